@@ -1,0 +1,44 @@
+# Quick start: `make demo` and `make test` on a fresh machine (Debian + Python 3.11+).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit sshd bench golden clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/logdoctor diagnose fixtures/logs/story/vllm-dflash-tp2-a6000.log; test $$? -le 1
+
+# The SSH tests talk to a real OpenSSH server; install it when it is missing.
+sshd:
+	@test -x /usr/sbin/sshd || { \
+	  echo "installing openssh-server (needed by the SSH tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client >/dev/null) \
+	  || { echo "could not install openssh-server: run 'apt-get install openssh-server' as root"; exit 1; }; }
+
+lint: $(STAMP)
+	$(BIN)/ruff check logdoctor tests bench
+	$(BIN)/ruff format --check logdoctor tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP) sshd
+	$(BIN)/pytest -n 2
+
+test: lint typecheck unit
+
+golden: $(STAMP)
+	$(BIN)/logdoctor test --update
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_parse.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

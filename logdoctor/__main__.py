@@ -1,0 +1,5 @@
+"""`python -m logdoctor`."""
+
+from logdoctor.cli import run
+
+run()

@@ -1,0 +1,1 @@
+"""Envelopes and engine grammars: physical log lines in, typed events out (see pipeline.py)."""

@@ -1,0 +1,295 @@
+"""Envelope stripping: turn one physical line of any wrapper into a `LogLine` with a bare message.
+
+Handles, in this order: tqdm carriage returns and CRLF, ANSI colour codes (also with the ESC byte lost
+in a copy: ` [36m`), outer wrappers (docker `--timestamps`, compose `svc-1  | `, journald, kubectl
+`[pod/...]`, mpirun `[1,0]<stdout>:`), then the engine header:
+
+    (APIServer pid=1) INFO 05-08 16:25:09 [loggers.py:271] Engine 000: Avg prompt ...   -> vLLM
+    INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: ...                         -> vLLM <= 0.7
+    [2025-05-09 11:14:36 DP0 TP1] Decode batch, #running-req: 4, ...                    -> SGLang
+    2025-12-04 20:35:53 INFO 151972 [scheduler_metrics_mixin.py:287] Decode batch. ...   -> SGLang (plain)
+    host:531:1762 [0] NCCL INFO Channel 00 : 0[4] -> 1[5] via SHM/direct/direct          -> NCCL
+
+Pasted-text artefacts (Markdown fences, shell prompts, `...` elisions) are marked `skip`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from logdoctor.events import ProcessInfo
+
+# `\x1b[1;36m`, and the same with the ESC byte lost in a copy (` [36m`, `[0;0m`). Also OSC-less `^[[`.
+ANSI_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m|\[[0-9][0-9;]*m")
+
+_OUTER_WRAPPERS = [
+    # docker logs --timestamps / kubectl --timestamps: RFC 3339 with nanoseconds, optional ` | `
+    re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+\|)?\s+"),
+    # journald short format: `Nov 30 10:00:00 host vllm[123]: `
+    re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w.@/-]+(?:\[\d+\])?: "),
+    # docker compose: `svc-1  | `
+    re.compile(r"^[\w.-]+\s+\|\s"),
+    # kubectl logs --prefix: `[pod/name/container] `
+    re.compile(r"^\[pod/[^\]]+\] "),
+    # OpenMPI --tag-output: `[1,0]<stdout>:`
+    re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:"),
+]
+
+# vLLM: LEVEL MM-DD HH:MM:SS [file.py:N] msg   (<= 0.7.3 without the `[`)
+VLLM_HEADER_RE = re.compile(
+    r"(?:^|(?<=[\s)\]$]))(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+    r"(?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? (?P<bracket>\[)?(?P<file>[^\]\s:]+):(?P<lineno>\d+)\] ?"
+)
+# vLLM process prefixes: `(APIServer pid=1)`, `(VllmWorker rank=0 pid=281)`, `(RayWorkerWrapper pid=4, ip=10.0.0.1)`
+PROC_RE = re.compile(r"\((?P<name>[A-Za-z_][\w .=:-]*?)\s+pid=(?P<pid>\d+)(?:,\s*ip=(?P<ip>[^)\s]+))?\)")
+_LEADING_PROCS_RE = re.compile(r"^\s*((?:\([A-Za-z_][\w .=:-]*?\s+pid=\d+(?:,\s*ip=[^)\s]+)?\)\s*)+)")
+
+# SGLang: [YYYY-MM-DD HH:MM:SS(.mmm)? RANKS] msg ; leading `[` is sometimes lost in a paste
+SGLANG_HEADER_RE = re.compile(
+    r"(?:^|(?<=[\s:)]))\[?(?P<date>\d{4}-\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d{3})?"
+    r"(?P<ranks>(?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP|CP)\d+)*)\] ?"
+)
+# SGLang time-only paste `[03:51:54] Decode batch`
+SGLANG_TIME_ONLY_RE = re.compile(r"^\[(?P<hms>\d\d:\d\d:\d\d)(?P<ranks>(?: (?:DP|PP|TP|EP)\d+)*)\] ")
+# Python logging / host-app format: `2025-12-04 20:35:53 INFO 151972 [file.py:287] msg`,
+# `[2026-02-26 05:19:58] WARNING server_args.py:1245: msg`, `[2025-05-22 12:33:26] INFO core.py:58: msg`
+PLAIN_HEADER_RE = re.compile(
+    r"^\[?(?P<date>\d{4}-\d\d-\d\d)[ T](?P<hms>\d\d:\d\d:\d\d)(?:[.,]\d+)?\]? "
+    r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b:?\s+(?:\d+\s+)?(?:\[?(?P<file>[\w./-]+\.py):\d+\]?:?\s+)?"
+)
+# `WARNING:sglang.srt.server_args:msg` (Python basicConfig default)
+BASIC_CONFIG_RE = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.]+):")
+# NCCL: [ts] host:pid:tid [dev] (file:line (func) )?NCCL LEVEL msg
+NCCL_HEADER_RE = re.compile(
+    r"(?:\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] )?(?P<host>[^\s:\[\]()]+):(?P<pid>\d+):(?P<tid>\d+) "
+    r"(?:\[(?P<dev>\d+)\] )?(?:(?P<file>\S+):(?P<lineno>\d+)(?: \([^)]*\))? )?NCCL (?P<level>INFO|WARN|TRACE|CALL) ?"
+)
+# uvicorn `INFO:     127.0.0.1:37582 - "POST /v1/chat/completions HTTP/1.1" 200 OK`
+UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s{2,}")
+# PyTorch c10d: `[rank1]:[E ProcessGroupNCCL.cpp:563] ...` or `[rank0]:[E321 02:07:08.408 ProcessGroupNCCL.cpp:607]`
+C10D_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\[(?P<sev>[IWEF])[^\]]*\] ")
+
+# Pasted-text artefacts.
+_FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
+_PROMPT_RE = re.compile(r"^\s*(?:\$|>>>|[\w.-]+@[\w.-]+(?::[^\s#$]*)?[#$]|\([\w.-]+\)\s*\$)\s+\S")
+_ELISION_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\(\.\.\.\)|<snip>|\[snip\])\s*$")
+
+_RANK_PART_RE = re.compile(r"(DP|PP|ATTN_CP|MOE_DP|TP|EP|CP)(\d+)")
+_VLLM_NAME_RANK_RE = re.compile(r"(DP|PP|PCP|TP|DCP|EP)(\d+)")
+
+
+@dataclass(slots=True)
+class LogLine:
+    """One logical line after envelope stripping. `number`/`end` are 1-based physical line numbers."""
+
+    source: str
+    number: int
+    text: str  # the whole line, CR-resolved and ANSI-stripped, wrappers removed
+    message: str  # what the engine logged, without any header
+    end: int | None = None
+    header: str | None = None  # "vllm", "vllm-old", "sglang", "sglang-plain", "nccl", "uvicorn", "c10d", "plain"
+    level: str | None = None
+    timestamp: str | None = None
+    file: str | None = None
+    process: ProcessInfo | None = None
+    skip: bool = False  # Markdown fence, shell prompt, elision
+    extras: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def engine_hint(self) -> str | None:
+        if self.header in ("vllm", "vllm-old"):
+            return "vllm"
+        if self.header in ("sglang", "sglang-plain"):
+            return "sglang"
+        if self.header == "nccl":
+            return "nccl"
+        return None
+
+
+def clean_physical(raw: str) -> str:
+    """Resolve carriage returns (keep the last non-empty segment: tqdm redraws, CRLF) and strip ANSI codes."""
+    if "\r" in raw:
+        segments = [s for s in raw.split("\r") if s.strip()]
+        raw = segments[-1] if segments else ""
+    if "[" in raw and "m" in raw:
+        raw = ANSI_RE.sub("", raw)
+    return raw.rstrip("\n")
+
+
+def strip_outer(text: str) -> str:
+    """Remove container/journald/compose wrappers (repeatedly: a docker timestamp before a compose prefix)."""
+    for _ in range(3):
+        for pattern in _OUTER_WRAPPERS:
+            m = pattern.match(text)
+            if m:
+                text = text[m.end() :]
+                break
+        else:
+            return text
+    return text
+
+
+def vllm_process(name: str, pid: int | None, ip: str | None = None) -> ProcessInfo:
+    """Map a vLLM process name to a role and ranks: `Worker_DP0_TP1_EP1`, `VllmWorker rank=1`, `EngineCore_DP0`."""
+    name = name.strip()
+    ranks: dict[str, int] = {}
+    for key, value in _VLLM_NAME_RANK_RE.findall(name):
+        ranks.setdefault(key, int(value))
+    lowered = name.lower()
+    if lowered.startswith("apiserver") or lowered.startswith("api_server"):
+        role = "APIServer"
+    elif lowered.startswith("enginecore") or lowered.startswith("dpenginecore"):
+        role = "EngineCore"
+        m = re.search(r"_(\d+)$", name)
+        if m and "DP" not in ranks:
+            ranks["DP"] = int(m.group(1))
+    elif lowered.startswith("ray"):
+        role = "RayWorker"
+    elif "worker" in lowered:
+        role = "Worker"
+        m = re.search(r"rank=(\d+)", name)
+        if m:
+            ranks.setdefault("TP", int(m.group(1)))
+    else:
+        role = name.split()[0] if name else "unknown"
+    return ProcessInfo(
+        role=role,
+        name=name,
+        pid=pid,
+        host=ip,
+        tp_rank=ranks.get("TP"),
+        pp_rank=ranks.get("PP"),
+        dp_rank=ranks.get("DP"),
+        ep_rank=ranks.get("EP"),
+    )
+
+
+def sglang_process(ranks: str) -> ProcessInfo:
+    parts = dict(_RANK_PART_RE.findall(ranks))
+    if not parts:
+        return ProcessInfo(role="Main")
+    return ProcessInfo(
+        role="Scheduler",
+        tp_rank=int(parts["TP"]) if "TP" in parts else 0,
+        pp_rank=int(parts["PP"]) if "PP" in parts else None,
+        dp_rank=int(parts["DP"]) if "DP" in parts else None,
+        ep_rank=int(parts["EP"]) if "EP" in parts else None,
+    )
+
+
+def _last_process(prefix: str) -> ProcessInfo | None:
+    procs = list(PROC_RE.finditer(prefix))
+    if not procs:
+        return None
+    last = procs[-1]
+    return vllm_process(last.group("name"), int(last.group("pid")), last.group("ip"))
+
+
+def parse_envelope(source: str, number: int, raw: str) -> LogLine:
+    """Strip every envelope from one physical line. Never raises."""
+    text = strip_outer(clean_physical(raw))
+    line = LogLine(source=source, number=number, text=text, message=text)
+    stripped = text.strip()
+    if not stripped:
+        return line
+    if _FENCE_RE.match(stripped) or _ELISION_RE.match(stripped):
+        line.skip = True
+        return line
+
+    # NCCL first: its WARN timestamp looks like SGLang's header.
+    if "NCCL " in text:
+        m = NCCL_HEADER_RE.search(text)
+        if m:
+            prefix_proc = _last_process(text[: m.start()])
+            line.header = "nccl"
+            line.level = m.group("level")
+            line.timestamp = m.group("ts")
+            line.message = text[m.end() :]
+            dev = m.group("dev")
+            line.process = ProcessInfo(
+                role="NCCL",
+                name=prefix_proc.name if prefix_proc else None,
+                pid=int(m.group("pid")),
+                host=m.group("host"),
+                device=int(dev) if dev is not None else None,
+            )
+            return line
+
+    # vLLM: take the *last* header on the line (a paste can glue a truncated record to the next one).
+    matches = list(VLLM_HEADER_RE.finditer(text))
+    if matches:
+        m = matches[-1]
+        line.header = "vllm" if m.group("bracket") else "vllm-old"
+        line.level = m.group("level")
+        line.timestamp = f"{m.group('md')} {m.group('hms')}"
+        line.file = m.group("file")
+        line.message = text[m.end() :]
+        line.process = _last_process(text[: m.start()])
+        return line
+
+    m2 = SGLANG_HEADER_RE.search(text)
+    if m2 and not text[m2.end() :].startswith(("INFO ", "WARNING ", "ERROR ", "DEBUG ")):
+        line.header = "sglang"
+        line.timestamp = f"{m2.group('date')} {m2.group('hms')}"
+        line.message = text[m2.end() :]
+        line.process = sglang_process(m2.group("ranks"))
+        if line.message.startswith(("INFO:", "WARNING:", "ERROR:")) and UVICORN_RE.match(line.message):
+            line.header = "uvicorn"
+        before = _last_process(text[: m2.start()])
+        if before is not None:
+            line.extras["actor"] = before.name or ""
+        return line
+
+    m3 = PLAIN_HEADER_RE.match(stripped)
+    if m3:
+        line.header = "plain"
+        line.level = m3.group("level").replace("WARN", "WARNING").replace("WARNINGING", "WARNING")
+        line.timestamp = f"{m3.group('date')} {m3.group('hms')}"
+        line.file = m3.group("file")
+        line.message = stripped[m3.end() :]
+        return line
+
+    m4 = SGLANG_TIME_ONLY_RE.match(stripped)
+    if m4:
+        line.header = "sglang"
+        line.timestamp = m4.group("hms")
+        line.message = stripped[m4.end() :]
+        line.process = sglang_process(m4.group("ranks"))
+        return line
+
+    # Process prefix only: tracebacks and print() output of a vLLM process.
+    procs = _LEADING_PROCS_RE.match(text)
+    rest = text
+    if procs:
+        line.process = _last_process(procs.group(1))
+        rest = text[procs.end() :]
+        line.message = rest
+    m5 = UVICORN_RE.match(rest)
+    if m5:
+        line.header = "uvicorn"
+        line.level = m5.group("level")
+        line.message = rest[m5.end() :]
+        return line
+    m6 = C10D_RE.match(rest)
+    if m6:
+        line.header = "c10d"
+        line.message = rest[m6.end() :]
+        line.level = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}[m6.group("sev")]
+        rank = int(m6.group("rank"))
+        if line.process is None:
+            line.process = ProcessInfo(role="torch", tp_rank=rank)
+        return line
+    m7 = BASIC_CONFIG_RE.match(rest)
+    if m7:
+        line.header = "plain"
+        line.level = m7.group("level")
+        line.message = rest[m7.end() :]
+        return line
+    if not procs and _PROMPT_RE.match(text):
+        line.skip = True
+    return line
+
+
+def has_header(line: LogLine) -> bool:
+    return line.header is not None or line.process is not None

@@ -1,0 +1,233 @@
+"""Lines in, typed events out: candidate selection, envelope stripping, dispatch to grammars.
+
+Streaming: `EventStream` is an iterator of events; memory stays flat in the log's size (only events
+of not-yet-identified worker processes are held back, and only until the worker's rank is known).
+After the stream is exhausted, `stream.stats` and `stream.detection` describe the source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from logdoctor.events import EventBase, ProcessInfo
+from logdoctor.parse import bench, host, nccl, sglang, vllm
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_envelope
+from logdoctor.parse.registry import Grammar, ParseContext
+
+GRAMMARS: tuple[Grammar, ...] = (
+    *vllm.GRAMMARS,
+    *sglang.GRAMMARS,
+    *nccl.GRAMMARS,
+    *bench.GRAMMARS,
+    *host.GRAMMARS,
+)
+
+UNPARSED_SAMPLE_SIZE = 20
+_HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they are released as they are
+_WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
+
+
+def candidate_keywords(grammars: Iterable[Grammar] = GRAMMARS) -> list[str]:
+    """Every literal keyword, deduplicated, longest first: the collector's `grep -F` patterns."""
+    return sorted({k for g in grammars for k in g.keywords}, key=lambda k: (-len(k), k))
+
+
+def _keyword_index(grammars: Iterable[Grammar]) -> tuple[re.Pattern[str], dict[str, list[Grammar]]]:
+    by_keyword: dict[str, list[Grammar]] = {}
+    for g in grammars:
+        for k in g.keywords:
+            by_keyword.setdefault(k, []).append(g)
+    pattern = re.compile("|".join(re.escape(k) for k in candidate_keywords(grammars)))
+    return pattern, by_keyword
+
+
+_DEFAULT_INDEX = _keyword_index(GRAMMARS)
+
+
+@dataclass
+class SourceStats:
+    """What was read from one source; `--format json` reports it per source."""
+
+    name: str
+    kind: str = "file"
+    bytes_read: int = 0
+    bytes_transferred: int | None = None
+    lines: int = 0
+    candidates: int = 0
+    events: int = 0
+    unrecognised: int = 0
+    prefiltered: bool = False
+    unrecognised_samples: list[tuple[int, str]] = field(default_factory=list)
+    host: str | None = None
+    path: str | None = None
+
+
+class EventStream:
+    """Iterate to parse; `stats` and `detection` are complete once iteration ends."""
+
+    def __init__(
+        self,
+        source: str,
+        lines: Iterable[tuple[int, str]],
+        *,
+        engine: str | None = None,
+        stats: SourceStats | None = None,
+        grammars: tuple[Grammar, ...] | None = None,
+    ) -> None:
+        self.source = source
+        self._lines = lines
+        self.stats = stats or SourceStats(name=source)
+        self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
+        self.context = ParseContext(source=source, forced_engine=self.detection.forced)
+        if grammars is None:
+            self._pattern, self._by_keyword = _DEFAULT_INDEX
+        else:
+            self._pattern, self._by_keyword = _keyword_index(grammars)
+        self._ranks: dict[int, ProcessInfo] = {}
+        self._held: list[EventBase] = []
+
+    # -- dispatch ---------------------------------------------------------------------------------
+    def _dispatch(self, line: LogLine) -> list[EventBase] | None:
+        seen: set[int] = set()
+        hint = line.engine_hint
+        candidates: list[Grammar] = []
+        for m in self._pattern.finditer(line.message):
+            for g in self._by_keyword.get(m.group(0), ()):
+                if id(g) not in seen:
+                    seen.add(id(g))
+                    candidates.append(g)
+        if not candidates:
+            return None
+        if hint:
+            candidates.sort(key=lambda g: g.engine != hint)
+        for g in candidates:
+            result = g.parse(line, self.context)
+            if result is not None:
+                return result
+        return None
+
+    def _resolve_process(self, line: LogLine) -> None:
+        """vLLM 0.17+ workers print `(Worker pid=N)` before distributed init and `(Worker_TP0 pid=N)` after."""
+        proc = line.process
+        if proc is None or proc.pid is None:
+            return
+        if proc.tp_rank is not None or proc.dp_rank is not None:
+            self._ranks.setdefault(proc.pid, proc)
+            return
+        known = self._ranks.get(proc.pid)
+        if known is not None and known.role == proc.role:
+            line.process = known
+
+    def _needs_rank(self, event: EventBase) -> bool:
+        proc = event.process
+        return (
+            proc is not None
+            and proc.role == "Worker"
+            and proc.tp_rank is None
+            and proc.pid is not None
+            and proc.pid not in self._ranks
+        )
+
+    def _release(self, events: list[EventBase]) -> Iterator[EventBase]:
+        for event in events:
+            self.detection.observe_event(event)
+            self.stats.events += 1
+            if self._held or self._needs_rank(event):
+                self._held.append(event)
+            else:
+                yield event
+        if self._held and (len(self._held) > _HOLD_LIMIT or not any(self._needs_rank(e) for e in self._held)):
+            yield from self._flush_held()
+
+    def _flush_held(self) -> Iterator[EventBase]:
+        held, self._held = self._held, []
+        for event in held:
+            proc = event.process
+            if proc is not None and proc.pid is not None and proc.tp_rank is None:
+                known = self._ranks.get(proc.pid)
+                if known is not None and known.role == proc.role:
+                    event = event.model_copy(update={"process": known})
+            yield event
+
+    # -- main loop --------------------------------------------------------------------------------
+    def _unrecognised(self, line: LogLine) -> None:
+        self.stats.unrecognised += 1
+        if len(self.stats.unrecognised_samples) < UNPARSED_SAMPLE_SIZE:
+            self.stats.unrecognised_samples.append((line.number, line.text[:500]))
+
+    def __iter__(self) -> Iterator[EventBase]:
+        pending: LogLine | None = None  # a candidate that did not parse: maybe a terminal broke it
+        context = self.context
+        for number, raw in self._lines:
+            self.stats.lines += 1
+            if context.block is not None:
+                line = parse_envelope(self.source, number, raw)
+                self.detection.observe_line(line)
+                block_events = context.block(line, context)
+                if block_events is not None:
+                    yield from self._release(block_events)
+                    continue
+                context.block = None
+                if self._is_candidate(line.message):
+                    yield from self._handle_candidate(line)
+                continue
+            text = clean_physical(raw) if ("\r" in raw or "[" in raw) else raw
+            if pending is not None:
+                nxt = parse_envelope(self.source, number, raw)
+                if nxt.text and not nxt.skip and not has_header(nxt) and not nxt.text[0].isspace():
+                    joined = parse_envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
+                    joined.end = number
+                    self._resolve_process(joined)
+                    events = self._dispatch(joined)
+                    if events is not None:
+                        pending = None
+                        self.stats.candidates += 1
+                        yield from self._release(events)
+                        continue
+                self._unrecognised(pending)
+                pending = None
+            if not self._is_candidate(text):
+                continue
+            line = parse_envelope(self.source, number, raw)
+            if line.skip:
+                continue
+            self.detection.observe_line(line)
+            self.stats.candidates += 1
+            self._resolve_process(line)
+            events = self._dispatch(line)
+            if events is None:
+                if len(line.text) >= _WRAP_MIN_LENGTH and not self.stats.prefiltered:
+                    pending = line
+                else:
+                    self._unrecognised(line)
+                continue
+            yield from self._release(events)
+        if pending is not None:
+            self._unrecognised(pending)
+        if context.block is not None:
+            yield from self._release(context.block(LogLine(self.source, self.stats.lines + 1, "", ""), context) or [])
+            context.block = None
+        for finish in (bench.finish,):
+            yield from self._release(finish(context))
+        yield from self._flush_held()
+
+    def _is_candidate(self, text: str) -> bool:
+        return self._pattern.search(text) is not None
+
+    def _handle_candidate(self, line: LogLine) -> Iterator[EventBase]:
+        self.stats.candidates += 1
+        self._resolve_process(line)
+        events = self._dispatch(line)
+        if events is None:
+            self._unrecognised(line)
+        else:
+            yield from self._release(events)
+
+
+def parse_text(text: str, source: str = "<text>", engine: str | None = None) -> list[EventBase]:
+    """Parse a whole string (tests, `logdoctor.testing`)."""
+    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
+    return list(EventStream(source, lines, engine=engine))

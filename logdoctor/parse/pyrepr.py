@@ -1,0 +1,318 @@
+"""A pyparsing grammar for the Python-literal and repr syntax of engine configuration dumps.
+
+It reads what `repr()`, `str(VllmConfig)` and argparse print, which `ast.literal_eval` cannot:
+
+    >>> parse_value("{'mode': <CompilationMode.VLLM_COMPILE: 3>, 'sizes': [1, 2]}").value
+    {'mode': {'__enum__': 'CompilationMode.VLLM_COMPILE', 'value': 3}, 'sizes': [1, 2]}
+    >>> parse_value("SpeculativeConfig(method='dflash', model=None, num_spec_tokens=15)").value
+    {'__class__': 'SpeculativeConfig', 'method': 'dflash', 'model': None, 'num_spec_tokens': 15}
+    >>> parse_kwargs("model='/m', dtype=torch.bfloat16, tensor_parallel_size=2").value
+    {'model': '/m', 'dtype': 'torch.bfloat16', 'tensor_parallel_size': 2}
+
+A dump cut off mid-value (a log line truncated by a paste, `'num_sp...`) still yields every complete
+item before the cut, with `truncated=True`:
+
+    >>> r = parse_value("{'method': 'dflash', 'model': '/root/models/Qwen3.6-27B-DFlash', 'num_sp...")
+    >>> r.value, r.truncated
+    ({'method': 'dflash', 'model': '/root/models/Qwen3.6-27B-DFlash'}, True)
+
+Also: JSON (`true`/`false`/`null`), tuples, sets, `<function f at 0x7f>`, bare and dotted names
+(`auto`, `torch.bfloat16`, `compressed-tensors`) and `...` elisions inside containers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyparsing as pp
+
+pp.ParserElement.enable_packrat()
+
+_ELLIPSIS = object()
+
+
+def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
+    LBRACE, RBRACE, LBRACK, RBRACK, LPAR, RPAR, COLON, EQ = map(pp.Suppress, "{}[]():=")
+
+    value = pp.Forward()
+    value.set_name("value")
+
+    sq_string = pp.QuotedString("'", esc_char="\\", unquote_results=True)
+    dq_string = pp.QuotedString('"', esc_char="\\", unquote_results=True)
+    string = (sq_string | dq_string).set_name("string")
+
+    number = pp.Regex(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])").set_name("number")
+    number.set_parse_action(lambda t: float(t[0]) if any(c in t[0] for c in ".eE") else int(t[0]))
+
+    constant = pp.Regex(r"(?:None|True|False|true|false|null|nan|inf|-inf)(?![\w.\-/])").set_name("constant")
+    # A parse action returning None keeps the tokens, so wrap the value in a list.
+    constant.set_parse_action(
+        lambda t: [
+            {
+                "None": None,
+                "null": None,
+                "True": True,
+                "true": True,
+                "False": False,
+                "false": False,
+                "nan": float("nan"),
+                "inf": float("inf"),
+                "-inf": float("-inf"),
+            }[t[0]]
+        ]
+    )
+
+    ellipsis = pp.Regex(r"\.\.\.|…").set_name("ellipsis")
+    ellipsis.set_parse_action(lambda: [_ELLIPSIS])
+
+    identifier = pp.Regex(r"[A-Za-z_]\w*")
+    dotted = pp.Regex(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+    # Bare words as str(VllmConfig) prints them: auto, cuda:0, compressed-tensors, torch.bfloat16, /path/x
+    bare = pp.Regex(r"[A-Za-z_/~][\w.\-/:+@~]*(?<![.:])").set_name("bare word")
+
+    # <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, <CompilationMode.VLLM_COMPILE: 3>
+    enum_repr = pp.Suppress("<") + dotted("name") + COLON + value("value") + pp.Suppress(">")
+    enum_repr.set_parse_action(lambda t: {"__enum__": t["name"], "value": t["value"]})
+    # <function ServeSubcommand.cmd at 0x7dc10ca6fba0>, <class 'foo'>, anything else in angle brackets
+    opaque = pp.Regex(r"<[^<>]*>").set_name("opaque repr")
+    opaque.set_parse_action(lambda t: t[0])
+
+    def _items(tokens: pp.ParseResults) -> list[Any]:
+        return [x for x in tokens.as_list() if x is not _ELLIPSIS]
+
+    list_items = pp.Optional(pp.DelimitedList(value, allow_trailing_delim=True))
+    list_value = pp.Group(LBRACK + list_items + RBRACK)
+    list_value.set_parse_action(lambda t: [_items(t[0])])
+    tuple_value = pp.Group(LPAR + list_items + RPAR)
+    tuple_value.set_parse_action(lambda t: [_items(t[0])])
+
+    dict_entry = pp.Group(value("key") + COLON + value("value")) | ellipsis
+    dict_value = pp.Group(LBRACE + pp.Optional(pp.DelimitedList(dict_entry, allow_trailing_delim=True)) + RBRACE)
+
+    def _to_dict(t: pp.ParseResults) -> list[dict[Any, Any]]:
+        out: dict[Any, Any] = {}
+        for entry in t[0]:
+            if entry is _ELLIPSIS:
+                continue
+            key = entry["key"]
+            out[key if isinstance(key, str | int | float | bool) or key is None else str(key)] = entry["value"]
+        return [out]
+
+    dict_value.set_parse_action(_to_dict)
+    set_value = pp.Group(LBRACE + pp.DelimitedList(value, allow_trailing_delim=True) + RBRACE)
+    set_value.set_parse_action(lambda t: [_items(t[0])])
+
+    kwarg = pp.Group(identifier("key") + EQ + value("value"))
+    call_arg = kwarg | ellipsis | value
+    call = dotted("callee") + pp.Group(
+        LPAR + pp.Optional(pp.DelimitedList(call_arg, allow_trailing_delim=True)) + RPAR
+    )("args")
+
+    def _to_call(t: pp.ParseResults) -> list[dict[str, Any]]:
+        out: dict[str, Any] = {"__class__": t["callee"]}
+        positional: list[Any] = []
+        for arg in t["args"]:
+            if arg is _ELLIPSIS:
+                continue
+            if isinstance(arg, pp.ParseResults) and "key" in arg:
+                out[arg["key"]] = arg["value"]
+            else:
+                positional.append(arg)
+        if positional:
+            out["__args__"] = positional
+        return [out]
+
+    call.set_parse_action(_to_call)
+
+    value <<= (
+        string
+        | enum_repr
+        | opaque
+        | dict_value
+        | set_value
+        | list_value
+        | tuple_value
+        | number
+        | constant
+        | call
+        | ellipsis
+        | bare
+    )
+
+    # Top-level `key=value, key=value` (str(VllmConfig)); values may be bare words.
+    top_kwarg = pp.Group(identifier("key") + EQ + value("value")) | ellipsis
+    kwargs = pp.Optional(pp.DelimitedList(top_kwarg, allow_trailing_delim=True))
+    return value, kwargs
+
+
+VALUE, KWARGS = _build()
+
+
+@dataclass(frozen=True)
+class ParsedRepr:
+    value: Any
+    truncated: bool = False
+
+
+_OPEN = {"{": "}", "[": "]", "(": ")", "<": ">"}
+
+
+def _repair(text: str) -> str | None:
+    """Close a dump that was cut off: drop the incomplete last item and append the missing closers.
+
+    Scans brackets and quotes; remembers where the last complete item of each open container ended.
+    Returns None when there is nothing to salvage."""
+    text = text.rstrip()
+    for tail in ("...", "…", "[...]"):
+        if text.endswith(tail):
+            text = text[: -len(tail)]
+    stack: list[tuple[str, int]] = []  # (opening char, position of the last separator inside it)
+    top_sep = 0
+    quote: str | None = None
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(" or (c == "<" and i + 1 < n and (text[i + 1].isalpha())):
+            stack.append((c, i + 1))
+        elif c in "}])>" and stack and _OPEN[stack[-1][0]] == c:
+            stack.pop()
+        elif c == ",":
+            if stack:
+                stack[-1] = (stack[-1][0], i)
+            else:
+                top_sep = i
+        i += 1
+    if not stack and quote is None:
+        # Unbracketed kwargs list cut inside a bare value: drop the last item.
+        return text[:top_sep] if top_sep else None
+    if not stack:
+        return text[:top_sep] if top_sep else None
+    # Cut at the last separator of the innermost container, then close every open container.
+    cut = stack[-1][1]
+    body = text[:cut]
+    closers = "".join(_OPEN[opener] for opener, _ in reversed(stack))
+    # An enum or call whose args are cut is not a value: drop it back to its own separator.
+    if stack[-1][0] == "<":
+        stack.pop()
+        if not stack:
+            return text[:top_sep] if top_sep else None
+        body = text[: stack[-1][1]]
+        closers = "".join(_OPEN[opener] for opener, _ in reversed(stack))
+    return body.rstrip().rstrip(",") + closers
+
+
+MAX_DEPTH = 64  # deeper nesting than any real dump: not parsed (pyparsing recursion would be wasted)
+
+
+def _too_deep(text: str) -> bool:
+    depth = 0
+    for c in text:
+        if c in "{[(":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif c in "}])":
+            depth -= 1
+    return False
+
+
+def _parse(expr: pp.ParserElement, text: str, convert: Any) -> ParsedRepr | None:
+    if _too_deep(text):
+        return None
+    try:
+        return ParsedRepr(convert(expr.parse_string(text, parse_all=True)))
+    except (pp.ParseBaseException, RecursionError):
+        pass
+    repaired = _repair(text)
+    attempts = 0
+    while repaired is not None and attempts < 8:
+        attempts += 1
+        try:
+            return ParsedRepr(convert(expr.parse_string(repaired, parse_all=True)), truncated=True)
+        except (pp.ParseBaseException, RecursionError):
+            repaired = _repair(repaired)
+    return None
+
+
+def parse_value(text: str) -> ParsedRepr:
+    """Parse one Python-repr value; on failure return the text itself (never raises)."""
+    parsed = _parse(VALUE, text.strip(), lambda r: r[0] if len(r) else None)
+    if parsed is None:
+        return ParsedRepr(text, truncated=True)
+    return parsed
+
+
+def _kwargs_to_dict(result: pp.ParseResults) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in result:
+        if item is _ELLIPSIS:
+            continue
+        out[item["key"]] = item["value"]
+    return out
+
+
+def parse_kwargs(text: str) -> ParsedRepr:
+    """Parse `key=value, key=value, ...` (the vLLM engine-init dump); never raises.
+
+    Items that do not parse are skipped one at a time, so one odd value costs only itself."""
+    text = text.strip().rstrip(",").strip()
+    parsed = _parse(KWARGS, text, _kwargs_to_dict)
+    if parsed is not None:
+        return parsed
+    return _parse_kwargs_itemwise(text)
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    quote: str | None = None
+    start = 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])" and depth:
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_kwargs_itemwise(text: str) -> ParsedRepr:
+    out: dict[str, Any] = {}
+    truncated = False
+    parts = _split_top_level(text)
+    for index, part in enumerate(parts):
+        key, sep, raw = part.partition("=")
+        if not sep or not key.strip().isidentifier():
+            truncated = truncated or index == len(parts) - 1
+            continue
+        value = parse_value(raw)
+        if value.truncated and index == len(parts) - 1:
+            truncated = True
+            if isinstance(value.value, str) and value.value == raw.strip():
+                continue
+        out[key.strip()] = value.value
+    return ParsedRepr(out, truncated=truncated)

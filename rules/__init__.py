@@ -1,0 +1,1 @@
+"""The built-in rule set: one YAML file a rule, grouped in folders by cause."""
