@@ -10,7 +10,8 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -18,10 +19,20 @@ from rich.console import Console
 from rich.table import Table
 
 from logdoctor import __version__
-from logdoctor.errors import ExitStatus, LogdoctorError
+from logdoctor.engine.result import SEVERITY_ORDER, Diagnosis
+from logdoctor.engine.rules import LoadedRule, load_rules
+from logdoctor.engine.samples import check_samples
+from logdoctor.engine.suppress import load_suppressions
+from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
+from logdoctor.facts import FACTS
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.sources.local import open_local
+from logdoctor.report.events import event_record
+from logdoctor.report.json import render_json
+from logdoctor.report.markdown import render_markdown
+from logdoctor.report.terminal import render_terminal
+from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.sources.local import LocalSource, open_local
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,15 +109,6 @@ def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStr
         yield stream, finish
 
 
-def event_record(event: EventBase) -> dict[str, Any]:
-    data = event.model_dump(mode="json", exclude_none=True)
-    ordered = {"type": data.pop("type"), "source": data.pop("source"), "line": data.pop("line")}
-    if "end_line" in data:
-        ordered["end_line"] = data.pop("end_line")
-    ordered.update(data)
-    return ordered
-
-
 def _event_summary(event: EventBase) -> str:
     data = event.model_dump(
         mode="json",
@@ -161,6 +163,245 @@ def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool
             for number, text in stats.unrecognised_samples:
                 err.print(f"  unparsed {stats.name}:{number}: {text}", highlight=False, markup=False)
     sys.stdout.flush()
+
+
+# --- diagnose ------------------------------------------------------------------------------------
+
+FAIL_ON = ("high", "medium", "low", "info", "never")
+
+
+def rules_options(func: F) -> F:
+    func = click.option("--no-builtin-rules", is_flag=True, help="Use only the rules given with --rules.")(func)
+    func = click.option(
+        "--rules",
+        "rule_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Add a directory of rule files (repeatable).",
+    )(func)
+    return func
+
+
+def report_options(func: F) -> F:
+    func = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json", "markdown"]),
+        default="text",
+        show_default=True,
+        help="Report format.",
+    )(func)
+    func = click.option(
+        "--fail-on",
+        type=click.Choice(FAIL_ON),
+        default="high",
+        show_default=True,
+        help="Exit 1 when a finding reaches this severity.",
+    )(func)
+    func = click.option("--verbose", "-v", is_flag=True, help="Show every could-not-check item with its hint.")(func)
+    func = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Suppressions file (default: ./.logdoctor.yaml when present).",
+    )(func)
+    return func
+
+
+def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[LoadedRule]:
+    if no_builtin_rules and not rule_dirs:
+        raise UsageError("--no-builtin-rules needs at least one --rules DIR")
+    return load_rules(rule_dirs, builtin=not no_builtin_rules)
+
+
+def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
+    """Open local paths (or `-`); every path is checked before anything is read."""
+    opened = [open_local(p) for p in paths]
+    keywords = candidate_keywords()
+    out: list[LineSource] = []
+    for source in opened:
+
+        def finish(stat: SourceStats, source: LocalSource = source) -> None:
+            stat.bytes_read = source.bytes_read
+            stat.prefiltered = source.prefiltered
+            if source.prefiltered and source.total_lines is not None:
+                stat.lines = source.total_lines
+
+        out.append(
+            LineSource(
+                name=source.name,
+                lines=source.lines(keywords),
+                kind=source.kind,
+                path=None if source.kind == "stdin" else source.path,
+                finish=finish,
+            )
+        )
+    return out
+
+
+def exit_code_for(diagnoses: Sequence[Diagnosis], fail_on: str) -> int:
+    if fail_on == "never":
+        return 0
+    threshold = SEVERITY_ORDER[fail_on]
+    for d in diagnoses:
+        if any(SEVERITY_ORDER[f.severity] >= threshold for f in d.findings):
+            return int(ExitStatus.FINDINGS)
+    return int(ExitStatus.OK)
+
+
+def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:
+    if fmt == "json":
+        click.echo(render_json(diagnosis))
+    elif fmt == "markdown":
+        click.echo(render_markdown(diagnosis), nl=False)
+    else:
+        render_terminal(diagnosis, stdout_console(), verbose=verbose)
+
+
+@main.command()
+@click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST...]")
+@engine_option
+@rules_options
+@report_options
+@handle_errors
+def diagnose(
+    targets: tuple[str, ...],
+    engine: str,
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    fmt: str,
+    fail_on: str,
+    verbose: bool,
+    config_path: Path | None,
+) -> None:
+    """Rank the likely causes of a slow deployment from its logs.
+
+    Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
+    With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
+    rules = load_rule_set(rule_dirs, no_builtin_rules)
+    suppressions = load_suppressions(config_path)
+    if not targets:
+        if sys.stdin.isatty():
+            stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
+        targets = ("-",)
+    sources = local_line_sources(targets)
+    diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
+    emit(diagnosis, fmt, verbose)
+    ctx = click.get_current_context()
+    ctx.exit(exit_code_for([diagnosis], fail_on))
+
+
+# --- rules ---------------------------------------------------------------------------------------
+
+
+@main.group()
+def rules() -> None:
+    """List, show and check rules."""
+
+
+@rules.command("list")
+@rules_options
+@handle_errors
+def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
+    """List every rule with its cause and engines."""
+    loaded = load_rule_set(rule_dirs, no_builtin_rules)
+    table = Table(show_lines=False)
+    for column in ("id", "cause", "engines", "status", "title"):
+        table.add_column(column, no_wrap=column != "title")
+    for item in sorted(loaded, key=lambda r: (r.rule.cause, r.id)):
+        r = item.rule
+        table.add_row(r.id, r.cause, ",".join(r.engines), r.status, r.title)
+    stdout_console().print(table)
+
+
+@rules.command("show")
+@click.argument("rule_id")
+@rules_options
+@handle_errors
+def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
+    """Print one rule's file."""
+    loaded = load_rule_set(rule_dirs, no_builtin_rules)
+    for item in loaded:
+        if item.id == rule_id:
+            click.echo(f"# {item.path}")
+            click.echo(Path(item.path).read_text(encoding="utf-8"), nl=False)
+            return
+    raise UsageError(f"no rule with id '{rule_id}' (see `logdoctor rules list`)")
+
+
+@rules.command("facts")
+def rules_facts() -> None:
+    """List every fact a rule condition may use, with its kind."""
+    table = Table(show_lines=False)
+    for column in ("fact", "kind", "meaning"):
+        table.add_column(column, no_wrap=column != "meaning")
+    for name, spec in FACTS.items():
+        table.add_row(name, spec.kind, spec.description)
+    stdout_console().print(table)
+
+
+@rules.command("check")
+@click.argument("directories", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@handle_errors
+def rules_check(directories: tuple[Path, ...]) -> None:
+    """Validate rule files (schema, unique ids, known causes and facts, samples fire).
+
+    With no DIRECTORIES, checks the built-in rule set."""
+    loaded = load_rules(directories, builtin=not directories)
+    problems = check_samples(loaded)
+    if problems:
+        raise RuleError(f"{len(problems)} problem(s) in rule samples:\n  " + "\n  ".join(problems))
+    click.echo(f"{len(loaded)} rules OK")
+
+
+# --- test ----------------------------------------------------------------------------------------
+
+
+@main.command("test")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[PATH...]")
+@rules_options
+@click.option("--format", "fmt", type=click.Choice(["text", "junit"]), default="text", show_default=True)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE, not stdout."
+)
+@click.option("--update", is_flag=True, help="Rewrite the golden event files (never the expectations).")
+@click.option("--samples/--no-samples", default=True, show_default=True, help="Also run every rule's own samples.")
+@handle_errors
+def fixture_tests(
+    paths: tuple[Path, ...],
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    fmt: str,
+    output: Path | None,
+    update: bool,
+    samples: bool,
+) -> None:
+    """Test rules against fixture logs, golden event files and the rules' own samples.
+
+    Runs every case (`<case>.log`, `.log.gz` or folder, with `<case>.expect.yaml`) under the PATHs
+    (default: fixtures/logs of this directory or the nearest parent). Exit 0 when everything passed,
+    1 when a case, golden file or sample failed, 2 for a bad test file. See docs/testing.md."""
+    from logdoctor.testing.cases import default_fixture_dir, run_suite
+    from logdoctor.testing.junit import render_junit
+    from logdoctor.testing.report import render_text, summary_line
+
+    rules = load_rule_set(rule_dirs, no_builtin_rules)
+    debug = bool(click.get_current_context().find_root().params.get("debug"))
+    suite = run_suite(
+        list(paths) or [default_fixture_dir()], rules, update_golden=update, samples=samples, raise_errors=debug
+    )
+    if fmt == "junit":
+        report = render_junit(suite)
+    else:
+        colour = output is None and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        report = render_text(suite, colour=colour)
+    if output is None:
+        click.echo(report, nl=False)
+    else:
+        output.write_text(report, encoding="utf-8")
+        click.echo(f"{output}: {summary_line(suite)}", err=True)
+    click.get_current_context().exit(int(suite.exit_status))
 
 
 def run() -> None:

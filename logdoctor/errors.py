@@ -24,6 +24,10 @@ class LogdoctorError(Exception):
     exit_status: ExitStatus = ExitStatus.USAGE
 
 
+class UsageError(LogdoctorError):
+    """Arguments that do not fit together."""
+
+
 class InputError(LogdoctorError):
     """A path is missing, unreadable, a directory, or not a log."""
 

@@ -230,6 +230,7 @@ class AttentionBackend(EventBase):
     candidates: list[str] = Field(default_factory=list)
     forced: bool = False  # the user chose it (env var / --attention-backend)
     fallback_reason: str | None = None  # set when this line explains why a faster backend was not used
+    version: str | None = None  # FlashAttention version where printed: "2", "3", "4"
     message: str | None = None
 
 
@@ -246,6 +247,7 @@ class KVCache(EventBase):
     available_memory_gib: float | None = None
     kv_cache_memory_gib: float | None = None
     block_size: int | None = None
+    free_memory_gib: float | None = None  # GPU memory left free once the pool is sized (SGLang available_gpu_mem)
     message: str | None = None
 
 
@@ -277,12 +279,14 @@ class CudaGraph(EventBase):
         "drafter_eager",
         "capture_failed",
         "capture_sizes",
+        "memory_profile",  # vLLM 0.18+ CUDA-graph memory estimate / profiling notices
     ]
     role: Literal["target", "drafter", "encoder", "unknown"] = "unknown"
     seconds: float | None = None
     memory_gib: float | None = None
     mode_from: str | None = None
     mode_to: str | None = None
+    mode: str | None = None  # the runtime mode a capture bar names: `Capturing CUDA graphs (decode, FULL)` -> FULL
     max_batch_size: int | None = None
     batch_sizes: list[int] | None = None
     message: str
@@ -326,7 +330,8 @@ class EngineFailure(EventBase):
 
     type: Literal["engine_failure"] = "engine_failure"
     kind: str  # "engine-dead", "startup-failed", "cuda-oom", "cuda-error", "nccl-timeout", "nccl-error",
-    #           "worker-died", "shm-broadcast-wait", "rpc-timeout", "watchdog", "exception"
+    #           "worker-died", "shm-broadcast-wait", "rpc-timeout", "watchdog", "exception",
+    #           "kv-cache-insufficient", "gpu-memory-insufficient"
     message: str
 
 
@@ -334,7 +339,8 @@ class SchedulerConfig(EventBase):
     """Runtime notices about batching: chunked prefill size, async scheduling, max_num_scheduled_tokens."""
 
     type: Literal["scheduler_config"] = "scheduler_config"
-    kind: str  # "chunked-prefill", "async-scheduling", "spec-token-budget", "max-num-seqs", "prefix-caching"
+    kind: str  # "chunked-prefill", "async-scheduling", "spec-token-budget", "max-num-seqs", "prefix-caching",
+    #           "max-num-batched-tokens"
     enabled: bool | None = None
     value: int | None = None
     message: str

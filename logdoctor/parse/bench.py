@@ -1,14 +1,378 @@
-"""Benchmark results users paste beside a log: the story's concurrency table, `vllm bench serve` and
-`sglang.bench_serving` result blocks."""
+"""Benchmark results users paste beside a log (catalogue/sglang-nccl.md §10): the story's concurrency table,
+`vllm bench serve` / `benchmark_serving.py` and `sglang.bench_serving` result blocks, `bench_one_batch_server`.
+
+    C | Agg tok/s | Per-req tok/s | TTFT(s) | Tokens | Wall(s) | Ok | Fail      -> one BenchmarkResult a row
+    1 | 18.0      | 18.0          | 0.21    | 512    | 28.6    | 1  | 0
+
+    ============ Serving Benchmark Result ============                     -> one BenchmarkResult a block,
+    Successful requests:                     128                           emitted at the closing `=====`
+    Output token throughput (tok/s):         862.09                        (or at a blank line, a foreign
+    ...                                                                     line, or the end of the source)
+
+Units are normalised: latencies in milliseconds (`TTFT(s)` columns are converted), rates 0..1.
+"""
 
 from __future__ import annotations
 
-from logdoctor.events import EventBase
-from logdoctor.parse.registry import Grammar, ParseContext
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
 
-GRAMMARS: list[Grammar] = []
+from logdoctor.events import BenchmarkResult, EventBase
+from logdoctor.parse import blocks
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.registry import BlockFn, Grammar, ParseContext
+
+_OPEN = "bench.open"  # the result block being read, so `finish` can close it
+_SEEN = "bench.seen"  # rows already reported (a bench_one_batch_server case and its summary-table row)
+
+Number = float | int | str
+
+
+def _number(text: str) -> Number:
+    text = text.strip().replace(",", "")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text  # `Traffic request rate: inf` stays a word
+
+
+def _key(label: str) -> str:
+    """`Output token throughput (tok/s)` -> `output_token_throughput_tok_s`."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+
+
+@dataclass
+class _Result:
+    """One result being assembled; mapped fields take the first value seen (later sections repeat labels)."""
+
+    tool: str
+    first: LogLine
+    fields: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Number] = field(default_factory=dict)
+    end: int | None = None
+
+    def set(self, name: str, value: Number | None) -> None:
+        if value is not None and not isinstance(value, str):
+            self.fields.setdefault(name, value)
+
+    def event(self, ctx: ParseContext) -> BenchmarkResult | None:
+        if not self.fields and not self.values:
+            return None
+        tpot = self.fields.get("mean_tpot_ms")
+        if "per_request_throughput" not in self.fields and isinstance(tpot, int | float) and tpot > 0:
+            self.fields["per_request_throughput"] = round(1000.0 / tpot, 4)
+            self.values["per_request_throughput_from"] = "1000 / mean TPOT"
+        base = ctx.base(self.first, "bench")
+        base["end_line"] = self.end if self.end != self.first.number else None
+        return BenchmarkResult(**base, tool=self.tool, **self.fields, values=self.values)
+
+
+def _emit(result: _Result, ctx: ParseContext) -> list[EventBase]:
+    """The event of a finished result, unless the same result was already reported."""
+    ctx.state.pop(_OPEN, None)
+    event = result.event(ctx)
+    if event is None:
+        return []
+    seen: set[tuple[object, ...]] = ctx.state.setdefault(_SEEN, set())
+    key = (event.tool, event.concurrency, event.output_throughput, event.values.get("input_len"))
+    if event.tool == "sglang-bench-one-batch" and key in seen:
+        return []
+    seen.add(key)
+    return [event]
+
+
+# --- `Serving Benchmark Result` blocks (vLLM and SGLang) --------------------------------------------
+
+_SERVING_HEADER_RE = re.compile(r"^\s*=+ ?Serving Benchmark Result ?=+\s*$")
+_RULE_RE = re.compile(r"^\s*(?P<c>[=-])(?P=c){4,}(?P<title>[^=-].*?)?(?P=c)*\s*$")
+_ROW_RE = re.compile(r"^\s*(?P<label>[A-Za-z(][^:]*?):\s*(?P<value>.*?)\s*$")
+
+# label (lower-case, typos included) -> BenchmarkResult field and a unit factor
+_SERVING_FIELDS: dict[str, tuple[str, float]] = {
+    "successful requests": ("completed", 1),
+    "failed requests": ("failed", 1),
+    "max request concurrency": ("concurrency", 1),
+    "max reqeuest concurrency": ("concurrency", 1),  # SGLang 0.3.6-0.4.5
+    "maximum request concurrency": ("concurrency", 1),
+    "request throughput (req/s)": ("request_throughput", 1),
+    "output token throughput (tok/s)": ("output_throughput", 1),
+    "total token throughput (tok/s)": ("total_throughput", 1),
+    "mean ttft (ms)": ("mean_ttft_ms", 1),
+    "median ttft (ms)": ("median_ttft_ms", 1),
+    "mean tpot (ms)": ("mean_tpot_ms", 1),
+    "median tpot (ms)": ("median_tpot_ms", 1),
+    "mean itl (ms)": ("mean_itl_ms", 1),
+    "mean e2e latency (ms)": ("mean_e2e_ms", 1),
+    "mean e2el (ms)": ("mean_e2e_ms", 1),
+    "accept length": ("acceptance_length", 1),  # SGLang
+    "acceptance length": ("acceptance_length", 1),  # vLLM
+}
+_INT_FIELDS = {"completed", "failed"}
+
+
+def _serving_row(result: _Result, label: str, raw: str) -> None:
+    lowered = label.lower()
+    percent = raw.endswith("%")
+    value = _number(raw.rstrip("%")) if raw else ""
+    # `Per-position acceptance (%):` is followed by `  Position 0:   74.00` rows, in percent without the sign.
+    if percent or lowered.endswith("(%)") or lowered.startswith("position "):
+        value = round(float(value) / 100, 6) if isinstance(value, int | float) else value
+    mapped = _SERVING_FIELDS.get(lowered)
+    if mapped is not None and isinstance(value, int | float):
+        name, factor = mapped
+        result.set(name, int(value) if name in _INT_FIELDS else float(value) * factor)
+        return
+    if lowered == "backend":
+        result.tool = "sglang-bench-serving"
+    if raw:
+        key = _key(label)
+        result.values.setdefault(f"acceptance_{key}" if lowered.startswith("position ") else key, value)
+
+
+def _read_serving(result: _Result) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = line.text
+        rule = _RULE_RE.match(text)
+        if rule and rule.group("c") == "=" and not rule.group("title"):
+            result.end = line.number
+            ctx.block = None
+            return _emit(result, ctx)
+        if rule:
+            result.end = line.number
+            return []
+        m = _ROW_RE.match(text)
+        if m and not blocks.is_blank(line):
+            _serving_row(result, m.group("label").strip(), m.group("value"))
+            result.end = line.number
+            return []
+        ctx.block = None
+        events = _emit(result, ctx)
+        if blocks.is_blank(line):
+            return events
+        blocks.stash(ctx, events)
+        return None
+
+    return read
+
+
+def parse_serving_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if not _SERVING_HEADER_RE.match(line.text):
+        return None
+    result = _Result(tool="vllm-bench-serve", first=line)
+    ctx.state[_OPEN] = result
+    ctx.block = _read_serving(result)
+    return []
+
+
+# --- tables: the story's concurrency table, the bench_one_batch_server summary -------------------------
+
+_SEPARATOR_RE = re.compile(r"^[\s|:+=-]*-[\s|:+=-]*$")
+
+# column header (lower-case, spaces squeezed) -> field and unit factor; other columns go to `values`
+_TABLE_COLUMNS: dict[str, tuple[str, float]] = {
+    "c": ("concurrency", 1),
+    "concurrency": ("concurrency", 1),
+    "agg tok/s": ("output_throughput", 1),
+    "per-req tok/s": ("per_request_throughput", 1),
+    "ttft(s)": ("mean_ttft_ms", 1000),
+    "ttft (s)": ("mean_ttft_ms", 1000),
+    "ttft(ms)": ("mean_ttft_ms", 1),
+    "ttft (ms)": ("mean_ttft_ms", 1),
+    "ok": ("completed", 1),
+    "fail": ("failed", 1),
+    "batch size": ("concurrency", 1),
+    "output throughput (tok/s)": ("output_throughput", 1),
+    "acc length": ("acceptance_length", 1),
+    "itl (ms)": ("mean_itl_ms", 1),
+}
+
+
+def _cells(text: str) -> list[str]:
+    cells = [c.strip() for c in text.strip().split("|")]
+    if cells and cells[0] == "":
+        cells = cells[1:]
+    if cells and cells[-1] == "":
+        cells = cells[:-1]
+    return cells
+
+
+def _read_table(tool: str, columns: list[str]) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = line.text
+        if not blocks.is_blank(line) and _SEPARATOR_RE.match(text):
+            return []
+        cells = _cells(text) if "|" in text else []
+        first = _number(cells[0]) if cells else ""
+        if blocks.is_blank(line) or len(cells) != len(columns) or isinstance(first, str):
+            ctx.block = None
+            return [] if blocks.is_blank(line) else None
+        result = _Result(tool=tool, first=line)
+        for column, cell in zip(columns, cells, strict=True):
+            value = _number(cell)
+            mapped = _TABLE_COLUMNS.get(column)
+            if mapped is not None and isinstance(value, int | float):
+                name, factor = mapped
+                result.set(name, int(value) if name in _INT_FIELDS else round(float(value) * factor, 6))
+            elif cell and cell.lower() != "n/a":
+                result.values[_key(column)] = value
+        return _emit(result, ctx)
+
+    return read
+
+
+def parse_table_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if "|" not in line.text:
+        return None
+    columns = [re.sub(r"\s+", " ", c.lower()) for c in _cells(line.text)]
+    if "agg tok/s" in columns:
+        tool = "concurrency-table"
+    elif columns[:2] == ["batch size", "input len"]:
+        tool = "sglang-bench-one-batch"
+    else:
+        return None
+    ctx.block = _read_table(tool, columns)
+    return []
+
+
+# --- bench_one_batch_server cases and bench_one_batch (offline) -----------------------------------
+
+_CASE_START_RE = re.compile(r"^\s*batch size: (?P<bs>\d+)\s*$")
+_CASE_ROW_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w ]*?): (?P<value>[-\d.]+|n/a)(?: (?P<unit>s|tok/s))?\s*$")
+_CASE_FIELDS: dict[str, tuple[str, float]] = {
+    "output throughput": ("output_throughput", 1),
+    "last_ttft": ("mean_ttft_ms", 1000),
+    "ttft": ("mean_ttft_ms", 1000),
+    "acc_length": ("acceptance_length", 1),
+}
+
+
+def _case_row(result: _Result, key: str, raw: str, unit: str | None) -> None:
+    value = _number(raw)
+    name = key.strip().lower()
+    mapped = _CASE_FIELDS.get(name)
+    if mapped is not None and isinstance(value, int | float):
+        result.set(mapped[0], float(value) * mapped[1])
+    elif name == "last generation throughput" and isinstance(value, int | float):
+        # the server's last decode interval, summed over the batch
+        result.values["last_generation_throughput"] = value
+        batch = result.fields.get("concurrency")
+        if isinstance(batch, int | float) and batch > 0:
+            result.set("per_request_throughput", round(float(value) / batch, 4))
+    elif name == "latency" and isinstance(value, int | float):
+        result.values["latency_s"] = value
+    else:
+        result.values[_key(name)] = value
+
+
+def _new_case(line: LogLine, bs: str) -> _Result:
+    result = _Result(tool="sglang-bench-one-batch", first=line)
+    result.set("concurrency", float(bs))
+    return result
+
+
+def _read_case(state: dict[str, _Result]) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = line.text
+        start = _CASE_START_RE.match(text)
+        if start:
+            events = _emit(state["result"], ctx)
+            state["result"] = _new_case(line, start.group("bs"))
+            ctx.state[_OPEN] = state["result"]
+            return events
+        m = _CASE_ROW_RE.match(text)
+        if m and not blocks.is_blank(line):
+            _case_row(state["result"], m.group("key"), m.group("value"), m.group("unit"))
+            state["result"].end = line.number
+            return []
+        ctx.block = None
+        events = _emit(state["result"], ctx)
+        if blocks.is_blank(line):
+            return events
+        blocks.stash(ctx, events)
+        return None
+
+    return read
+
+
+def parse_case_start(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _CASE_START_RE.match(line.text)
+    if not m:
+        return None
+    state = {"result": _new_case(line, m.group("bs"))}
+    ctx.state[_OPEN] = state["result"]
+    ctx.block = _read_case(state)
+    return []
+
+
+_OFFLINE_DECODE_RE = re.compile(
+    r"^\s*Decode\.\s+median latency: (?P<latency>[\d.]+) s, median throughput:\s+(?P<tps>[\d.]+) token/s"
+)
+_OFFLINE_BATCH_RE = re.compile(r"^\s*Decode \d+\. Batch size: (?P<bs>\d+),")
+_OFFLINE_BS = "bench.offline_batch_size"
+
+
+def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    """`python -m sglang.bench_one_batch`: per-step lines give the batch size, the median line the result."""
+    m = _OFFLINE_BATCH_RE.match(line.text)
+    if m:
+        ctx.state[_OFFLINE_BS] = int(m.group("bs"))
+        return []
+    m = _OFFLINE_DECODE_RE.match(line.text)
+    if not m:
+        return None
+    result = _Result(tool="sglang-bench-one-batch", first=line)
+    batch = ctx.state.get(_OFFLINE_BS)
+    tps = float(m.group("tps"))
+    result.set("output_throughput", tps)
+    if isinstance(batch, int) and batch > 0:
+        result.set("concurrency", float(batch))
+        result.set("per_request_throughput", round(tps / batch, 4))
+    result.values["median_decode_latency_s"] = float(m.group("latency"))
+    return _emit(result, ctx)
+
+
+GRAMMARS: list[Grammar] = [
+    Grammar(
+        "bench.serving_result",
+        "bench",
+        ("Serving Benchmark Result",),
+        parse_serving_header,
+        ("============ Serving Benchmark Result ============",),
+    ),
+    Grammar(
+        "bench.table",
+        "bench",
+        ("Agg tok/s", "| batch size | input len |"),
+        parse_table_header,
+        (
+            "C | Agg tok/s | Per-req tok/s | TTFT(s) | Tokens | Wall(s) | Ok | Fail",
+            "| batch size | input len | latency (s) | input throughput (tok/s) | output throughput (tok/s) | acc length "
+            "| ITL (ms) | input cost ($/1M) | output cost ($/1M) | cache hit rate |",
+        ),
+    ),
+    Grammar("bench.one_batch_case", "bench", ("batch size: ",), parse_case_start, ("batch size: 1",)),
+    Grammar(
+        "bench.one_batch_offline",
+        "bench",
+        ("median throughput:", ". Batch size: "),
+        parse_offline,
+        ("Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",),
+    ),
+]
 
 
 def finish(context: ParseContext) -> list[EventBase]:
-    """Events of a block still open when the source ends."""
-    return []
+    """Events of a block still open when the source ends, and of blocks cut short by a foreign line."""
+    events: list[EventBase] = []
+    result = context.state.get(_OPEN)
+    if isinstance(result, _Result):
+        context.block = None
+        events.extend(_emit(result, context))
+    return blocks.drain(context) + events

@@ -28,17 +28,21 @@ _OUTER_WRAPPERS = [
     re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+\|)?\s+"),
     # journald short format: `Nov 30 10:00:00 host vllm[123]: `
     re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w.@/-]+(?:\[\d+\])?: "),
-    # docker compose: `svc-1  | `
-    re.compile(r"^[\w.-]+\s+\|\s"),
+    # docker compose: `svc-1  | `, or a bare `container_name  | ` when no other ` | ` follows: the first cell of
+    # a pasted table (`C | Agg tok/s | ...`, `1 | 18.0 | ...`) is not a service name.
+    re.compile(r"^(?:[A-Za-z][\w.-]*[-_]\d+|[A-Za-z][\w.-]+(?=\s+\|\s(?!.*\s\|\s)))\s+\|\s"),
     # kubectl logs --prefix: `[pod/name/container] `
     re.compile(r"^\[pod/[^\]]+\] "),
     # OpenMPI --tag-output: `[1,0]<stdout>:`
     re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:"),
+    # multi-node launchers number each node's output: `0: [rank0]:[W305 ...]`, `0: [2025-03-05 03:55:35 TP0] ...`
+    re.compile(r"^\d{1,4}: (?=\[rank\d+\]:|\[\d{4}-\d\d-\d\d )"),
 ]
 
-# vLLM: LEVEL MM-DD HH:MM:SS [file.py:N] msg   (<= 0.7.3 without the `[`)
+# vLLM: LEVEL MM-DD HH:MM:SS [file.py:N] msg   (<= 0.7.3 without the `[`); also after a Markdown `**` a user
+# added to a pasted line
 VLLM_HEADER_RE = re.compile(
-    r"(?:^|(?<=[\s)\]$]))(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
+    r"(?:^|(?<=[\s)\]$*]))(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
     r"(?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? (?P<bracket>\[)?(?P<file>[^\]\s:]+):(?P<lineno>\d+)\] ?"
 )
 # vLLM process prefixes: `(APIServer pid=1)`, `(VllmWorker rank=0 pid=281)`, `(RayWorkerWrapper pid=4, ip=10.0.0.1)`
@@ -58,12 +62,28 @@ PLAIN_HEADER_RE = re.compile(
     r"^\[?(?P<date>\d{4}-\d\d-\d\d)[ T](?P<hms>\d\d:\d\d:\d\d)(?:[.,]\d+)?\]? "
     r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b:?\s+(?:\d+\s+)?(?:\[?(?P<file>[\w./-]+\.py):\d+\]?:?\s+)?"
 )
+# Module files only SGLang has: a Python-logging header naming one of them is an SGLang line (`sglang-plain`).
+_SGLANG_FILES = frozenset(
+    {
+        "scheduler_metrics_mixin.py",
+        "metrics_reporter.py",
+        "server_args.py",
+        "tokenizer_manager.py",
+        "detokenizer_manager.py",
+        "data_parallel_controller.py",
+        "cuda_graph_runner.py",
+        "eagle_worker.py",
+        "model_runner_kv_cache_mixin.py",
+        "kv_cache_configurator.py",
+    }
+)
 # `WARNING:sglang.srt.server_args:msg` (Python basicConfig default)
 BASIC_CONFIG_RE = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.]+):")
-# NCCL: [ts] host:pid:tid [dev] (file:line (func) )?NCCL LEVEL msg
+# NCCL: [ts] host:pid:tid [dev] (TRACE time )?(file:line (func) )?NCCL LEVEL msg
 NCCL_HEADER_RE = re.compile(
     r"(?:\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] )?(?P<host>[^\s:\[\]()]+):(?P<pid>\d+):(?P<tid>\d+) "
-    r"(?:\[(?P<dev>\d+)\] )?(?:(?P<file>\S+):(?P<lineno>\d+)(?: \([^)]*\))? )?NCCL (?P<level>INFO|WARN|TRACE|CALL) ?"
+    r"(?:\[(?P<dev>\d+)\] )?(?:\d+\.\d+ )?(?:(?P<file>\S+):(?P<lineno>\d+)(?: \([^)]*\))? )?"
+    r"NCCL (?P<level>INFO|WARN|TRACE|CALL) ?"
 )
 # uvicorn `INFO:     127.0.0.1:37582 - "POST /v1/chat/completions HTTP/1.1" 200 OK`
 UVICORN_RE = re.compile(r"^(?P<level>INFO|WARNING|ERROR):\s{2,}")
@@ -243,7 +263,7 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
 
     m3 = PLAIN_HEADER_RE.match(stripped)
     if m3:
-        line.header = "plain"
+        line.header = "sglang-plain" if m3.group("file") in _SGLANG_FILES else "plain"
         line.level = m3.group("level").replace("WARN", "WARNING").replace("WARNINGING", "WARNING")
         line.timestamp = f"{m3.group('date')} {m3.group('hms')}"
         line.file = m3.group("file")
@@ -282,7 +302,7 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
         return line
     m7 = BASIC_CONFIG_RE.match(rest)
     if m7:
-        line.header = "plain"
+        line.header = "sglang-plain" if m7.group("logger").startswith("sglang.") else "plain"
         line.level = m7.group("level")
         line.message = rest[m7.end() :]
         return line

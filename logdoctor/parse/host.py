@@ -1,7 +1,235 @@
-"""Grammars for host lines (filled in by the host parser work)."""
+"""Host facts a collector captures (catalogue/sglang-nccl.md §12): GPU topology, P2P capability, GPU list.
+
+These outputs have no log header and span several lines, so the grammar that sees a table's header sets
+`ctx.block` to read the rows that follow; the event is emitted once the last GPU row is read:
+
+        GPU0	GPU1	CPU Affinity	NUMA Affinity	GPU NUMA ID        (nvidia-smi topo -m)
+    GPU0	 X 	NV18	0-31	0		N/A                        -> GpuTopology(links={"0-1": "NV18"})
+    GPU1	NV18	 X 	0-31	0		N/A
+
+Tabs may have become spaces in a paste: cells are split on whitespace, and only the GPU columns are read
+(their cells never contain a space). The ANSI underline nvidia-smi puts on the header is already gone.
+"""
 
 from __future__ import annotations
 
-from logdoctor.parse.registry import Grammar
+import re
+from dataclasses import dataclass, field
 
-GRAMMARS: list[Grammar] = []
+from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuTopology, HostInfo
+from logdoctor.parse import blocks
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.registry import BlockFn, Grammar, ParseContext
+
+# `\tGPU0\tGPU1\tNIC0\tCPU Affinity\t...` (topo -m) or ` \tGPU0\tGPU1\t` (topo -p2p): the GPU columns first.
+_MATRIX_HEADER_RE = re.compile(r"^\s*GPU0(?P<more>(?:\s+GPU\d+)*)(?P<rest>(?:\s+.*)?)$")
+_GPU_LABEL_RE = re.compile(r"^GPU(?P<index>\d+)$")
+_TOPO_CELL_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC|C2C|P2C|NVB|N/A)$")
+_P2P_CELL_RE = re.compile(r"^(?:X|OK|CNS|GNS|TNS|NS|DR|U|\w{1,4})$")
+_P2P_MODE_RE = re.compile(r"\btopo -p2p (?P<mode>rw|r|w|n|a|p)\b")
+_P2P_MODE = "host.p2p_mode"
+
+
+@dataclass
+class _Matrix:
+    """A `topo -m` or `topo -p2p` table being read."""
+
+    kind: str  # "topo" or "p2p"
+    gpus: int
+    header: LogLine
+    rows: dict[int, list[str]] = field(default_factory=dict)
+    end: int | None = None
+    emitted: bool = False
+
+
+def _pairs(rows: dict[int, list[str]], symmetric: bool) -> dict[str, str]:
+    links: dict[str, str] = {}
+    for i, cells in sorted(rows.items()):
+        for j, cell in enumerate(cells):
+            if i == j or (symmetric and j < i and j in rows):
+                continue
+            key = f"{min(i, j)}-{max(i, j)}" if symmetric else f"{i}-{j}"
+            links.setdefault(key, cell)
+    return links
+
+
+def _matrix_event(matrix: _Matrix, ctx: ParseContext) -> list[EventBase]:
+    matrix.emitted = True
+    base = ctx.base(matrix.header, "host")
+    base["end_line"] = matrix.end
+    if matrix.kind == "topo":
+        return [GpuTopology(**base, links=_pairs(matrix.rows, symmetric=True), gpus=matrix.gpus)]
+    mode = str(ctx.state.get(_P2P_MODE, "unknown"))
+    return [GpuP2P(**base, mode=mode, status=_pairs(matrix.rows, symmetric=False))]
+
+
+def _read_matrix(matrix: _Matrix) -> BlockFn:
+    valid = _TOPO_CELL_RE if matrix.kind == "topo" else _P2P_CELL_RE
+
+    def end(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        ctx.block = None
+        events = [] if matrix.emitted or not matrix.rows else _matrix_event(matrix, ctx)
+        if blocks.is_blank(line):
+            return events
+        blocks.stash(ctx, events)
+        return None
+
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        tokens = line.text.split()
+        if blocks.is_blank(line) or len(tokens) <= matrix.gpus:
+            return end(line, ctx)
+        label, cells = tokens[0], tokens[1 : 1 + matrix.gpus]
+        if not all(valid.match(c) for c in cells):
+            return end(line, ctx)
+        gpu = _GPU_LABEL_RE.match(label)
+        if gpu is None or matrix.emitted:
+            return []  # a NIC row of topo -m: links to NICs are not GPU pairs
+        matrix.rows[int(gpu.group("index"))] = cells
+        matrix.end = line.number
+        if len(matrix.rows) == matrix.gpus:
+            return _matrix_event(matrix, ctx)
+        return []
+
+    return read
+
+
+def parse_matrix_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _MATRIX_HEADER_RE.match(line.text)
+    if not m:
+        return None
+    rest = m.group("rest").strip()
+    gpus = 1 + len(m.group("more").split())
+    if "CPU Affinity" in rest or rest.startswith(("NIC", "mlx")):
+        kind = "topo"
+    elif not rest:
+        kind = "p2p"
+    else:
+        return None
+    ctx.block = _read_matrix(_Matrix(kind=kind, gpus=gpus, header=line))
+    return []
+
+
+def parse_p2p_mode(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    """A collector's section title or a pasted command naming the `-p2p` mode of the table that follows."""
+    m = _P2P_MODE_RE.search(line.text)
+    if not m:
+        return None
+    ctx.state[_P2P_MODE] = m.group("mode")
+    return []
+
+
+# --- nvidia-smi --query-gpu=... --format=csv ----------------------------------------------------------
+
+_CSV_HEADER_RE = re.compile(r"^\s*[\w.]+(?: \[[^\]]+\])?(?:\s*,\s*[\w.]+(?: \[[^\]]+\])?)+\s*$")
+_MEMORY_RE = re.compile(r"^(?P<n>\d+)\s*MiB$")
+
+
+def _csv_fields(header: str) -> list[str]:
+    return [re.sub(r"\s*\[[^\]]+\]$", "", f.strip()) for f in header.split(",")]
+
+
+def _gpu_row(fields: list[str], cells: list[str]) -> dict[str, str | None]:
+    return {
+        f: (None if c in ("[N/A]", "N/A", "[Not Supported]", "") else c) for f, c in zip(fields, cells, strict=True)
+    }
+
+
+def _read_csv(fields: list[str]) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        cells = [c.strip() for c in line.text.split(",")]
+        if blocks.is_blank(line) or len(cells) != len(fields):
+            ctx.block = None
+            return [] if blocks.is_blank(line) else None
+        row = _gpu_row(fields, cells)
+        name = row.get("name")
+        if not name:
+            ctx.block = None
+            return None
+        index = row.get("index")
+        memory = _MEMORY_RE.match(row.get("memory.total") or "")
+        return [
+            GpuInfo(
+                **ctx.base(line, "host"),
+                index=int(index) if index and index.isdigit() else None,
+                name=name,
+                memory_mib=int(memory.group("n")) if memory else None,
+                driver=row.get("driver_version"),
+                bus_id=row.get("pci.bus_id"),
+            )
+        ]
+
+    return read
+
+
+def parse_csv_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    text = line.text.strip()
+    if not _CSV_HEADER_RE.match(text):
+        return None
+    fields = _csv_fields(text)
+    if "name" not in fields:
+        return None
+    ctx.block = _read_csv(fields)
+    return []
+
+
+# --- one-line facts --------------------------------------------------------------------------------
+
+# `nvidia-smi -L`: `GPU 0: NVIDIA H200 (UUID: GPU-3c1e...)`
+_GPU_LIST_RE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>.+?) \(UUID: GPU-")
+# nvidia-smi banner `| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |`, check_env
+_DRIVER_RE = re.compile(r"\bDriver Version:\s*(?P<driver>\d+(?:\.\d+)+)(?:\s+CUDA Version:\s*(?P<cuda>\d+\.\d+))?")
+# `python -m sglang.check_env`: `Hypervisor vendor:: KVM` (the double colon is SGLang's)
+_HYPERVISOR_RE = re.compile(r"\bHypervisor vendor::?\s*(?P<vendor>\S.*?)\s*$")
+
+
+def parse_gpu_list(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _GPU_LIST_RE.match(line.text)
+    if not m:
+        return None
+    return [GpuInfo(**ctx.base(line, "host"), index=int(m.group("index")), name=m.group("name"))]
+
+
+def parse_driver(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _DRIVER_RE.search(line.text)
+    if not m:
+        return None
+    base = ctx.base(line, "host")
+    events: list[EventBase] = [HostInfo(**base, kind="driver", name="nvidia", value=m.group("driver"))]
+    if m.group("cuda"):
+        events.append(HostInfo(**base, kind="driver", name="cuda", value=m.group("cuda")))
+    return events
+
+
+def parse_hypervisor(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _HYPERVISOR_RE.search(line.text)
+    if not m:
+        return None
+    return [HostInfo(**ctx.base(line, "host"), kind="hypervisor", name="hypervisor", value=m.group("vendor"))]
+
+
+GRAMMARS: list[Grammar] = [
+    Grammar(
+        "host.gpu_matrix",
+        "host",
+        ("GPU0\t", "GPU0 ", "CPU Affinity"),
+        parse_matrix_header,
+        ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID", " \tGPU0\tGPU1\t"),
+    ),
+    Grammar("host.p2p_mode", "host", ("topo -p2p ",), parse_p2p_mode, ("==> nvidia-smi topo -p2p r <==",)),
+    Grammar(
+        "host.query_gpu",
+        "host",
+        ("memory.total", "pci.bus_id", "driver_version"),
+        parse_csv_header,
+        ("index, name, pci.bus_id, memory.total [MiB], driver_version",),
+    ),
+    Grammar("host.gpu_list", "host", ("(UUID: GPU-",), parse_gpu_list, ("GPU 0: NVIDIA H200 (UUID: GPU-3c1e0a)",)),
+    Grammar(
+        "host.driver",
+        "host",
+        ("Driver Version:",),
+        parse_driver,
+        ("| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",),
+    ),
+    Grammar("host.hypervisor", "host", ("Hypervisor vendor:",), parse_hypervisor, ("Hypervisor vendor:: KVM",)),
+]

@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from logdoctor.events import EventBase, ProcessInfo
+from logdoctor.events import EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse import bench, host, nccl, sglang, vllm
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_envelope
 from logdoctor.parse.registry import Grammar, ParseContext
+from logdoctor.redact import redact
 
 GRAMMARS: tuple[Grammar, ...] = (
     *vllm.GRAMMARS,
@@ -76,6 +77,7 @@ class EventStream:
         engine: str | None = None,
         stats: SourceStats | None = None,
         grammars: tuple[Grammar, ...] | None = None,
+        keep_text: bool = False,
     ) -> None:
         self.source = source
         self._lines = lines
@@ -88,9 +90,19 @@ class EventStream:
             self._pattern, self._by_keyword = _keyword_index(grammars)
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
+        # Redacted text of every line that produced an event (evidence for findings), when asked for.
+        self.texts: dict[int, str] | None = {} if keep_text else None
 
     # -- dispatch ---------------------------------------------------------------------------------
     def _dispatch(self, line: LogLine) -> list[EventBase] | None:
+        line.message = redact(line.message)
+        line.text = redact(line.text)
+        events = self._dispatch_grammars(line)
+        if events and self.texts is not None:
+            self.texts[line.number] = line.text[:2000]
+        return events
+
+    def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         seen: set[int] = set()
         hint = line.engine_hint
         candidates: list[Grammar] = []
@@ -159,15 +171,20 @@ class EventStream:
             self.stats.unrecognised_samples.append((line.number, line.text[:500]))
 
     def __iter__(self) -> Iterator[EventBase]:
-        pending: LogLine | None = None  # a candidate that did not parse: maybe a terminal broke it
+        pending: LogLine | None = None  # a long candidate that did not parse, or parsed as cut off
+        pending_events: list[EventBase] | None = None
         context = self.context
         for number, raw in self._lines:
             self.stats.lines += 1
             if context.block is not None:
                 line = parse_envelope(self.source, number, raw)
                 self.detection.observe_line(line)
+                line.message = redact(line.message)
+                line.text = redact(line.text)
                 block_events = context.block(line, context)
                 if block_events is not None:
+                    if self.texts is not None:
+                        self.texts[number] = line.text[:2000]
                     yield from self._release(block_events)
                     continue
                 context.block = None
@@ -176,19 +193,16 @@ class EventStream:
                 continue
             text = clean_physical(raw) if ("\r" in raw or "[" in raw) else raw
             if pending is not None:
-                nxt = parse_envelope(self.source, number, raw)
-                if nxt.text and not nxt.skip and not has_header(nxt) and not nxt.text[0].isspace():
-                    joined = parse_envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
-                    joined.end = number
-                    self._resolve_process(joined)
-                    events = self._dispatch(joined)
-                    if events is not None:
-                        pending = None
-                        self.stats.candidates += 1
-                        yield from self._release(events)
-                        continue
-                self._unrecognised(pending)
-                pending = None
+                joined_events = self._try_join(pending, number, raw)
+                if joined_events is not None:
+                    pending, pending_events = None, None
+                    yield from self._release(joined_events)
+                    continue
+                if pending_events is None:
+                    self._unrecognised(pending)
+                else:
+                    yield from self._release(pending_events)
+                pending, pending_events = None, None
             if not self._is_candidate(text):
                 continue
             line = parse_envelope(self.source, number, raw)
@@ -198,21 +212,42 @@ class EventStream:
             self.stats.candidates += 1
             self._resolve_process(line)
             events = self._dispatch(line)
+            if len(line.text) >= _WRAP_MIN_LENGTH and (events is None or _maybe_cut(events)):
+                # A terminal may have broken this line: decide when the next physical line arrives.
+                pending, pending_events = line, events
+                continue
             if events is None:
-                if len(line.text) >= _WRAP_MIN_LENGTH and not self.stats.prefiltered:
-                    pending = line
-                else:
-                    self._unrecognised(line)
+                self._unrecognised(line)
                 continue
             yield from self._release(events)
         if pending is not None:
-            self._unrecognised(pending)
+            if pending_events is None:
+                self._unrecognised(pending)
+            else:
+                yield from self._release(pending_events)
         if context.block is not None:
             yield from self._release(context.block(LogLine(self.source, self.stats.lines + 1, "", ""), context) or [])
             context.block = None
         for finish in (bench.finish,):
             yield from self._release(finish(context))
         yield from self._flush_held()
+
+    def _try_join(self, pending: LogLine, number: int, raw: str) -> list[EventBase] | None:
+        """Rejoin a line a terminal broke at its width: the next *physical* line has no header of its own
+        and is not indented, and the joined text parses (better than the first part alone)."""
+        if number != (pending.end or pending.number) + 1:
+            return None
+        nxt = parse_envelope(self.source, number, raw)
+        if not nxt.text or nxt.skip or has_header(nxt) or nxt.text[0].isspace():
+            return None
+        joined = parse_envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
+        joined.end = number
+        self._resolve_process(joined)
+        events = self._dispatch(joined)
+        if events is None:
+            return None
+        self.stats.candidates += 1
+        return events
 
     def _is_candidate(self, text: str) -> bool:
         return self._pattern.search(text) is not None
@@ -225,6 +260,11 @@ class EventStream:
             self._unrecognised(line)
         else:
             yield from self._release(events)
+
+
+def _maybe_cut(events: list[EventBase]) -> bool:
+    """A config dump that parsed only up to a cut: the rest may be on the next physical line."""
+    return any(isinstance(e, StartupConfig) and e.truncated for e in events)
 
 
 def parse_text(text: str, source: str = "<text>", engine: str | None = None) -> list[EventBase]:

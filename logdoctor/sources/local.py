@@ -4,6 +4,13 @@ Small inputs are read line by line in Python, so every line reaches the parser (
 pastes can be rejoined, unrecognised lines counted). Files of `PREFILTER_MIN_BYTES` or more are
 prefiltered by `LC_ALL=C grep -n -F` on the caller's keywords: the same filter the SSH collector
 runs on a remote host, and the reason `logdoctor parse` keeps pace with grep on gigabyte logs.
+
+A file saved by `diagnose --save` (the SSH collector's output) starts with `NUMBERED_HEADER` and holds
+`N:text` lines: only the candidate lines, each with its number in the original remote log. Such a file
+is read back with those numbers, so an offline rerun points at the same lines:
+
+    #logdoctor-numbered-lines v1
+    1042:(APIServer pid=1) INFO 05-08 16:25:09 [loggers.py:271] Engine 000: Avg prompt throughput: ...
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from logdoctor.errors import InputError
 PREFILTER_MIN_BYTES = 32 * 1024 * 1024
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
 _GZIP_MAGIC = b"\x1f\x8b"
+NUMBERED_HEADER = b"#logdoctor-numbered-lines v1"
 
 
 def decode(raw: bytes) -> str:
@@ -66,6 +74,7 @@ class LocalSource:
     bytes_read: int = 0
     prefiltered: bool = False
     total_lines: int | None = None  # physical lines, when a prefilter hid some of them
+    numbered: bool = False  # a `--save` file: `N:text` lines after NUMBERED_HEADER
 
     @property
     def name(self) -> str:
@@ -98,7 +107,8 @@ class LocalSource:
     def _python_lines(self, stream: IO[bytes]) -> Iterator[tuple[int, str]]:
         counter = [0]
         try:
-            for item in iter_binary_lines(stream, counter):
+            items = iter_binary_lines(stream, counter)
+            for item in renumber(items) if self.numbered else items:
                 self.bytes_read = counter[0]
                 yield item
         finally:
@@ -107,17 +117,23 @@ class LocalSource:
     def _grep_lines(self, keywords: Sequence[str]) -> Iterator[tuple[int, str]]:
         """`grep -n -F -f KEYWORDS` (through `gzip -dc` for .gz); yields the matching lines with their numbers."""
         self.prefiltered = True
+        # A numbered file already carries the original numbers: grep without -n, take them from the text.
+        number_flag = [] if self.numbered else ["-n"]
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".keywords", delete=False) as fh:
             fh.write("\n".join(keywords) + "\n")
             pattern_file = fh.name
         env = {**os.environ, "LC_ALL": "C"}
         # Count the physical lines on the other core while grep filters.
-        wc = None if self.gzipped else subprocess.Popen(["wc", "-l", "--", self.path], stdout=subprocess.PIPE, env=env)
+        wc = (
+            None
+            if self.gzipped or self.numbered
+            else subprocess.Popen(["wc", "-l", "--", self.path], stdout=subprocess.PIPE, env=env)
+        )
         try:
             if self.gzipped:
                 unzip = subprocess.Popen(["gzip", "-dc", "--", self.path], stdout=subprocess.PIPE)
                 grep = subprocess.Popen(
-                    ["grep", "-a", "-n", "-F", "-f", pattern_file],
+                    ["grep", "-a", *number_flag, "-F", "-f", pattern_file],
                     stdin=unzip.stdout,
                     stdout=subprocess.PIPE,
                     env=env,
@@ -127,7 +143,7 @@ class LocalSource:
             else:
                 unzip = None
                 grep = subprocess.Popen(
-                    ["grep", "-a", "-n", "-F", "-f", pattern_file, "--", self.path],
+                    ["grep", "-a", *number_flag, "-F", "-f", pattern_file, "--", self.path],
                     stdout=subprocess.PIPE,
                     env=env,
                 )
@@ -148,6 +164,14 @@ class LocalSource:
                 self.total_lines = int(first[0]) if first and first[0].isdigit() else None
         finally:
             os.unlink(pattern_file)
+
+
+def renumber(items: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """`N:text` lines of a numbered file as (N, text); the header and `#` comment lines are skipped."""
+    for _, raw in items:
+        number, sep, text = raw.partition(":")
+        if sep and number.isdigit():
+            yield int(number), text
 
 
 def count_lines(path: str, gzipped: bool) -> int:
@@ -176,8 +200,16 @@ def open_local(path: str) -> LocalSource:
         raise InputError(f"{path}: permission denied")
     try:
         with open(p, "rb") as fh:
-            magic = fh.read(2)
+            head = fh.read(len(NUMBERED_HEADER) + 1)
+        gzipped = head[:2] == _GZIP_MAGIC
+        if gzipped:
+            with gzip.open(p, "rb") as gz:
+                head = gz.read(len(NUMBERED_HEADER) + 1)
         size = p.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return LocalSource(path=path, size=size, gzipped=magic == _GZIP_MAGIC)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    numbered = head.startswith(NUMBERED_HEADER) and head[len(NUMBERED_HEADER) : len(NUMBERED_HEADER) + 1] in (
+        b"\n",
+        b"\r",
+    )
+    return LocalSource(path=path, size=size, gzipped=gzipped, numbered=numbered)

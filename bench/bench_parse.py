@@ -1,0 +1,323 @@
+"""`logdoctor parse` against `grep -E` on one generated vLLM log: wall time, ratio, peak RSS, event counts.
+
+Both commands read the same file from the page cache and write their output to a file in bench/out/
+(never /dev/null: GNU grep stops at the first match when its output is /dev/null). Runs alternate
+grep, logdoctor, logdoctor, grep, ... so that noise on this shared machine hits both; the best of N
+of each is reported, and the ratio of the two bests (plus the per-round ratios) is the result.
+
+    .venv/bin/python bench/bench_parse.py                       # 1 GiB log, 3 rounds
+    .venv/bin/python bench/bench_parse.py --size 256M --runs 5 --record
+
+Peak RSS is measured two ways. In the timed runs each command runs under GNU time (or a tiny
+fork/exec/wait4 launcher), whose ru_maxrss is that of the largest *single* process of the tree: the
+kernel folds the waited-for children (logdoctor's grep and wc) in as a maximum, not a sum. A separate,
+untimed run adds up VmRSS over the whole tree (logdoctor + grep + wc) every 10 ms and reports the
+peak of that sum. The RSS target is checked against the larger of the two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gen_log import DEFAULT_SEED, DEFAULT_SIZE, OUT_DIR, default_path, generate, parse_size
+
+REPO = Path(__file__).resolve().parent.parent
+DOC = REPO / "docs" / "benchmarks.md"
+STORY_PATTERN = "accept|spec|draft|NCCL|P2P|attention_backend|gpu_memory|KV cache|kv_cache|num_gpu_blocks|mamba"
+TARGET_RATIO = 2.0
+TARGET_RSS_MB = 150.0
+SAMPLE_INTERVAL_S = 0.01
+# Line markers and the event type each must produce exactly once.
+CHECKED_LINES = {"SpecDecoding metrics:": "spec_decode_stats", "Avg prompt throughput:": "scheduler_stats"}
+
+
+@dataclass
+class Run:
+    wall_s: float
+    maxrss_kib: int
+    user_s: float
+    sys_s: float
+
+
+@dataclass
+class Measure:
+    name: str
+    command: list[str]
+    output: Path
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def best(self) -> Run:
+        return min(self.runs, key=lambda r: r.wall_s)
+
+
+def logdoctor_bin() -> str:
+    here = Path(sys.executable).parent / "logdoctor"
+    return str(here) if here.exists() else (shutil.which("logdoctor") or "logdoctor")
+
+
+# Fallback when GNU time is missing: fork, exec, wait4, write "maxrss_kib utime stime" to argv[1].
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{ru.ru_maxrss} {ru.ru_utime} {ru.ru_stime}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+GNU_TIME = "/usr/bin/time"
+
+
+def rusage_method() -> str:
+    if os.access(GNU_TIME, os.X_OK):
+        return "GNU time (`/usr/bin/time -f %M`)"
+    return "a `python -I -S` fork/exec/wait4 launcher (its ~7 MiB pre-exec RSS is a floor)"
+
+
+def run_once(command: Sequence[str], output: Path, env: dict[str, str]) -> Run:
+    """Run `command > output` under a tiny launcher that reports the command's own rusage.
+
+    The launcher matters: ru_maxrss of a forked child starts from its parent's RSS at fork time, so
+    wait4() straight from this (large) Python process would report this process's size for grep.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".rusage", dir=OUT_DIR) as usage_file:
+        if os.access(GNU_TIME, os.X_OK):
+            wrapped = [GNU_TIME, "-f", "%M %U %S", "-o", usage_file.name, *command]
+        else:
+            wrapped = [sys.executable, "-I", "-S", "-c", _LAUNCHER, usage_file.name, *command]
+        with open(output, "wb") as out:
+            started = time.perf_counter()
+            returncode = subprocess.call(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env)
+            wall = time.perf_counter() - started
+        fields = usage_file.read().split()[-3:]
+    if returncode not in (0, 1):  # grep exits 1 when nothing matched
+        raise SystemExit(f"{command[0]} exited {returncode}")
+    maxrss, user, system = int(fields[0]), float(fields[1]), float(fields[2])
+    return Run(wall_s=wall, maxrss_kib=maxrss, user_s=user, sys_s=system)
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                kids.extend(int(k) for k in fh.read().split())
+    except OSError:
+        pass
+    return kids
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_peak_rss(command: Sequence[str], output: Path, env: dict[str, str]) -> tuple[int, dict[str, int]]:
+    """Peak of the summed VmRSS of a process and all its descendants, sampled every 10 ms."""
+    peak = 0
+    per_name: dict[str, int] = {}
+    with open("/proc/self/comm") as fh:
+        own_comm = fh.read().strip()  # until exec, the child is a copy of this process: don't count it
+    with open(output, "wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not done.is_set():
+                try:
+                    with open(f"/proc/{proc.pid}/comm") as fh:
+                        if fh.read().strip() == own_comm:
+                            done.wait(0.001)
+                            continue
+                except OSError:
+                    return
+                total = 0
+                todo = [proc.pid]
+                while todo:
+                    pid = todo.pop()
+                    rss = _rss_kib(pid)
+                    total += rss
+                    try:
+                        with open(f"/proc/{pid}/comm") as fh:
+                            name = fh.read().strip()
+                        per_name[name] = max(per_name.get(name, 0), rss)
+                    except OSError:
+                        pass
+                    todo.extend(_children(pid))
+                peak = max(peak, total)
+                done.wait(SAMPLE_INTERVAL_S)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        proc.wait()
+        done.set()
+        sampler.join()
+    return peak, per_name
+
+
+def count_lines_with(path: Path, needle: str) -> int:
+    result = subprocess.run(
+        ["grep", "-c", "-F", "--", needle, str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LC_ALL": "C"},
+        check=False,
+    )
+    return int(result.stdout.strip() or 0)
+
+
+def event_counts(jsonl: Path) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    with open(jsonl, encoding="utf-8") as fh:
+        for line in fh:
+            counts[json.loads(line)["type"]] += 1
+    return counts
+
+
+def physical_lines(path: Path) -> int:
+    out = subprocess.run(["wc", "-l", str(path)], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0])
+
+
+def warm_page_cache(path: Path) -> None:
+    with open(path, "rb") as fh:
+        while fh.read(16 * 1024 * 1024):
+            pass
+
+
+def machine() -> dict[str, str]:
+    mem_kib = 0
+    with open("/proc/meminfo") as fh:
+        for line in fh:
+            if line.startswith("MemTotal:"):
+                mem_kib = int(line.split()[1])
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    grep_version = subprocess.run(["grep", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    return {
+        "nproc": str(len(os.sched_getaffinity(0))),
+        "memory": f"{mem_kib / 1024 / 1024:.1f} GiB",
+        "cpu": cpu or platform.processor() or "unknown",
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "grep": grep_version,
+    }
+
+
+def keyword_count() -> int:
+    from logdoctor.parse.pipeline import candidate_keywords
+
+    return len(candidate_keywords())
+
+
+def mib(n_bytes: int) -> str:
+    return f"{n_bytes / 1024 / 1024:,.1f} MiB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--size", type=parse_size, default=parse_size(DEFAULT_SIZE), help="log size (default 1G)")
+    parser.add_argument("--log", type=Path, default=None, help="benchmark this file instead (generated if missing)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--runs", type=int, default=3, help="rounds; each runs grep and logdoctor once (default 3)")
+    parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    log: Path = args.log or default_path(args.size, args.seed)
+    if not log.exists():
+        print(f"generating {log} ({mib(args.size)}, seed {args.seed}) ...", file=sys.stderr)
+        started = time.perf_counter()
+        generate(log, args.size, args.seed)
+        print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    size = log.stat().st_size
+    warm_page_cache(log)
+
+    env = {**os.environ, "LC_ALL": "C"}
+    grep = Measure("grep", ["grep", "-E", STORY_PATTERN, str(log)], OUT_DIR / "bench-grep.out")
+    ld = Measure(
+        "logdoctor", [logdoctor_bin(), "parse", str(log), "--format", "jsonl"], OUT_DIR / "bench-logdoctor.jsonl"
+    )
+    for round_no in range(args.runs):
+        order = (grep, ld) if round_no % 2 == 0 else (ld, grep)
+        for m in order:
+            m.runs.append(run_once(m.command, m.output, env))
+            print(f"  round {round_no + 1}: {m.name:9s} {m.runs[-1].wall_s:7.2f} s", file=sys.stderr)
+    tree_peak_kib, per_name = tree_peak_rss(ld.command, ld.output, env)
+
+    # Correctness, cheaply: every SpecDecoding / stats line of the file became exactly one event.
+    counts = event_counts(ld.output)
+    checks = [
+        (needle, count_lines_with(log, needle), counts.get(kind, 0), kind) for needle, kind in CHECKED_LINES.items()
+    ]
+    ok = all(lines == events for _, lines, events, _ in checks)
+
+    ratio = ld.best.wall_s / grep.best.wall_s
+    round_ratios = [b.wall_s / a.wall_s for a, b in zip(grep.runs, ld.runs, strict=True)]
+    rss_mb = ld.best.maxrss_kib * 1024 / 1e6
+    tree_mb = tree_peak_kib * 1024 / 1e6
+    info = machine()
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    rel_log = log.relative_to(REPO) if log.is_relative_to(REPO) else log
+
+    def verdict(good: bool) -> str:
+        return "met" if good else "**missed**"
+
+    block = f"""### {mib(size)} vLLM serving log, {when}
+
+Input: `{rel_log}` ({size:,} bytes, {physical_lines(log):,} lines, seed {args.seed}); {keyword_count()} logdoctor keywords.
+Machine: {info["nproc"]} CPUs ({info["cpu"]}), {info["memory"]} RAM, Linux {info["kernel"]}, Python {info["python"]}, {info["grep"]}.
+Best of {args.runs} alternating rounds; output to files in `bench/out/`.
+
+| command | best wall | user+sys (best run) | peak RSS | output |
+|---|---:|---:|---:|---:|
+| `LC_ALL=C grep -E '<story pattern>' FILE > out` | {grep.best.wall_s:.2f} s | {grep.best.user_s + grep.best.sys_s:.2f} s | {grep.best.maxrss_kib / 1024:.1f} MiB | {mib(grep.output.stat().st_size)} |
+| `logdoctor parse FILE --format jsonl > out` | {ld.best.wall_s:.2f} s | {ld.best.user_s + ld.best.sys_s:.2f} s | {ld.best.maxrss_kib / 1024:.1f} MiB | {mib(ld.output.stat().st_size)} |
+
+- **logdoctor / grep wall: {ratio:.2f}×** (target ≤ {TARGET_RATIO:.0f}×: {verdict(ratio <= TARGET_RATIO)}); per round: {", ".join(f"{r:.2f}×" for r in round_ratios)}.
+- **logdoctor peak RSS: {tree_mb:.0f} MB** summed over its process tree (sampled every {SAMPLE_INTERVAL_S * 1000:.0f} ms: {", ".join(f"{name} {kib / 1024:.1f} MiB" for name, kib in sorted(per_name.items()))}); ru_maxrss of the largest single process {rss_mb:.0f} MB, by {rusage_method()} (target ≤ {TARGET_RSS_MB:.0f} MB: {verdict(max(tree_mb, rss_mb) <= TARGET_RSS_MB)}).
+- Events: {sum(counts.values()):,} ({", ".join(f"{k} {v:,}" for k, v in counts.most_common())}).
+- Check: {"; ".join(f"`{needle}` lines {lines:,} = {kind} events {events:,}" if lines == events else f"`{needle}` lines {lines:,} ≠ {kind} events {events:,}" for needle, lines, events, kind in checks)}: {"ok" if ok else "**FAILED**"}.
+"""
+    print(block)
+    if args.record:
+        text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+        DOC.write_text(text.rstrip("\n") + "\n\n" + block, encoding="utf-8")
+        print(f"appended to {DOC.relative_to(REPO)}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Run rules against a profile: outcome, score, explanation, evidence, ranking.
+
+Score (0-100) = impact x evidence strength. Strength comes from the rule's score curve: a smooth
+S-curve through 0.25 at `info` and 0.75 at `warn` (JMC-style), so a value twice as far past `warn`
+scores higher, and the working is shown next to every finding:
+
+    impact 90 x strength 0.96 (mean(spec.acceptance_length) = 1.08; info 2.5, warn 1.3) = 86
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Any
+
+from logdoctor.engine.conditions import MISSING, Node
+from logdoctor.engine.result import (
+    SEVERITY_ORDER,
+    Evidence,
+    Finding,
+    RuleOutcome,
+    Verdict,
+    severity_for,
+)
+from logdoctor.engine.rules import LoadedRule, ScoreCurve
+from logdoctor.engine.suppress import Suppressions
+from logdoctor.facts import FACTS, Profile
+
+TextLookup = Callable[[str, int], str | None]
+MAX_EVIDENCE = 6
+HEALTHY_BELOW = 50
+
+
+def strength(value: float, curve: ScoreCurve) -> float:
+    """0.25 at curve.info, 0.75 at curve.warn; monotone, bounded in (0, 1)."""
+    t = (value - curve.info) / (curve.warn - curve.info)
+    t = max(min(t, 20.0), -20.0)
+    return 1.0 / (1.0 + math.pow(3.0, -(2.0 * t - 1.0)))
+
+
+def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Profile) -> str:
+    out: list[str] = []
+    for text, node, spec in parts:
+        out.append(text)
+        if node is None:
+            continue
+        value = node.eval(profile)
+        out.append(_format(value, spec))
+    return "".join(out)
+
+
+def _format(value: Any, spec: str) -> str:
+    if value is MISSING or value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and not spec:
+        return f"{value:.0f}" if value.is_integer() else f"{value:.3g}"
+    if isinstance(value, list):
+        return ", ".join(_format(v, spec) for v in value[:16]) + (" ..." if len(value) > 16 else "")
+    try:
+        return format(value, spec)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _evidence(item: LoadedRule, profile: Profile, lookup: TextLookup) -> list[Evidence]:
+    names = item.rule.evidence or sorted(item.facts(), key=lambda n: (n not in item.rule.requires, n))
+    seen: set[tuple[str, int]] = set()
+    out: list[Evidence] = []
+    for name in names:
+        fact = profile.facts.get(name)
+        if fact is None:
+            continue
+        for ref in fact.refs:
+            key = (ref.source, ref.line)
+            if key in seen:
+                continue
+            seen.add(key)
+            text = lookup(ref.source, ref.line)
+            if text is None:
+                continue
+            out.append(Evidence(source=ref.source, line=ref.line, end_line=ref.end_line, text=text))
+            if len(out) >= MAX_EVIDENCE:
+                return out
+    return out
+
+
+def _hint(names: Sequence[str]) -> list[str]:
+    hints: list[str] = []
+    for name in names:
+        hint = FACTS[name].hint
+        if hint and hint not in hints:
+            hints.append(hint)
+    return hints
+
+
+def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tuple[RuleOutcome, Finding | None]:
+    rule = item.rule
+    base = {"rule": rule.id, "cause": rule.cause, "title": rule.title}
+    if profile.engine in ("vllm", "sglang", "nccl") and profile.engine not in rule.engines:
+        return RuleOutcome(**base, outcome="not_applicable", reason=f"rule is for {', '.join(rule.engines)}"), None
+    missing = [name for name in rule.requires if not profile.has(name)]
+    if missing:
+        return (
+            RuleOutcome(
+                **base,
+                outcome="insufficient_data",
+                reason="needs " + ", ".join(missing),
+                missing=missing,
+                hints=_hint(missing),
+            ),
+            None,
+        )
+    verdict = item.when.eval(profile)
+    if verdict is None:
+        absent = sorted(n for n in item.when.facts() if not profile.has(n))
+        return (
+            RuleOutcome(
+                **base,
+                outcome="insufficient_data",
+                reason="could not decide: " + (", ".join(absent) + " missing" if absent else "values unknown"),
+                missing=absent,
+                hints=_hint(absent),
+            ),
+            None,
+        )
+    if verdict is False:
+        if item.ruled_out_when is None or item.ruled_out_when.eval(profile) is True:
+            return RuleOutcome(**base, outcome="ruled_out", reason="condition not met: " + rule.when), None
+        absent = sorted(n for n in item.ruled_out_when.facts() if not profile.has(n))
+        return (
+            RuleOutcome(
+                **base,
+                outcome="insufficient_data",
+                reason="not fired, but not clearly ruled out either",
+                missing=absent,
+                hints=_hint(absent),
+            ),
+            None,
+        )
+    strength_value = 1.0
+    working = f"impact {rule.impact}"
+    if rule.score is not None and item.metric is not None:
+        metric = item.metric.eval(profile)
+        if isinstance(metric, int | float) and not isinstance(metric, bool):
+            strength_value = strength(float(metric), rule.score)
+            working += (
+                f" x strength {strength_value:.2f} ({rule.score.metric} = {_format(float(metric), '')}; "
+                f"info {rule.score.info:g}, warn {rule.score.warn:g})"
+            )
+        else:
+            strength_value = 0.75
+            working += f" x strength 0.75 ({rule.score.metric} unknown)"
+    score = max(1, min(100, round(rule.impact * strength_value)))
+    working += f" = {score}"
+    finding = Finding(
+        cause=rule.cause,
+        rule=rule.id,
+        title=rule.title,
+        score=score,
+        severity=severity_for(score),
+        explanation=render_template(item.templates["explain"], profile),
+        working=working,
+        estimate=render_template(item.templates["estimate"], profile) if "estimate" in item.templates else None,
+        evidence=_evidence(item, profile, lookup),
+        fix=rule.fix.for_engine(profile.engine),
+        references=list(rule.references),
+        status=rule.status,
+    )
+    return RuleOutcome(**base, outcome="fired", reason=finding.explanation), finding
+
+
+def evaluate(
+    rules: Sequence[LoadedRule],
+    profile: Profile,
+    lookup: TextLookup,
+    suppressions: Suppressions | None = None,
+    today: date | None = None,
+) -> tuple[list[Finding], list[RuleOutcome], list[str]]:
+    """All rules against one profile. Returns ranked findings, every outcome, and suppression warnings."""
+    findings: list[Finding] = []
+    outcomes: list[RuleOutcome] = []
+    for item in rules:
+        if item.rule.status == "deprecated":
+            continue
+        outcome, finding = evaluate_rule(item, profile, lookup)
+        if finding is not None and suppressions is not None:
+            why = suppressions.match(finding.rule, finding.cause, today)
+            if why is not None:
+                outcome = outcome.model_copy(update={"outcome": "suppressed", "reason": why})
+                finding = None
+        outcomes.append(outcome)
+        if finding is not None:
+            findings.append(finding)
+    findings.sort(key=lambda f: (-f.score, -SEVERITY_ORDER[f.severity], f.cause, f.rule))
+    warnings = suppressions.warnings(today) if suppressions is not None else []
+    return findings, outcomes, warnings
+
+
+def verdict_for(findings: Sequence[Finding], outcomes: Sequence[RuleOutcome]) -> Verdict:
+    passed = sum(1 for o in outcomes if o.outcome == "ruled_out")
+    unknown = sum(1 for o in outcomes if o.outcome == "insufficient_data")
+    serious = [f for f in findings if f.score >= HEALTHY_BELOW]
+    if not serious:
+        minor = f", {len(findings)} minor finding(s)" if findings else ""
+        return Verdict(healthy=True, summary=f"healthy: {passed} checks passed, {unknown} could not run{minor}")
+    top = serious[0]
+    return Verdict(
+        healthy=False,
+        summary=f"{len(serious)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}",
+    )

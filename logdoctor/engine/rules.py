@@ -1,0 +1,319 @@
+"""Rule files: schema, loading, validation. One YAML file a rule; every error carries file:line:column.
+
+    id: vllm-eager-decode
+    cause: cuda-graphs-disabled
+    title: Decode runs eagerly (no CUDA graphs)
+    engines: [vllm, sglang]
+    requires: [cuda_graphs.enabled]
+    when: "not cuda_graphs.enabled"
+    impact: 90
+    explain: "CUDA graphs are off ({cuda_graphs.mode}) ..."
+    fix: {vllm: ["remove --enforce-eager"], sglang: ["remove --disable-cuda-graph"]}
+
+All errors of a rule set are collected in one pass (pySigma style) and raised together.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression
+from logdoctor.errors import RuleError
+from logdoctor.facts import FACTS
+
+CAUSES: tuple[str, ...] = (
+    "cuda-graphs-disabled",
+    "custom-allreduce-disabled",
+    "nccl-no-p2p",
+    "tp-over-slow-link",
+    "spec-low-acceptance",
+    "spec-net-loss",
+    "attention-backend-fallback",
+    "kv-cache-pressure",
+    "mamba-hybrid-issue",
+    "torch-compile-or-warmup",
+    "quantization-kernel-fallback",
+    "cpu-offload-or-swap",
+    "chunked-prefill-or-batching-config",
+    "no-gpu-backend",
+    "engine-failure",
+)
+
+EngineName = Literal["vllm", "sglang", "nccl"]
+
+
+def _known_fact(name: str) -> str:
+    if name not in FACTS:
+        close = difflib.get_close_matches(name, sorted(FACTS), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ValueError(f"unknown fact '{name}'{hint}")
+    return name
+
+
+FactName = Annotated[str, AfterValidator(_known_fact)]
+_PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
+_FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
+
+
+class ScoreCurve(BaseModel):
+    """Evidence strength from one metric: 0.25 at `info`, 0.75 at `warn`, a smooth S-curve around them.
+
+    `info > warn` means lower is worse (acceptance length); `info < warn` means higher is worse (KV usage)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    metric: str
+    info: float
+    warn: float
+
+    @model_validator(mode="after")
+    def _distinct(self) -> ScoreCurve:
+        if self.info == self.warn:
+            raise ValueError("info and warn must differ")
+        return self
+
+
+class Sample(BaseModel):
+    """Lines that must make the rule fire (or not, with `fires: false`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    fires: bool = True
+    engine: EngineName | None = None
+
+
+class Fix(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    vllm: list[str] = Field(default_factory=list)
+    sglang: list[str] = Field(default_factory=list)
+    nccl: list[str] = Field(default_factory=list)
+
+    def for_engine(self, engine: str) -> list[str]:
+        value = getattr(self, engine, None)
+        if value:
+            return list(value)
+        return [*self.vllm, *self.sglang, *self.nccl] if engine not in ("vllm", "sglang", "nccl") else []
+
+
+class Rule(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    cause: str
+    title: str
+    engines: list[EngineName]
+    status: Literal["stable", "test", "experimental", "deprecated"] = "test"
+    requires: list[FactName] = Field(default_factory=list)
+    when: str
+    ruled_out_when: str | None = None
+    impact: int = Field(ge=1, le=100)
+    score: ScoreCurve | None = None
+    explain: str
+    estimate: str | None = None
+    fix: Fix = Field(default_factory=Fix)
+    evidence: list[FactName] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=list)
+    samples: list[Sample] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    description: str | None = None
+
+    @field_validator("cause")
+    @classmethod
+    def _known_cause(cls, value: str) -> str:
+        if value not in CAUSES:
+            raise ValueError(f"unknown cause '{value}' (see CAUSES.md: {', '.join(CAUSES)})")
+        return value
+
+
+@dataclass
+class LoadedRule:
+    """A validated rule with its conditions compiled, and where it came from."""
+
+    rule: Rule
+    path: str
+    when: Node
+    ruled_out_when: Node | None
+    metric: Node | None
+    templates: dict[str, list[tuple[str, Node | None, str]]]
+    builtin: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+    def facts(self) -> set[str]:
+        names = set(self.when.facts())
+        if self.ruled_out_when is not None:
+            names |= self.ruled_out_when.facts()
+        return names
+
+
+def _locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
+    """Line and column (1-based) of a path inside a composed YAML document (of its key with `key`)."""
+    if node is None:
+        return 1, 1
+    current: yaml.Node = node
+    for index, part in enumerate(loc):
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value in current.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == part:
+                    current = key_node if key and index == len(loc) - 1 else value
+                    break
+            else:
+                break
+        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and part < len(current.value):
+            current = current.value[part]
+        else:
+            break
+    return current.start_mark.line + 1, current.start_mark.column + 1
+
+
+def _value_column(node: yaml.Node | None, key: str) -> tuple[int, int, bool]:
+    """Line/column of a scalar value, and whether it is a plain/quoted single-line scalar (columns map 1:1)."""
+    if not isinstance(node, yaml.MappingNode):
+        return 1, 1, False
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            single = (
+                isinstance(v, yaml.ScalarNode)
+                and v.style in (None, "", "'", '"')
+                and v.start_mark.line == v.end_mark.line
+            )
+            offset = 1 if isinstance(v, yaml.ScalarNode) and v.style in ("'", '"') else 0
+            return v.start_mark.line + 1, v.start_mark.column + 1 + offset, single
+    return 1, 1, False
+
+
+def _compile_template(text: str) -> list[tuple[str, Node | None, str]]:
+    """Split `mean length {mean(spec.acceptance_length):.2f}` into literal text and parsed expressions."""
+    parts: list[tuple[str, Node | None, str]] = []
+    pos = 0
+    for m in _PLACEHOLDER_RE.finditer(text):
+        parts.append((text[pos : m.start()], None, ""))
+        inner = _FORMAT_SPEC_RE.match(m.group(1))
+        assert inner is not None
+        expr, spec = inner.group(1), inner.group(2) or ""
+        parts.append(("", parse_expression(expr.strip()), spec))
+        pos = m.end()
+    parts.append((text[pos:], None, ""))
+    return parts
+
+
+def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | None:
+    display = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        errors.append(f"{display}:1:1: cannot read: {exc.strerror or exc}")
+        return None
+    try:
+        data = yaml.safe_load(text)
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        errors.append(f"{display}:{line}:{col}: invalid YAML: {getattr(exc, 'problem', exc)}")
+        return None
+    if not isinstance(data, dict):
+        errors.append(f"{display}:1:1: a rule file must be a mapping")
+        return None
+    try:
+        rule = Rule.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            where_path = [str(x) if not isinstance(x, int) else x for x in err["loc"]]
+            line, col = _locate(tree, where_path, key=err["type"] == "extra_forbidden")
+            where = ".".join(str(x) for x in err["loc"]) or "rule"
+            message = err["msg"].removeprefix("Value error, ")
+            errors.append(f"{display}:{line}:{col}: {where}: {message}")
+        return None
+    compiled: dict[str, Node | None] = {}
+    failed = False
+    for key in ("when", "ruled_out_when"):
+        source = getattr(rule, key)
+        if source is None:
+            compiled[key] = None
+            continue
+        try:
+            compiled[key] = parse_condition(source)
+        except ConditionError as exc:
+            line, col, single = _value_column(tree, key)
+            errors.append(f"{display}:{line}:{col + exc.column - 1 if single else col}: {key}: {exc}")
+            failed = True
+    metric: Node | None = None
+    if rule.score is not None:
+        try:
+            metric = parse_expression(rule.score.metric)
+        except ConditionError as exc:
+            line, col = _locate(tree, ["score", "metric"])
+            errors.append(f"{display}:{line}:{col}: score.metric: {exc}")
+            failed = True
+    templates: dict[str, list[tuple[str, Node | None, str]]] = {}
+    for key in ("explain", "estimate"):
+        source = getattr(rule, key)
+        if source is None:
+            continue
+        try:
+            templates[key] = _compile_template(source)
+        except ConditionError as exc:
+            line, col = _locate(tree, [key])
+            errors.append(f"{display}:{line}:{col}: {key}: {exc}")
+            failed = True
+    if failed:
+        return None
+    when = compiled["when"]
+    assert when is not None
+    return LoadedRule(rule, display, when, compiled["ruled_out_when"], metric, templates, builtin)
+
+
+def builtin_rules_dir() -> Path:
+    return Path(str(resources.files("logdoctor._rules")))
+
+
+def rule_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*.yaml") if p.is_file())
+
+
+def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> list[LoadedRule]:
+    """Load the built-in rules (unless disabled) and every `*.yaml` under the given directories.
+
+    Raises RuleError listing every problem (file:line:col) when any file is invalid or ids collide."""
+    errors: list[str] = []
+    loaded: list[LoadedRule] = []
+    sources: list[tuple[Path, bool]] = []
+    if builtin:
+        sources.append((builtin_rules_dir(), True))
+    for directory in directories:
+        if not directory.is_dir():
+            errors.append(f"{directory}:1:1: not a directory of rule files")
+            continue
+        sources.append((directory, False))
+    for directory, is_builtin in sources:
+        for path in rule_files(directory):
+            item = _load_file(path, is_builtin, errors)
+            if item is not None:
+                loaded.append(item)
+    seen: dict[str, str] = {}
+    for item in loaded:
+        if item.id in seen:
+            errors.append(f"{item.path}:1:1: duplicate rule id '{item.id}' (also in {seen[item.id]})")
+        else:
+            seen[item.id] = item.path
+    if errors:
+        raise RuleError(f"{len(errors)} problem(s) in rule files:\n  " + "\n  ".join(errors))
+    return loaded
+
+
+def rule_as_dict(item: LoadedRule) -> dict[str, Any]:
+    return item.rule.model_dump(mode="json", exclude_none=True)

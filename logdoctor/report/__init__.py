@@ -1,0 +1,1 @@
+"""Renderers of one result model (engine.result.Diagnosis): rich terminal, JSON, Markdown."""

@@ -1,0 +1,86 @@
+"""The rich terminal report: ranked findings with evidence and fixes, then ruled out and could-not-check."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from logdoctor.engine.result import Diagnosis, Finding
+
+EVIDENCE_SHOWN = 4
+# Display only: drop a `(Proc pid=N) LEVEL MM-DD HH:MM:SS [file.py:N] ` header so the message fits one line.
+_HEADER_RE = re.compile(
+    r"^(?:\([^()]*pid=\d+[^()]*\)\s*)*(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]\s]+\] )?"
+)
+
+
+def _short(source: str) -> str:
+    return source.rsplit("/", 1)[-1]
+
+
+_SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+
+
+def _finding_panel(index: int, f: Finding) -> Panel:
+    parts: list[Text | Table] = []
+    parts.append(Text.from_markup(f"[bold]{escape(f.explanation)}[/bold]"))
+    if f.estimate:
+        parts.append(Text.from_markup(f"[italic]estimated effect:[/italic] {escape(f.estimate)}"))
+    if f.evidence:
+        ev = Table.grid(padding=(0, 1))
+        labels = [f"{_short(e.source)}:{e.line}" for e in f.evidence[:EVIDENCE_SHOWN]]
+        ev.add_column(style="cyan", no_wrap=True, min_width=max(len(label) for label in labels))
+        ev.add_column(no_wrap=True, overflow="ellipsis")
+        for label, e in zip(labels, f.evidence, strict=False):
+            ev.add_row(label, escape(_HEADER_RE.sub("", e.text, count=1)))
+        if len(f.evidence) > EVIDENCE_SHOWN:
+            ev.add_row("", Text(f"... {len(f.evidence) - EVIDENCE_SHOWN} more (--format json)", style="dim"))
+        parts.append(Text("evidence", style="dim"))
+        parts.append(ev)
+    if f.fix:
+        parts.append(Text("fix", style="dim"))
+        for step in f.fix:
+            parts.append(Text(f"  {step}", style="green"))
+    parts.append(Text(f.working, style="dim"))
+    title = Text.assemble(
+        (f"{index}. ", "bold"),
+        (f"[{f.score:3d}] ", _SEVERITY_STYLE[f.severity]),
+        (f"{f.cause}", "bold"),
+        (f"  {f.title}", ""),
+    )
+    return Panel(Group(*parts), title=title, title_align="left", border_style=_SEVERITY_STYLE[f.severity])
+
+
+def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) -> None:
+    version = f" {d.engine.version}" if d.engine.version else ""
+    names = ", ".join(s.name for s in d.sources)
+    console.print(Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}"))
+    style = "bold green" if d.verdict.healthy else "bold red"
+    console.print(Text(d.verdict.summary, style=style))
+    console.print()
+    for index, finding in enumerate(d.findings, start=1):
+        console.print(_finding_panel(index, finding))
+    if d.ruled_out:
+        console.print(Text(f"Ruled out ({len(d.ruled_out)}):", style="bold"))
+        console.print(Text("  " + ", ".join(sorted({o.cause for o in d.ruled_out})), style="dim"))
+    if d.insufficient_data:
+        console.print(Text(f"Could not check ({len(d.insufficient_data)}):", style="bold"))
+        shown = d.insufficient_data if verbose else d.insufficient_data[:8]
+        for o in shown:
+            hint = f" ({o.hints[0]})" if o.hints and verbose else ""
+            console.print(Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"))
+        if len(shown) < len(d.insufficient_data):
+            console.print(Text(f"  ... {len(d.insufficient_data) - len(shown)} more (--verbose)", style="dim"))
+    if d.suppressed:
+        console.print(
+            Text(f"Suppressed ({len(d.suppressed)}): " + ", ".join(o.rule for o in d.suppressed), style="dim")
+        )
+    for warning in d.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))
+    for error in d.errors:
+        console.print(Text(f"error: {error.get('host', '')}: {error.get('error', '')}", style="red"))

@@ -1,0 +1,157 @@
+"""The diagnosis pipeline as one function: numbered lines of one deployment in, a Diagnosis out.
+
+Used by `logdoctor diagnose`, `logdoctor diff`, `logdoctor test` and `logdoctor.testing`, so every
+entry point runs exactly the same stages:
+
+    lines -> parse.EventStream -> facts.build_profile -> engine.evaluate -> engine.result.Diagnosis
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from logdoctor import __version__
+from logdoctor.engine.evaluate import evaluate, verdict_for
+from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, SourceReport
+from logdoctor.engine.rules import LoadedRule
+from logdoctor.engine.suppress import Suppressions
+from logdoctor.events import EventBase
+from logdoctor.facts import Profile, build_profile
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.pipeline import EventStream, SourceStats
+
+
+@dataclass
+class LineSource:
+    """One input of a deployment: a name and its numbered lines (already prefiltered or not)."""
+
+    name: str
+    lines: Iterable[tuple[int, str]]
+    kind: str = "file"
+    host: str | None = None
+    path: str | None = None
+    # Called after the lines are consumed, to fill in what only the reader knows (bytes, total lines).
+    finish: Callable[[SourceStats], None] | None = None
+
+
+@dataclass
+class Parsed:
+    """Everything parsed from the sources of one deployment."""
+
+    events: list[EventBase]
+    stats: list[SourceStats]
+    detections: list[Detection]
+    texts: dict[str, dict[int, str]] = field(default_factory=dict)
+
+    def lookup(self, source: str, line: int) -> str | None:
+        return self.texts.get(source, {}).get(line)
+
+    @property
+    def engine(self) -> str:
+        serving = [d.engine for d in self.detections if d.engine in ("vllm", "sglang")]
+        if serving:
+            return serving[0]
+        others = [d.engine for d in self.detections if d.engine != "unknown"]
+        return others[0] if others else "unknown"
+
+    @property
+    def version(self) -> str | None:
+        for d in self.detections:
+            if d.engine == self.engine and d.version:
+                return d.version
+        return None
+
+
+def parse_sources(sources: Sequence[LineSource], engine: str | None = None) -> Parsed:
+    events: list[EventBase] = []
+    stats: list[SourceStats] = []
+    detections: list[Detection] = []
+    texts: dict[str, dict[int, str]] = {}
+    for source in sources:
+        stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
+        stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
+        events.extend(stream)
+        if source.finish is not None:
+            source.finish(stat)
+        stats.append(stat)
+        detections.append(stream.detection)
+        texts[source.name] = stream.texts or {}
+    return Parsed(events, stats, detections, texts)
+
+
+def profile_of(parsed: Parsed, engine: str | None = None) -> Profile:
+    forced = engine if engine not in (None, "auto") else None
+    return build_profile(parsed.events, engine=forced or parsed.engine, version=parsed.version)
+
+
+def source_report(stat: SourceStats) -> SourceReport:
+    return SourceReport(
+        name=stat.name,
+        kind=stat.kind,
+        bytes_read=stat.bytes_read,
+        lines=stat.lines,
+        events=stat.events,
+        unrecognised=stat.unrecognised,
+        prefiltered=stat.prefiltered,
+        host=stat.host,
+        path=stat.path,
+        bytes_transferred=stat.bytes_transferred,
+    )
+
+
+def _fact_values(profile: Profile) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in sorted(profile.facts):
+        value = profile.facts[name].value
+        if isinstance(value, list) and len(value) > 50:
+            value = [*value[:50], f"... {len(value) - 50} more"]
+        out[name] = value
+    return out
+
+
+def diagnose_parsed(
+    parsed: Parsed,
+    rules: Sequence[LoadedRule],
+    *,
+    engine: str | None = None,
+    suppressions: Suppressions | None = None,
+    today: date | None = None,
+) -> tuple[Diagnosis, Profile]:
+    profile = profile_of(parsed, engine)
+    findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
+
+    def pick(kind: str) -> list[RuleOutcome]:
+        return [o for o in outcomes if o.outcome == kind]
+
+    detection: list[str] = []
+    for stat, det in zip(parsed.stats, parsed.detections, strict=True):
+        detection.extend(f"{stat.name}: {reason}" for reason in det.reasons())
+    diagnosis = Diagnosis(
+        tool={"name": "logdoctor", "version": __version__},
+        sources=[source_report(s) for s in parsed.stats],
+        engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
+        verdict=verdict_for(findings, outcomes),
+        findings=findings,
+        ruled_out=pick("ruled_out"),
+        insufficient_data=pick("insufficient_data"),
+        not_applicable=pick("not_applicable"),
+        suppressed=pick("suppressed"),
+        warnings=warnings,
+        facts=_fact_values(profile),
+    )
+    return diagnosis, profile
+
+
+def diagnose_sources(
+    sources: Sequence[LineSource],
+    rules: Sequence[LoadedRule],
+    *,
+    engine: str | None = None,
+    suppressions: Suppressions | None = None,
+) -> Diagnosis:
+    parsed = parse_sources(sources, engine)
+    diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+    return diagnosis

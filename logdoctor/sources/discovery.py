@@ -1,0 +1,641 @@
+"""What the SSH collector runs on a host, and how it reads the answers.
+
+Every remote command is `[sudo -n] sh -c SCRIPT sh ARG...`: SCRIPT is one of the constant POSIX shell
+scripts below (it never contains a user-supplied value), and every value (a path, a glob, a keyword,
+a container id) travels as a separately `shlex.quote`d positional argument. Paths reach commands only
+as `"$f"` in a redirection, globs are expanded with `IFS=` from an unquoted variable (so `$(...)`,
+`;` or a newline inside a name is matched as text, never run). Tools used on the host: sh, grep, awk,
+od, tr, wc, gzip, find, readlink, head, ls (plus docker/podman, systemctl/journalctl, nvidia-smi and
+python when present). Nothing is installed or written on the host.
+
+Scripts print records framed by NUL bytes (`kind:value\\0`), so a file name with a newline survives:
+
+    proc:4242:python -m vllm serve Qwen/Qwen3-8B --port 8000
+    fd:4242:1:/root/vllm-serve.log
+    file:/var/log/sglang/server.log.1
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+# Command lines that identify a serving process (the host's /proc/PID/cmdline, NULs as spaces).
+SERVER_PATTERNS = (
+    "vllm serve",
+    "vllm.entrypoints",
+    "vllm/entrypoints",
+    "sglang.launch_server",
+    "sglang serve",
+    "sglang.srt.entrypoints",
+)
+ENGINE_RE = re.compile(r"vllm|sglang", re.IGNORECASE)
+SEARCH_DEPTH = 3
+FACT_LIMIT = 256 * 1024  # bytes kept of one host-fact command's output
+
+# --- scripts ------------------------------------------------------------------------------------
+
+PROBE_SCRIPT = r"""# logdoctor probe: who am I, where is home, which tools exist
+printf '\000'
+printf 'home:%s\000' "$HOME"
+printf 'user:%s\000' "$(id -un 2>/dev/null)"
+for t in grep awk od tr wc gzip find readlink head ls sudo docker podman systemctl journalctl nvidia-smi python3; do
+  command -v "$t" >/dev/null 2>&1 && printf 'tool:%s\000' "$t"
+done
+exit 0
+"""
+
+SUDO_PROBE = "sudo -n true"
+
+_CASE_PATTERNS = "|".join(f"*{shlex.quote(p)}*" for p in SERVER_PATTERNS)
+
+DISCOVERY_SCRIPT = (
+    r"""# logdoctor-discovery: find vLLM/SGLang logs (read-only); $1 = the login user's home
+home=$1
+LC_ALL=C
+export LC_ALL
+printf '\000'
+me=$$
+printf 'searched:processes\000'
+for c in $(grep -l -a -i -e vllm -e sglang /proc/[0-9]*/cmdline 2>/dev/null); do
+  d=${c%/cmdline}
+  pid=${d#/proc/}
+  [ "$pid" = "$me" ] && continue
+  cmd=$(tr '\000' ' ' 2>/dev/null < "$c") || continue
+  case $cmd in
+    *logdoctor-discovery*|'') continue ;;
+    """
+    + _CASE_PATTERNS
+    + r""") ;;
+    *) continue ;;
+  esac
+  printf 'proc:%s:%s\000' "$pid" "$cmd"
+  ppid=$(grep '^PPid:' "$d/status" 2>/dev/null | tr -dc '0-9')
+  printf 'ppid:%s:%s\000' "$pid" "$ppid"
+  a0=$(tr '\000' '\n' 2>/dev/null < "$c" | head -n 1)
+  printf 'argv0:%s:%s\000' "$pid" "$a0"
+  if exe=$(readlink "$d/exe" 2>/dev/null); then printf 'exe:%s:%s\000' "$pid" "$exe"; fi
+  if cg=$(tr '\n' ' ' 2>/dev/null < "$d/cgroup"); then printf 'cgroup:%s:%s\000' "$pid" "$cg"; fi
+  for fd in 1 2; do
+    if t=$(readlink "$d/fd/$fd" 2>/dev/null); then
+      printf 'fd:%s:%s:%s\000' "$pid" "$fd" "$t"
+      case $t in
+        /dev/*) ;;
+        /*)
+          b=${t% (deleted)}
+          for s in "$b".[0-9]* "$b"-[0-9]*; do
+            if [ -f "$s" ]; then printf 'rotated:%s\000' "$s"; fi
+          done ;;
+      esac
+    else
+      printf 'fddenied:%s:%s\000' "$pid" "$fd"
+    fi
+  done
+done
+dirs=$home
+if [ "$home" != /root ] && [ -r /root ] && [ -x /root ]; then dirs="$dirs
+/root"; fi
+dirs="$dirs
+/var/log"
+IFS='
+'
+for dir in $dirs; do
+  unset IFS
+  [ -n "$dir" ] && [ -d "$dir" ] || continue
+  printf 'searched:dir:%s\000' "$dir"
+  find "$dir" -xdev -maxdepth """
+    + str(SEARCH_DEPTH)
+    + r""" -type f \( -name '*[vV][lL][lL][mM]*' -o -name '*[sS][gG][lL][aA][nN][gG]*' \) \( -name '*.log' -o -name '*.log.[0-9]*' -o -name '*.log-[0-9]*' \) -exec printf 'file:%s\000' {} + 2>/dev/null
+done
+unset IFS
+for rt in docker podman; do
+  command -v "$rt" >/dev/null 2>&1 || continue
+  printf 'searched:runtime:%s\000' "$rt"
+  if out=$("$rt" ps --no-trunc --format '{{.ID}}|{{.Image}}|{{.Names}}|{{.Command}}' 2>&1 </dev/null); then
+    printf 'containers:%s:%s\000' "$rt" "$out"
+  else
+    printf 'runtime-error:%s:%s\000' "$rt" "$out"
+  fi
+done
+if command -v systemctl >/dev/null 2>&1; then
+  if out=$(systemctl list-units --all --type=service --no-legend --plain --no-pager 2>/dev/null </dev/null); then
+    printf 'searched:systemd\000'
+    printf 'units:%s\000' "$out"
+  fi
+fi
+exit 0
+"""
+)
+
+LIST_SCRIPT = r"""# logdoctor list: expand the --log paths and globs on the host ($1... = patterns)
+LC_ALL=C
+export LC_ALL
+printf '\000'
+i=0
+for p do
+  i=$((i + 1))
+  case $p in
+    '~') p=$HOME ;;
+    '~/'*) p=$HOME/${p#??} ;;
+  esac
+  n=0
+  IFS=
+  for f in $p; do
+    if [ -e "$f" ] || [ -L "$f" ]; then
+      n=$((n + 1))
+      printf 'match:%s:%s\000' "$i" "$f"
+    fi
+  done
+  unset IFS
+  if [ "$n" -eq 0 ]; then
+    if ls -d -- "$p" 2>&1 | grep -q 'Permission denied'; then r=permission; else r=not-found; fi
+    printf 'nomatch:%s:%s\000' "$i" "$r"
+  fi
+done
+exit 0
+"""
+
+# awk: keep at most `max` bytes of `N:text` lines: the first half as they come, then the newest
+# lines that fit in what is left; say how many lines were skipped in between.
+_CAP_AWK = r"""BEGIN { half = int(max / 2) }
+/^#logdoctor-/ { print; next }
+{
+  n = length($0) + 1
+  if (!tailing && used + n <= half) { print; used += n; next }
+  tailing = 1
+  buf[t] = $0; bl[t] = n; t++; tb += n
+  while (h < t && tb > max - used) { tb -= bl[h]; sb += bl[h]; delete buf[h]; delete bl[h]; h++; sk++ }
+}
+END {
+  if (sk > 0) print "#logdoctor-skipped " sk " " sb
+  for (i = h; i < t; i++) print buf[i]
+}"""
+
+# awk: grep -n -F for streams (docker logs, journalctl), counting the bytes scanned.
+_FILTER_AWK = r"""BEGIN { nk = split(ENVIRON["LOGDOCTOR_KEYWORDS"], kw, "\n") }
+{
+  bytes += length($0) + 1
+  if (nk == 0) { print NR ":" $0; next }
+  for (i = 1; i <= nk; i++) if (index($0, kw[i]) > 0) { print NR ":" $0; next }
+}
+END { print "#logdoctor-size " (bytes + 0) }"""
+
+_GREP_ARGS = r"""n=$#
+while [ "$n" -gt 0 ]; do set -- "$@" -e "$1"; shift; n=$((n - 1)); done
+[ "$#" -gt 0 ] || set -- -e ''
+"""
+
+READ_FILE_SCRIPT = (
+    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3... = keywords
+f=$1
+max=$2
+shift 2
+LC_ALL=C
+export LC_ALL
+if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
+if ! (: < "$f") 2>/dev/null; then
+  if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
+  exit 0
+fi
+size=$(wc -c < "$f")
+echo "#logdoctor-size $size"
+"""
+    + _GREP_ARGS
+    + r"""magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
+if [ "$magic" = 1f8b ]; then
+  echo '#logdoctor-gzip'
+  gzip -dc < "$f" | grep -a -n -F "$@" | awk -v max="$max" '"""
+    + _CAP_AWK
+    + r"""'
+else
+  grep -a -n -F "$@" < "$f" | awk -v max="$max" '"""
+    + _CAP_AWK
+    + r"""'
+fi
+"""
+)
+
+READ_STREAM_SCRIPT = (
+    r"""# logdoctor read-stream: $1 = docker|podman|journald, $2 = container or unit, $3 = byte budget, $4... = keywords
+kind=$1
+name=$2
+max=$3
+shift 3
+LC_ALL=C
+export LC_ALL
+LOGDOCTOR_KEYWORDS=$(printf '%s\n' "$@")
+export LOGDOCTOR_KEYWORDS
+case $kind in
+  docker|podman)
+    if ! err=$("$kind" inspect --format '{{.Id}}' "$name" 2>&1 >/dev/null </dev/null); then
+      printf '#logdoctor-error command %s\n' "$err" | head -n 1
+      exit 0
+    fi
+    "$kind" logs --timestamps "$name" 2>&1 </dev/null | awk '"""
+    + _FILTER_AWK
+    + r"""' | awk -v max="$max" '"""
+    + _CAP_AWK
+    + r"""' ;;
+  journald)
+    journalctl -u "$name" --no-pager -o short </dev/null | awk '"""
+    + _FILTER_AWK
+    + r"""' | awk -v max="$max" '"""
+    + _CAP_AWK
+    + r"""' ;;
+esac
+"""
+)
+
+FACT_SCRIPT = r"""# logdoctor host fact: run "$@" if the tool exists (127 = missing)
+command -v "$1" >/dev/null 2>&1 || exit 127
+exec "$@" </dev/null
+"""
+
+VERSIONS_SCRIPT = r"""# logdoctor engine versions: $1... = python interpreters to ask, best first
+prog='import importlib.metadata as m
+for n in ("vllm", "sglang"):
+    try:
+        print("Name: " + n + "\nVersion: " + m.version(n))
+    except Exception:
+        pass'
+for how in pip import; do
+  for py do
+    case $py in
+      /*) [ -x "$py" ] || continue ;;
+      *) command -v "$py" >/dev/null 2>&1 || continue ;;
+    esac
+    if [ "$how" = pip ]; then
+      out=$("$py" -m pip show vllm sglang 2>/dev/null </dev/null)
+    else
+      out=$("$py" -c "$prog" 2>/dev/null </dev/null)
+    fi
+    if [ -n "$out" ]; then
+      printf 'Python: %s\n%s\n' "$py" "$out"
+      exit 0
+    fi
+  done
+done
+exit 3
+"""
+
+CONTAINER_SCRIPT = r"""# logdoctor container check: is this host itself a container (LXC, docker, podman)?
+found=0
+if command -v systemd-detect-virt >/dev/null 2>&1; then
+  if v=$(systemd-detect-virt --container 2>/dev/null); then echo "container: $v (systemd-detect-virt)"; found=1; fi
+fi
+if [ -f /.dockerenv ]; then echo 'container: docker (/.dockerenv)'; found=1; fi
+if [ -f /run/.containerenv ]; then echo 'container: podman (/run/.containerenv)'; found=1; fi
+v=$(tr '\000' '\n' 2>/dev/null < /proc/1/environ | grep '^container=' | head -n 1)
+if [ -n "$v" ]; then echo "container: ${v#container=} (/proc/1/environ)"; found=1; fi
+if grep -q -e '/lxc' -e 'lxc.payload' /proc/1/cgroup 2>/dev/null; then echo 'container: lxc (/proc/1/cgroup)'; found=1; fi
+if [ "$found" = 0 ]; then echo 'container: none'; fi
+exit 0
+"""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A host-fact command whose whole output becomes a source (parsed by the host grammars)."""
+
+    name: str
+    argv: tuple[str, ...]
+
+
+FACTS = (
+    Fact("nvidia-smi-topo-m", ("nvidia-smi", "topo", "-m")),
+    Fact("nvidia-smi-topo-p2p-r", ("nvidia-smi", "topo", "-p2p", "r")),
+    Fact(
+        "nvidia-smi-query-gpu",
+        ("nvidia-smi", "--query-gpu=index,name,pci.bus_id,memory.total,driver_version", "--format=csv"),
+    ),
+)
+
+
+def remote_command(script: str, args: Sequence[str] = (), *, sudo: bool = False) -> str:
+    """The exact command string sent to the host: the script and each argument shell-quoted once."""
+    parts = ["sudo", "-n", "--"] if sudo else []
+    parts += ["sh", "-c", script, "sh", *args]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+# --- reading the answers --------------------------------------------------------------------------
+
+
+def records(data: bytes) -> list[tuple[str, str]]:
+    """`kind:value` records of a NUL-framed answer (anything a login script printed first is dropped)."""
+    out: list[tuple[str, str]] = []
+    chunks = data.split(b"\0")
+    for chunk in chunks[1:] if len(chunks) > 1 else chunks:
+        if not chunk:
+            continue
+        kind, sep, value = chunk.decode("utf-8", "surrogateescape").partition(":")
+        if sep:
+            out.append((kind, value))
+    return out
+
+
+def surrogate_safe(text: str) -> str:
+    """A str that encodes as UTF-8 (undecodable bytes of a remote name shown as U+FFFD)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+@dataclass
+class Probe:
+    home: str = ""
+    user: str = ""
+    tools: set[str] = field(default_factory=set)
+
+
+def parse_probe(data: bytes) -> Probe:
+    probe = Probe()
+    for kind, value in records(data):
+        if kind == "home":
+            probe.home = value
+        elif kind == "user":
+            probe.user = value
+        elif kind == "tool":
+            probe.tools.add(value)
+    return probe
+
+
+@dataclass
+class ServerProcess:
+    """A running vLLM/SGLang server process and where its output goes."""
+
+    pid: int
+    cmdline: str
+    ppid: int | None = None
+    argv0: str = ""
+    exe: str = ""
+    cgroup: str = ""
+    fds: dict[int, str] = field(default_factory=dict)
+    denied_fds: list[int] = field(default_factory=list)
+
+    def short(self, width: int = 80) -> str:
+        text = self.cmdline.strip()
+        return text if len(text) <= width else text[: width - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Container:
+    runtime: str
+    id: str
+    image: str
+    name: str
+    command: str
+
+
+@dataclass
+class Discovery:
+    processes: list[ServerProcess] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    rotated: list[str] = field(default_factory=list)
+    containers: list[Container] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _split_pid(value: str) -> tuple[int, str] | None:
+    pid, _, rest = value.partition(":")
+    return (int(pid), rest) if pid.isdigit() else None
+
+
+def parse_discovery(data: bytes) -> Discovery:
+    found = Discovery()
+    procs: dict[int, ServerProcess] = {}
+    for kind, value in records(data):
+        value = surrogate_safe(value)
+        if kind == "searched":
+            what, _, rest = value.partition(":")
+            if what == "processes":
+                found.searched.append("running processes whose command line contains " + ", ".join(SERVER_PATTERNS))
+            elif what == "dir":
+                found.searched.append(
+                    f"{rest}: *vllm*/*sglang* files named *.log, *.log.N, *.log-DATE (depth {SEARCH_DEPTH})"
+                )
+            elif what == "runtime":
+                found.searched.append(
+                    f"{rest} ps: running containers whose image, name or command mentions vllm/sglang"
+                )
+            elif what == "systemd":
+                found.searched.append("systemd services whose name or description mentions vllm/sglang")
+            continue
+        if kind == "proc":
+            parsed = _split_pid(value)
+            if parsed:
+                procs[parsed[0]] = ServerProcess(pid=parsed[0], cmdline=parsed[1].strip())
+            continue
+        if kind in ("ppid", "argv0", "exe", "cgroup"):
+            parsed = _split_pid(value)
+            if parsed is None or parsed[0] not in procs:
+                continue
+            proc = procs[parsed[0]]
+            if kind == "ppid":
+                proc.ppid = int(parsed[1]) if parsed[1].isdigit() else None
+            elif kind == "argv0":
+                proc.argv0 = parsed[1]
+            elif kind == "exe":
+                proc.exe = parsed[1]
+            else:
+                proc.cgroup = parsed[1]
+            continue
+        if kind in ("fd", "fddenied"):
+            parsed = _split_pid(value)
+            if parsed is None or parsed[0] not in procs:
+                continue
+            fd_text, _, target = parsed[1].partition(":")
+            if not fd_text.isdigit():
+                continue
+            if kind == "fd":
+                procs[parsed[0]].fds[int(fd_text)] = target
+            else:
+                procs[parsed[0]].denied_fds.append(int(fd_text))
+            continue
+        if kind == "file":
+            found.files.append(value)
+        elif kind == "rotated":
+            found.rotated.append(value)
+        elif kind == "containers":
+            runtime, _, table = value.partition(":")
+            found.containers.extend(_parse_containers(runtime, table))
+        elif kind == "runtime-error":
+            runtime, _, text = value.partition(":")
+            first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "failed")
+            found.notes.append(f"{runtime} ps failed: {first[:200]}")
+        elif kind == "units":
+            found.units.extend(_parse_units(value))
+    found.processes = list(procs.values())
+    return found
+
+
+def _parse_containers(runtime: str, table: str) -> list[Container]:
+    out = []
+    for line in table.splitlines():
+        parts = line.split("|", 3)
+        if len(parts) < 3 or not re.fullmatch(r"[0-9a-f]{6,64}", parts[0].strip()):
+            continue
+        command = parts[3] if len(parts) > 3 else ""
+        out.append(Container(runtime, parts[0].strip(), parts[1].strip(), parts[2].strip(), command.strip()))
+    return out
+
+
+def _parse_units(table: str) -> list[str]:
+    units = []
+    for line in table.splitlines():
+        fields = line.replace("●", " ").split()
+        if not fields or not fields[0].endswith(".service"):
+            continue
+        if ENGINE_RE.search(line):
+            units.append(fields[0])
+    return units
+
+
+# --- from what was found to what to read -------------------------------------------------------------
+
+_DOCKER_CGROUP_RE = re.compile(r"(?:docker[-/]|/docker/)([0-9a-f]{64})")
+_PODMAN_CGROUP_RE = re.compile(r"libpod-([0-9a-f]{64})")
+_UNIT_CGROUP_RE = re.compile(r"/([^/\s]+\.service)(?:/|\s|$)")
+_ROTATION_RE = re.compile(r"\.(\d+)(?:\.gz)?$|-(\d{8,10})(?:\.gz)?$")
+
+
+@dataclass(frozen=True)
+class SourcePlan:
+    """One remote source to read: a file, a container's log, or a journald unit."""
+
+    reader: str  # "file" | "docker" | "podman" | "journald"
+    target: str  # path, container id or unit
+    path: str  # what reports show: the path, `docker:NAME`, `journald:UNIT`
+    origin: str  # "process" | "file" | "rotated" | "log" | "docker" | "journald"
+    description: str
+    base_name: str
+
+    def command(self, budget: int, keywords: Sequence[str], *, sudo: bool) -> str:
+        if self.reader == "file":
+            return remote_command(READ_FILE_SCRIPT, [self.target, str(budget), *keywords], sudo=sudo)
+        return remote_command(READ_STREAM_SCRIPT, [self.reader, self.target, str(budget), *keywords], sudo=sudo)
+
+
+def rotation_key(path: str) -> tuple[int, int, str]:
+    """Newest first: `x.log.1` before `x.log.2.gz`; dated `x.log-20250102` before `x.log-20250101`."""
+    m = _ROTATION_RE.search(path)
+    if m is None:
+        return (0, 0, path)
+    if m.group(1) is not None:
+        return (1, int(m.group(1)), path)
+    return (2, -int(m.group(2)), path)
+
+
+def is_rotated(path: str) -> bool:
+    return _ROTATION_RE.search(os.path.basename(path)) is not None and not path.endswith(".log")
+
+
+def plan_sources(found: Discovery) -> tuple[list[SourcePlan], list[str], list[str]]:
+    """Order what discovery found into sources to read: (plans, found-lines for the report, notes)."""
+    plans: list[SourcePlan] = []
+    used_targets: set[str] = set()
+    found_lines: list[str] = []
+    notes: list[str] = []
+
+    def add(plan: SourcePlan) -> None:
+        if plan.target in used_targets:
+            return
+        used_targets.add(plan.target)
+        plans.append(plan)
+
+    by_pid = {p.pid: p for p in found.processes}
+    for proc in found.processes:
+        parent = by_pid.get(proc.ppid or -1)
+        if parent is not None and parent.cmdline == proc.cmdline:
+            continue  # a forked worker of a server already listed
+        found_lines.append(f"process {proc.pid}: {proc.short()}")
+        targets = dict.fromkeys(proc.fds.values())
+        for target in targets:
+            fds = ", ".join(f"fd {n}" for n, t in sorted(proc.fds.items()) if t == target)
+            if target.startswith("/dev/"):
+                if target != "/dev/null":
+                    notes.append(
+                        f"process {proc.pid} writes its output ({fds}) to a terminal {target}: not readable; give --log"
+                    )
+                else:
+                    notes.append(f"process {proc.pid} discards its output ({fds} -> /dev/null)")
+                continue
+            if target.startswith("/"):
+                deleted = target.endswith(" (deleted)")
+                fd_num = next(n for n, t in sorted(proc.fds.items()) if t == target)
+                path = f"/proc/{proc.pid}/fd/{fd_num}" if deleted else target
+                desc = f"{fds} of process {proc.pid}" + (f" (deleted file {target[:-10]})" if deleted else "")
+                add(
+                    SourcePlan("file", path, path, "process", desc, os.path.basename(target.removesuffix(" (deleted)")))
+                )
+                continue
+            # a pipe or socket: follow it to a container runtime or a systemd unit when we can
+            plan = _plan_from_cgroup(proc, fds, found)
+            if plan is not None:
+                add(plan)
+            else:
+                notes.append(
+                    f"process {proc.pid} writes its output ({fds}) to {target}, which logdoctor cannot follow; give --log"
+                )
+        if proc.denied_fds and not proc.fds:
+            notes.append(
+                f"permission denied reading where process {proc.pid} writes its output (/proc/{proc.pid}/fd); try --sudo"
+            )
+    for c in found.containers:
+        if ENGINE_RE.search(f"{c.image} {c.name} {c.command}"):
+            add(_container_plan(c.runtime, c.id, c.name, f"container {c.name} ({c.image})"))
+    for unit in found.units:
+        add(SourcePlan("journald", unit, f"journald:{unit}", "journald", f"journald unit {unit}", f"journal-{unit}"))
+    current = [f for f in found.files if not is_rotated(f)]
+    rotated = sorted({*found.rotated, *(f for f in found.files if is_rotated(f))}, key=rotation_key)
+    for path in current:
+        add(SourcePlan("file", path, path, "file", "log file", os.path.basename(path)))
+    for path in rotated:
+        add(SourcePlan("file", path, path, "rotated", "rotated log file", os.path.basename(path)))
+    return plans, found_lines, notes
+
+
+def _container_plan(runtime: str, cid: str, name: str, description: str) -> SourcePlan:
+    return SourcePlan(
+        runtime, cid, f"{runtime}:{name or cid[:12]}", "docker", description, f"{runtime}-{name or cid[:12]}"
+    )
+
+
+def _plan_from_cgroup(proc: ServerProcess, fds: str, found: Discovery) -> SourcePlan | None:
+    m = _DOCKER_CGROUP_RE.search(proc.cgroup)
+    runtime = "docker"
+    if m is None:
+        m = _PODMAN_CGROUP_RE.search(proc.cgroup)
+        runtime = "podman"
+    if m is not None:
+        cid = m.group(1)
+        known = next((c for c in found.containers if cid.startswith(c.id) or c.id.startswith(cid)), None)
+        name = known.name if known else ""
+        return _container_plan(runtime, known.id if known else cid, name, f"container of process {proc.pid} ({fds})")
+    unit = _UNIT_CGROUP_RE.search(proc.cgroup)
+    if unit is not None:
+        name = unit.group(1)
+        return SourcePlan(
+            "journald", name, f"journald:{name}", "journald", f"journald unit of process {proc.pid}", f"journal-{name}"
+        )
+    return None
+
+
+def python_candidates(processes: Iterable[ServerProcess]) -> list[str]:
+    """Interpreters to ask for engine versions: the servers' own (venv first), then python3/python."""
+    out: list[str] = []
+    for proc in processes:
+        argv0 = proc.argv0
+        if argv0.startswith("/"):
+            base = os.path.basename(argv0)
+            if base.startswith("python"):
+                out.append(argv0)
+            else:  # a console script such as /opt/venv/bin/vllm: its venv's python sits beside it
+                out += [os.path.join(os.path.dirname(argv0), "python3"), os.path.join(os.path.dirname(argv0), "python")]
+        if proc.exe.startswith("/") and os.path.basename(proc.exe).startswith("python"):
+            out.append(proc.exe.removesuffix(" (deleted)"))
+    out += ["python3", "python"]
+    return list(dict.fromkeys(out))

@@ -1,0 +1,462 @@
+"""One SSH connection to one host: OpenSSH-like host-key checks, ProxyJump, and commands whose
+stdout and stderr are read together (never one after the other: a full stderr window would stall a
+remote writer while we wait on stdout, paramiko #1778) and cut at a byte limit.
+
+    conn = Connection.open(resolve("kpro5", config), ConnectSettings(timeout=10))
+    result = conn.run("sh -c 'grep -n ...' sh /root/vllm-serve.log", on_stdout=sink.feed,
+                      time_limit=300, stdout_limit=64 << 20, purpose="read /root/vllm-serve.log")
+
+Every failure becomes a `RemoteFailure` (or `HostKeyError`) with one line of text and a `kind`
+(host-key, auth, unreachable, timeout, ...); paramiko's exceptions never leave this module.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import paramiko
+
+from logdoctor.errors import CollectionError, ConfigError, HostKeyError
+from logdoctor.sources.sshconfig import ResolvedHost, SshConfig, resolve
+from logdoctor.sources.target import parse_target
+
+# paramiko logs handshake failures with their tracebacks at ERROR; without a handler, Python's
+# last-resort handler would print them on stderr. Errors reach the user as one line instead.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+logging.getLogger("paramiko").propagate = False
+
+DEFAULT_TIMEOUT = 10.0
+MAX_JUMP_DEPTH = 8
+MAX_STDERR_BYTES = 64 * 1024
+_READ_CHUNK = 256 * 1024
+_known_hosts_lock = threading.Lock()
+
+
+class RemoteFailure(CollectionError):
+    """A collection failure with a machine-readable `kind` (auth, unreachable, timeout, ...)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class UnknownHostKeyError(HostKeyError):
+    kind = "host-key-unknown"
+
+
+class ChangedHostKeyError(HostKeyError):
+    kind = "host-key-changed"
+
+
+def failure_kind(exc: BaseException) -> str:
+    kind = getattr(exc, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    if isinstance(exc, HostKeyError):
+        return "host-key"
+    if isinstance(exc, ConfigError):
+        return "config"
+    return "collection"
+
+
+@dataclass(frozen=True)
+class ConnectSettings:
+    """The connection-related part of `SshOptions`."""
+
+    timeout: float | None = None  # None: the config's ConnectTimeout, else DEFAULT_TIMEOUT
+    known_hosts: str | None = None  # replaces UserKnownHostsFile and GlobalKnownHostsFile
+    accept_new: bool = False
+    identity_files: tuple[str, ...] = ()
+    use_agent: bool = True
+    use_default_keys: bool = True
+
+
+@dataclass
+class CommandResult:
+    """What one remote command did; the manifest keeps one of these per command."""
+
+    command: str
+    purpose: str
+    exit_status: int | None = None
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    stderr: str = ""
+    timed_out: bool = False
+    capped: bool = False
+    started: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def bytes_transferred(self) -> int:
+        return self.stdout_bytes + self.stderr_bytes
+
+    def stderr_first_line(self) -> str:
+        for line in self.stderr.splitlines():
+            if line.strip():
+                return line.strip()[:300]
+        return ""
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    return f"{key.get_name()} {key.fingerprint}"
+
+
+class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """OpenSSH's StrictHostKeyChecking=yes, or =accept-new with `accept_new` (changed keys never pass:
+    paramiko raises BadHostKeyException before asking a policy)."""
+
+    def __init__(self, host: ResolvedHost, files: tuple[str, ...], accept_new: bool, record_to: str | None) -> None:
+        self.host = host
+        self.files = files
+        self.accept_new = accept_new
+        self.record_to = record_to
+        self.accepted: str | None = None
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        where = ", ".join(self.files) or "no known_hosts file"
+        if not self.accept_new or self.record_to is None:
+            raise UnknownHostKeyError(
+                f"unknown host key for {hostname}: {fingerprint(key)} (not in {where}); refused. "
+                f"Check the fingerprint with the host's owner (on the host: ssh-keygen -lf "
+                f"/etc/ssh/ssh_host_{_key_file_stem(key)}_key.pub), then rerun with --accept-new to trust and record it"
+            )
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        name = paramiko.HostKeys.hash_host(hostname) if self.host.hash_known_hosts else hostname
+        line = f"{name} {key.get_name()} {key.get_base64()}\n"
+        path = self.record_to
+        try:
+            with _known_hosts_lock:
+                os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                with os.fdopen(fd, "a", encoding="ascii") as fh:
+                    fh.write(line)
+        except OSError as exc:
+            raise RemoteFailure(
+                f"--accept-new: cannot record the host key of {hostname} in {path}: {exc.strerror or exc}", "config"
+            ) from exc
+        self.accepted = f"new host key {fingerprint(key)} for {hostname} trusted and added to {path} (--accept-new)"
+
+
+def _key_file_stem(key: paramiko.PKey) -> str:
+    name = key.get_name()
+    if "ed25519" in name:
+        return "ed25519"
+    if "ecdsa" in name:
+        return "ecdsa"
+    return "rsa"
+
+
+def _known_hosts_with(files: tuple[str, ...], name: str) -> str | None:
+    for path in files:
+        try:
+            if paramiko.HostKeys(path).lookup(name) is not None:
+                return path
+        except (OSError, paramiko.SSHException):
+            continue
+    return None
+
+
+class Connection:
+    """An authenticated SSH session (plus the jump hosts it goes through), closed by `close()`."""
+
+    def __init__(self, host: ResolvedHost, client: paramiko.SSHClient, gateways: list[paramiko.SSHClient]) -> None:
+        self.host = host
+        self.client = client
+        self.gateways = gateways
+        self.notes: list[str] = []
+
+    @classmethod
+    def open(cls, host: ResolvedHost, settings: ConnectSettings, config: SshConfig) -> Connection:
+        gateways: list[paramiko.SSHClient] = []
+        notes: list[str] = []
+        try:
+            client = _connect(host, settings, config, gateways, notes, depth=0)
+        except BaseException:
+            for gw in reversed(gateways):
+                gw.close()
+            raise
+        conn = cls(host, client, gateways)
+        conn.notes = notes
+        return conn
+
+    def close(self) -> None:
+        self.client.close()
+        for gw in reversed(self.gateways):
+            gw.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(
+        self,
+        command: str,
+        *,
+        purpose: str,
+        time_limit: float,
+        stdout_limit: int,
+        on_stdout: Callable[[bytes], None],
+    ) -> CommandResult:
+        """Run `command`, hand stdout to `on_stdout` as it arrives, keep the first 64 KiB of stderr.
+
+        Stops (and closes the channel, so the remote side gets SIGPIPE) once `stdout_limit` bytes have
+        arrived or `time_limit` seconds have passed; the result says which.
+        """
+        result = CommandResult(command=command, purpose=purpose, started=time.time())
+        t0 = time.monotonic()
+        transport = self.client.get_transport()
+        if transport is None or not transport.is_active():
+            raise RemoteFailure(f"connection to {self.host.address} was lost", "unreachable")
+        try:
+            chan = transport.open_session(timeout=max(5.0, min(time_limit, 30.0)))
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise RemoteFailure(f"cannot open a session on {self.host.address}: {_describe(exc)}", "protocol") from exc
+        stderr = bytearray()
+        try:
+            chan.exec_command(command)
+            chan.shutdown_write()  # nothing on stdin: a command that reads it sees EOF, never waits
+            deadline = t0 + time_limit
+            while True:
+                progressed = False
+                while chan.recv_ready():
+                    data = chan.recv(_READ_CHUNK)
+                    if not data:
+                        break
+                    progressed = True
+                    room = stdout_limit - result.stdout_bytes
+                    if len(data) > room:
+                        data = data[: max(room, 0)]
+                        result.capped = True
+                    result.stdout_bytes += len(data)
+                    if data:
+                        on_stdout(data)
+                    if result.capped:
+                        break
+                while chan.recv_stderr_ready():
+                    data = chan.recv_stderr(_READ_CHUNK)
+                    if not data:
+                        break
+                    progressed = True
+                    result.stderr_bytes += len(data)
+                    if len(stderr) < MAX_STDERR_BYTES:
+                        stderr += data[: MAX_STDERR_BYTES - len(stderr)]
+                if result.capped:
+                    break
+                idle = not chan.recv_ready() and not chan.recv_stderr_ready()
+                # SSH delivers a channel's data before its exit status, so once the status is here and
+                # the buffers are empty, everything has been read.
+                if idle and (chan.exit_status_ready() or chan.closed):
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    result.timed_out = True
+                    break
+                if not progressed:
+                    select.select([chan], [], [], min(remaining, 0.5))
+            if chan.exit_status_ready():
+                result.exit_status = chan.recv_exit_status()
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise RemoteFailure(
+                f"{self.host.address}: {purpose}: connection failed: {_describe(exc)}", "protocol"
+            ) from exc
+        finally:
+            chan.close()
+            result.stderr = bytes(stderr).decode("utf-8", "replace")
+            result.seconds = time.monotonic() - t0
+        return result
+
+
+def connect_timeout(host: ResolvedHost, settings: ConnectSettings) -> float:
+    """--timeout wins over the config's ConnectTimeout."""
+    if settings.timeout is not None:
+        return settings.timeout
+    return host.connect_timeout or DEFAULT_TIMEOUT
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    return text or type(exc).__name__
+
+
+def _parse_hop(hop: str) -> tuple[str, str | None, int | None]:
+    """`[user@]host[:port]` or `ssh://user@host:port` of a ProxyJump list entry."""
+    target = parse_target(hop)
+    return target.host, target.user, target.port
+
+
+def _open_socket(
+    host: ResolvedHost,
+    settings: ConnectSettings,
+    config: SshConfig,
+    gateways: list[paramiko.SSHClient],
+    notes: list[str],
+    depth: int,
+) -> socket.socket | paramiko.Channel | paramiko.ProxyCommand:
+    timeout = connect_timeout(host, settings)
+    if host.proxy_jump:
+        hop_alias, hop_user, hop_port = _parse_hop(host.proxy_jump[-1])
+        hop = resolve(hop_alias, config, user=hop_user, port=hop_port, identity_files=settings.identity_files)
+        if len(host.proxy_jump) > 1:
+            hop = replace(hop, proxy_jump=host.proxy_jump[:-1], proxy_command=None)
+        gateway = _connect(hop, settings, config, gateways, notes, depth + 1)
+        gateways.append(gateway)
+        transport = gateway.get_transport()
+        assert transport is not None
+        try:
+            return transport.open_channel("direct-tcpip", (host.hostname, host.port), ("127.0.0.1", 0), timeout=timeout)
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise RemoteFailure(
+                f"unreachable: jump host {hop.address} could not open a connection to {host.hostname}:{host.port}: {_describe(exc)}",
+                "unreachable",
+            ) from exc
+    if host.proxy_command:
+        try:
+            return paramiko.ProxyCommand(host.proxy_command)
+        except (paramiko.SSHException, OSError) as exc:
+            raise RemoteFailure(f"ProxyCommand failed to start: {_describe(exc)}", "unreachable") from exc
+    try:
+        return socket.create_connection((host.hostname, host.port), timeout=timeout)
+    except socket.gaierror as exc:
+        raise RemoteFailure(f"unreachable: cannot resolve host name {host.hostname!r}", "unreachable") from exc
+    except TimeoutError as exc:
+        raise RemoteFailure(
+            f"timeout: no TCP connection to {host.hostname}:{host.port} within {timeout:g}s", "timeout"
+        ) from exc
+    except ConnectionRefusedError as exc:
+        raise RemoteFailure(
+            f"unreachable: connection refused by {host.hostname}:{host.port} (no SSH server on that port?)",
+            "unreachable",
+        ) from exc
+    except OSError as exc:
+        kind = "timeout" if exc.errno == errno.ETIMEDOUT else "unreachable"
+        raise RemoteFailure(f"{kind}: cannot connect to {host.hostname}:{host.port}: {_describe(exc)}", kind) from exc
+
+
+def _connect(
+    host: ResolvedHost,
+    settings: ConnectSettings,
+    config: SshConfig,
+    gateways: list[paramiko.SSHClient],
+    notes: list[str],
+    depth: int,
+) -> paramiko.SSHClient:
+    if depth > MAX_JUMP_DEPTH:
+        raise RemoteFailure(f"ProxyJump chain deeper than {MAX_JUMP_DEPTH} hops (a loop?) at {host.alias}", "config")
+    timeout = connect_timeout(host, settings)
+    sock = _open_socket(host, settings, config, gateways, notes, depth)
+    client = paramiko.SSHClient()
+    if settings.known_hosts is not None:
+        user_files: tuple[str, ...] = (os.path.expanduser(settings.known_hosts),)
+        global_files: tuple[str, ...] = ()
+    else:
+        user_files, global_files = host.user_known_hosts, host.global_known_hosts
+    for path in global_files:
+        if os.path.isfile(path):
+            try:
+                client.load_system_host_keys(path)
+            except (OSError, paramiko.SSHException) as exc:
+                notes.append(f"cannot read {path}: {_describe(exc)}")
+    for path in user_files:
+        if os.path.isfile(path):
+            try:
+                client.get_host_keys().load(path)
+            except (OSError, paramiko.SSHException) as exc:
+                notes.append(f"cannot read {path}: {_describe(exc)}")
+    policy = _HostKeyPolicy(host, user_files + global_files, settings.accept_new, user_files[0] if user_files else None)
+    client.set_missing_host_key_policy(policy)
+
+    keys = [p for p in host.identity_files if os.path.isfile(p)]
+    for missing in (p for p in host.identity_files if not os.path.isfile(p)):
+        notes.append(f"identity file {missing} not found (skipped)")
+    use_agent = settings.use_agent and host.use_agent and not host.identities_only
+    look_for_keys = settings.use_default_keys and not host.identities_only
+    try:
+        client.connect(
+            hostname=host.hostname,
+            port=host.port,
+            username=host.user,
+            key_filename=keys or None,  # type: ignore[arg-type]  # paramiko takes a list; the stub says str
+            allow_agent=use_agent,
+            look_for_keys=look_for_keys,
+            # paramiko's `timeout` here bounds the whole key exchange; the banner gets `timeout` itself,
+            # so a silent server is reported as such rather than as a vague negotiation failure.
+            timeout=timeout * 2 + 5,
+            banner_timeout=timeout,
+            auth_timeout=timeout,
+            channel_timeout=timeout,
+            sock=sock,
+            compress=host.compression,
+        )
+    except paramiko.BadHostKeyException as exc:
+        client.close()
+        holder = _known_hosts_with(user_files + global_files, host.known_hosts_name) or "known_hosts"
+        raise ChangedHostKeyError(
+            f"HOST KEY CHANGED for {host.known_hosts_name}: the host now presents {fingerprint(exc.key)}, "
+            f"but {holder} has {fingerprint(exc.expected_key)}. Someone may be intercepting the connection "
+            f"(man-in-the-middle), or the host was reinstalled; refused (--accept-new never overrides this). "
+            f"If the change is expected, remove the old key: ssh-keygen -R '{host.known_hosts_name}' -f {holder}"
+        ) from exc
+    except HostKeyError:
+        client.close()
+        raise
+    except RemoteFailure:
+        client.close()
+        raise
+    except paramiko.AuthenticationException as exc:
+        client.close()
+        if "timeout" in str(exc).lower():
+            raise RemoteFailure(
+                f"timeout: no answer to authentication from {host.address} within {timeout:g}s", "timeout"
+            ) from exc
+        offered = [*keys]
+        if use_agent and os.environ.get("SSH_AUTH_SOCK"):
+            offered.append("ssh-agent keys")
+        if look_for_keys:
+            offered.append("default keys ~/.ssh/id_*")
+        allowed = ""
+        if isinstance(exc, paramiko.BadAuthenticationType):
+            allowed = f"; the server only accepts {', '.join(exc.allowed_types)} (logdoctor uses keys and the agent, never passwords)"
+        raise RemoteFailure(
+            f"authentication failed for {host.address} (offered: {', '.join(offered) or 'no keys'}){allowed}; "
+            f"give the right key with -i/--identity or IdentityFile in your ssh config",
+            "auth",
+        ) from exc
+    except paramiko.SSHException as exc:
+        client.close()
+        text = str(exc)
+        if "no existing session" in text.lower() or "negotiation" in text.lower():
+            raise RemoteFailure(
+                f"timeout: SSH key exchange with {host.hostname}:{host.port} did not finish within {timeout * 2 + 5:g}s",
+                "timeout",
+            ) from exc
+        if "banner" in text.lower():
+            raise RemoteFailure(
+                f"timeout: {host.hostname}:{host.port} sent no SSH banner within {timeout:g}s (not an SSH server, or overloaded)",
+                "timeout",
+            ) from exc
+        raise RemoteFailure(f"SSH handshake with {host.address} failed: {_describe(exc)}", "protocol") from exc
+    except TimeoutError as exc:
+        client.close()
+        raise RemoteFailure(
+            f"timeout: {host.address} did not complete the SSH handshake within {timeout:g}s", "timeout"
+        ) from exc
+    except (EOFError, OSError) as exc:
+        client.close()
+        raise RemoteFailure(
+            f"unreachable: {host.address} closed the connection during the handshake: {_describe(exc)}", "unreachable"
+        ) from exc
+    if policy.accepted:
+        notes.append(policy.accepted)
+    return client

@@ -1,0 +1,728 @@
+"""Collect the lines that matter from vLLM/SGLang hosts over SSH.
+
+    keywords = candidate_keywords()                    # the parsers' literal keywords
+    col = collect_host(parse_target("root@kpro5"), SshOptions(), keywords)
+    for src in col.sources:                            # RemoteSource: (line number, text) pairs
+        stream = EventStream(src.name, src.lines, ...)  # the same parsers as for local files
+
+On each host: connect (ssh config, agent, keys, OpenSSH-like host-key policy), find the logs
+(running server processes and where their stdout/stderr go, well-known files, containers, journald
+units; or exactly the `--log` paths/globs), run `grep -n -F` on the host with the keywords so only
+candidate lines cross the wire, keep their original line numbers, and stop at `--max-bytes`.
+Host facts (`nvidia-smi topo -m`, ..., engine versions, container detection) come along as sources.
+
+Failures are one line (`CollectionError`/`HostKeyError`, exit 3). `collect_hosts` runs many hosts in a
+bounded pool and records each host's failure in its `HostCollection.error` instead of raising.
+docs/ssh.md lists every remote command and the choices made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from logdoctor import __version__
+from logdoctor.errors import CollectionError, InputError, LogdoctorError
+from logdoctor.sources.discovery import (
+    CONTAINER_SCRIPT,
+    DISCOVERY_SCRIPT,
+    FACT_LIMIT,
+    FACT_SCRIPT,
+    FACTS,
+    LIST_SCRIPT,
+    PROBE_SCRIPT,
+    SUDO_PROBE,
+    VERSIONS_SCRIPT,
+    Discovery,
+    SourcePlan,
+    parse_discovery,
+    parse_probe,
+    plan_sources,
+    python_candidates,
+    records,
+    remote_command,
+    surrogate_safe,
+)
+from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
+from logdoctor.sources.redact import redact
+from logdoctor.sources.remote import CommandResult, Connection, ConnectSettings, RemoteFailure, failure_kind
+from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
+from logdoctor.sources.target import Target, looks_like_host, parse_target
+
+__all__ = [
+    "DEFAULT_JOBS",
+    "DEFAULT_MAX_BYTES",
+    "HostCollection",
+    "RemoteSource",
+    "SshOptions",
+    "Target",
+    "collect_host",
+    "collect_hosts",
+    "looks_like_host",
+    "parse_target",
+    "save_collection",
+]
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_JOBS = 8
+_MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts add to the data
+_MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
+_SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
+_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._@+-]+")
+
+ProgressCallback = Callable[[str, str], None]
+"""`progress(host, message)`: called from the worker threads (make it thread-safe)."""
+
+
+@dataclass(frozen=True)
+class SshOptions:
+    """How to reach hosts and what to take from them (the `diagnose` SSH options)."""
+
+    ssh_config: str | None = None  # --ssh-config; default ~/.ssh/config over /etc/ssh/ssh_config
+    identity_files: tuple[str, ...] = ()  # -i/--identity, tried before the config's IdentityFile
+    known_hosts: str | None = None  # --known-hosts; default the config's UserKnownHostsFile/Global...
+    timeout: float | None = None  # --timeout: TCP connect, SSH banner, auth; None: ConnectTimeout or 10 s
+    logs: tuple[str, ...] = ()  # --log: remote paths or globs; skips discovery
+    sudo: bool = False  # --sudo: read with `sudo -n`
+    max_bytes: int = DEFAULT_MAX_BYTES  # --max-bytes: per host, for all sources together
+    accept_new: bool = False  # --accept-new: trust and record an unknown host key
+    use_agent: bool = True
+    use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
+    command_timeout: float = 300.0  # one remote command; a log read past it keeps what arrived
+    facts: bool = True  # nvidia-smi, engine versions, container detection
+
+    def connect_settings(self) -> ConnectSettings:
+        return ConnectSettings(
+            timeout=self.timeout,
+            known_hosts=self.known_hosts,
+            accept_new=self.accept_new,
+            identity_files=self.identity_files,
+            use_agent=self.use_agent,
+            use_default_keys=self.use_default_keys,
+        )
+
+
+@dataclass
+class RemoteSource:
+    """Lines taken from one remote source, numbered as on the host (`lines` holds only the candidates)."""
+
+    name: str  # unique per host, ends in .log: the file name under `--save DIR/<host>/`
+    host: str
+    path: str  # remote path, `docker:NAME`, `journald:UNIT`, or the fact command
+    kind: str = "ssh"
+    bytes_read: int = 0  # size of the remote data scanned (a .gz: its compressed size)
+    bytes_transferred: int = 0  # bytes that crossed the wire for this source (stdout + stderr payload)
+    lines: list[tuple[int, str]] = field(default_factory=list)
+    origin: str = "file"  # process | file | rotated | log | docker | journald | command | cmdline
+    description: str = ""
+    command: str = ""  # the exact remote command ("" for a command line read during discovery)
+    filtered: bool = True  # False: the whole output was kept (host facts, command lines)
+    gzipped: bool = False
+    skipped_lines: int = 0  # candidate lines dropped in the middle to stay under --max-bytes
+    skipped_bytes: int = 0
+    truncated: bool = False  # cut by the byte budget or the command timeout on our side
+
+    @property
+    def is_log(self) -> bool:
+        return self.origin not in ("command", "cmdline")
+
+
+@dataclass
+class HostCollection:
+    """Everything collected from one host, and how (the report's 'found' and 'searched' lines)."""
+
+    host: str
+    sources: list[RemoteSource] = field(default_factory=list)
+    found: list[str] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_kind: str | None = None  # host-key-unknown, host-key-changed, auth, unreachable, timeout, ...
+    notes: list[str] = field(default_factory=list)
+    address: str = ""  # user@hostname:port after ssh config
+    keywords: list[str] = field(default_factory=list)
+    command_log: list[CommandResult] = field(default_factory=list)
+    started: float = 0.0
+    finished: float = 0.0
+    exception: BaseException | None = field(default=None, repr=False)  # for `--debug`
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def bytes_transferred(self) -> int:
+        return sum(r.bytes_transferred for r in self.command_log)
+
+
+# --- the numbered lines the read scripts send --------------------------------------------------------
+
+
+class _LineReader:
+    """Splits a byte stream into lines as it arrives (over-long lines are cut at MAX_LINE_BYTES).
+
+    numbered=True: `N:text` lines from grep -n / awk, plus `#logdoctor-...` markers.
+    numbered=False: plain output, numbered here from 1.
+    """
+
+    def __init__(self, numbered: bool) -> None:
+        self.numbered = numbered
+        self.lines: list[tuple[int, str]] = []
+        self.size: int | None = None
+        self.gzipped = False
+        self.skipped_lines = 0
+        self.skipped_bytes = 0
+        self.error: str | None = None
+        self.unexpected = 0
+        self._partial = bytearray()
+        self._overlong = False
+        self._count = 0
+
+    def feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                self._append_partial(data[start:])
+                return
+            self._append_partial(data[start:nl])
+            self._emit(bytes(self._partial))
+            self._partial.clear()
+            self._overlong = False
+            start = nl + 1
+
+    def _append_partial(self, chunk: bytes) -> None:
+        if self._overlong:
+            return
+        room = MAX_LINE_BYTES - len(self._partial)
+        if len(chunk) > room:
+            chunk = chunk[:room]
+            self._overlong = True
+        self._partial += chunk
+
+    def close(self, cut: bool) -> None:
+        """End of data; a last line without newline is kept unless the stream was cut mid-line."""
+        if self._partial and not cut:
+            self._emit(bytes(self._partial))
+        self._partial.clear()
+
+    def _emit(self, raw: bytes) -> None:
+        if not self.numbered:
+            self._count += 1
+            self.lines.append((self._count, redact(decode(raw))))
+            return
+        if raw.startswith(b"#logdoctor-"):
+            self._marker(raw.decode("utf-8", "replace").strip())
+            return
+        number, sep, text = raw.partition(b":")
+        if sep and number.isdigit():
+            self.lines.append((int(number), redact(decode(text))))
+        else:
+            self.unexpected += 1  # e.g. a login banner printed by the user's shell startup files
+
+    def _marker(self, text: str) -> None:
+        word, _, rest = text.partition(" ")
+        if word == "#logdoctor-size":
+            digits = rest.strip()
+            self.size = int(digits) if digits.isdigit() else None
+        elif word == "#logdoctor-gzip":
+            self.gzipped = True
+        elif word == "#logdoctor-skipped":
+            parts = rest.split()
+            if len(parts) == 2 and all(p.isdigit() for p in parts):
+                self.skipped_lines, self.skipped_bytes = int(parts[0]), int(parts[1])
+        elif word == "#logdoctor-error":
+            self.error = rest.strip() or "error"
+
+
+# --- one host -------------------------------------------------------------------------------------
+
+
+class _HostRun:
+    def __init__(
+        self,
+        collection: HostCollection,
+        target: Target,
+        options: SshOptions,
+        keywords: Sequence[str],
+        config: SshConfig,
+        progress: ProgressCallback | None,
+    ) -> None:
+        self.col = collection
+        self.target = target
+        self.options = options
+        self.keywords = list(keywords)
+        self.config = config
+        self.progress = progress
+        self.remaining = options.max_bytes
+        self.used_names: set[str] = set()
+        self.denied: list[str] = []
+
+    def say(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(self.col.host, message)
+
+    def _run(
+        self,
+        conn: Connection,
+        command: str,
+        purpose: str,
+        on_stdout: Callable[[bytes], None],
+        limit: int,
+        time_limit: float,
+    ) -> CommandResult:
+        self.col.commands.append(command)
+        result = conn.run(command, purpose=purpose, time_limit=time_limit, stdout_limit=limit, on_stdout=on_stdout)
+        self.col.command_log.append(result)
+        return result
+
+    def _capture(self, conn: Connection, command: str, purpose: str) -> tuple[bytes, CommandResult]:
+        out = bytearray()
+        result = self._run(conn, command, purpose, out.extend, _SMALL_OUTPUT, self.options.command_timeout)
+        if result.timed_out:
+            raise RemoteFailure(
+                f"timeout: {purpose} did not finish within {self.options.command_timeout:g}s", "timeout"
+            )
+        return bytes(out), result
+
+    def unique_name(self, base: str) -> str:
+        base = base.removesuffix(".gz")
+        stem = _SAFE_NAME_RE.sub("_", base).lstrip(".-") or "source"
+        stem = stem[:100]
+        if not stem.endswith(".log"):
+            stem += ".log"
+        name, n = stem, 1
+        while name in self.used_names:
+            n += 1
+            name = f"{stem[:-4]}-{n}.log"
+        self.used_names.add(name)
+        return name
+
+    def run(self) -> None:
+        col, options = self.col, self.options
+        alias = self.target.host
+        resolved = resolve(
+            alias, self.config, user=self.target.user, port=self.target.port, identity_files=options.identity_files
+        )
+        col.address = resolved.address
+        self.say(f"connecting to {resolved.address}")
+        with Connection.open(resolved, options.connect_settings(), self.config) as conn:
+            col.notes.extend(conn.notes)
+            data, _ = self._capture(conn, remote_command(PROBE_SCRIPT), "probe")
+            probe = parse_probe(data)
+            missing = [t for t in ("grep", "awk", "od", "tr", "wc") if t not in probe.tools]
+            if missing and probe.tools:
+                raise RemoteFailure(f"the host lacks {', '.join(missing)} (needed to filter logs on the host)", "tools")
+            if options.sudo:
+                self._check_sudo(conn, probe.user or resolved.user)
+            if options.logs:
+                plans = self._list_logs(conn)
+                discovery = Discovery()
+            else:
+                self.say("looking for vLLM/SGLang logs")
+                data, _ = self._capture(
+                    conn, remote_command(DISCOVERY_SCRIPT, [probe.home], sudo=options.sudo), "discovery"
+                )
+                discovery = parse_discovery(data)
+                col.searched.extend(discovery.searched)
+                col.notes.extend(discovery.notes)
+                plans, found_lines, plan_notes = plan_sources(discovery)
+                col.found.extend(found_lines)
+                col.notes.extend(plan_notes)
+                self._command_lines(discovery)
+            if options.facts:
+                self._facts(conn, probe.tools, discovery)
+            for plan in plans:
+                self._read(conn, plan)
+        self._check_found()
+
+    # -- steps ----------------------------------------------------------------------------------------
+    def _check_sudo(self, conn: Connection, user: str) -> None:
+        _, result = self._capture(conn, SUDO_PROBE, "sudo -n check")
+        if result.exit_status == 0:
+            return
+        err = result.stderr_first_line()
+        if result.exit_status == 127 or "not found" in err:
+            raise RemoteFailure("--sudo: sudo is not installed on the host", "sudo")
+        if "password" in err.lower():
+            raise RemoteFailure(
+                f"--sudo: sudo on the host asks {user} for a password, and logdoctor never types one "
+                f"(sudo -n: {err}); allow passwordless sudo (NOPASSWD) for {user}, or connect as root",
+                "sudo",
+            )
+        raise RemoteFailure(f"--sudo: sudo -n failed for {user}: {err or f'exit {result.exit_status}'}", "sudo")
+
+    def _list_logs(self, conn: Connection) -> list[SourcePlan]:
+        patterns = list(self.options.logs)
+        for p in patterns:
+            if "\0" in p:
+                raise InputError(f"--log {p!r}: contains a NUL byte")
+        self.col.searched.extend(f"--log {p}" for p in patterns)
+        data, _ = self._capture(conn, remote_command(LIST_SCRIPT, patterns, sudo=self.options.sudo), "expand --log")
+        plans: list[SourcePlan] = []
+        seen: set[str] = set()
+        for kind, value in records(data):
+            index_text, _, rest = value.partition(":")
+            if not index_text.isdigit() or not 0 < int(index_text) <= len(patterns):
+                continue
+            pattern = patterns[int(index_text) - 1]
+            if kind == "match" and rest not in seen:
+                seen.add(rest)
+                plans.append(
+                    SourcePlan("file", rest, surrogate_safe(rest), "log", f"--log {pattern}", os.path.basename(rest))
+                )
+            elif kind == "nomatch":
+                if rest == "permission":
+                    self.denied.append(pattern)
+                    self.col.notes.append(
+                        f"--log {pattern}: permission denied" + ("" if self.options.sudo else " (try --sudo)")
+                    )
+                else:
+                    self.col.notes.append(f"--log {pattern}: no such file on the host")
+        return plans
+
+    def _command_lines(self, discovery: Discovery) -> None:
+        """Each server's command line is evidence of its configuration: one source per process."""
+        by_pid = {p.pid: p for p in discovery.processes}
+        for proc in discovery.processes:
+            parent = by_pid.get(proc.ppid or -1)
+            if parent is not None and parent.cmdline == proc.cmdline:
+                continue
+            text = redact(proc.cmdline)
+            size = len(text.encode())
+            self.col.sources.append(
+                RemoteSource(
+                    name=self.unique_name(f"cmdline-{proc.pid}"),
+                    host=self.col.host,
+                    path=f"/proc/{proc.pid}/cmdline",
+                    bytes_read=size,
+                    bytes_transferred=size,
+                    lines=[(1, text)],
+                    origin="cmdline",
+                    description=f"command line of process {proc.pid}",
+                    filtered=False,
+                )
+            )
+
+    def _facts(self, conn: Connection, tools: set[str], discovery: Discovery) -> None:
+        self.say("collecting host facts")
+        if "nvidia-smi" in tools:
+            for fact in FACTS:
+                self._fact(conn, fact.name, " ".join(fact.argv), remote_command(FACT_SCRIPT, fact.argv))
+        else:
+            self.col.notes.append("nvidia-smi not found on the host: GPU topology facts skipped")
+        pythons = python_candidates(discovery.processes)
+        self._fact(
+            conn, "engine-versions", "engine versions (pip show vllm sglang)", remote_command(VERSIONS_SCRIPT, pythons)
+        )
+        self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))
+
+    def _fact(self, conn: Connection, name: str, path: str, command: str) -> None:
+        limit = min(FACT_LIMIT, self.remaining)
+        if limit <= 0:
+            self.col.notes.append(f"{path}: skipped (--max-bytes spent)")
+            return
+        reader = _LineReader(numbered=False)
+        result = self._run(conn, command, path, reader.feed, limit, min(self.options.command_timeout, 60.0))
+        reader.close(cut=result.capped or result.timed_out)
+        self.remaining -= result.bytes_transferred
+        if result.exit_status == 127:
+            self.col.notes.append(f"{path}: tool not found on the host (skipped)")
+            return
+        if name == "engine-versions" and result.exit_status == 3:
+            self.col.notes.append(
+                "engine versions: no python on the host reports vllm or sglang (not looked for inside containers)"
+            )
+            return
+        if result.exit_status not in (0, None) or result.timed_out:
+            why = "timed out" if result.timed_out else f"exit {result.exit_status}"
+            self.col.notes.append(f"{path}: {why}: {result.stderr_first_line() or 'no message'}")
+        if not reader.lines:
+            return
+        self.col.sources.append(
+            RemoteSource(
+                name=self.unique_name(name),
+                host=self.col.host,
+                path=path,
+                bytes_read=result.stdout_bytes,
+                bytes_transferred=result.bytes_transferred,
+                lines=reader.lines,
+                origin="command",
+                description="host fact",
+                command=command,
+                filtered=False,
+                truncated=result.capped or result.timed_out,
+            )
+        )
+
+    def _read(self, conn: Connection, plan: SourcePlan) -> None:
+        col = self.col
+        if self.remaining < min(_MIN_READ_BUDGET, self.options.max_bytes):
+            col.notes.append(f"{plan.path}: not read (--max-bytes {self.options.max_bytes} spent)")
+            return
+        self.say(f"reading {plan.path}")
+        command = plan.command(self.remaining, self.keywords, sudo=self.options.sudo)
+        reader = _LineReader(numbered=True)
+        result = self._run(
+            conn,
+            command,
+            f"read {plan.path}",
+            reader.feed,
+            self.remaining + _MARKER_SLACK,
+            self.options.command_timeout,
+        )
+        cut = result.capped or result.timed_out
+        reader.close(cut=cut)
+        self.remaining -= result.bytes_transferred
+        if reader.error is not None:
+            self._source_error(plan, reader.error)
+            return
+        if result.timed_out:
+            col.notes.append(
+                f"{plan.path}: stopped after {self.options.command_timeout:g}s; kept the lines that had arrived"
+            )
+        elif result.capped:
+            col.notes.append(f"{plan.path}: cut at the --max-bytes budget")
+        err = result.stderr_first_line()
+        if err and (result.exit_status not in (0, None) or not reader.lines):
+            col.notes.append(f"{plan.path}: {err}")
+            if "permission denied" in err.lower() and not reader.lines:
+                self.denied.append(plan.path)
+                return
+        if reader.skipped_lines:
+            col.notes.append(
+                f"{plan.path}: {reader.skipped_lines} candidate lines ({reader.skipped_bytes} bytes) in the middle "
+                f"skipped to stay under --max-bytes (kept the first and the last)"
+            )
+        source = RemoteSource(
+            name=self.unique_name(plan.base_name),
+            host=col.host,
+            path=plan.path,
+            bytes_read=reader.size or 0,
+            bytes_transferred=result.bytes_transferred,
+            lines=reader.lines,
+            origin=plan.origin,
+            description=plan.description,
+            command=command,
+            gzipped=reader.gzipped,
+            skipped_lines=reader.skipped_lines,
+            skipped_bytes=reader.skipped_bytes,
+            truncated=cut,
+        )
+        col.sources.append(source)
+        col.found.append(
+            f"{plan.path} ({plan.description}): {len(reader.lines)} lines kept of {_size(source.bytes_read)}"
+        )
+
+    def _source_error(self, plan: SourcePlan, error: str) -> None:
+        if error == "permission":
+            self.denied.append(plan.path)
+            self.col.notes.append(f"{plan.path}: permission denied" + ("" if self.options.sudo else " (try --sudo)"))
+        elif error == "not-found":
+            self.col.notes.append(f"{plan.path}: vanished before it could be read")
+        elif error == "directory":
+            self.col.notes.append(
+                f"{plan.path}: is a directory (give a file or a glob such as {plan.path.rstrip('/')}/*.log)"
+            )
+        else:
+            self.col.notes.append(f"{plan.path}: {error.removeprefix('command ')}")
+
+    def _check_found(self) -> None:
+        if any(s.is_log for s in self.col.sources):
+            return
+        if self.denied:
+            hint = "" if self.options.sudo else "; try --sudo"
+            raise RemoteFailure(f"permission denied reading {', '.join(self.denied)}{hint}", "permission")
+        searched = "; ".join(self.col.searched) or "nothing"
+        extra = f" ({self.col.notes[-1]})" if self.col.notes else ""
+        raise RemoteFailure(f"nothing found: searched {searched}{extra}; give the log's path with --log", "not-found")
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def _check_keywords(keywords: Sequence[str]) -> list[str]:
+    out = []
+    for k in keywords:
+        if "\n" in k or "\0" in k:
+            raise ValueError(f"keyword {k!r}: a grep -F keyword cannot contain a newline or NUL")
+        if k:
+            out.append(k)
+    return out
+
+
+def collect_host(
+    target: Target,
+    options: SshOptions,
+    keywords: Sequence[str],
+    *,
+    progress: ProgressCallback | None = None,
+    config: SshConfig | None = None,
+    raise_errors: bool = True,
+) -> HostCollection:
+    """Collect one host. Raises CollectionError/HostKeyError (exit 3) unless `raise_errors` is False,
+    in which case the failure is recorded in the returned collection's `error`."""
+    col = HostCollection(host=target.label or target.host, keywords=_check_keywords(keywords), started=time.time())
+    try:
+        cfg = config if config is not None else load_ssh_config(options.ssh_config)
+        _HostRun(col, target, options, col.keywords, cfg, progress).run()
+    except LogdoctorError as exc:
+        col.error = f"{col.host}: {exc}"
+        col.error_kind = failure_kind(exc)
+        col.exception = exc
+        if raise_errors:
+            exc.args = (col.error,)
+            raise
+    except Exception as exc:  # a bug: one host must never take the others down
+        col.error = f"{col.host}: internal error: {type(exc).__name__}: {exc}"
+        col.error_kind = "internal"
+        col.exception = exc
+        if raise_errors:
+            raise
+    finally:
+        col.finished = time.time()
+        if progress is not None:
+            progress(col.host, f"failed: {col.error}" if col.error else f"done: {len(col.sources)} sources")
+    return col
+
+
+def collect_hosts(
+    targets: Sequence[Target],
+    options: SshOptions,
+    keywords: Sequence[str],
+    *,
+    jobs: int = DEFAULT_JOBS,
+    progress: ProgressCallback | None = None,
+) -> list[HostCollection]:
+    """Collect many hosts, at most `jobs` at a time; results in the order of `targets`.
+
+    A host that fails has its `error` set; the others are unaffected. A broken ssh config is the
+    exception: it raises ConfigError before any host is contacted.
+    """
+    if jobs < 1:
+        raise InputError(f"--jobs {jobs}: must be at least 1")
+    config = load_ssh_config(options.ssh_config)
+    if not targets:
+        return []
+    with ThreadPoolExecutor(max_workers=min(jobs, len(targets)), thread_name_prefix="logdoctor-ssh") as pool:
+        futures = [
+            pool.submit(collect_host, t, options, keywords, progress=progress, config=config, raise_errors=False)
+            for t in targets
+        ]
+        return [f.result() for f in futures]
+
+
+# --- --save -------------------------------------------------------------------------------------------
+
+_save_lock = threading.Lock()
+
+
+def host_dir_name(host: str) -> str:
+    return _SAFE_NAME_RE.sub("_", host).strip("._-") or "host"
+
+
+def _iso(ts: float) -> str | None:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds") if ts else None
+
+
+def manifest(collection: HostCollection) -> dict[str, Any]:
+    """The `manifest.json` of a saved collection (also usable as the JSON report's per-host block)."""
+    return {
+        "logdoctor": __version__,
+        "format": 1,
+        "host": collection.host,
+        "address": collection.address,
+        "started": _iso(collection.started),
+        "finished": _iso(collection.finished),
+        "error": collection.error,
+        "error_kind": collection.error_kind,
+        "keywords": collection.keywords,
+        "found": collection.found,
+        "searched": collection.searched,
+        "notes": collection.notes,
+        "bytes_transferred": collection.bytes_transferred,
+        "sources": [
+            {
+                "file": s.name,
+                "kind": s.kind,
+                "host": s.host,
+                "path": s.path,
+                "origin": s.origin,
+                "description": s.description,
+                "bytes_read": s.bytes_read,
+                "bytes_transferred": s.bytes_transferred,
+                "lines": len(s.lines),
+                "filtered": s.filtered,
+                "gzipped": s.gzipped,
+                "skipped_lines": s.skipped_lines,
+                "skipped_bytes": s.skipped_bytes,
+                "truncated": s.truncated,
+                "command": s.command,
+            }
+            for s in collection.sources
+        ],
+        "commands": [
+            {
+                "command": r.command,
+                "purpose": r.purpose,
+                "started": _iso(r.started),
+                "seconds": round(r.seconds, 3),
+                "exit_status": r.exit_status,
+                "stdout_bytes": r.stdout_bytes,
+                "stderr_bytes": r.stderr_bytes,
+                "timed_out": r.timed_out,
+                "capped": r.capped,
+            }
+            for r in collection.command_log
+        ],
+    }
+
+
+def save_collection(collection: HostCollection, directory: str | os.PathLike[str]) -> Path:
+    """Write `DIR/<host>/<source>.log` (numbered lines) and `DIR/<host>/manifest.json`; return the host dir.
+
+    `logdoctor diagnose DIR/<host>/*.log` then reads the same lines with the same line numbers. Files of
+    an earlier save of the same host (listed in its manifest) are replaced.
+    """
+    host_dir = Path(directory) / host_dir_name(collection.host)
+    with _save_lock:
+        try:
+            host_dir.mkdir(parents=True, exist_ok=True)
+            old_manifest = host_dir / "manifest.json"
+            if old_manifest.is_file():
+                try:
+                    old = json.loads(old_manifest.read_text(encoding="utf-8"))
+                    for entry in old.get("sources", []):
+                        name = str(entry.get("file", ""))
+                        if name and name == os.path.basename(name) and name.endswith(".log"):
+                            (host_dir / name).unlink(missing_ok=True)
+                except (OSError, ValueError, AttributeError):
+                    pass
+            for source in collection.sources:
+                with open(host_dir / source.name, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+                    fh.write(NUMBERED_HEADER.decode() + "\n")
+                    for number, text in source.lines:
+                        fh.write(f"{number}:{text}\n")
+            tmp = host_dir / "manifest.json.tmp"
+            tmp.write_text(json.dumps(manifest(collection), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            tmp.replace(host_dir / "manifest.json")
+        except OSError as exc:
+            raise CollectionError(f"--save {directory}: cannot write {host_dir}: {exc.strerror or exc}") from exc
+    return host_dir

@@ -1,0 +1,511 @@
+"""The SSH collector against real OpenSSH servers on 127.0.0.2/127.0.0.3 (see conftest.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import secrets
+import shlex
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from logdoctor.cli import main
+from logdoctor.errors import CollectionError, ExitStatus, HostKeyError
+from logdoctor.sources.local import open_local
+from logdoctor.sources.remote import ChangedHostKeyError, Connection, ConnectSettings, UnknownHostKeyError
+from logdoctor.sources.ssh import (
+    HostCollection,
+    RemoteSource,
+    collect_host,
+    collect_hosts,
+    parse_target,
+    save_collection,
+)
+from logdoctor.sources.sshconfig import load_ssh_config, resolve
+from tests.sources.conftest import (
+    KEYWORDS,
+    SGLANG_LINES,
+    VLLM_LINES,
+    FakeServer,
+    LabUsers,
+    SilentListener,
+    SshLab,
+    free_port,
+    vllm_log_lines,
+)
+
+THROUGHPUT = VLLM_LINES[1]
+SPEC = VLLM_LINES[4]
+
+
+def source(col: HostCollection, path: str) -> RemoteSource:
+    matches = [s for s in col.sources if s.path == path]
+    assert matches, f"no source {path!r}; have {[s.path for s in col.sources]}; notes {col.notes}"
+    return matches[0]
+
+
+def expected_lines(lines: list[str], keywords: list[str] = KEYWORDS) -> list[tuple[int, str]]:
+    return [(n, text) for n, text in enumerate(lines, start=1) if any(k in text for k in keywords)]
+
+
+def write_log(path: Path, lines: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# --- discovery -------------------------------------------------------------------------------------
+
+
+def test_alias_from_included_config_and_running_server_discovery(ssh_lab: SshLab, fake_vllm_server: FakeServer) -> None:
+    col = collect_host(parse_target("root@kpro5"), ssh_lab.options(), KEYWORDS)
+
+    assert col.error is None
+    assert col.address == f"root@127.0.0.2:{ssh_lab.servers['kpro5'].port}"
+    log = source(col, str(fake_vllm_server.log))
+    assert log.origin == "process"
+    assert log.kind == "ssh" and log.host == "root@kpro5"
+    assert log.lines == expected_lines(vllm_log_lines())
+    assert log.bytes_read == fake_vllm_server.log.stat().st_size
+    assert log.name == "server-output.log"
+    # the rotated sibling of the file the server writes to
+    rotated = source(col, f"{fake_vllm_server.log}.1")
+    assert rotated.origin == "rotated" and rotated.lines == [(1, THROUGHPUT)]
+    # the server's command line is kept as configuration evidence, with its API key masked
+    cmdline = source(col, f"/proc/{fake_vllm_server.pid}/cmdline")
+    assert cmdline.origin == "cmdline"
+    assert "--tensor-parallel-size 2" in cmdline.lines[0][1]
+    assert "sk-secret-123" not in cmdline.lines[0][1] and "--api-key <redacted>" in cmdline.lines[0][1]
+    assert any(f"process {fake_vllm_server.pid}" in f for f in col.found)
+    assert any(s.startswith("running processes") for s in col.searched)
+    assert any(s.startswith("/var/log") for s in col.searched)
+    assert any("server-output.log" in c for c in col.commands)
+
+
+def test_gpu_host_facts_containers_and_journald(ssh_lab: SshLab) -> None:
+    keywords = [*KEYWORDS, "server_args="]
+    col = collect_host(parse_target("node2"), ssh_lab.options(facts=True), keywords)
+
+    assert col.error is None, col.error
+    topo = source(col, "nvidia-smi topo -m")
+    assert topo.origin == "command" and topo.filtered is False
+    assert any("NV18" in text for _, text in topo.lines)
+    assert [n for n, _ in topo.lines] == list(range(1, len(topo.lines) + 1))
+    query = source(col, "nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total,driver_version --format=csv")
+    assert query.lines[0][1].startswith("index, name, pci.bus_id")
+    source(col, "nvidia-smi topo -p2p r")
+    assert any(s.name == "container.log" for s in col.sources)
+    # docker: only the vLLM container (not redis), its --timestamps lines with their own numbers
+    docker = source(col, "docker:vllm-qwen")
+    assert docker.origin == "docker"
+    assert [n for n, _ in docker.lines] == [n for n, _ in expected_lines(vllm_log_lines())]
+    assert docker.lines[0][1].startswith("2025-05-08T16:25:0") and docker.lines[0][1].endswith(THROUGHPUT[-30:])
+    assert not any("redis" in s.path or "cache" in s.path for s in col.sources)
+    assert docker.bytes_read > docker.bytes_transferred > 0
+    # journald: the SGLang unit, its api_key masked
+    journal = source(col, "journald:sglang-router.service")
+    assert [n for n, _ in journal.lines] == [3]
+    assert "api_key='<redacted>'" in journal.lines[0][1] and "sk-live-123" not in journal.lines[0][1]
+    assert "nvidia-smi" not in " ".join(col.notes)
+
+
+# --- --log -----------------------------------------------------------------------------------------
+
+
+def test_log_globs_gzip_and_line_numbers(ssh_lab: SshLab, tmp_path: Path) -> None:
+    d = Path(ssh_lab.root) / f"glob-{secrets.token_hex(3)}"
+    lines = [f"noise {i}" for i in range(1, 1001)]
+    lines[6] = THROUGHPUT  # line 7
+    lines[499] = SPEC  # line 500
+    lines[999] = THROUGHPUT  # line 1000
+    write_log(d / "vllm-a.log", lines)
+    with gzip.open(d / "vllm-b.log.2.gz", "wt") as gz:
+        gz.write("\n".join(["x", "y", SPEC, "z"]) + "\n")
+    write_log(d / "other.txt", [THROUGHPUT])
+
+    col = collect_host(parse_target("kpro5"), ssh_lab.options(logs=(f"{d}/vllm-*", "/nonexistent/x.log")), KEYWORDS)
+
+    plain = source(col, f"{d}/vllm-a.log")
+    assert plain.lines == [(7, THROUGHPUT), (500, SPEC), (1000, THROUGHPUT)]
+    assert plain.origin == "log" and plain.gzipped is False
+    gz_source = source(col, f"{d}/vllm-b.log.2.gz")
+    assert gz_source.gzipped is True
+    assert gz_source.lines == [(3, SPEC)]
+    assert gz_source.bytes_read == (d / "vllm-b.log.2.gz").stat().st_size
+    assert gz_source.name == "vllm-b.log.2.log"
+    assert not any(s.path.endswith("other.txt") for s in col.sources)
+    assert any("/nonexistent/x.log: no such file" in n for n in col.notes)
+    assert col.searched == [f"--log {d}/vllm-*", "--log /nonexistent/x.log"]
+    # --log skips discovery: no process scan, no find
+    assert not any("logdoctor-discovery" in c for c in col.commands)
+
+
+def test_transfers_only_candidate_lines(ssh_lab: SshLab) -> None:
+    path = Path(ssh_lab.root) / f"big-{secrets.token_hex(3)}.log"
+    noise = "(APIServer pid=7) INFO 04-09 11:27:10 [loggers.py:259] GET /metrics HTTP/1.1 200 OK " + "x" * 60
+    with open(path, "w") as fh:
+        for i in range(1, 200_001):
+            fh.write((THROUGHPUT if i % 20_000 == 0 else noise) + "\n")
+    size = path.stat().st_size
+    assert size > 20_000_000
+
+    col = collect_host(parse_target("kpro5"), ssh_lab.options(logs=(str(path),)), KEYWORDS)
+
+    src = source(col, str(path))
+    assert src.bytes_read == size
+    assert [n for n, _ in src.lines] == list(range(20_000, 200_001, 20_000))
+    assert src.bytes_transferred < size / 1000
+    assert col.bytes_transferred < size / 500  # every command of the run, probe included
+
+
+def test_max_bytes_keeps_head_and_tail(ssh_lab: SshLab) -> None:
+    path = Path(ssh_lab.root) / f"cap-{secrets.token_hex(3)}.log"
+    lines = [f"{THROUGHPUT} #{i}" for i in range(1, 5001)]
+    write_log(path, lines)
+    second = write_log(Path(ssh_lab.root) / f"cap2-{secrets.token_hex(3)}.log", [THROUGHPUT])
+    budget = 50_000
+
+    col = collect_host(
+        parse_target("kpro5"), ssh_lab.options(logs=(str(path), str(second)), max_bytes=budget), KEYWORDS
+    )
+
+    src = source(col, str(path))
+    assert src.bytes_transferred <= budget + 200
+    numbers = [n for n, _ in src.lines]
+    assert numbers[0] == 1 and numbers[-1] == 5000  # the start (configuration) and the end (latest state)
+    assert numbers == sorted(numbers)
+    assert src.skipped_lines == 5000 - len(numbers) > 0
+    assert all(text == lines[n - 1] for n, text in src.lines)
+    assert any("skipped to stay under --max-bytes" in n for n in col.notes)
+    # the budget is per host: the second file gets what is left, here nothing
+    assert any(f"{second}: not read (--max-bytes" in n for n in col.notes)
+
+
+# --- host keys --------------------------------------------------------------------------------------
+
+
+def test_unknown_host_key_refused_with_fingerprint(ssh_lab: SshLab, tmp_path: Path) -> None:
+    known = tmp_path / "known_hosts"
+    known.write_text("")
+    with pytest.raises(UnknownHostKeyError) as info:
+        collect_host(parse_target("kpro5"), ssh_lab.options(known_hosts=str(known), logs=("/x",)), KEYWORDS)
+    message = str(info.value)
+    assert isinstance(info.value, HostKeyError) and info.value.exit_status == ExitStatus.COLLECTION
+    assert ssh_lab.servers["kpro5"].fingerprint() in message
+    assert "--accept-new" in message and "\n" not in message
+    assert message.startswith("kpro5: unknown host key for [127.0.0.2]:")
+    assert known.read_text() == ""
+
+
+def test_accept_new_records_the_key(ssh_lab: SshLab, tmp_path: Path) -> None:
+    known = tmp_path / "sub" / "known_hosts"  # a missing file (and directory) is created
+    log = write_log(Path(ssh_lab.root) / f"acc-{secrets.token_hex(3)}.log", [THROUGHPUT])
+    options = ssh_lab.options(known_hosts=str(known), logs=(str(log),), accept_new=True)
+
+    col = collect_host(parse_target("kpro5"), options, KEYWORDS)
+
+    server = ssh_lab.servers["kpro5"]
+    assert col.error is None
+    assert known.read_text().split() == server.known_hosts_line().split()
+    assert stat.S_IMODE(known.stat().st_mode) == 0o600
+    assert any("--accept-new" in n and server.fingerprint() in n for n in col.notes)
+    # next time the key is known: no --accept-new needed, nothing appended
+    again = collect_host(parse_target("kpro5"), ssh_lab.options(known_hosts=str(known), logs=(str(log),)), KEYWORDS)
+    assert again.error is None
+    assert len(known.read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize("accept_new", [False, True])
+def test_changed_host_key_always_refused(ssh_lab: SshLab, tmp_path: Path, accept_new: bool) -> None:
+    server = ssh_lab.servers["kpro5"]
+    impostor = tmp_path / "old_host_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(impostor)], check=True)
+    kind, blob = Path(f"{impostor}.pub").read_text().split()[:2]
+    known = tmp_path / "known_hosts"
+    known.write_text(f"{server.known_name} {kind} {blob}\n")
+
+    with pytest.raises(ChangedHostKeyError) as info:
+        collect_host(
+            parse_target("kpro5"),
+            ssh_lab.options(known_hosts=str(known), logs=("/x",), accept_new=accept_new),
+            KEYWORDS,
+        )
+    message = str(info.value)
+    assert "HOST KEY CHANGED" in message and "man-in-the-middle" in message
+    assert server.fingerprint() in message
+    assert f"ssh-keygen -R '{server.known_name}' -f {known}" in message
+    assert known.read_text() == f"{server.known_name} {kind} {blob}\n"  # never rewritten
+
+
+# --- authentication, reachability -----------------------------------------------------------------
+
+
+def test_wrong_key_is_an_auth_failure(ssh_lab: SshLab) -> None:
+    port = ssh_lab.servers["kpro5"].port
+    options = ssh_lab.options(identity_files=(str(ssh_lab.wrong_key),), logs=("/x",))
+    with pytest.raises(CollectionError) as info:
+        collect_host(parse_target(f"root@127.0.0.2:{port}"), options, KEYWORDS)
+    message = str(info.value)
+    assert info.value.exit_status == ExitStatus.COLLECTION
+    assert f"authentication failed for root@127.0.0.2:{port}" in message
+    assert str(ssh_lab.wrong_key) in message
+    assert "Traceback" not in message and "\n" not in message
+
+
+def test_one_host_down_among_several(ssh_lab: SshLab) -> None:
+    log = write_log(Path(ssh_lab.root) / f"multi-{secrets.token_hex(3)}.log", [THROUGHPUT, SPEC])
+    down_port = free_port("127.0.0.6")
+    targets = [parse_target(t) for t in ("kpro5", f"root@127.0.0.6:{down_port}", "node2")]
+    seen: list[tuple[str, str]] = []
+
+    results = collect_hosts(
+        targets,
+        ssh_lab.options(logs=(str(log),)),
+        KEYWORDS,
+        jobs=2,
+        progress=lambda host, message: seen.append((host, message)),
+    )
+
+    assert [r.host for r in results] == ["kpro5", f"root@127.0.0.6:{down_port}", "node2"]
+    ok = [r for r in results if r.ok]
+    assert len(ok) == 2
+    for r in ok:
+        assert source(r, str(log)).lines == [(1, THROUGHPUT), (2, SPEC)]
+    down = results[1]
+    assert down.error_kind == "unreachable"
+    assert down.error is not None and "connection refused" in down.error
+    assert down.error.startswith(f"root@127.0.0.6:{down_port}: ")
+    assert (f"root@127.0.0.6:{down_port}", f"failed: {down.error}") in seen
+    assert ("kpro5", "done: 1 sources") in seen
+
+
+def test_silent_server_times_out(ssh_lab: SshLab, silent_listener: SilentListener) -> None:
+    target = parse_target(f"root@{silent_listener.address}:{silent_listener.port}")
+    t0 = time.monotonic()
+    (result,) = collect_hosts([target], ssh_lab.options(timeout=1.0, logs=("/x",)), KEYWORDS)
+    assert time.monotonic() - t0 < 6
+    assert result.error_kind == "timeout"
+    assert result.error is not None and "no SSH banner within 1s" in result.error
+
+
+def test_proxy_jump(ssh_lab: SshLab) -> None:
+    log = write_log(Path(ssh_lab.root) / f"jump-{secrets.token_hex(3)}.log", [SPEC])
+    jump, target = ssh_lab.servers["node2"], ssh_lab.servers["kpro5"]
+    jump_before, target_before = jump.accepted_logins(), target.accepted_logins()
+
+    col = collect_host(parse_target("behind-jump"), ssh_lab.options(logs=(str(log),)), KEYWORDS)
+
+    assert source(col, str(log)).lines == [(1, SPEC)]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and jump.accepted_logins() == jump_before:
+        time.sleep(0.05)
+    assert jump.accepted_logins() == jump_before + 1
+    assert target.accepted_logins() == target_before + 1
+
+
+# --- security: names are data, never code ------------------------------------------------------------
+
+
+def test_hostile_paths_are_read_as_names(ssh_lab: SshLab, ssh_users: LabUsers) -> None:
+    d = Path(ssh_lab.root) / f"hostile-{secrets.token_hex(3)}"
+    markers = [Path(f"/tmp/logdoctor-pwned-{secrets.token_hex(4)}") for _ in range(3)]
+    names = [
+        f"$(touch {markers[0]})",
+        f"`touch {markers[1]}`.log",
+        f"a; touch {markers[2]}; b.log",
+        'it\'s "quoted" & spaced.log',
+        "new\nline.log",
+        "$HOME.log",
+        "-n.log",
+    ]
+    paths = [write_log(d / name, [f"line for {name!r}", SPEC]) for name in names]
+
+    col = collect_host(parse_target("kpro5"), ssh_lab.options(logs=tuple(str(p) for p in paths)), KEYWORDS)
+
+    for p in paths:
+        assert source(col, str(p)).lines == [(2, SPEC)]
+    for marker in markers:
+        assert not marker.exists(), f"{marker} was created: a path was executed"
+    for p in paths:  # every value is quoted once, as a separate argument
+        assert any(shlex.quote(str(p)) in c for c in col.commands)
+
+    # a relative path starting with '-', `~/`, and a hostile glob, as a user whose home holds them
+    user = ssh_users.plain
+    home = ssh_users.homes[user]
+    marker = Path(f"/tmp/logdoctor-pwned-{secrets.token_hex(4)}")
+    for name in ("-rf.log", "--help.log", f"vllm $(touch {marker.name}).log"):
+        write_log(home / name, [SPEC]).chmod(0o644)
+    port = ssh_lab.servers["kpro5"].port
+    col = collect_host(
+        parse_target(f"{user}@127.0.0.2:{port}"),
+        ssh_lab.options(identity_files=(str(ssh_lab.user_key),), logs=("-rf.log", "~/--help.log", "~/vllm $(*")),
+        KEYWORDS,
+    )
+    assert source(col, "-rf.log").lines == [(1, SPEC)]
+    assert source(col, f"{home}/--help.log").lines == [(1, SPEC)]
+    assert source(col, f"{home}/vllm $(touch {marker.name}).log").lines == [(1, SPEC)]
+    assert not marker.exists() and not (home / marker.name).exists()
+
+
+def test_hostile_names_found_by_discovery(ssh_lab: SshLab, ssh_users: LabUsers, discovery_lock: None) -> None:
+    user = ssh_users.plain
+    home = ssh_users.homes[user]
+    marker = f"pwned-{secrets.token_hex(4)}"
+    well_known = write_log(home / "vllm-serve.log", vllm_log_lines())
+    hostile = write_log(home / "logs" / f"sglang;touch {marker};.log", SGLANG_LINES)
+    for p in (well_known, hostile, hostile.parent):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    port = ssh_lab.servers["kpro5"].port
+    try:
+        col = collect_host(
+            parse_target(f"{user}@127.0.0.2:{port}"),
+            ssh_lab.options(identity_files=(str(ssh_lab.user_key),)),
+            [*KEYWORDS, "Decode batch"],
+        )
+        assert source(col, str(well_known)).lines == expected_lines(vllm_log_lines())
+        assert source(col, str(hostile)).lines == [(1, SGLANG_LINES[0])]
+        assert not (home / marker).exists() and not (home / "logs" / marker).exists()
+        assert any(s.startswith(f"{home}:") for s in col.searched)
+    finally:
+        well_known.unlink()
+        hostile.unlink()
+
+
+# --- permissions and sudo ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def root_only_log(ssh_lab: SshLab) -> Path:
+    path = write_log(Path(ssh_lab.root) / f"root-only-{secrets.token_hex(3)}.log", [THROUGHPUT])
+    path.chmod(0o600)
+    return path
+
+
+def test_permission_denied_hints_sudo(ssh_lab: SshLab, ssh_users: LabUsers, root_only_log: Path) -> None:
+    port = ssh_lab.servers["kpro5"].port
+    options = ssh_lab.options(identity_files=(str(ssh_lab.user_key),), logs=(str(root_only_log),))
+    with pytest.raises(CollectionError) as info:
+        collect_host(parse_target(f"{ssh_users.plain}@127.0.0.2:{port}"), options, KEYWORDS)
+    assert f"permission denied reading {root_only_log}; try --sudo" in str(info.value)
+
+
+def test_sudo_reads_root_only_logs(ssh_lab: SshLab, ssh_users: LabUsers, root_only_log: Path) -> None:
+    port = ssh_lab.servers["kpro5"].port
+    options = ssh_lab.options(identity_files=(str(ssh_lab.user_key),), logs=(str(root_only_log),), sudo=True)
+    col = collect_host(parse_target(f"{ssh_users.sudoer}@127.0.0.2:{port}"), options, KEYWORDS)
+    assert source(col, str(root_only_log)).lines == [(1, THROUGHPUT)]
+    assert "sudo -n true" in col.commands
+    assert all(c.startswith("sudo -n -- sh -c") for c in col.commands if "read-file" in c)
+
+
+def test_sudo_that_wants_a_password_fails_clearly(ssh_lab: SshLab, ssh_users: LabUsers, root_only_log: Path) -> None:
+    port = ssh_lab.servers["kpro5"].port
+    options = ssh_lab.options(identity_files=(str(ssh_lab.user_key),), logs=(str(root_only_log),), sudo=True)
+    (result,) = collect_hosts([parse_target(f"{ssh_users.plain}@127.0.0.2:{port}")], options, KEYWORDS)
+    assert result.error_kind == "sudo"
+    assert result.error is not None
+    assert "asks" in result.error and "password" in result.error and "NOPASSWD" in result.error
+    assert "\n" not in result.error
+    assert not any("read-file" in c for c in result.commands)
+
+
+def test_nothing_found_lists_what_was_searched(ssh_lab: SshLab, ssh_users: LabUsers, discovery_lock: None) -> None:
+    user = ssh_users.sudoer  # a home with no logs in it
+    port = ssh_lab.servers["kpro5"].port
+    options = ssh_lab.options(identity_files=(str(ssh_lab.user_key),))
+    with pytest.raises(CollectionError) as info:
+        collect_host(parse_target(f"{user}@127.0.0.2:{port}"), options, KEYWORDS)
+    message = str(info.value)
+    assert "nothing found: searched running processes" in message
+    assert f"{ssh_users.homes[user]}: *vllm*/*sglang*" in message and "/var/log" in message
+    assert "--log" in message
+
+
+# --- streams, limits --------------------------------------------------------------------------------
+
+
+def _connection(ssh_lab: SshLab) -> Connection:
+    config = load_ssh_config(str(ssh_lab.ssh_config))
+    settings = ConnectSettings(known_hosts=str(ssh_lab.known_hosts), use_agent=False, use_default_keys=False)
+    return Connection.open(resolve("kpro5", config), settings, config)
+
+
+def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab) -> None:
+    # 8 MB on each stream, interleaved: reading one stream to its end first would stall the other
+    # (the SSH window is 2 MB).
+    script = (
+        "i=0; while [ $i -lt 160 ]; do head -c 50000 /dev/zero | tr '\\000' e >&2; "
+        "head -c 50000 /dev/zero | tr '\\000' o; i=$((i + 1)); done"
+    )
+    received = bytearray()
+    with _connection(ssh_lab) as conn:
+        result = conn.run(
+            f"sh -c {shlex.quote(script)}",
+            purpose="both",
+            time_limit=60,
+            stdout_limit=1 << 30,
+            on_stdout=received.extend,
+        )
+    assert result.exit_status == 0 and not result.timed_out
+    assert result.stdout_bytes == len(received) == 8_000_000 and set(received) == {ord("o")}
+    assert result.stderr_bytes == 8_000_000
+    assert len(result.stderr) == 64 * 1024  # only the start of stderr is kept
+
+
+def test_stdout_cap_stops_an_endless_command(ssh_lab: SshLab) -> None:
+    with _connection(ssh_lab) as conn:
+        t0 = time.monotonic()
+        result = conn.run(
+            "yes logdoctor", purpose="endless", time_limit=30, stdout_limit=1_000_000, on_stdout=lambda b: None
+        )
+        assert time.monotonic() - t0 < 10
+        assert result.capped and result.stdout_bytes == 1_000_000
+        t0 = time.monotonic()
+        slow = conn.run("sleep 30", purpose="slow", time_limit=1, stdout_limit=10, on_stdout=lambda b: None)
+        assert slow.timed_out and time.monotonic() - t0 < 5
+        # the connection is still usable after both
+        out = bytearray()
+        assert conn.run("echo ok", purpose="ok", time_limit=10, stdout_limit=10, on_stdout=out.extend).exit_status == 0
+        assert out == b"ok\n"
+
+
+# --- --save: the same diagnosis offline ------------------------------------------------------------------
+
+
+def test_save_and_reread_offline(ssh_lab: SshLab, tmp_path: Path) -> None:
+    lines = [f"noise {i}" for i in range(1, 301)]
+    lines[41] = THROUGHPUT
+    lines[276] = SPEC
+    log = write_log(Path(ssh_lab.root) / f"save-{secrets.token_hex(3)}.log", lines)
+    col = collect_host(parse_target("root@kpro5"), ssh_lab.options(logs=(str(log),)), KEYWORDS)
+
+    host_dir = save_collection(col, tmp_path / "collected")
+
+    assert host_dir == tmp_path / "collected" / "root@kpro5"
+    saved = host_dir / source(col, str(log)).name
+    data = json.loads((host_dir / "manifest.json").read_text())
+    assert data["host"] == "root@kpro5"
+    assert [c["command"] for c in data["commands"]] == col.commands
+    assert data["keywords"] == KEYWORDS
+    (entry,) = data["sources"]
+    assert entry["file"] == saved.name and entry["path"] == str(log) and entry["lines"] == 2
+    assert entry["bytes_read"] == log.stat().st_size and entry["kind"] == "ssh"
+    # read back as a local file: the same lines, with the remote line numbers
+    local = open_local(str(saved))
+    assert local.numbered
+    assert list(local.lines(KEYWORDS)) == [(42, THROUGHPUT), (277, SPEC)]
+    assert list(local.lines(KEYWORDS, prefilter=True)) == [(42, THROUGHPUT), (277, SPEC)]
+    # and `logdoctor parse` points at the remote line numbers
+    result = CliRunner().invoke(main, ["parse", "--format", "jsonl", str(saved)])
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert events and {e["line"] for e in events} <= {42, 277}
+    # saving again replaces the earlier files
+    col.sources[0].name = "renamed.log"
+    save_collection(col, tmp_path / "collected")
+    assert not saved.exists() and (host_dir / "renamed.log").exists()
