@@ -17,10 +17,10 @@ demo: $(STAMP)
 
 # The SSH tests talk to a real OpenSSH server; install it when it is missing.
 sshd:
-	@test -x /usr/sbin/sshd || { \
-	  echo "installing openssh-server (needed by the SSH tests)"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client >/dev/null) \
-	  || { echo "could not install openssh-server: run 'apt-get install openssh-server' as root"; exit 1; }; }
+	@{ test -x /usr/sbin/sshd && command -v sudo >/dev/null && command -v useradd >/dev/null; } || { \
+	  echo "installing openssh-server and sudo (needed by the SSH tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client sudo passwd >/dev/null) \
+	  || { echo "could not install openssh-server: run 'apt-get install openssh-server sudo' as root"; exit 1; }; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check logdoctor tests bench

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,11 +20,11 @@ from rich.console import Console
 from rich.table import Table
 
 from logdoctor import __version__
-from logdoctor.engine.result import SEVERITY_ORDER, Diagnosis
+from logdoctor.engine.result import SEVERITY_ORDER, Diagnosis, EngineReport, Verdict
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.engine.samples import check_samples
 from logdoctor.engine.suppress import load_suppressions
-from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError
+from logdoctor.errors import CollectionError, ExitStatus, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
 from logdoctor.facts import FACTS
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
@@ -33,6 +34,18 @@ from logdoctor.report.markdown import render_markdown
 from logdoctor.report.terminal import render_terminal
 from logdoctor.run import LineSource, diagnose_sources
 from logdoctor.sources.local import LocalSource, open_local
+from logdoctor.sources.ssh import (
+    DEFAULT_JOBS,
+    DEFAULT_MAX_BYTES,
+    HostCollection,
+    RemoteSource,
+    SshOptions,
+    collect_hosts,
+    looks_like_host,
+    parse_target,
+    save_collection,
+)
+from logdoctor.sources.sshconfig import load_ssh_config
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -250,6 +263,21 @@ def exit_code_for(diagnoses: Sequence[Diagnosis], fail_on: str) -> int:
     return int(ExitStatus.OK)
 
 
+def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool) -> None:
+    """One report per host: a JSON array when there are several, headed sections otherwise."""
+    if len(diagnoses) == 1:
+        emit(diagnoses[0], fmt, verbose)
+    elif fmt == "json":
+        click.echo(render_json(list(diagnoses)))
+    else:
+        for host, diagnosis in zip(hosts, diagnoses, strict=True):
+            if fmt == "markdown":
+                click.echo(f"# {host}\n")
+            else:
+                stdout_console().rule(host)
+            emit(diagnosis, fmt, verbose)
+
+
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:
     if fmt == "json":
         click.echo(render_json(diagnosis))
@@ -259,11 +287,153 @@ def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:
         render_terminal(diagnosis, stdout_console(), verbose=verbose)
 
 
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def parse_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
+    """`65536`, `512K`, `64M`, `1G` (powers of 1024) for --max-bytes."""
+    if isinstance(value, int):
+        return value
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS else ""
+    try:
+        size = int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a size such as 65536, 512K, 64M or 1G") from None
+    if size < 1024:
+        raise click.BadParameter(f"{value!r}: at least 1K")
+    return size
+
+
+def ssh_options(func: F) -> F:
+    """Options of `diagnose HOST...` (docs/ssh.md)."""
+    options = [
+        click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
+        click.option(
+            "-i",
+            "--identity",
+            "identities",
+            multiple=True,
+            type=click.Path(dir_okay=False),
+            help="Private key (repeatable).",
+        ),
+        click.option(
+            "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
+        ),
+        click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds to connect and log in (default 10)."),
+        click.option(
+            "--log",
+            "logs",
+            multiple=True,
+            metavar="REMOTE_PATH_OR_GLOB",
+            help="Read this remote log instead of discovering logs (repeatable).",
+        ),
+        click.option("--sudo", is_flag=True, help="Read root-only logs with `sudo -n` (never asks for a password)."),
+        click.option(
+            "--save", type=click.Path(file_okay=False), help="Keep what was collected in DIR/<host>/ with a manifest."
+        ),
+        click.option(
+            "--max-bytes",
+            type=str,
+            metavar="SIZE",
+            callback=parse_size,
+            default=str(DEFAULT_MAX_BYTES),
+            show_default="64M",
+            help="Most bytes of log lines to transfer from one host.",
+        ),
+        click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
+        click.option(
+            "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[str], list[str]]:
+    """(local paths, hosts): an existing path is a file; anything else that looks like a host is one."""
+    if all(t == "-" or os.path.exists(t) for t in targets):
+        return list(targets), []
+    aliases = load_ssh_config(ssh_config).aliases()
+    hosts = [t for t in targets if looks_like_host(t, aliases=aliases)]
+    return [t for t in targets if t not in hosts], hosts
+
+
+def remote_line_sources(collection: HostCollection) -> list[LineSource]:
+    out: list[LineSource] = []
+    for source in collection.sources:
+
+        def finish(stat: SourceStats, src: RemoteSource = source) -> None:
+            stat.bytes_read = src.bytes_read
+            stat.bytes_transferred = src.bytes_transferred
+            stat.prefiltered = src.filtered
+
+        out.append(
+            LineSource(
+                name=source.name,
+                lines=source.lines,
+                kind=source.kind,
+                host=source.host,
+                path=source.path,
+                finish=finish,
+            )
+        )
+    return out
+
+
+def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
+    error = collection.error or f"{collection.host}: not collected"
+    return Diagnosis(
+        tool={"name": "logdoctor", "version": __version__},
+        sources=[],
+        engine=EngineReport(name="unknown"),
+        verdict=Verdict(healthy=False, summary=f"not collected: {error}"),
+        findings=[],
+        ruled_out=[],
+        insufficient_data=[],
+        errors=[{"host": collection.host, "error": error}],
+    )
+
+
+def collect_for_diagnosis(
+    hosts: Sequence[str], options: SshOptions, jobs: int, save: str | None
+) -> list[HostCollection]:
+    """Collect every host (progress, what was found and notes on stderr); `--save` each one."""
+    err = stderr_console()
+    lock = threading.Lock()
+
+    def progress(host: str, message: str) -> None:
+        with lock:
+            err.print(f"{host}: {message}", style="dim", highlight=False, markup=False, soft_wrap=True)
+
+    targets = [parse_target(h) for h in hosts]
+    collections = collect_hosts(targets, options, candidate_keywords(), jobs=jobs, progress=progress)
+    for col in collections:
+        for line in col.found:
+            err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
+        for note in col.notes:
+            err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
+        if save is not None:
+            where = save_collection(col, save)
+            err.print(
+                f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+    if len(collections) > 1:
+        ok = sum(1 for c in collections if c.ok)
+        err.print(f"collected {ok} of {len(collections)} hosts", highlight=False)
+    return collections
+
+
 @main.command()
 @click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST...]")
 @engine_option
 @rules_options
 @report_options
+@ssh_options
 @handle_errors
 def diagnose(
     targets: tuple[str, ...],
@@ -274,6 +444,16 @@ def diagnose(
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
+    ssh_config: str | None,
+    identities: tuple[str, ...],
+    known_hosts: str | None,
+    timeout: float | None,
+    logs: tuple[str, ...],
+    sudo: bool,
+    save: str | None,
+    max_bytes: int,
+    accept_new: bool,
+    jobs: int,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
@@ -285,11 +465,44 @@ def diagnose(
         if sys.stdin.isatty():
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
-    sources = local_line_sources(targets)
-    diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
-    emit(diagnosis, fmt, verbose)
     ctx = click.get_current_context()
-    ctx.exit(exit_code_for([diagnosis], fail_on))
+    paths, hosts = split_targets(targets, ssh_config)
+    if hosts and paths:
+        raise UsageError(f"give local paths or hosts, not both (paths: {', '.join(paths)}; hosts: {', '.join(hosts)})")
+    if not hosts:
+        host_only = {"--log": logs, "--sudo": sudo, "--save": save, "--accept-new": accept_new, "-i": identities}
+        given = [name for name, value in host_only.items() if value]
+        if given:
+            raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
+        sources = local_line_sources(targets)
+        diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
+        emit(diagnosis, fmt, verbose)
+        ctx.exit(exit_code_for([diagnosis], fail_on))
+    options = SshOptions(
+        ssh_config=ssh_config,
+        identity_files=identities,
+        known_hosts=known_hosts,
+        timeout=timeout,
+        logs=logs,
+        sudo=sudo,
+        max_bytes=max_bytes,
+        accept_new=accept_new,
+    )
+    collections = collect_for_diagnosis(hosts, options, jobs, save)
+    if len(collections) == 1 and collections[0].error is not None:
+        failure = collections[0].exception
+        if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
+            raise failure
+        raise CollectionError(collections[0].error)
+    diagnoses = [
+        failed_host_diagnosis(col)
+        if col.error is not None
+        else diagnose_sources(remote_line_sources(col), rules, engine=engine, suppressions=suppressions)
+        for col in collections
+    ]
+    emit_many(diagnoses, [c.host for c in collections], fmt, verbose)
+    failed = any(c.error is not None for c in collections)
+    ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))
 
 
 # --- rules ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ every fact with its kind and a hint for when it is missing; the rule loader reje
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -196,6 +197,11 @@ FACTS: dict[str, FactSpec] = {
     "compile.disabled": FactSpec("bool", "torch.compile turned off (eager or TORCH_COMPILE_DISABLE)"),
     "compile.cache_hit": FactSpec("bool", "compiled graphs loaded from cache"),
     "compile.shm_waits": FactSpec("number", "`No available shared memory broadcast block` waits"),
+    "stall.serving_waits": FactSpec(
+        "number",
+        "`No available shared memory broadcast block` waits after serving started (a stuck worker)",
+        _STATS_HINT,
+    ),
     "compile.phase_seconds": FactSpec("number", "wall-clock time between the first and last compile/warm-up line"),
     "compile.startup_seconds": FactSpec(
         "number", "longest of torch.compile, engine init, graph capture and the compile phase's wall-clock time"
@@ -524,6 +530,7 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
     versions: dict[str, str] = {}
     bench_rows: list[BenchmarkResult] = []
     compile_times: list[tuple[float, CompileTime]] = []
+    serving_sources: set[str] = set()  # sources whose stats lines have begun: the server is serving
 
     for ev in events:
         if ev.engine in ("vllm", "sglang", "nccl"):
@@ -565,6 +572,9 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
                     position_sums[i] += rate
                     position_counts[i] += 1
         elif isinstance(ev, SchedulerStats):
+            if ev.source not in serving_sources:
+                serving_sources.add(ev.source)
+                b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
             key = (ev.source, ev.process.pid if ev.process is not None else None)
             stats_by_pid.setdefault(key, []).append(ev)
             if ev.format == "sglang-decode":
@@ -648,6 +658,9 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
             if ev.kind == "shm-broadcast-wait":
                 waits = (b.value("compile.shm_waits") or 0.0) + 1.0
                 b.set("compile.shm_waits", waits, ev, ev.message)
+                if ev.source in serving_sources:
+                    stalls = (b.value("stall.serving_waits") or 0.0) + 1.0
+                    b.set("stall.serving_waits", stalls, ev, ev.message)
             else:
                 b.set("failure.kinds", sorted(set(failures) - {"shm-broadcast-wait"}), ev, ev.message, keep_first=True)
                 b.facts["failure.kinds"].value = sorted(set(failures) - {"shm-broadcast-wait"})
@@ -748,7 +761,7 @@ def _apply_attention(b: ProfileBuilder, ev: AttentionBackend) -> None:
         b.set("attention.forced", True, ev, ev.message or "")
     if ev.fallback_reason == "env-var-ignored":
         b.set("attention.stale_env", True, ev, ev.message or "")
-    elif ev.fallback_reason:
+    elif ev.fallback_reason and ev.role in ("target", "unknown", "decode"):
         b.set("attention.fallback_reason", ev.fallback_reason, ev, ev.message or ev.fallback_reason)
 
 
@@ -819,6 +832,9 @@ def _apply_compile(b: ProfileBuilder, ev: CompileTime) -> None:
         b.set("compile.cache_hit", ev.cache_hit, ev, ev.message, keep_first=True)
 
 
+_HYBRID_WORDS = re.compile(r"mamba|hybrid|linear.attention|NemotronH|Qwen3Next|Qwen3_5|Jamba|FalconH1|GDN", re.I)
+
+
 def _seconds(timestamp: str | None) -> float | None:
     """Seconds within a year from `MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS` (only differences are used)."""
     if not timestamp:
@@ -833,12 +849,22 @@ def _seconds(timestamp: str | None) -> float | None:
 
 
 def _apply_compile_phase(b: ProfileBuilder, times: list[tuple[float, CompileTime]]) -> None:
-    if len(times) >= 2:
-        times.sort(key=lambda t: t[0])
-        span = times[-1][0] - times[0][0]
-        if 0 < span < 7 * 24 * 3600:
-            b.set("compile.phase_seconds", float(span), times[-1][1], "compile/warm-up line timestamps")
-            b.add_ref("compile.phase_seconds", times[0][1])
+    """The longest compile phase of one process: two server runs in one paste are two phases."""
+    by_process: dict[tuple[str, int | None], list[tuple[float, CompileTime]]] = {}
+    for stamp, event in times:
+        pid = event.process.pid if event.process is not None else None
+        by_process.setdefault((event.source, pid), []).append((stamp, event))
+    best: tuple[float, CompileTime, CompileTime] | None = None
+    for group in by_process.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda t: t[0])
+        span = group[-1][0] - group[0][0]
+        if 0 < span < 3 * 3600 and (best is None or span > best[0]):
+            best = (span, group[0][1], group[-1][1])
+    if best is not None:
+        b.set("compile.phase_seconds", float(best[0]), best[2], "compile/warm-up line timestamps")
+        b.add_ref("compile.phase_seconds", best[1])
     candidates = [
         name
         for name in (
@@ -866,6 +892,9 @@ def _apply_scheduler_config(b: ProfileBuilder, ev: SchedulerConfig) -> None:
         b.set("async_scheduling.enabled", ev.enabled, ev, ev.message)
     elif ev.kind == "prefix-caching" and ev.enabled is not None:
         b.set("sched.prefix_caching", ev.enabled, ev, ev.message)
+        if ev.enabled is False and _HYBRID_WORDS.search(ev.message):
+            b.set("hybrid.is_hybrid", True, ev, ev.message, keep_first=True)
+            b.set("hybrid.prefix_caching_disabled", True, ev, ev.message)
     elif ev.kind == "spec-v0-fallback":
         b.set("spec.v0_fallback", True, ev, ev.message)
     elif ev.kind == "draft-weights-missing":

@@ -28,6 +28,8 @@ _OPEN = "bench.open"  # the result block being read, so `finish` can close it
 _SEEN = "bench.seen"  # rows already reported (a bench_one_batch_server case and its summary-table row)
 
 Number = float | int | str
+_NON_WORD_RE = re.compile(r"[^a-z0-9]+")
+_SPACES_RE = re.compile(r"\s+")
 
 
 def _number(text: str) -> Number:
@@ -45,7 +47,7 @@ def _number(text: str) -> Number:
 
 def _key(label: str) -> str:
     """`Output token throughput (tok/s)` -> `output_token_throughput_tok_s`."""
-    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+    return _NON_WORD_RE.sub("_", label.lower()).strip("_")
 
 
 @dataclass
@@ -230,7 +232,7 @@ def _read_table(tool: str, columns: list[str]) -> BlockFn:
 def parse_table_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     if "|" not in line.text:
         return None
-    columns = [re.sub(r"\s+", " ", c.lower()) for c in _cells(line.text)]
+    columns = [_SPACES_RE.sub(" ", c.lower()) for c in _cells(line.text)]
     if "agg tok/s" in columns:
         tool = "concurrency-table"
     elif columns[:2] == ["batch size", "input len"]:

@@ -121,11 +121,12 @@ def parse_p2p_mode(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 # --- nvidia-smi --query-gpu=... --format=csv ----------------------------------------------------------
 
 _CSV_HEADER_RE = re.compile(r"^\s*[\w.]+(?: \[[^\]]+\])?(?:\s*,\s*[\w.]+(?: \[[^\]]+\])?)+\s*$")
+_CSV_UNIT_RE = re.compile(r"\s*\[[^\]]+\]$")  # `memory.total [MiB]` -> `memory.total`
 _MEMORY_RE = re.compile(r"^(?P<n>\d+)\s*MiB$")
 
 
 def _csv_fields(header: str) -> list[str]:
-    return [re.sub(r"\s*\[[^\]]+\]$", "", f.strip()) for f in header.split(",")]
+    return [_CSV_UNIT_RE.sub("", f.strip()) for f in header.split(",")]
 
 
 def _gpu_row(fields: list[str], cells: list[str]) -> dict[str, str | None]:

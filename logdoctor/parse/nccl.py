@@ -77,6 +77,11 @@ def _device(text: str) -> int | None:
     return None
 
 
+def _transport_family(detail: str) -> str:
+    """`P2P` of `P2P/CUMEM/read`, `NET` of `NET/IB/0(1)/GDRDMA`, `SHM` of `SHM/direct`."""
+    return detail.split("/", 1)[0].split("(", 1)[0].strip().upper()
+
+
 def parse_transport(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _TRANSPORT_RE.search(line.message)
     if not m:
@@ -90,7 +95,7 @@ def parse_transport(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
             dst_rank=int(m.group("dst")),
             src_device=_device(m.group("src_dev")),
             dst_device=_device(m.group("dst_dev")),
-            transport=re.split(r"[/(]", detail, maxsplit=1)[0].strip().upper(),
+            transport=_transport_family(detail),
             detail=detail,
         )
     ]

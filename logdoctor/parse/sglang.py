@@ -79,9 +79,13 @@ def _i(value: str | None) -> int | None:
     return None if value is None else int(value)
 
 
+_BACKEND_SEPARATOR_RE = re.compile(r"[\s-]+")
+_NON_WORD_RE = re.compile(r"[^a-z0-9]+")
+
+
 def _backend(name: str) -> str:
     """`flashinfer` -> FLASHINFER, `flashinfer mla` -> FLASHINFER_MLA, `'fa3'` -> FA3."""
-    return re.sub(r"[\s-]+", "_", name.strip().strip("'\"`").rstrip(".")).upper()
+    return _BACKEND_SEPARATOR_RE.sub("_", name.strip().strip("'\"`").rstrip(".")).upper()
 
 
 def _int_list(text: str) -> list[int] | None:
@@ -204,24 +208,26 @@ def parse_server_args(line: LogLine, ctx: ParseContext) -> list[EventBase] | Non
 
 _BATCH_RE = re.compile(r"\b(?P<kind>Prefill|Decode) batch(?: \[(?P<iter>\d+)\])?[.,]\s+(?P<body>#.*)$")
 _GRAPH_KEY_RE = re.compile(r"^(?P<device>cuda|cpu|npu|xpu|musa|hpu) graph$")
-_NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 
 
 def _batch_value(raw: str) -> float | int | str | bool:
+    """`24` -> 24, `0.66` -> 0.66, `True` -> True, `91.20%` -> 0.912; anything else stays text."""
     raw = raw.strip()
-    if raw in ("True", "False"):
+    if raw == "True" or raw == "False":
         return raw == "True"
     percent = raw.endswith("%")
-    number = raw[:-1].strip() if percent else raw
-    if _NUMBER_RE.match(number):
-        if percent:
-            return round(float(number) / 100, 6)
-        return float(number) if any(c in number for c in ".eE") else int(number)
-    return raw
+    text = raw[:-1].rstrip() if percent else raw
+    try:
+        number: float | int = float(text) if ("." in text or "e" in text or "E" in text) else int(text)
+    except ValueError:
+        return raw
+    if number != number or number in (float("inf"), float("-inf")):
+        return raw
+    return round(float(number) / 100, 6) if percent else number
 
 
 def _extra_key(key: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", key.lower().lstrip("#")).strip("_")
+    return _NON_WORD_RE.sub("_", key.lower().lstrip("#")).strip("_")
 
 
 # SGLang key -> SchedulerStats field. Hybrid pools report the full-attention pool as the KV usage.
@@ -259,7 +265,7 @@ def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
             continue
         value = _batch_value(raw)
         target = _BATCH_FIELDS.get(key)
-        graph = _GRAPH_KEY_RE.match(key)
+        graph = _GRAPH_KEY_RE.match(key) if key.endswith(" graph") else None
         if graph and isinstance(value, bool):
             # A prefill batch normally runs without a graph: only the decode flag means eager decoding.
             if m.group("kind") == "Decode":

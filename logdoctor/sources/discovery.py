@@ -23,6 +23,9 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from logdoctor.redact import redact
+from logdoctor.sources.local import ere_alternation
+
 # Command lines that identify a serving process (the host's /proc/PID/cmdline, NULs as spaces).
 SERVER_PATTERNS = (
     "vllm serve",
@@ -174,25 +177,16 @@ END {
   for (i = h; i < t; i++) print buf[i]
 }"""
 
-# awk: grep -n -F for streams (docker logs, journalctl), counting the bytes scanned.
-_FILTER_AWK = r"""BEGIN { nk = split(ENVIRON["LOGDOCTOR_KEYWORDS"], kw, "\n") }
-{
-  bytes += length($0) + 1
-  if (nk == 0) { print NR ":" $0; next }
-  for (i = 1; i <= nk; i++) if (index($0, kw[i]) > 0) { print NR ":" $0; next }
-}
+# awk: number the lines of a stream (docker logs, journalctl) and count its bytes, for the grep after it.
+_NUMBER_AWK = r"""{ bytes += length($0) + 1; print NR ":" $0 }
 END { print "#logdoctor-size " (bytes + 0) }"""
 
-_GREP_ARGS = r"""n=$#
-while [ "$n" -gt 0 ]; do set -- "$@" -e "$1"; shift; n=$((n - 1)); done
-[ "$#" -gt 0 ] || set -- -e ''
-"""
 
 READ_FILE_SCRIPT = (
-    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3... = keywords
+    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3 = the keywords as one escaped ERE alternation
 f=$1
 max=$2
-shift 2
+re=$3
 LC_ALL=C
 export LC_ALL
 if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
@@ -202,16 +196,14 @@ if ! (: < "$f") 2>/dev/null; then
 fi
 size=$(wc -c < "$f")
 echo "#logdoctor-size $size"
-"""
-    + _GREP_ARGS
-    + r"""magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
+magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
 if [ "$magic" = 1f8b ]; then
   echo '#logdoctor-gzip'
-  gzip -dc < "$f" | grep -a -n -F "$@" | awk -v max="$max" '"""
+  gzip -dc < "$f" | grep -a -n -E -e "$re" | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 else
-  grep -a -n -F "$@" < "$f" | awk -v max="$max" '"""
+  grep -a -n -E -e "$re" < "$f" | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 fi
@@ -219,15 +211,13 @@ fi
 )
 
 READ_STREAM_SCRIPT = (
-    r"""# logdoctor read-stream: $1 = docker|podman|journald, $2 = container or unit, $3 = byte budget, $4... = keywords
+    r"""# logdoctor read-stream: $1 = docker|podman|journald, $2 = container or unit, $3 = byte budget, $4 = keyword ERE
 kind=$1
 name=$2
 max=$3
-shift 3
+re=$4
 LC_ALL=C
 export LC_ALL
-LOGDOCTOR_KEYWORDS=$(printf '%s\n' "$@")
-export LOGDOCTOR_KEYWORDS
 case $kind in
   docker|podman)
     if ! err=$("$kind" inspect --format '{{.Id}}' "$name" 2>&1 >/dev/null </dev/null); then
@@ -235,14 +225,14 @@ case $kind in
       exit 0
     fi
     "$kind" logs --timestamps "$name" 2>&1 </dev/null | awk '"""
-    + _FILTER_AWK
-    + r"""' | awk -v max="$max" '"""
+    + _NUMBER_AWK
+    + r"""' | grep -a -E -e "$re" -e '^#logdoctor-size ' | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
   journald)
     journalctl -u "$name" --no-pager -o short </dev/null | awk '"""
-    + _FILTER_AWK
-    + r"""' | awk -v max="$max" '"""
+    + _NUMBER_AWK
+    + r"""' | grep -a -E -e "$re" -e '^#logdoctor-size ' | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
 esac
@@ -254,14 +244,15 @@ command -v "$1" >/dev/null 2>&1 || exit 127
 exec "$@" </dev/null
 """
 
-VERSIONS_SCRIPT = r"""# logdoctor engine versions: $1... = python interpreters to ask, best first
+VERSIONS_SCRIPT = r"""# logdoctor engine versions: $1... = python interpreters to ask, best first; prints
+# `pip show`-style Name:/Version: lines (importlib.metadata first: pip is slow to start, or absent in uv venvs)
 prog='import importlib.metadata as m
 for n in ("vllm", "sglang"):
     try:
         print("Name: " + n + "\nVersion: " + m.version(n))
     except Exception:
         pass'
-for how in pip import; do
+for how in import pip; do
   for py do
     case $py in
       /*) [ -x "$py" ] || continue ;;
@@ -408,7 +399,9 @@ def parse_discovery(data: bytes) -> Discovery:
     found = Discovery()
     procs: dict[int, ServerProcess] = {}
     for kind, value in records(data):
-        value = surrogate_safe(value)
+        if kind not in ("file", "rotated", "fd"):
+            # only paths keep undecodable bytes (surrogate escapes), so a non-UTF-8 name can be read back
+            value = surrogate_safe(value)
         if kind == "searched":
             what, _, rest = value.partition(":")
             if what == "processes":
@@ -427,7 +420,8 @@ def parse_discovery(data: bytes) -> Discovery:
         if kind == "proc":
             parsed = _split_pid(value)
             if parsed:
-                procs[parsed[0]] = ServerProcess(pid=parsed[0], cmdline=parsed[1].strip())
+                # masked here, so no report line, note or saved file ever carries an --api-key value
+                procs[parsed[0]] = ServerProcess(pid=parsed[0], cmdline=redact(parsed[1].strip()))
             continue
         if kind in ("ppid", "argv0", "exe", "cgroup"):
             parsed = _split_pid(value)
@@ -507,16 +501,17 @@ class SourcePlan:
     """One remote source to read: a file, a container's log, or a journald unit."""
 
     reader: str  # "file" | "docker" | "podman" | "journald"
-    target: str  # path, container id or unit
-    path: str  # what reports show: the path, `docker:NAME`, `journald:UNIT`
+    target: str  # path (undecodable bytes as surrogate escapes), container id or unit
+    path: str  # what reports show: the path (valid UTF-8), `docker:NAME`, `journald:UNIT`
     origin: str  # "process" | "file" | "rotated" | "log" | "docker" | "journald"
     description: str
     base_name: str
 
     def command(self, budget: int, keywords: Sequence[str], *, sudo: bool) -> str:
+        pattern = ere_alternation(keywords)
         if self.reader == "file":
-            return remote_command(READ_FILE_SCRIPT, [self.target, str(budget), *keywords], sudo=sudo)
-        return remote_command(READ_STREAM_SCRIPT, [self.reader, self.target, str(budget), *keywords], sudo=sudo)
+            return remote_command(READ_FILE_SCRIPT, [self.target, str(budget), pattern], sudo=sudo)
+        return remote_command(READ_STREAM_SCRIPT, [self.reader, self.target, str(budget), pattern], sudo=sudo)
 
 
 def rotation_key(path: str) -> tuple[int, int, str]:
@@ -555,10 +550,11 @@ def plan_sources(found: Discovery) -> tuple[list[SourcePlan], list[str], list[st
         targets = dict.fromkeys(proc.fds.values())
         for target in targets:
             fds = ", ".join(f"fd {n}" for n, t in sorted(proc.fds.items()) if t == target)
+            shown = surrogate_safe(target)
             if target.startswith("/dev/"):
                 if target != "/dev/null":
                     notes.append(
-                        f"process {proc.pid} writes its output ({fds}) to a terminal {target}: not readable; give --log"
+                        f"process {proc.pid} writes its output ({fds}) to a terminal {shown}: not readable; give --log"
                     )
                 else:
                     notes.append(f"process {proc.pid} discards its output ({fds} -> /dev/null)")
@@ -567,10 +563,9 @@ def plan_sources(found: Discovery) -> tuple[list[SourcePlan], list[str], list[st
                 deleted = target.endswith(" (deleted)")
                 fd_num = next(n for n, t in sorted(proc.fds.items()) if t == target)
                 path = f"/proc/{proc.pid}/fd/{fd_num}" if deleted else target
-                desc = f"{fds} of process {proc.pid}" + (f" (deleted file {target[:-10]})" if deleted else "")
-                add(
-                    SourcePlan("file", path, path, "process", desc, os.path.basename(target.removesuffix(" (deleted)")))
-                )
+                desc = f"{fds} of process {proc.pid}" + (f" (deleted file {shown[:-10]})" if deleted else "")
+                base = os.path.basename(target.removesuffix(" (deleted)"))
+                add(SourcePlan("file", path, surrogate_safe(path), "process", desc, base))
                 continue
             # a pipe or socket: follow it to a container runtime or a systemd unit when we can
             plan = _plan_from_cgroup(proc, fds, found)
@@ -578,7 +573,7 @@ def plan_sources(found: Discovery) -> tuple[list[SourcePlan], list[str], list[st
                 add(plan)
             else:
                 notes.append(
-                    f"process {proc.pid} writes its output ({fds}) to {target}, which logdoctor cannot follow; give --log"
+                    f"process {proc.pid} writes its output ({fds}) to {shown}, which logdoctor cannot follow; give --log"
                 )
         if proc.denied_fds and not proc.fds:
             notes.append(
@@ -592,9 +587,9 @@ def plan_sources(found: Discovery) -> tuple[list[SourcePlan], list[str], list[st
     current = [f for f in found.files if not is_rotated(f)]
     rotated = sorted({*found.rotated, *(f for f in found.files if is_rotated(f))}, key=rotation_key)
     for path in current:
-        add(SourcePlan("file", path, path, "file", "log file", os.path.basename(path)))
+        add(SourcePlan("file", path, surrogate_safe(path), "file", "log file", os.path.basename(path)))
     for path in rotated:
-        add(SourcePlan("file", path, path, "rotated", "rotated log file", os.path.basename(path)))
+        add(SourcePlan("file", path, surrogate_safe(path), "rotated", "rotated log file", os.path.basename(path)))
     return plans, found_lines, notes
 
 

@@ -212,7 +212,9 @@ class Connection:
         Stops (and closes the channel, so the remote side gets SIGPIPE) once `stdout_limit` bytes have
         arrived or `time_limit` seconds have passed; the result says which.
         """
-        result = CommandResult(command=command, purpose=purpose, started=time.time())
+        # The record shows undecodable bytes of a remote name as U+FFFD; the host gets the bytes themselves.
+        shown = command.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        result = CommandResult(command=shown, purpose=purpose, started=time.time())
         t0 = time.monotonic()
         transport = self.client.get_transport()
         if transport is None or not transport.is_active():
@@ -223,7 +225,7 @@ class Connection:
             raise RemoteFailure(f"cannot open a session on {self.host.address}: {_describe(exc)}", "protocol") from exc
         stderr = bytearray()
         try:
-            chan.exec_command(command)
+            chan.exec_command(command.encode("utf-8", "surrogateescape"))
             chan.shutdown_write()  # nothing on stdin: a command that reads it sees EOF, never waits
             deadline = t0 + time_limit
             while True:
@@ -253,9 +255,9 @@ class Connection:
                 if result.capped:
                     break
                 idle = not chan.recv_ready() and not chan.recv_stderr_ready()
-                # SSH delivers a channel's data before its exit status, so once the status is here and
-                # the buffers are empty, everything has been read.
-                if idle and (chan.exit_status_ready() or chan.closed):
+                # Done at the remote EOF, not at the exit status: OpenSSH may send the status while
+                # output is still draining from the command's pipes.
+                if idle and (chan.eof_received or chan.closed):
                     break
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -263,6 +265,9 @@ class Connection:
                     break
                 if not progressed:
                     select.select([chan], [], [], min(remaining, 0.5))
+            if not (result.capped or result.timed_out):
+                # the status usually follows the EOF at once
+                chan.status_event.wait(max(0.0, min(deadline - time.monotonic(), 10.0)))
             if chan.exit_status_ready():
                 result.exit_status = chan.recv_exit_status()
         except (paramiko.SSHException, EOFError, OSError) as exc:

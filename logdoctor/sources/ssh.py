@@ -7,7 +7,7 @@
 
 On each host: connect (ssh config, agent, keys, OpenSSH-like host-key policy), find the logs
 (running server processes and where their stdout/stderr go, well-known files, containers, journald
-units; or exactly the `--log` paths/globs), run `grep -n -F` on the host with the keywords so only
+units; or exactly the `--log` paths/globs), run `grep -n` on the host with the keywords so only
 candidate lines cross the wire, keep their original line numbers, and stop at `--max-bytes`.
 Host facts (`nvidia-smi topo -m`, ..., engine versions, container detection) come along as sources.
 
@@ -32,6 +32,7 @@ from typing import Any
 
 from logdoctor import __version__
 from logdoctor.errors import CollectionError, InputError, LogdoctorError
+from logdoctor.redact import redact
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
     DISCOVERY_SCRIPT,
@@ -53,7 +54,6 @@ from logdoctor.sources.discovery import (
     surrogate_safe,
 )
 from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
-from logdoctor.sources.redact import redact
 from logdoctor.sources.remote import CommandResult, Connection, ConnectSettings, RemoteFailure, failure_kind
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, looks_like_host, parse_target
@@ -280,7 +280,7 @@ class _HostRun:
         limit: int,
         time_limit: float,
     ) -> CommandResult:
-        self.col.commands.append(command)
+        self.col.commands.append(surrogate_safe(command))  # recorded before it runs: also when it fails
         result = conn.run(command, purpose=purpose, time_limit=time_limit, stdout_limit=limit, on_stdout=on_stdout)
         self.col.command_log.append(result)
         return result
@@ -421,9 +421,7 @@ class _HostRun:
         else:
             self.col.notes.append("nvidia-smi not found on the host: GPU topology facts skipped")
         pythons = python_candidates(discovery.processes)
-        self._fact(
-            conn, "engine-versions", "engine versions (pip show vllm sglang)", remote_command(VERSIONS_SCRIPT, pythons)
-        )
+        self._fact(conn, "engine-versions", "pip show vllm sglang", remote_command(VERSIONS_SCRIPT, pythons))
         self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))
 
     def _fact(self, conn: Connection, name: str, path: str, command: str) -> None:
@@ -448,6 +446,9 @@ class _HostRun:
             self.col.notes.append(f"{path}: {why}: {result.stderr_first_line() or 'no message'}")
         if not reader.lines:
             return
+        # A title line first, as `head -v` prints it: the parsers learn which command produced the
+        # table (the `topo -p2p` mode is not in its output), and the saved file says what it is.
+        lines = [(1, f"==> {path} <=="), *((n + 1, text) for n, text in reader.lines)]
         self.col.sources.append(
             RemoteSource(
                 name=self.unique_name(name),
@@ -455,10 +456,10 @@ class _HostRun:
                 path=path,
                 bytes_read=result.stdout_bytes,
                 bytes_transferred=result.bytes_transferred,
-                lines=reader.lines,
+                lines=lines,
                 origin="command",
                 description="host fact",
-                command=command,
+                command=result.command,
                 filtered=False,
                 truncated=result.capped or result.timed_out,
             )
@@ -512,7 +513,7 @@ class _HostRun:
             lines=reader.lines,
             origin=plan.origin,
             description=plan.description,
-            command=command,
+            command=result.command,
             gzipped=reader.gzipped,
             skipped_lines=reader.skipped_lines,
             skipped_bytes=reader.skipped_bytes,
@@ -562,7 +563,7 @@ def _check_keywords(keywords: Sequence[str]) -> list[str]:
     out = []
     for k in keywords:
         if "\n" in k or "\0" in k:
-            raise ValueError(f"keyword {k!r}: a grep -F keyword cannot contain a newline or NUL")
+            raise ValueError(f"keyword {k!r}: a keyword cannot contain a newline or NUL")
         if k:
             out.append(k)
     return out
@@ -587,8 +588,8 @@ def collect_host(
         col.error = f"{col.host}: {exc}"
         col.error_kind = failure_kind(exc)
         col.exception = exc
+        exc.args = (col.error,)  # the one line the CLI prints names the host
         if raise_errors:
-            exc.args = (col.error,)
             raise
     except Exception as exc:  # a bug: one host must never take the others down
         col.error = f"{col.host}: internal error: {type(exc).__name__}: {exc}"

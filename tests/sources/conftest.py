@@ -18,10 +18,12 @@ Nothing is skipped: without sshd, or not running as root, the tests fail and say
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -62,6 +64,12 @@ def vllm_log_lines() -> list[str]:
     if path.is_file():
         return path.read_text(encoding="utf-8").splitlines()
     return list(VLLM_LINES)
+
+
+def die_with_parent() -> None:
+    """preexec_fn: SIGTERM this child when pytest dies (a killed test run leaves no sshd behind)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _fail(message: str) -> None:
@@ -196,7 +204,12 @@ def start_sshd(lab_root: Path, name: str, address: str, authorized: Path, extra:
             )
         )
         with open(log, "wb") as log_fh:
-            process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=log_fh, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                [SSHD, "-D", "-e", "-f", str(config)],
+                stdout=log_fh,
+                stderr=subprocess.STDOUT,
+                preexec_fn=die_with_parent,
+            )
         server = SshServer(name, address, port, host_key, config, log, process)
         why = _wait_for_banner(server, time.monotonic() + 10)
         if why is None:
@@ -386,7 +399,8 @@ def ssh_users(ssh_lab: SshLab) -> Iterator[LabUsers]:
     finally:
         sudoers.unlink(missing_ok=True)
         for user in created:
-            subprocess.run(["userdel", user], capture_output=True, check=False)
+            # -f: an sshd session of the user may still be closing
+            subprocess.run(["userdel", "-f", user], capture_output=True, check=False)
 
 
 @pytest.fixture
@@ -418,7 +432,10 @@ def fake_vllm_server(ssh_lab: SshLab, discovery_lock: None) -> Iterator[FakeServ
     cmdline = "python -m vllm serve Qwen/Qwen3-8B --api-key sk-secret-123 --tensor-parallel-size 2"
     with open(log, "ab") as out:
         process = subprocess.Popen(
-            ["bash", "-c", f'exec -a "{cmdline}" sleep 300'], stdout=out, stderr=subprocess.STDOUT
+            ["bash", "-c", f'exec -a "{cmdline}" sleep 300'],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
         )
     try:
         deadline = time.monotonic() + 5

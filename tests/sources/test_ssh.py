@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import secrets
 import shlex
 import stat
@@ -16,6 +17,7 @@ from click.testing import CliRunner
 
 from logdoctor.cli import main
 from logdoctor.errors import CollectionError, ExitStatus, HostKeyError
+from logdoctor.parse.pipeline import EventStream
 from logdoctor.sources.local import open_local
 from logdoctor.sources.remote import ChangedHostKeyError, Connection, ConnectSettings, UnknownHostKeyError
 from logdoctor.sources.ssh import (
@@ -23,6 +25,7 @@ from logdoctor.sources.ssh import (
     RemoteSource,
     collect_host,
     collect_hosts,
+    manifest,
     parse_target,
     save_collection,
 )
@@ -80,7 +83,8 @@ def test_alias_from_included_config_and_running_server_discovery(ssh_lab: SshLab
     cmdline = source(col, f"/proc/{fake_vllm_server.pid}/cmdline")
     assert cmdline.origin == "cmdline"
     assert "--tensor-parallel-size 2" in cmdline.lines[0][1]
-    assert "sk-secret-123" not in cmdline.lines[0][1] and "--api-key <redacted>" in cmdline.lines[0][1]
+    assert "sk-secret-123" not in cmdline.lines[0][1] and "--api-key ***" in cmdline.lines[0][1]
+    assert "sk-secret-123" not in " ".join(col.found + col.notes)
     assert any(f"process {fake_vllm_server.pid}" in f for f in col.found)
     assert any(s.startswith("running processes") for s in col.searched)
     assert any(s.startswith("/var/log") for s in col.searched)
@@ -97,8 +101,12 @@ def test_gpu_host_facts_containers_and_journald(ssh_lab: SshLab) -> None:
     assert any("NV18" in text for _, text in topo.lines)
     assert [n for n, _ in topo.lines] == list(range(1, len(topo.lines) + 1))
     query = source(col, "nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total,driver_version --format=csv")
-    assert query.lines[0][1].startswith("index, name, pci.bus_id")
-    source(col, "nvidia-smi topo -p2p r")
+    assert query.lines[0][1] == f"==> {query.path} <=="
+    assert query.lines[1][1].startswith("index, name, pci.bus_id")
+    p2p = source(col, "nvidia-smi topo -p2p r")
+    # the host grammars read the facts as collected (the title line names the -p2p mode)
+    events = [e for s in (topo, p2p, query) for e in EventStream(s.name, s.lines)]
+    assert {e.type for e in events} >= {"gpu_topology", "gpu_p2p", "gpu_info"}
     assert any(s.name == "container.log" for s in col.sources)
     # docker: only the vLLM container (not redis), its --timestamps lines with their own numbers
     docker = source(col, "docker:vllm-qwen")
@@ -110,7 +118,7 @@ def test_gpu_host_facts_containers_and_journald(ssh_lab: SshLab) -> None:
     # journald: the SGLang unit, its api_key masked
     journal = source(col, "journald:sglang-router.service")
     assert [n for n, _ in journal.lines] == [3]
-    assert "api_key='<redacted>'" in journal.lines[0][1] and "sk-live-123" not in journal.lines[0][1]
+    assert "api_key='***'" in journal.lines[0][1] and "sk-live-123" not in journal.lines[0][1]
     assert "nvidia-smi" not in " ".join(col.notes)
 
 
@@ -350,6 +358,18 @@ def test_hostile_paths_are_read_as_names(ssh_lab: SshLab, ssh_users: LabUsers) -
     assert source(col, f"{home}/--help.log").lines == [(1, SPEC)]
     assert source(col, f"{home}/vllm $(touch {marker.name}).log").lines == [(1, SPEC)]
     assert not marker.exists() and not (home / marker.name).exists()
+
+
+def test_non_utf8_file_name(ssh_lab: SshLab) -> None:
+    d = Path(ssh_lab.root) / f"latin1-{secrets.token_hex(3)}"
+    d.mkdir()
+    raw = os.fsencode(d) + b"/vllm-caf\xe9.log"  # Latin-1 bytes: not UTF-8
+    with open(raw, "w") as fh:
+        fh.write(f"x\n{SPEC}\n")
+    col = collect_host(parse_target("kpro5"), ssh_lab.options(logs=(f"{d}/vllm-*.log",)), KEYWORDS)
+    src = source(col, f"{d}/vllm-caf\ufffd.log")  # shown with U+FFFD, read with the real bytes
+    assert src.lines == [(2, SPEC)]
+    json.dumps(manifest(col), ensure_ascii=False).encode("utf-8")  # the manifest stays valid UTF-8
 
 
 def test_hostile_names_found_by_discovery(ssh_lab: SshLab, ssh_users: LabUsers, discovery_lock: None) -> None:

@@ -1,0 +1,118 @@
+"""`logdoctor diagnose HOST...` end to end against the sshd fixture, and its offline rerun from --save."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from logdoctor.cli import main
+from tests.sources.conftest import SshLab, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def ssh_args(lab: SshLab) -> list[str]:
+    return ["--ssh-config", str(lab.ssh_config), "--known-hosts", str(lab.known_hosts)]
+
+
+def remote_story(lab: SshLab) -> Path:
+    """The story log placed on the 'remote' host, padded so line numbers are large and sparse."""
+    path = lab.root / f"story-{secrets.token_hex(3)}.log"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("unrelated startup chatter\n" * 5000)
+        out.write(STORY.read_text(encoding="utf-8"))
+    return path
+
+
+def summary(report: dict[str, Any]) -> list[tuple[str, int, list[int]]]:
+    return [(f["cause"], f["score"], [e["line"] for e in f["evidence"]]) for f in report["findings"]]
+
+
+def test_diagnose_host_then_rerun_offline_from_save(ssh_lab: SshLab, tmp_path: Path) -> None:
+    log = remote_story(ssh_lab)
+    save = tmp_path / "collected"
+
+    code, out, err = run(
+        "diagnose", "kpro5", *ssh_args(ssh_lab), "--log", str(log), "--save", str(save), "--format", "json"
+    )
+
+    assert code == 1, err  # the story has high findings
+    live = json.loads(out)
+    assert live["findings"][0]["cause"] == "spec-net-loss"
+    (src,) = [s for s in live["sources"] if s["path"] == str(log)]
+    assert {s["kind"] for s in live["sources"]} == {"ssh"}
+    assert src["kind"] == "ssh" and src["host"] == "kpro5" and src["path"] == str(log)
+    assert src["bytes_read"] == log.stat().st_size
+    assert 0 < src["bytes_transferred"] < src["bytes_read"]
+    assert min(e["line"] for f in live["findings"] for e in f["evidence"]) > 5000  # remote numbering
+    assert "sk-kpro5" not in out + err
+    assert f"kpro5: saved to {save}/kpro5/" in err
+
+    saved = sorted((save / "kpro5").glob("*.log"))
+    assert log.name in [p.name for p in saved]  # with the host facts (container.log, ...)
+    assert not any("sk-kpro5" in p.read_text() for p in saved)
+    code2, out2, _ = run("diagnose", *map(str, saved), "--format", "json")
+    assert code2 == 1
+    offline = json.loads(out2)
+    assert summary(offline) == summary(live)
+    manifest = json.loads((save / "kpro5" / "manifest.json").read_text())
+    assert log.name in [s["file"] for s in manifest["sources"]] and manifest["commands"]
+
+
+def test_several_hosts_one_down(ssh_lab: SshLab) -> None:
+    log = remote_story(ssh_lab)
+    down = f"root@127.0.0.6:{free_port('127.0.0.6')}"
+
+    code, out, err = run(
+        "diagnose",
+        "kpro5",
+        down,
+        "node2",
+        *ssh_args(ssh_lab),
+        "--log",
+        str(log),
+        "--max-bytes",
+        "1M",
+        "--format",
+        "json",
+    )
+
+    assert code == 3  # a host could not be collected; the others are still reported
+    reports = json.loads(out)
+    assert len(reports) == 3
+    assert summary(reports[0]) == summary(reports[2]) and reports[0]["findings"]
+    assert reports[1]["sources"] == [] and reports[1]["errors"][0]["host"] == down
+    assert "connection refused" in reports[1]["errors"][0]["error"]
+    assert "collected 2 of 3 hosts" in err
+
+
+def test_single_host_failure_is_one_line_exit_3(ssh_lab: SshLab, tmp_path: Path) -> None:
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    code, out, err = run("diagnose", "kpro5", "--ssh-config", str(ssh_lab.ssh_config), "--known-hosts", str(empty))
+    assert code == 3 and out == ""
+    errors = [line for line in err.splitlines() if line.startswith("logdoctor: error:")]
+    assert len(errors) == 1 and errors[0].startswith("logdoctor: error: kpro5: unknown host key")
+    assert "Traceback" not in err
+
+
+def test_host_options_need_a_host_and_paths_win(tmp_path: Path) -> None:
+    local = tmp_path / "kpro5"  # an existing file named like a host is a file
+    shutil.copy(STORY, local)
+    code, _, err = run("diagnose", str(local), "--log", "/var/log/x.log")
+    assert code == 2 and "--log only apply to host targets" in err
+    code, _, _ = run("diagnose", str(local), "--format", "json")
+    assert code == 1
+    code, _, err = run("diagnose", "kpro5", "--max-bytes", "12x")
+    assert code == 2 and "not a size" in err
