@@ -136,12 +136,26 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
+def _identity(pid: int) -> tuple[str, str] | None:
+    """(comm, exe) of a process, None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/comm") as fh:
+            comm = fh.read().strip()
+        return comm, os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
 def tree_peak_rss(command: Sequence[str], output: Path, env: dict[str, str]) -> tuple[int, dict[str, int]]:
-    """Peak of the summed VmRSS of a process and all its descendants, sampled every 10 ms."""
+    """Peak of the summed VmRSS of a process and all its descendants, sampled every 10 ms.
+
+    A child between (v)fork and exec still shares its parent's memory and reports the parent's RSS:
+    it is recognised by having its parent's name and executable, and not counted (logdoctor starts
+    no workers of its own kind, only grep, wc and gzip).
+    """
     peak = 0
     per_name: dict[str, int] = {}
-    with open("/proc/self/comm") as fh:
-        own_comm = fh.read().strip()  # until exec, the child is a copy of this process: don't count it
+    me = _identity(os.getpid())
     with open(output, "wb") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env)
         done = threading.Event()
@@ -149,26 +163,17 @@ def tree_peak_rss(command: Sequence[str], output: Path, env: dict[str, str]) -> 
         def sample() -> None:
             nonlocal peak
             while not done.is_set():
-                try:
-                    with open(f"/proc/{proc.pid}/comm") as fh:
-                        if fh.read().strip() == own_comm:
-                            done.wait(0.001)
-                            continue
-                except OSError:
-                    return
                 total = 0
-                todo = [proc.pid]
+                todo: list[tuple[int, tuple[str, str] | None]] = [(proc.pid, me)]
                 while todo:
-                    pid = todo.pop()
+                    pid, parent = todo.pop()
+                    ident = _identity(pid)
+                    if ident is None or ident == parent:
+                        continue  # gone, or not exec'd yet
                     rss = _rss_kib(pid)
                     total += rss
-                    try:
-                        with open(f"/proc/{pid}/comm") as fh:
-                            name = fh.read().strip()
-                        per_name[name] = max(per_name.get(name, 0), rss)
-                    except OSError:
-                        pass
-                    todo.extend(_children(pid))
+                    per_name[ident[0]] = max(per_name.get(ident[0], 0), rss)
+                    todo.extend((child, ident) for child in _children(pid))
                 peak = max(peak, total)
                 done.wait(SAMPLE_INTERVAL_S)
 

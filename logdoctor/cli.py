@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -28,24 +28,22 @@ from logdoctor.errors import CollectionError, ExitStatus, LogdoctorError, RuleEr
 from logdoctor.events import EventBase
 from logdoctor.facts import FACTS
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.report.events import event_record
+from logdoctor.report.events import event_json
 from logdoctor.report.json import render_json
 from logdoctor.report.markdown import render_markdown
 from logdoctor.report.terminal import render_terminal
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.run import LineSource, diagnose_sources, parse_sources
 from logdoctor.sources.local import LocalSource, open_local
-from logdoctor.sources.ssh import (
-    DEFAULT_JOBS,
-    DEFAULT_MAX_BYTES,
-    HostCollection,
-    RemoteSource,
-    SshOptions,
-    collect_hosts,
-    looks_like_host,
-    parse_target,
-    save_collection,
-)
-from logdoctor.sources.sshconfig import load_ssh_config
+
+if TYPE_CHECKING:
+    # Imported where used: `diff` and the SSH collector (paramiko) cost start-up time that
+    # `parse` and `diagnose FILE` should not pay.
+    from logdoctor.diff import DiffReport
+    from logdoctor.sources.ssh import HostCollection, RemoteSource, SshOptions
+
+# Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_JOBS = 8
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -146,8 +144,14 @@ def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool
     for stream, finish in iter_sources(paths, engine):
         if fmt == "jsonl":
             write = sys.stdout.write
+            chunk: list[str] = []
             for event in stream:
-                write(json.dumps(event_record(event), ensure_ascii=False) + "\n")
+                chunk.append(event_json(event))
+                if len(chunk) >= 512:
+                    write("\n".join(chunk) + "\n")
+                    chunk.clear()
+            if chunk:
+                write("\n".join(chunk) + "\n")
         else:
             table = Table(title=stream.source, show_lines=False, expand=False)
             table.add_column("line", justify="right", style="cyan", no_wrap=True)
@@ -253,7 +257,7 @@ def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
     return out
 
 
-def exit_code_for(diagnoses: Sequence[Diagnosis], fail_on: str) -> int:
+def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> int:
     if fail_on == "never":
         return 0
     threshold = SEVERITY_ORDER[fail_on]
@@ -355,6 +359,9 @@ def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[
     """(local paths, hosts): an existing path is a file; anything else that looks like a host is one."""
     if all(t == "-" or os.path.exists(t) for t in targets):
         return list(targets), []
+    from logdoctor.sources.ssh import looks_like_host
+    from logdoctor.sources.sshconfig import load_ssh_config
+
     aliases = load_ssh_config(ssh_config).aliases()
     hosts = [t for t in targets if looks_like_host(t, aliases=aliases)]
     return [t for t in targets if t not in hosts], hosts
@@ -400,6 +407,8 @@ def collect_for_diagnosis(
     hosts: Sequence[str], options: SshOptions, jobs: int, save: str | None
 ) -> list[HostCollection]:
     """Collect every host (progress, what was found and notes on stderr); `--save` each one."""
+    from logdoctor.sources.ssh import collect_hosts, parse_target, save_collection
+
     err = stderr_console()
     lock = threading.Lock()
 
@@ -478,6 +487,8 @@ def diagnose(
         diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
         emit(diagnosis, fmt, verbose)
         ctx.exit(exit_code_for([diagnosis], fail_on))
+    from logdoctor.sources.ssh import SshOptions
+
     options = SshOptions(
         ssh_config=ssh_config,
         identity_files=identities,
@@ -503,6 +514,138 @@ def diagnose(
     emit_many(diagnoses, [c.host for c in collections], fmt, verbose)
     failed = any(c.error is not None for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))
+
+
+# --- diff ----------------------------------------------------------------------------------------
+
+
+def diff_sides(
+    targets: Sequence[str], baseline: Sequence[str], candidate: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """`BASELINE CANDIDATE`, or `--baseline`/`--candidate` (each repeatable), or one option with the other
+    side given positionally."""
+    if baseline and candidate:
+        if targets:
+            raise UsageError("give the sides as BASELINE CANDIDATE or with --baseline/--candidate, not both")
+        sides = (list(baseline), list(candidate))
+    elif baseline or candidate:
+        if not targets:
+            missing = "candidate" if baseline else "baseline"
+            raise UsageError(f"no {missing}: give its logs as arguments or with --{missing}")
+        sides = (list(baseline), list(targets)) if baseline else (list(targets), list(candidate))
+    elif len(targets) == 2:
+        sides = ([targets[0]], [targets[1]])
+    else:
+        raise UsageError(
+            "diff compares two deployments: BASELINE CANDIDATE, or --baseline PATH --candidate PATH "
+            "(each repeatable, for several files of one deployment)"
+        )
+    if [*sides[0], *sides[1]].count("-") > 1:
+        raise UsageError("only one side can be read from stdin (-)")
+    return sides
+
+
+def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) -> list[LineSource]:
+    """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
+    over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
+    paths, hosts = split_targets(targets, ssh["ssh_config"])
+    if hosts and paths:
+        raise UsageError(f"{side}: give local paths or hosts, not both")
+    if not hosts:
+        return local_line_sources(paths)
+    from logdoctor.sources.ssh import SshOptions
+
+    options = SshOptions(
+        ssh_config=ssh["ssh_config"],
+        identity_files=ssh["identities"],
+        known_hosts=ssh["known_hosts"],
+        timeout=ssh["timeout"],
+        logs=ssh["logs"],
+        sudo=ssh["sudo"],
+        max_bytes=ssh["max_bytes"],
+        accept_new=ssh["accept_new"],
+    )
+    collections = collect_for_diagnosis(hosts, options, ssh["jobs"], ssh["save"])
+    for collection in collections:
+        if collection.error is not None:
+            raise CollectionError(f"{side}: {collection.error}")
+    return [source for collection in collections for source in remote_line_sources(collection)]
+
+
+def emit_diff(report: DiffReport, fmt: str, verbose: bool) -> None:
+    from logdoctor.report.diff_markdown import render_diff_markdown
+    from logdoctor.report.diff_terminal import render_diff_terminal
+
+    if fmt == "json":
+        click.echo(render_json(report.model_dump(mode="json")))
+    elif fmt == "markdown":
+        click.echo(render_diff_markdown(report), nl=False)
+    else:
+        render_diff_terminal(report, stdout_console(), verbose=verbose)
+
+
+_SIDE_ENGINE = click.Choice(["auto", "vllm", "sglang"])
+
+
+@main.command()
+@click.argument("targets", nargs=-1, metavar="[BASELINE CANDIDATE]")
+@click.option(
+    "--baseline", "baseline_targets", multiple=True, metavar="PATH", help="A log of the fast deployment (repeatable)."
+)
+@click.option(
+    "--candidate", "candidate_targets", multiple=True, metavar="PATH", help="A log of the slow deployment (repeatable)."
+)
+@click.option(
+    "--baseline-engine", type=_SIDE_ENGINE, default="auto", show_default=True, help="Force the baseline's engine."
+)
+@click.option(
+    "--candidate-engine", type=_SIDE_ENGINE, default="auto", show_default=True, help="Force the candidate's engine."
+)
+@click.option("--all", "show_all", is_flag=True, help="Also show equal rows and rows neither log shows.")
+@rules_options
+@report_options
+@ssh_options
+@handle_errors
+def diff(
+    targets: tuple[str, ...],
+    baseline_targets: tuple[str, ...],
+    candidate_targets: tuple[str, ...],
+    baseline_engine: str,
+    candidate_engine: str,
+    show_all: bool,
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    fmt: str,
+    fail_on: str,
+    verbose: bool,
+    config_path: Path | None,
+    **ssh: Any,
+) -> None:
+    """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
+
+    Each side is what `diagnose` accepts: a file, `-`, several files of one deployment (with
+    --baseline/--candidate), or hosts; the two may run different engines. Shows one table of
+    settings and measurements in engine-neutral names with each engine's flag, the flag that ports
+    the baseline's value to the candidate, the throughput gap, and the candidate's findings,
+    regression rules included (docs/diff.md)."""
+    from logdoctor.diff import diff_parsed
+
+    rules = load_rule_set(rule_dirs, no_builtin_rules)
+    suppressions = load_suppressions(config_path)
+    base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
+    base_sources = side_line_sources("baseline", base_targets, ssh)
+    cand_sources = side_line_sources("candidate", cand_targets, ssh)
+    report = diff_parsed(
+        parse_sources(base_sources, baseline_engine),
+        parse_sources(cand_sources, candidate_engine),
+        rules,
+        baseline_engine=baseline_engine,
+        candidate_engine=candidate_engine,
+        suppressions=suppressions,
+        show_all=show_all,
+    )
+    emit_diff(report, fmt, verbose)
+    click.get_current_context().exit(exit_code_for([report], fail_on))
 
 
 # --- rules ---------------------------------------------------------------------------------------

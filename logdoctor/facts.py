@@ -368,7 +368,26 @@ class Profile:
         fact = self.facts.get(name)
         if fact is None:
             return False
-        return not (isinstance(fact.value, list) and FACTS[name].kind == "series" and not fact.value)
+        spec = fact_spec(name)
+        return not (isinstance(fact.value, list) and spec is not None and spec.kind == "series" and not fact.value)
+
+
+# --- a baseline beside the profile (`logdoctor diff`) ----------------------------------------------
+
+# `baseline.spec.acceptance_length` in a rule reads the baseline deployment's `spec.acceptance_length`.
+BASELINE_PREFIX = "baseline."
+
+
+def fact_spec(name: str) -> FactSpec | None:
+    """The declaration of a fact name, `baseline.`-prefixed names included."""
+    return FACTS.get(name.removeprefix(BASELINE_PREFIX))
+
+
+def with_baseline(candidate: Profile, baseline: Profile) -> Profile:
+    """The candidate's facts plus the baseline's under `baseline.<name>`: what diff-mode rules read."""
+    facts = dict(candidate.facts)
+    facts.update({BASELINE_PREFIX + name: fact for name, fact in baseline.facts.items()})
+    return Profile(facts=facts, engine=candidate.engine, version=candidate.version)
 
 
 # --- building ------------------------------------------------------------------------------------
@@ -484,6 +503,11 @@ def _apply_sglang_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupC
         method = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "draft_model"}.get(
             algo.upper(), algo.lower()
         )
+        draft = cfg.get("speculative_draft_model_path")
+        if method == "eagle" and (_is_none_like(draft) or draft == cfg.get("model_path")):
+            # The dump shows NEXTN as EAGLE; an EAGLE "drafter" that is the target itself (or none at all) is
+            # the model's own multi-token-prediction head.
+            method = "mtp"
         b.set("spec.method", method, event, origin)
         steps = cfg.get("speculative_num_draft_tokens")
         if isinstance(steps, int):
@@ -819,6 +843,9 @@ def _apply_cuda_graph(b: ProfileBuilder, ev: CudaGraph) -> None:
             b.set("cuda_graphs.enabled", True, ev, ev.message)
 
 
+_MTP_DRAFT_RE = re.compile(r"type=\w*(?:MTP|NextN)\b")
+
+
 def _apply_compile(b: ProfileBuilder, ev: CompileTime) -> None:
     if ev.kind == "torch_compile" and ev.seconds is not None:
         b.set("compile.torch_seconds", ev.seconds, ev, ev.message, keep_first=True)
@@ -828,6 +855,13 @@ def _apply_compile(b: ProfileBuilder, ev: CompileTime) -> None:
         b.set("compile.graph_capture_seconds", ev.seconds, ev, ev.message, keep_first=True)
     elif ev.kind == "compile_disabled":
         b.set("compile.disabled", True, ev, ev.message)
+    elif (
+        ev.kind == "draft_weights_load"
+        and _MTP_DRAFT_RE.search(ev.message)
+        and b.value("spec.method") in (None, "eagle")
+    ):
+        # SGLang loads an MTP/NextN head as the EAGLE drafter (`type=Qwen3_5ForCausalLMMTP`).
+        b.set("spec.method", "mtp", ev, ev.message)
     if ev.cache_hit is not None:
         b.set("compile.cache_hit", ev.cache_hit, ev, ev.message, keep_first=True)
 

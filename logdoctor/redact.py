@@ -44,9 +44,33 @@ def _mask_value(m: re.Match[str]) -> str:
     return f"{m.group('key')}{MASK}"
 
 
+# Exact substrings (lower case) that any secret this module masks must contain. Checking them with `in`
+# costs about a microsecond, so the regexes run only on the rare line that could hold a secret
+# (`tokens/s` in every stats line is not one of them).
+_CHEAP = (
+    "key",
+    "token'",
+    'token"',
+    "token=",
+    "token:",
+    "token ",
+    "secret",
+    "passw",
+    "bearer",
+    "sk-",
+    "hf_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+)
+
+
 def redact(text: str) -> str:
     """Mask secrets in one line; cheap when the line has no secret-like word."""
-    if not _TRIGGER.search(text):
+    low = text.lower()
+    if not any(marker in low for marker in _CHEAP) or not _TRIGGER.search(text):
         return text
     text = _KEYED.sub(_mask_value, text)
     text = _FLAG.sub(_mask_value, text)

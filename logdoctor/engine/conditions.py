@@ -8,6 +8,7 @@
 Values: numbers, 'strings', true/false, [lists]; arithmetic + - * /; comparisons < <= > >= == !=;
 `in` / `not in`; `and` / `or` / `not`; `exists(fact)`; aggregations over a time series
 (mean, median, max, min, p10, p90, first, last, sum, count) and `share(series OP value)`.
+In `logdoctor diff`, `baseline.<fact>` reads the baseline deployment's fact (`mean(baseline.spec.acceptance_length)`).
 
 Logic is three-valued: a comparison that reads a missing fact is *unknown* (None), so a rule can tell
 "ruled out" from "could not check".
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 
 import pyparsing as pp
 
-from logdoctor.facts import AGGREGATIONS, FACTS
+from logdoctor.facts import AGGREGATIONS, BASELINE_PREFIX, FACTS
 
 pp.ParserElement.enable_packrat()
 
@@ -360,14 +361,22 @@ _CONDITION, _EXPRESSION = _build_grammar()
 
 
 def _check(node: Node, known: Sequence[str] | None = None) -> None:
-    """Reject unknown facts and series used without an aggregation (and aggregations of non-series)."""
+    """Reject unknown facts and series used without an aggregation (and aggregations of non-series).
+
+    `baseline.<fact>` is known whenever `<fact>` is."""
     names = set(known) if known is not None else set(FACTS)
+
+    def unknown(name: str, column: int) -> ConditionError:
+        bare = name.removeprefix(BASELINE_PREFIX)
+        prefix = name[: len(name) - len(bare)]
+        return ConditionError(f"unknown fact '{name}'{_suggest(bare, names, prefix)}", column)
 
     def visit(n: Node, aggregated: bool) -> None:
         if isinstance(n, FactRef):
-            if n.name not in names:
-                raise ConditionError(f"unknown fact '{n.name}'{_suggest(n.name, names)}", n.column)
-            kind = FACTS[n.name].kind if n.name in FACTS else "number"
+            bare = n.name.removeprefix(BASELINE_PREFIX)
+            if bare not in names:
+                raise unknown(n.name, n.column)
+            kind = FACTS[bare].kind if bare in FACTS else "number"
             if kind == "series" and not aggregated:
                 raise ConditionError(
                     f"'{n.name}' is a time series: use it inside mean(), median(), max(), min(), p10(), share(), ...",
@@ -382,8 +391,8 @@ def _check(node: Node, known: Sequence[str] | None = None) -> None:
                 visit(n.threshold, False)
             return
         if isinstance(n, Exists):
-            if n.ref.name not in names:
-                raise ConditionError(f"unknown fact '{n.ref.name}'{_suggest(n.ref.name, names)}", n.ref.column)
+            if n.ref.name.removeprefix(BASELINE_PREFIX) not in names:
+                raise unknown(n.ref.name, n.ref.column)
             return
         for child in _children(n):
             visit(child, False)
@@ -403,11 +412,11 @@ def _children(n: Node) -> list[Node]:
     return []
 
 
-def _suggest(name: str, names: set[str]) -> str:
+def _suggest(name: str, names: set[str], prefix: str = "") -> str:
     import difflib
 
     close = difflib.get_close_matches(name, sorted(names), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 
 def _parse(grammar: pp.ParserElement, text: str, known: Sequence[str] | None) -> Node:
@@ -428,3 +437,8 @@ def parse_condition(text: str, known: Sequence[str] | None = None) -> Node:
 def parse_expression(text: str, known: Sequence[str] | None = None) -> Node:
     """Parse a numeric expression (score metric, template placeholder)."""
     return _parse(_EXPRESSION, text, known)
+
+
+def reads_baseline(node: Node) -> bool:
+    """Whether a parsed condition or expression names a `baseline.` fact (a diff-mode rule)."""
+    return any(name.startswith(BASELINE_PREFIX) for name in node.facts())

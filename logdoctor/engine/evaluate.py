@@ -25,7 +25,7 @@ from logdoctor.engine.result import (
 )
 from logdoctor.engine.rules import LoadedRule, ScoreCurve
 from logdoctor.engine.suppress import Suppressions
-from logdoctor.facts import FACTS, Profile
+from logdoctor.facts import BASELINE_PREFIX, Profile, fact_spec
 
 TextLookup = Callable[[str, int], str | None]
 MAX_EVIDENCE = 6
@@ -90,7 +90,10 @@ def _evidence(item: LoadedRule, profile: Profile, lookup: TextLookup) -> list[Ev
 def _hint(names: Sequence[str]) -> list[str]:
     hints: list[str] = []
     for name in names:
-        hint = FACTS[name].hint
+        spec = fact_spec(name)
+        hint = spec.hint if spec is not None else ""
+        if hint and name.startswith(BASELINE_PREFIX):
+            hint = f"baseline: {hint}"
         if hint and hint not in hints:
             hints.append(hint)
     return hints
@@ -178,12 +181,17 @@ def evaluate(
     lookup: TextLookup,
     suppressions: Suppressions | None = None,
     today: date | None = None,
+    *,
+    diff: bool = False,
 ) -> tuple[list[Finding], list[RuleOutcome], list[str]]:
-    """All rules against one profile. Returns ranked findings, every outcome, and suppression warnings."""
+    """All rules against one profile. Returns ranked findings, every outcome, and suppression warnings.
+
+    `mode: diff` rules run only with `diff=True`, on a profile that carries the baseline's facts
+    (`facts.with_baseline`); without a baseline they are skipped, not reported as could-not-check."""
     findings: list[Finding] = []
     outcomes: list[RuleOutcome] = []
     for item in rules:
-        if item.rule.status == "deprecated":
+        if item.rule.status == "deprecated" or (item.is_diff and not diff):
             continue
         outcome, finding = evaluate_rule(item, profile, lookup)
         if finding is not None and suppressions is not None:

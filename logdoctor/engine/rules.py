@@ -10,6 +10,9 @@
     explain: "CUDA graphs are off ({cuda_graphs.mode}) ..."
     fix: {vllm: ["remove --enforce-eager"], sglang: ["remove --disable-cuda-graph"]}
 
+A `mode: diff` rule compares with a baseline deployment (`logdoctor diff`): its facts may be
+`baseline.<fact>` (`mean(baseline.spec.acceptance_length)`), and `logdoctor diagnose` never runs it.
+
 All errors of a rule set are collected in one pass (pySigma style) and raised together.
 """
 
@@ -26,9 +29,9 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression
+from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression, reads_baseline
 from logdoctor.errors import RuleError
-from logdoctor.facts import FACTS
+from logdoctor.facts import BASELINE_PREFIX, FACTS
 
 CAUSES: tuple[str, ...] = (
     "cuda-graphs-disabled",
@@ -52,9 +55,10 @@ EngineName = Literal["vllm", "sglang", "nccl"]
 
 
 def _known_fact(name: str) -> str:
-    if name not in FACTS:
-        close = difflib.get_close_matches(name, sorted(FACTS), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+    bare = name.removeprefix(BASELINE_PREFIX)
+    if bare not in FACTS:
+        close = difflib.get_close_matches(bare, sorted(FACTS), n=1)
+        hint = f" (did you mean '{name[: len(name) - len(bare)]}{close[0]}'?)" if close else ""
         raise ValueError(f"unknown fact '{name}'{hint}")
     return name
 
@@ -83,13 +87,18 @@ class ScoreCurve(BaseModel):
 
 
 class Sample(BaseModel):
-    """Lines that must make the rule fire (or not, with `fires: false`)."""
+    """Lines that must make the rule fire (or not, with `fires: false`).
+
+    A diff-mode rule's sample is a pair: `baseline` holds the lines of the faster deployment, `text`
+    the candidate's; `baseline_engine` / `engine` force either side's engine."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     fires: bool = True
     engine: EngineName | None = None
+    baseline: str | None = None
+    baseline_engine: EngineName | None = None
 
 
 class Fix(BaseModel):
@@ -114,6 +123,7 @@ class Rule(BaseModel):
     title: str
     engines: list[EngineName]
     status: Literal["stable", "test", "experimental", "deprecated"] = "test"
+    mode: Literal["diagnose", "diff"] = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
     requires: list[FactName] = Field(default_factory=list)
     when: str
     ruled_out_when: str | None = None
@@ -157,6 +167,10 @@ class LoadedRule:
         if self.ruled_out_when is not None:
             names |= self.ruled_out_when.facts()
         return names
+
+    @property
+    def is_diff(self) -> bool:
+        return self.rule.mode == "diff"
 
 
 def _locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
@@ -274,7 +288,42 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
         return None
     when = compiled["when"]
     assert when is not None
+    if not _mode_fits(rule, tree, display, [when, compiled["ruled_out_when"], metric, templates], errors):
+        return None
     return LoadedRule(rule, display, when, compiled["ruled_out_when"], metric, templates, builtin)
+
+
+def _mode_fits(rule: Rule, tree: yaml.Node | None, display: str, parts: list[Any], errors: list[str]) -> bool:
+    """`baseline.` facts only in `mode: diff` rules, which must read at least one, and whose samples are pairs."""
+    nodes: list[Node] = []
+    for part in parts:
+        if isinstance(part, Node):
+            nodes.append(part)
+        elif isinstance(part, dict):
+            nodes.extend(node for pieces in part.values() for _, node, _ in pieces if node is not None)
+    named = [*rule.requires, *rule.evidence]
+    uses = any(reads_baseline(node) for node in nodes) or any(n.startswith(BASELINE_PREFIX) for n in named)
+    problems: list[tuple[list[str | int], str]] = []
+    if uses and rule.mode != "diff":
+        problems.append(
+            (
+                ["mode"] if "mode" in rule.model_fields_set else ["when"],
+                "reads baseline.* facts: add `mode: diff` (only `logdoctor diff` has a baseline)",
+            )
+        )
+    if rule.mode == "diff" and not uses:
+        problems.append((["mode"], "a `mode: diff` rule compares with the baseline: read at least one baseline.* fact"))
+    for index, sample in enumerate(rule.samples):
+        if rule.mode == "diff" and sample.baseline is None:
+            problems.append(
+                (["samples", index], "a diff-mode sample needs `baseline:` (the faster deployment's lines)")
+            )
+        elif rule.mode != "diff" and (sample.baseline is not None or sample.baseline_engine is not None):
+            problems.append((["samples", index], "`baseline:` only applies to samples of `mode: diff` rules"))
+    for loc, message in problems:
+        line, col = _locate(tree, loc)
+        errors.append(f"{display}:{line}:{col}: {'.'.join(str(x) for x in loc)}: {message}")
+    return not problems
 
 
 def builtin_rules_dir() -> Path:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from logdoctor.engine.evaluate import evaluate_rule
 from logdoctor.engine.result import RuleOutcome
 from logdoctor.engine.rules import LoadedRule
-from logdoctor.facts import build_profile
+from logdoctor.facts import Profile, build_profile, with_baseline
 from logdoctor.parse.pipeline import EventStream
 
 
@@ -29,19 +29,30 @@ class SampleFailure:
         )
 
 
-def _lookup(texts: dict[int, str]) -> Callable[[str, int], str | None]:
-    return lambda _source, number: texts.get(number)
+def _lookup(texts: dict[str, dict[int, str]]) -> Callable[[str, int], str | None]:
+    return lambda source, number: texts.get(source, {}).get(number)
+
+
+def _sample_profile(name: str, text: str, engine: str | None) -> tuple[Profile, dict[str, dict[int, str]]]:
+    lines = ((i, s) for i, s in enumerate(text.splitlines(), start=1))
+    stream = EventStream(name, lines, engine=engine, keep_text=True)
+    events = list(stream)
+    return build_profile(events, engine=engine or stream.detection.engine), {name: stream.texts or {}}
 
 
 def sample_failures(item: LoadedRule) -> list[SampleFailure]:
-    """Run one rule on each of its own samples; return the samples that do not behave."""
+    """Run one rule on each of its own samples; return the samples that do not behave.
+
+    A diff-mode rule's sample is a pair: the rule reads the candidate (`text`) with the baseline beside it."""
     failures: list[SampleFailure] = []
     for index, sample in enumerate(item.rule.samples):
-        lines = ((i, s) for i, s in enumerate(sample.text.splitlines(), start=1))
-        stream = EventStream(f"{item.id}#sample{index + 1}", lines, engine=sample.engine, keep_text=True)
-        events = list(stream)
-        profile = build_profile(events, engine=sample.engine or stream.detection.engine)
-        outcome, _ = evaluate_rule(item, profile, _lookup(stream.texts or {}))
+        profile, texts = _sample_profile(f"{item.id}#sample{index + 1}", sample.text, sample.engine)
+        if sample.baseline is not None:
+            name = f"{item.id}#sample{index + 1}-baseline"
+            baseline, baseline_texts = _sample_profile(name, sample.baseline, sample.baseline_engine)
+            profile = with_baseline(profile, baseline)
+            texts = {**baseline_texts, **texts}
+        outcome, _ = evaluate_rule(item, profile, _lookup(texts))
         if (outcome.outcome == "fired") != sample.fires:
             failures.append(SampleFailure(item, index, outcome))
     return failures

@@ -23,6 +23,9 @@ from logdoctor.events import ProcessInfo
 # `\x1b[1;36m`, and the same with the ESC byte lost in a copy (` [36m`, `[0;0m`). Also OSC-less `^[[`.
 ANSI_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m|\[[0-9][0-9;]*m")
 
+# Starts with a literal `[`, so `re` skips to each bracket at C speed: a cheap test before ANSI_RE.
+_ESCLESS_ANSI_RE = re.compile(r"\[[0-9][0-9;]*m")
+
 _OUTER_WRAPPERS = [
     # docker logs --timestamps / kubectl --timestamps: RFC 3339 with nanoseconds, optional ` | `
     re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+\|)?\s+"),
@@ -45,6 +48,7 @@ VLLM_HEADER_RE = re.compile(
     r"(?:^|(?<=[\s)\]$*]))(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
     r"(?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? (?P<bracket>\[)?(?P<file>[^\]\s:]+):(?P<lineno>\d+)\] ?"
 )
+_LEVEL_WORDS = ("DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL ")
 # vLLM process prefixes: `(APIServer pid=1)`, `(VllmWorker rank=0 pid=281)`, `(RayWorkerWrapper pid=4, ip=10.0.0.1)`
 PROC_RE = re.compile(r"\((?P<name>[A-Za-z_][\w .=:-]*?)\s+pid=(?P<pid>\d+)(?:,\s*ip=(?P<ip>[^)\s]+))?\)")
 _LEADING_PROCS_RE = re.compile(r"^\s*((?:\([A-Za-z_][\w .=:-]*?\s+pid=\d+(?:,\s*ip=[^)\s]+)?\)\s*)+)")
@@ -132,7 +136,7 @@ def clean_physical(raw: str) -> str:
     if "\r" in raw:
         segments = [s for s in raw.split("\r") if s.strip()]
         raw = segments[-1] if segments else ""
-    if "[" in raw and "m" in raw:
+    if "\x1b" in raw or "^[" in raw or ("[" in raw and _ESCLESS_ANSI_RE.search(raw)):
         raw = ANSI_RE.sub("", raw)
     return raw.rstrip("\n")
 
@@ -237,9 +241,12 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
             return line
 
     # vLLM: take the *last* header on the line (a paste can glue a truncated record to the next one).
-    matches = list(VLLM_HEADER_RE.finditer(text))
-    if matches:
-        m = matches[-1]
+    # The regex has no literal prefix, so look for a second header only when a level word recurs.
+    m = VLLM_HEADER_RE.search(text)
+    if m is not None:
+        if any(text.find(level, m.end()) != -1 for level in _LEVEL_WORDS):
+            for later in VLLM_HEADER_RE.finditer(text, m.end()):
+                m = later
         line.header = "vllm" if m.group("bracket") else "vllm-old"
         line.level = m.group("level")
         line.timestamp = f"{m.group('md')} {m.group('hms')}"

@@ -28,6 +28,8 @@ GRAMMARS: tuple[Grammar, ...] = (
 )
 
 UNPARSED_SAMPLE_SIZE = 20
+_SHAPE_PREFIX = 24  # characters of the message that identify a line shape for the dispatch cache
+_SHAPE_CACHE_SIZE = 4096
 _HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they are released as they are
 _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 
@@ -66,11 +68,24 @@ def keyword_regex(keywords: Iterable[str]) -> str:
 
 
 def _keyword_index(grammars: Iterable[Grammar]) -> tuple[re.Pattern[str], dict[str, list[Grammar]]]:
-    by_keyword: dict[str, list[Grammar]] = {}
+    """The keyword regex, and for each keyword the grammars to try when it matches.
+
+    The regex reports one keyword per stretch of text (the longest), so a keyword that contains
+    another (`Custom allreduce is disabled` contains `allreduce is disabled`) also stands for the
+    grammars of the one it contains."""
+    own: dict[str, list[Grammar]] = {}
     for g in grammars:
         for k in g.keywords:
-            by_keyword.setdefault(k, []).append(g)
-    pattern = re.compile(keyword_regex(candidate_keywords(grammars)))
+            own.setdefault(k, []).append(g)
+    keywords = candidate_keywords(grammars)
+    by_keyword: dict[str, list[Grammar]] = {}
+    for k in keywords:
+        expanded = list(own[k])
+        for inner in keywords:
+            if inner != k and inner in k:
+                expanded.extend(g for g in own[inner] if g not in expanded)
+        by_keyword[k] = expanded
+    pattern = re.compile(keyword_regex(keywords))
     return pattern, by_keyword
 
 
@@ -119,27 +134,49 @@ class EventStream:
             self._pattern, self._by_keyword = _keyword_index(grammars)
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
+        self._by_shape: dict[str, Grammar] = {}
+        self._claimed_by: Grammar | None = None
         # Redacted text of every line that produced an event (evidence for findings), when asked for.
         self.texts: dict[int, str] | None = {} if keep_text else None
 
     # -- dispatch ---------------------------------------------------------------------------------
     def _dispatch(self, line: LogLine) -> list[EventBase] | None:
-        line.message = redact(line.message)
-        line.text = redact(line.text)
+        clean = redact(line.text)
+        if clean is not line.text:  # the message is part of the text: only then can it hold a secret
+            line.text = clean
+            line.message = redact(line.message)
         events = self._dispatch_grammars(line)
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
         return events
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
+        # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
+        # grammar that last claimed a line starting the same way before scanning for keywords.
+        shape = line.message[:_SHAPE_PREFIX]
+        cached = self._by_shape.get(shape)
+        if cached is not None:
+            result = cached.parse(line, self.context)
+            if result is not None:
+                return result
+        result = self._scan_grammars(line)
+        if result is not None and self._claimed_by is not None and len(self._by_shape) < _SHAPE_CACHE_SIZE:
+            self._by_shape[shape] = self._claimed_by
+        return result
+
+    def _scan_grammars(self, line: LogLine) -> list[EventBase] | None:
+        self._claimed_by = None
         seen: set[int] = set()
         hint = line.engine_hint
         candidates: list[Grammar] = []
-        for m in self._pattern.finditer(line.message):
-            for g in self._by_keyword.get(m.group(0), ()):
-                if id(g) not in seen:
-                    seen.add(id(g))
-                    candidates.append(g)
+        # Keywords in the message first; then the header's (some grammars key on it: `NCCL WARN`).
+        texts = (line.message,) if line.text == line.message else (line.message, line.text)
+        for text in texts:
+            for m in self._pattern.finditer(text):
+                for g in self._by_keyword.get(m.group(0), ()):
+                    if id(g) not in seen:
+                        seen.add(id(g))
+                        candidates.append(g)
         if not candidates:
             return None
         if hint:
@@ -147,6 +184,7 @@ class EventStream:
         for g in candidates:
             result = g.parse(line, self.context)
             if result is not None:
+                self._claimed_by = g
                 return result
         return None
 
@@ -208,8 +246,10 @@ class EventStream:
             if context.block is not None:
                 line = parse_envelope(self.source, number, raw)
                 self.detection.observe_line(line)
-                line.message = redact(line.message)
-                line.text = redact(line.text)
+                clean = redact(line.text)
+                if clean is not line.text:
+                    line.text = clean
+                    line.message = redact(line.message)
                 block_events = context.block(line, context)
                 if block_events is not None:
                     if self.texts is not None:

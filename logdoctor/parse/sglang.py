@@ -968,6 +968,7 @@ GRAMMARS: list[Grammar] = [
             # vLLM prints the first texts too; the pipeline finds one keyword per stretch of text, so share vLLM's.
             "Custom allreduce is disabled",
             "allreduce is disabled",
+            "Allreduce is disabled",
             "AllReduceV2 is disabled",
             "allreduce failed with",
             "all reduce is disabled for deterministic",

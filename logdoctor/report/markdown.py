@@ -5,11 +5,11 @@ from __future__ import annotations
 from logdoctor.engine.result import Diagnosis, Finding
 
 
-def _code(text: str) -> str:
+def code(text: str) -> str:
     return text.replace("`", "'")
 
 
-def _finding(index: int, f: Finding) -> list[str]:
+def finding_lines(index: int, f: Finding) -> list[str]:
     lines = [
         f"### {index}. {f.title}",
         "",
@@ -26,7 +26,7 @@ def _finding(index: int, f: Finding) -> list[str]:
         lines += ["```", ""]
     if f.fix:
         lines += ["Fix:", ""]
-        lines += [f"- `{_code(step)}`" if step.startswith("-") or " --" in step else f"- {step}" for step in f.fix]
+        lines += [f"- `{code(step)}`" if step.startswith("-") or " --" in step else f"- {step}" for step in f.fix]
         lines += [""]
     lines += [f"<sub>{f.working}</sub>", ""]
     return lines
@@ -44,7 +44,7 @@ def render_markdown(d: Diagnosis) -> str:
         "",
     ]
     for index, finding in enumerate(d.findings, start=1):
-        lines += _finding(index, finding)
+        lines += finding_lines(index, finding)
     if d.ruled_out:
         lines += [f"<details><summary>Ruled out ({len(d.ruled_out)})</summary>", ""]
         lines += [f"- `{o.cause}` ({o.rule}): {o.title}" for o in d.ruled_out]

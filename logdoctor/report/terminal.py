@@ -26,7 +26,7 @@ def _short(source: str) -> str:
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 
 
-def _finding_panel(index: int, f: Finding) -> Panel:
+def finding_panel(index: int, f: Finding) -> Panel:
     parts: list[Text | Table] = []
     parts.append(Text.from_markup(f"[bold]{escape(f.explanation)}[/bold]"))
     if f.estimate:
@@ -64,7 +64,7 @@ def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) ->
     console.print(Text(d.verdict.summary, style=style))
     console.print()
     for index, finding in enumerate(d.findings, start=1):
-        console.print(_finding_panel(index, finding))
+        console.print(finding_panel(index, finding))
     if d.ruled_out:
         console.print(Text(f"Ruled out ({len(d.ruled_out)}):", style="bold"))
         console.print(Text("  " + ", ".join(sorted({o.cause for o in d.ruled_out})), style="dim"))

@@ -72,7 +72,7 @@ __all__ = [
     "save_collection",
 ]
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # also in logdoctor/cli.py (kept out of its imports for start-up time)
 DEFAULT_JOBS = 8
 _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts add to the data
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan

@@ -374,7 +374,7 @@ def _run(
     parsed = parse_sources(_line_sources(case), expect.engine)
     diagnosis, _ = diagnose_parsed(parsed, rules, engine=expect.engine)
     result.diagnosis = diagnosis
-    rule_causes = {item.id: item.rule.cause for item in rules}
+    rule_causes = {item.id: item.rule.cause for item in rules if not item.is_diff}
 
     def fail(problem: Problem | None, *loc: str | int) -> None:
         result.checks += 1
@@ -577,7 +577,9 @@ def run_suite(
         results.append(run_case(case, rules=rules, update_golden=update_golden, raise_errors=raise_errors))
     results.sort(key=lambda r: r.name)
     exercised = exercised_rules(results, rules)
-    unexercised = sorted(item.id for item in rules if item.id not in exercised and item.rule.status != "deprecated")
+    unexercised = sorted(
+        item.id for item in rules if item.id not in exercised and item.rule.status != "deprecated" and not item.is_diff
+    )
     return SuiteResult(
         cases=results,
         samples=check_rule_samples(rules, raise_errors=raise_errors) if samples else [],
