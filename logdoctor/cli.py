@@ -20,25 +20,19 @@ from rich.console import Console
 from rich.table import Table
 
 from logdoctor import __version__
-from logdoctor.engine.result import SEVERITY_ORDER, Diagnosis, EngineReport, Verdict
-from logdoctor.engine.rules import LoadedRule, load_rules
-from logdoctor.engine.samples import check_samples
-from logdoctor.engine.suppress import load_suppressions
 from logdoctor.errors import CollectionError, ExitStatus, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
-from logdoctor.facts import FACTS
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json
-from logdoctor.report.json import render_json
-from logdoctor.report.markdown import render_markdown
-from logdoctor.report.terminal import render_terminal
-from logdoctor.run import LineSource, diagnose_sources, parse_sources
 from logdoctor.sources.local import LocalSource, open_local
 
 if TYPE_CHECKING:
-    # Imported where used: `diff` and the SSH collector (paramiko) cost start-up time that
-    # `parse` and `diagnose FILE` should not pay.
+    # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
+    # time that `parse` (and `diagnose FILE`, for the SSH part) should not pay.
     from logdoctor.diff import DiffReport
+    from logdoctor.engine.result import Diagnosis
+    from logdoctor.engine.rules import LoadedRule
+    from logdoctor.run import LineSource
     from logdoctor.sources.ssh import HostCollection, RemoteSource, SshOptions
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
@@ -227,6 +221,8 @@ def report_options(func: F) -> F:
 
 
 def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[LoadedRule]:
+    from logdoctor.engine.rules import load_rules
+
     if no_builtin_rules and not rule_dirs:
         raise UsageError("--no-builtin-rules needs at least one --rules DIR")
     return load_rules(rule_dirs, builtin=not no_builtin_rules)
@@ -234,6 +230,8 @@ def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[L
 
 def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
     """Open local paths (or `-`); every path is checked before anything is read."""
+    from logdoctor.run import LineSource
+
     opened = [open_local(p) for p in paths]
     keywords = candidate_keywords()
     out: list[LineSource] = []
@@ -258,6 +256,8 @@ def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
 
 
 def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> int:
+    from logdoctor.engine.result import SEVERITY_ORDER
+
     if fail_on == "never":
         return 0
     threshold = SEVERITY_ORDER[fail_on]
@@ -269,6 +269,8 @@ def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> 
 
 def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool) -> None:
     """One report per host: a JSON array when there are several, headed sections otherwise."""
+    from logdoctor.report.json import render_json
+
     if len(diagnoses) == 1:
         emit(diagnoses[0], fmt, verbose)
     elif fmt == "json":
@@ -283,6 +285,10 @@ def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, ve
 
 
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:
+    from logdoctor.report.json import render_json
+    from logdoctor.report.markdown import render_markdown
+    from logdoctor.report.terminal import render_terminal
+
     if fmt == "json":
         click.echo(render_json(diagnosis))
     elif fmt == "markdown":
@@ -368,6 +374,8 @@ def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[
 
 
 def remote_line_sources(collection: HostCollection) -> list[LineSource]:
+    from logdoctor.run import LineSource
+
     out: list[LineSource] = []
     for source in collection.sources:
 
@@ -390,6 +398,8 @@ def remote_line_sources(collection: HostCollection) -> list[LineSource]:
 
 
 def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
+    from logdoctor.engine.result import Diagnosis, EngineReport, Verdict
+
     error = collection.error or f"{collection.host}: not collected"
     return Diagnosis(
         tool={"name": "logdoctor", "version": __version__},
@@ -468,6 +478,9 @@ def diagnose(
 
     Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
+    from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.run import diagnose_sources
+
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     if not targets:
@@ -575,6 +588,7 @@ def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) ->
 def emit_diff(report: DiffReport, fmt: str, verbose: bool) -> None:
     from logdoctor.report.diff_markdown import render_diff_markdown
     from logdoctor.report.diff_terminal import render_diff_terminal
+    from logdoctor.report.json import render_json
 
     if fmt == "json":
         click.echo(render_json(report.model_dump(mode="json")))
@@ -629,6 +643,8 @@ def diff(
     the baseline's value to the candidate, the throughput gap, and the candidate's findings,
     regression rules included (docs/diff.md)."""
     from logdoctor.diff import diff_parsed
+    from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.run import parse_sources
 
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
@@ -689,6 +705,8 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
 @rules.command("facts")
 def rules_facts() -> None:
     """List every fact a rule condition may use, with its kind."""
+    from logdoctor.facts import FACTS
+
     table = Table(show_lines=False)
     for column in ("fact", "kind", "meaning"):
         table.add_column(column, no_wrap=column != "meaning")
@@ -704,6 +722,9 @@ def rules_check(directories: tuple[Path, ...]) -> None:
     """Validate rule files (schema, unique ids, known causes and facts, samples fire).
 
     With no DIRECTORIES, checks the built-in rule set."""
+    from logdoctor.engine.rules import load_rules
+    from logdoctor.engine.samples import check_samples
+
     loaded = load_rules(directories, builtin=not directories)
     problems = check_samples(loaded)
     if problems:

@@ -15,6 +15,7 @@ Pasted-text artefacts (Markdown fences, shell prompts, `...` elisions) are marke
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -154,6 +155,7 @@ def strip_outer(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)  # a log has few processes and ProcessInfo is frozen: share them
 def vllm_process(name: str, pid: int | None, ip: str | None = None) -> ProcessInfo:
     """Map a vLLM process name to a role and ranks: `Worker_DP0_TP1_EP1`, `VllmWorker rank=1`, `EngineCore_DP0`."""
     name = name.strip()
@@ -189,6 +191,7 @@ def vllm_process(name: str, pid: int | None, ip: str | None = None) -> ProcessIn
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def sglang_process(ranks: str) -> ProcessInfo:
     parts = dict(_RANK_PART_RE.findall(ranks))
     if not parts:

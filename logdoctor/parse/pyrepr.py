@@ -226,13 +226,27 @@ def _too_deep(text: str) -> bool:
     return False
 
 
+# Real dumps are 5-30 kB (SGLang 0.5 prints 250-540 fields); anything longer is cut here, so a
+# pathological line costs one bounded parse instead of pyparsing's time on megabytes.
+MAX_CHARS = 128 * 1024
+
+
 def _parse(expr: pp.ParserElement, text: str, convert: Any) -> ParsedRepr | None:
+    cut = len(text) > MAX_CHARS
+    if cut:
+        text = text[:MAX_CHARS]
     if _too_deep(text):
         return None
+    if cut:
+        return _parse_repaired(expr, text, convert)
     try:
         return ParsedRepr(convert(expr.parse_string(text, parse_all=True)))
     except (pp.ParseBaseException, RecursionError):
         pass
+    return _parse_repaired(expr, text, convert)
+
+
+def _parse_repaired(expr: pp.ParserElement, text: str, convert: Any) -> ParsedRepr | None:
     repaired = _repair(text)
     attempts = 0
     while repaired is not None and attempts < 8:
