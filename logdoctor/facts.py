@@ -393,16 +393,22 @@ def with_baseline(candidate: Profile, baseline: Profile) -> Profile:
 # --- building ------------------------------------------------------------------------------------
 
 
+def _apply_config_keys(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig, engine: str) -> None:
+    """The plain settings of CONFIG_KEYS, read under this engine's key names."""
+    for key in CONFIG_KEYS:
+        for name in key.vllm_keys if engine == "vllm" else key.sglang_keys:
+            value = cfg.get(name)
+            if _is_none_like(value):
+                continue
+            if key.fact == "sched.max_batched_tokens" and value == -1:
+                continue  # SGLang's chunked_prefill_size=-1: chunked prefill off, no limit to report
+            kind = FACTS[key.fact].kind
+            b.set(key.fact, _as_number(value) if kind == "number" else str(value), event, event.origin)
+
+
 def _apply_vllm_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
-    for key in CONFIG_KEYS:
-        for name in key.vllm_keys:
-            if name in cfg and not _is_none_like(cfg[name]):
-                value = cfg[name]
-                kind = FACTS[key.fact].kind
-                b.set(key.fact, _as_number(value) if kind == "number" else str(value), event, origin)
-    if "max_seq_len" in cfg:
-        pass
+    _apply_config_keys(b, cfg, event, "vllm")
     eager = _as_bool(cfg.get("enforce_eager"))
     if eager is True:
         b.set("cuda_graphs.enabled", False, event, f"{origin}: enforce_eager=True")
@@ -473,14 +479,7 @@ def _apply_vllm_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupCon
 
 def _apply_sglang_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
-    for key in CONFIG_KEYS:
-        for name in key.sglang_keys:
-            if name in cfg and not _is_none_like(cfg[name]):
-                value = cfg[name]
-                kind = FACTS[key.fact].kind
-                if key.fact == "sched.max_batched_tokens" and value == -1:
-                    continue
-                b.set(key.fact, _as_number(value) if kind == "number" else str(value), event, origin)
+    _apply_config_keys(b, cfg, event, "sglang")
     if _as_bool(cfg.get("disable_cuda_graph")) is True:
         b.set("cuda_graphs.enabled", False, event, f"{origin}: disable_cuda_graph=True")
         b.set("cuda_graphs.mode", "NONE", event, origin)

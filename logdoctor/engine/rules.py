@@ -173,8 +173,11 @@ class LoadedRule:
         return self.rule.mode == "diff"
 
 
-def _locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
-    """Line and column (1-based) of a path inside a composed YAML document (of its key with `key`)."""
+def locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
+    """Line and column (1-based) of a path inside a composed YAML document; the deepest part found.
+
+    With `key=True` and a path ending in a mapping key, the key's position (for "unknown key" errors).
+    Shared by every YAML file logdoctor validates (rules, expectation files)."""
     if node is None:
         return 1, 1
     current: yaml.Node = node
@@ -247,7 +250,7 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
     except ValidationError as exc:
         for err in exc.errors():
             where_path = [str(x) if not isinstance(x, int) else x for x in err["loc"]]
-            line, col = _locate(tree, where_path, key=err["type"] == "extra_forbidden")
+            line, col = locate(tree, where_path, key=err["type"] == "extra_forbidden")
             where = ".".join(str(x) for x in err["loc"]) or "rule"
             message = err["msg"].removeprefix("Value error, ")
             errors.append(f"{display}:{line}:{col}: {where}: {message}")
@@ -270,7 +273,7 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
         try:
             metric = parse_expression(rule.score.metric)
         except ConditionError as exc:
-            line, col = _locate(tree, ["score", "metric"])
+            line, col = locate(tree, ["score", "metric"])
             errors.append(f"{display}:{line}:{col}: score.metric: {exc}")
             failed = True
     templates: dict[str, list[tuple[str, Node | None, str]]] = {}
@@ -281,7 +284,7 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
         try:
             templates[key] = _compile_template(source)
         except ConditionError as exc:
-            line, col = _locate(tree, [key])
+            line, col = locate(tree, [key])
             errors.append(f"{display}:{line}:{col}: {key}: {exc}")
             failed = True
     if failed:
@@ -321,7 +324,7 @@ def _mode_fits(rule: Rule, tree: yaml.Node | None, display: str, parts: list[Any
         elif rule.mode != "diff" and (sample.baseline is not None or sample.baseline_engine is not None):
             problems.append((["samples", index], "`baseline:` only applies to samples of `mode: diff` rules"))
     for loc, message in problems:
-        line, col = _locate(tree, loc)
+        line, col = locate(tree, loc)
         errors.append(f"{display}:{line}:{col}: {'.'.join(str(x) for x in loc)}: {message}")
     return not problems
 

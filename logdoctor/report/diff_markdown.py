@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from logdoctor.diff import Difference, DiffReport, engine_label, format_value
-from logdoctor.report.markdown import code, finding_lines
+from logdoctor.report.markdown import code, finding_lines, insufficient_lines
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}
 
@@ -57,12 +57,7 @@ def render_diff_markdown(report: DiffReport) -> str:
         if finding.rule in in_baseline:
             block[0] += " *(also in the baseline)*"
         lines += block
-    if report.insufficient_data:
-        lines += [f"<details><summary>Could not check ({len(report.insufficient_data)})</summary>", ""]
-        for o in report.insufficient_data:
-            hint = f" — {o.hints[0]}" if o.hints else ""
-            lines.append(f"- `{o.cause}` ({o.rule}): {o.reason}{hint}")
-        lines += ["", "</details>", ""]
+    lines += insufficient_lines(report.insufficient_data)
     for warning in report.warnings:
         lines.append(f"> warning: {warning}")
     return "\n".join(lines).rstrip() + "\n"

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.diff import Difference, DiffReport, DiffSide, engine_label, format_value
-from logdoctor.report.terminal import finding_panel
+from logdoctor.report.terminal import finding_panel, render_insufficient
 
 _MARK = {"matters": ("!", "bold red"), "differs": ("≠", "yellow"), "unknown": ("?", "dim"), "equal": ("=", "dim")}
 
@@ -107,13 +107,6 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
             panel.subtitle = "also in the baseline: explains none of the gap"
             panel.subtitle_align = "right"
         console.print(panel)
-    if report.insufficient_data:
-        console.print(Text(f"Could not check ({len(report.insufficient_data)}):", style="bold"))
-        shown = report.insufficient_data if verbose else report.insufficient_data[:8]
-        for o in shown:
-            hint = f" ({o.hints[0]})" if o.hints and verbose else ""
-            console.print(Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"))
-        if len(shown) < len(report.insufficient_data):
-            console.print(Text(f"  ... {len(report.insufficient_data) - len(shown)} more (--verbose)", style="dim"))
+    render_insufficient(console, report.insufficient_data, verbose=verbose)
     for warning in report.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))

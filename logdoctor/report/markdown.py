@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from logdoctor.engine.result import Diagnosis, Finding
+from collections.abc import Sequence
+
+from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 
 
 def code(text: str) -> str:
@@ -32,6 +34,17 @@ def finding_lines(index: int, f: Finding) -> list[str]:
     return lines
 
 
+def insufficient_lines(outcomes: Sequence[RuleOutcome]) -> list[str]:
+    """The folded "could not check" section, each rule with the first hint on how to get its data."""
+    if not outcomes:
+        return []
+    lines = [f"<details><summary>Could not check ({len(outcomes)})</summary>", ""]
+    for o in outcomes:
+        hint = f" — {o.hints[0]}" if o.hints else ""
+        lines.append(f"- `{o.cause}` ({o.rule}): {o.reason}{hint}")
+    return [*lines, "", "</details>", ""]
+
+
 def render_markdown(d: Diagnosis) -> str:
     version = f" {d.engine.version}" if d.engine.version else ""
     sources = ", ".join(f"`{s.name}`" for s in d.sources)
@@ -49,12 +62,7 @@ def render_markdown(d: Diagnosis) -> str:
         lines += [f"<details><summary>Ruled out ({len(d.ruled_out)})</summary>", ""]
         lines += [f"- `{o.cause}` ({o.rule}): {o.title}" for o in d.ruled_out]
         lines += ["", "</details>", ""]
-    if d.insufficient_data:
-        lines += [f"<details><summary>Could not check ({len(d.insufficient_data)})</summary>", ""]
-        for o in d.insufficient_data:
-            hint = f" — {o.hints[0]}" if o.hints else ""
-            lines.append(f"- `{o.cause}` ({o.rule}): {o.reason}{hint}")
-        lines += ["", "</details>", ""]
+    lines += insufficient_lines(d.insufficient_data)
     for warning in d.warnings:
         lines.append(f"> warning: {warning}")
     for error in d.errors:

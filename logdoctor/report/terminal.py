@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rich.console import Console, Group
 from rich.markup import escape
@@ -10,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from logdoctor.engine.result import Diagnosis, Finding
+from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 
 EVIDENCE_SHOWN = 4
 # Display only: drop a `(Proc pid=N) LEVEL MM-DD HH:MM:SS [file.py:N] ` header so the message fits one line.
@@ -56,6 +57,19 @@ def finding_panel(index: int, f: Finding) -> Panel:
     return Panel(Group(*parts), title=title, title_align="left", border_style=_SEVERITY_STYLE[f.severity])
 
 
+def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, verbose: bool) -> None:
+    """The "could not check" section: the first eight, or all with their hints under --verbose."""
+    if not outcomes:
+        return
+    console.print(Text(f"Could not check ({len(outcomes)}):", style="bold"))
+    shown = outcomes if verbose else outcomes[:8]
+    for o in shown:
+        hint = f" ({o.hints[0]})" if o.hints and verbose else ""
+        console.print(Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"))
+    if len(shown) < len(outcomes):
+        console.print(Text(f"  ... {len(outcomes) - len(shown)} more (--verbose)", style="dim"))
+
+
 def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) -> None:
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
@@ -68,14 +82,7 @@ def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) ->
     if d.ruled_out:
         console.print(Text(f"Ruled out ({len(d.ruled_out)}):", style="bold"))
         console.print(Text("  " + ", ".join(sorted({o.cause for o in d.ruled_out})), style="dim"))
-    if d.insufficient_data:
-        console.print(Text(f"Could not check ({len(d.insufficient_data)}):", style="bold"))
-        shown = d.insufficient_data if verbose else d.insufficient_data[:8]
-        for o in shown:
-            hint = f" ({o.hints[0]})" if o.hints and verbose else ""
-            console.print(Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"))
-        if len(shown) < len(d.insufficient_data):
-            console.print(Text(f"  ... {len(d.insufficient_data) - len(shown)} more (--verbose)", style="dim"))
+    render_insufficient(console, d.insufficient_data, verbose=verbose)
     if d.suppressed:
         console.print(
             Text(f"Suppressed ({len(d.suppressed)}): " + ", ".join(o.rule for o in d.suppressed), style="dim")

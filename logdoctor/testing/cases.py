@@ -21,7 +21,7 @@ import yaml
 
 from logdoctor.engine.evaluate import HEALTHY_BELOW
 from logdoctor.engine.result import Diagnosis
-from logdoctor.engine.rules import LoadedRule, load_rules
+from logdoctor.engine.rules import LoadedRule, load_rules, locate
 from logdoctor.engine.samples import sample_failures
 from logdoctor.errors import ExitStatus, UsageError
 from logdoctor.parse.pipeline import SourceStats, candidate_keywords
@@ -36,7 +36,6 @@ from logdoctor.testing.expectations import (
     ExpectationFile,
     Location,
     load_expectation,
-    locate,
 )
 
 DEFAULT_FIXTURES = Path("fixtures") / "logs"

@@ -28,7 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from logdoctor.engine.evaluate import HEALTHY_BELOW
-from logdoctor.engine.rules import CAUSES
+from logdoctor.engine.rules import CAUSES, locate
 
 EXPECT_SUFFIX = ".expect.yaml"
 GOLDEN_SUFFIX = ".events.jsonl"
@@ -147,28 +147,6 @@ class ExpectationError(Exception):
     def __init__(self, problems: Sequence[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = list(problems)
-
-
-def locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
-    """Line and column (1-based) of a path inside a composed YAML document; the deepest part found.
-
-    With `key=True` and a path ending in a mapping key, the key's position (for "unknown key" errors)."""
-    if node is None:
-        return 1, 1
-    current: yaml.Node = node
-    for index, part in enumerate(loc):
-        if isinstance(current, yaml.MappingNode):
-            for name, value in current.value:
-                if isinstance(name, yaml.ScalarNode) and name.value == part:
-                    current = name if key and index == len(loc) - 1 else value
-                    break
-            else:
-                break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and part < len(current.value):
-            current = current.value[part]
-        else:
-            break
-    return current.start_mark.line + 1, current.start_mark.column + 1
 
 
 def _duplicate_keys(node: yaml.Node, display: str, problems: list[str]) -> None:
