@@ -260,6 +260,19 @@ def mib(n_bytes: int) -> str:
     return f"{n_bytes / 1024 / 1024:,.1f} MiB"
 
 
+def record_block(block: str, section: str) -> None:
+    """Add `block` at the end of `section` (a `## ` heading) of docs/benchmarks.md, before the next
+    `## ` heading, so each benchmark's results stay under its own section; a missing section is added."""
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    start = text.find(f"\n{section}\n")
+    if start < 0:
+        text = text.rstrip("\n") + f"\n\n{section}\n"
+        start = text.find(f"\n{section}\n")
+    following = text.find("\n## ", start + 1)
+    end = len(text) if following < 0 else following
+    DOC.write_text(text[:end].rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--size", type=parse_size, default=parse_size(DEFAULT_SIZE), help="log size (default 1G)")
@@ -353,8 +366,7 @@ Best of {args.runs} alternating rounds; every command writes its output to a fil
 """
     print(block)
     if args.record:
-        text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-        DOC.write_text(text.rstrip("\n") + "\n\n" + block, encoding="utf-8")
+        record_block(block, "## Results")
         print(f"appended to {DOC.relative_to(REPO)}", file=sys.stderr)
     return 0 if ok else 1
 

@@ -276,12 +276,18 @@ def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, ve
     elif fmt == "json":
         click.echo(render_json(list(diagnoses)))
     else:
+        from logdoctor.report.fleet import fleet_markdown, render_fleet
+
         for host, diagnosis in zip(hosts, diagnoses, strict=True):
             if fmt == "markdown":
                 click.echo(f"# {host}\n")
             else:
                 stdout_console().rule(host)
             emit(diagnosis, fmt, verbose)
+        if fmt == "markdown":
+            click.echo(fleet_markdown(hosts, diagnoses), nl=False)
+        else:
+            render_fleet(stdout_console(), hosts, diagnoses)
 
 
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:

@@ -245,29 +245,44 @@ exec "$@" </dev/null
 """
 
 VERSIONS_SCRIPT = r"""# logdoctor engine versions: $1... = python interpreters to ask, best first; prints
-# `pip show`-style Name:/Version: lines (importlib.metadata first: pip is slow to start, or absent in uv venvs)
+# `pip show`-style Name:/Version: lines (importlib.metadata first: pip is slow to start, or absent in uv venvs).
+# pip is asked only by an interpreter that could not run the importlib.metadata check (Python < 3.8):
+# where the check ran and found nothing, pip reads the same metadata and finds nothing either.
 prog='import importlib.metadata as m
 for n in ("vllm", "sglang"):
     try:
         print("Name: " + n + "\nVersion: " + m.version(n))
     except Exception:
         pass'
-for how in import pip; do
-  for py do
-    case $py in
-      /*) [ -x "$py" ] || continue ;;
-      *) command -v "$py" >/dev/null 2>&1 || continue ;;
-    esac
-    if [ "$how" = pip ]; then
-      out=$("$py" -m pip show vllm sglang 2>/dev/null </dev/null)
-    else
-      out=$("$py" -c "$prog" 2>/dev/null </dev/null)
-    fi
+i=0
+old=' '
+for py do
+  i=$((i + 1))
+  case $py in
+    /*) [ -x "$py" ] || continue ;;
+    *) command -v "$py" >/dev/null 2>&1 || continue ;;
+  esac
+  if out=$("$py" -c "$prog" 2>/dev/null </dev/null); then
     if [ -n "$out" ]; then
       printf 'Python: %s\n%s\n' "$py" "$out"
       exit 0
     fi
-  done
+  else
+    old="$old$i "
+  fi
+done
+i=0
+for py do
+  i=$((i + 1))
+  case $old in
+    *" $i "*) ;;
+    *) continue ;;
+  esac
+  out=$("$py" -m pip show vllm sglang 2>/dev/null </dev/null)
+  if [ -n "$out" ]; then
+    printf 'Python: %s\n%s\n' "$py" "$out"
+    exit 0
+  fi
 done
 exit 3
 """

@@ -97,6 +97,24 @@ def test_several_hosts_one_down(ssh_lab: SshLab) -> None:
     assert "collected 2 of 3 hosts" in err
 
 
+def test_several_hosts_end_with_a_fleet_table(ssh_lab: SshLab) -> None:
+    log = remote_story(ssh_lab)
+    down = f"root@127.0.0.6:{free_port('127.0.0.6')}"
+
+    code, out, _ = run("diagnose", "kpro5", down, *ssh_args(ssh_lab), "--log", str(log), "--max-bytes", "1M")
+
+    assert code == 3
+    table = out[out.rindex("2 hosts") :]
+    cells = [[c.strip() for c in line.strip("│┃ ").split("│")] for line in table.splitlines()]
+    rows = {row[0]: " ".join(row) for row in cells if row and row[0] in ("kpro5", down)}
+    assert "spec-net-loss" in rows["kpro5"] and "vllm" in rows["kpro5"]
+    assert "error:" in rows[down]
+    code, out, _ = run(
+        "diagnose", "kpro5", down, *ssh_args(ssh_lab), "--log", str(log), "--max-bytes", "1M", "--format", "markdown"
+    )
+    assert "## Fleet" in out and "| kpro5 | vllm" in out
+
+
 def test_single_host_failure_is_one_line_exit_3(ssh_lab: SshLab, tmp_path: Path) -> None:
     empty = tmp_path / "known_hosts"
     empty.write_text("")

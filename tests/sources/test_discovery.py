@@ -264,6 +264,32 @@ def test_python_candidates_for_console_scripts() -> None:
     assert python_candidates([proc]) == ["/opt/venv/bin/python3", "/opt/venv/bin/python", "python3", "python"]
 
 
+def fake_python(path: Path, *, check: str | None, pip: str) -> str:
+    """A python whose importlib.metadata check prints `check` (None: it cannot run it, like Python 2)
+    and whose `-m pip show` prints `pip`."""
+    on_check = "exit 1" if check is None else f"printf '%s' {shlex.quote(check)}"
+    path.write_text(f"#!/bin/sh\ncase \"$1\" in\n  -c) {on_check} ;;\n  -m) printf '%s' {shlex.quote(pip)} ;;\nesac\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_versions_ask_pip_only_where_importlib_cannot_run(shell: str, tmp_path: Path) -> None:
+    empty = fake_python(tmp_path / "py-empty", check="", pip="Name: vllm\nVersion: 0.1")
+    old = fake_python(tmp_path / "py-old", check=None, pip="Name: vllm\nVersion: 0.2")
+    found = fake_python(tmp_path / "py-found", check="Name: vllm\nVersion: 0.20.1", pip="")
+    missing = str(tmp_path / "no-such-python")
+
+    def versions(*pythons: str) -> tuple[int, str]:
+        proc = subprocess.run([shell, "-c", discovery.VERSIONS_SCRIPT, "sh", *pythons], capture_output=True, text=True)
+        return proc.returncode, proc.stdout
+
+    assert versions(missing, empty, found, old) == (0, f"Python: {found}\nName: vllm\nVersion: 0.20.1\n")
+    # importlib first on every interpreter; then pip, only on the one that could not run the check
+    assert versions(empty, old) == (0, f"Python: {old}\nName: vllm\nVersion: 0.2\n")
+    assert versions(missing, empty) == (3, "")
+
+
 def test_server_patterns_are_in_the_discovery_script() -> None:
     for pattern in discovery.SERVER_PATTERNS:
         assert shlex.quote(pattern) in discovery.DISCOVERY_SCRIPT
