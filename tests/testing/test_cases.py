@@ -340,3 +340,14 @@ def test_unexercised_rules_are_a_warning_not_a_failure(cases: Path, rules_copy: 
     warning = next(line for line in result.output.splitlines() if "exercised by none of these cases" in line)
     assert "below-break-even" not in warning  # expected by cause spec-net-loss
     assert "eager-decode" in warning  # only ever ruled out
+
+
+def test_a_rule_pack_beside_the_builtin_set_lists_only_its_own_unexercised_rules(cases: Path, tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    source = rule_file(Path(__file__).resolve().parents[2] / "rules", "small-kv-cache").read_text(encoding="utf-8")
+    (pack / "mine.yaml").write_text(source.replace("id: small-kv-cache", "id: my-small-kv"), encoding="utf-8")
+    result = invoke("--rules", pack, "--no-samples", cases)
+    assert "exercised by none of these cases" in result.output
+    warning = next(line for line in result.output.splitlines() if "exercised by none" in line)
+    assert warning.endswith(": my-small-kv"), warning
