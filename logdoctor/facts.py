@@ -526,8 +526,6 @@ def _apply_sglang_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupC
     draft_attn = cfg.get("speculative_draft_attention_backend")
     if isinstance(draft_attn, str) and draft_attn not in ("None", "null"):
         b.set("attention.drafter_backend", draft_attn.upper(), event, origin)
-    if _as_bool(cfg.get("enable_torch_compile")) is False:
-        pass
 
 
 _SLOW_ORDER = {"P2P": 0, "NVLS": 0, "COLLNET": 1, "SHM": 2, "NET": 3}
@@ -548,6 +546,7 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
     preemptions = 0
     decode_lines = 0
     eager_decode_lines = 0
+    eager_examples: list[SchedulerStats] = []  # evidence: the first Decode batch lines without CUDA graphs
     gpu_names: list[str] = []
     engine_votes: dict[str, int] = {}
     versions: dict[str, str] = {}
@@ -604,8 +603,8 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
                 decode_lines += 1
                 if ev.cuda_graph is False:
                     eager_decode_lines += 1
-                    if eager_decode_lines <= 3:
-                        b.set("cuda_graphs.eager_share", 0.0, ev, "Decode batch lines")
+                    if len(eager_examples) < 3:
+                        eager_examples.append(ev)
             if ev.preemptions:
                 preemptions += ev.preemptions
                 b.set("sched.preemptions", float(preemptions), ev, "stats lines")
@@ -727,16 +726,13 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
         if len(nccl_hosts) > 1:
             b.set("topology.spans_nodes", True, None, f"NCCL lines from {len(nccl_hosts)} hosts")
     if decode_lines:
-        b.set(
-            "cuda_graphs.eager_share",
-            eager_decode_lines / decode_lines,
-            None,
-            f"{eager_decode_lines}/{decode_lines} Decode batch lines",
+        b.facts["cuda_graphs.eager_share"] = Fact(
+            value=eager_decode_lines / decode_lines,
+            refs=[_ref(e) for e in eager_examples],
+            origin=f"{eager_decode_lines}/{decode_lines} Decode batch lines",
         )
-        if "cuda_graphs.eager_share" in b.facts and not b.facts["cuda_graphs.eager_share"].refs:
-            b.facts["cuda_graphs.eager_share"].refs = []
         if eager_decode_lines == decode_lines and "cuda_graphs.enabled" not in b.facts:
-            b.set("cuda_graphs.enabled", False, None, "every Decode batch line says cuda graph: False")
+            b.set("cuda_graphs.enabled", False, eager_examples[0], "every Decode batch line says cuda graph: False")
     if failures and "failure.kinds" in b.facts:
         b.set("failure.count", float(len([f for f in failures if f != "shm-broadcast-wait"])), None, "failure lines")
     _apply_compile_phase(b, compile_times)
