@@ -111,6 +111,16 @@ def _msg(line: LogLine) -> str:
     return line.message.strip()[:_MESSAGE_LIMIT]
 
 
+def _table_warning(
+    table: tuple[tuple[re.Pattern[str], str], ...], text: str, base: dict[str, Any], line: LogLine
+) -> list[EventBase] | None:
+    """The PerfWarning of the first (pattern, topic) row of a warning table that matches `text`."""
+    for pattern, topic in table:
+        if pattern.search(text):
+            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    return None
+
+
 def _base(line: LogLine, ctx: ParseContext) -> dict[str, Any]:
     return ctx.base(line, "vllm")
 
@@ -567,9 +577,9 @@ def parse_spec_notices(line: LogLine, ctx: ParseContext) -> Events | None:
                     **base, backend=_normalise_backend(m.group("backend")), role="drafter", message=_msg(line)
                 )
             ]
-    for pattern, topic in _SPEC_NOTICES:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_SPEC_NOTICES, text, base, line)
+    if warning is not None:
+        return warning
     return None
 
 
@@ -841,9 +851,9 @@ def parse_comm(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _RAY_TP_SPREAD_RE.search(text)
     if m:
         return [PerfWarning(**base, topic="tp-spans-nodes", message=_msg(line))]
-    for pattern, topic in _COMM_WARNINGS:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_COMM_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
     if "SymmMemCommunicator:" in text:
         return []  # an INFO note such as `Using override max_size`: nothing wrong
     return None
@@ -1049,9 +1059,9 @@ def parse_env_warnings(line: LogLine, ctx: ParseContext) -> Events | None:
         return events
     if _ATTENTION_ENV_DEPRECATED_RE.search(text) or _V1_SUFFIX_RE.search(text):
         return [PerfWarning(**base, topic="env-deprecated", message=_msg(line))]
-    for pattern, topic in _ENV_WARNINGS:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_ENV_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
     return None
 
 
@@ -1384,9 +1394,9 @@ def parse_hybrid(line: LogLine, ctx: ParseContext) -> Events | None:
     for pattern, kind in _HYBRID_NOTICES:
         if pattern.search(text):
             return [HybridModel(**base, kind=kind, message=_msg(line))]
-    for pattern, topic in _HYBRID_WARNINGS:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_HYBRID_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
     return None
 
 
@@ -1835,9 +1845,9 @@ def parse_model(line: LogLine, ctx: ParseContext) -> Events | None:
         if m.group("arch"):
             events.append(ModelInfo(**base, architecture=m.group("arch")))
         return events
-    for pattern, topic in _MODEL_WARNINGS:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_MODEL_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
     return None
 
 
@@ -1893,9 +1903,9 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
     if m:
         method = "fp8" if m.group("method") == "fp8" else "modelopt_fp4"
         return [Quantization(**base, method=method, message=_msg(line))]
-    for pattern, topic in _QUANT_WARNINGS:
-        if pattern.search(text):
-            return [PerfWarning(**base, topic=topic, message=_msg(line))]
+    warning = _table_warning(_QUANT_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
     return None
 
 
