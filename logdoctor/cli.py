@@ -420,9 +420,15 @@ def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
 
 
 def collect_for_diagnosis(
-    hosts: Sequence[str], options: SshOptions, jobs: int, save: str | None
+    hosts: Sequence[str],
+    options: SshOptions,
+    jobs: int,
+    save: str | None,
+    on_collected: Callable[[int, HostCollection], None] | None = None,
 ) -> list[HostCollection]:
-    """Collect every host (progress, what was found and notes on stderr); `--save` each one."""
+    """Collect every host (progress, what was found and notes on stderr); `--save` each one.
+
+    `on_collected` runs for each host as soon as it is collected (see `collect_hosts`)."""
     from logdoctor.sources.ssh import collect_hosts, parse_target, save_collection
 
     err = stderr_console()
@@ -433,7 +439,9 @@ def collect_for_diagnosis(
             err.print(f"{host}: {message}", style="dim", highlight=False, markup=False, soft_wrap=True)
 
     targets = [parse_target(h) for h in hosts]
-    collections = collect_hosts(targets, options, candidate_keywords(), jobs=jobs, progress=progress)
+    collections = collect_hosts(
+        targets, options, candidate_keywords(), jobs=jobs, progress=progress, on_collected=on_collected
+    )
     for col in collections:
         for line in col.found:
             err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
@@ -518,17 +526,24 @@ def diagnose(
         max_bytes=max_bytes,
         accept_new=accept_new,
     )
-    collections = collect_for_diagnosis(hosts, options, jobs, save)
+    # Each host is diagnosed as soon as it is collected, while the rest of the fleet is still being read.
+    diagnosed: dict[int, Diagnosis] = {}
+
+    def diagnose_host(index: int, col: HostCollection) -> None:
+        if col.error is None:
+            diagnosed[index] = diagnose_sources(
+                remote_line_sources(col), rules, engine=engine, suppressions=suppressions
+            )
+
+    collections = collect_for_diagnosis(hosts, options, jobs, save, on_collected=diagnose_host)
     if len(collections) == 1 and collections[0].error is not None:
         failure = collections[0].exception
         if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
             raise failure
         raise CollectionError(collections[0].error)
     diagnoses = [
-        failed_host_diagnosis(col)
-        if col.error is not None
-        else diagnose_sources(remote_line_sources(col), rules, engine=engine, suppressions=suppressions)
-        for col in collections
+        failed_host_diagnosis(col) if col.error is not None else diagnosed[index]
+        for index, col in enumerate(collections)
     ]
     emit_many(diagnoses, [c.host for c in collections], fmt, verbose)
     failed = any(c.error is not None for c in collections)

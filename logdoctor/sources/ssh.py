@@ -24,7 +24,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -611,11 +611,14 @@ def collect_hosts(
     *,
     jobs: int = DEFAULT_JOBS,
     progress: ProgressCallback | None = None,
+    on_collected: Callable[[int, HostCollection], None] | None = None,
 ) -> list[HostCollection]:
     """Collect many hosts, at most `jobs` at a time; results in the order of `targets`.
 
-    A host that fails has its `error` set; the others are unaffected. A broken ssh config is the
-    exception: it raises ConfigError before any host is contacted.
+    `on_collected(index, collection)` runs in the calling thread as each host finishes, while the
+    others are still being collected: `diagnose` parses a host's lines there instead of waiting for
+    the whole fleet. A host that fails has its `error` set; the others are unaffected. A broken ssh
+    config is the exception: it raises ConfigError before any host is contacted.
     """
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: must be at least 1")
@@ -627,6 +630,10 @@ def collect_hosts(
             pool.submit(collect_host, t, options, keywords, progress=progress, config=config, raise_errors=False)
             for t in targets
         ]
+        if on_collected is not None:
+            index_of = {future: index for index, future in enumerate(futures)}
+            for future in as_completed(futures):
+                on_collected(index_of[future], future.result())
         return [f.result() for f in futures]
 
 
