@@ -170,7 +170,8 @@ class EventStream:
         hint = line.engine_hint
         candidates: list[Grammar] = []
         # Keywords in the message first; then the header's (some grammars key on it: `NCCL WARN`).
-        texts = (line.message,) if line.text == line.message else (line.message, line.text)
+        header = line.text[: len(line.text) - len(line.message)] if line.text.endswith(line.message) else line.text
+        texts = (line.message, header) if header else (line.message,)
         for text in texts:
             for m in self._pattern.finditer(text):
                 for g in self._by_keyword.get(m.group(0), ()):
