@@ -379,28 +379,25 @@ def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[
     return [t for t in targets if t not in hosts], hosts
 
 
-def remote_line_sources(collection: HostCollection) -> list[LineSource]:
+def remote_line_sources(collection: HostCollection, *, live: bool = False) -> Iterator[LineSource]:
+    """The collected sources as parser inputs; `live`: as they arrive (blocks until the host is done)."""
     from logdoctor.run import LineSource
 
-    out: list[LineSource] = []
-    for source in collection.sources:
+    for source in collection.feed if live else list(collection.sources):
 
         def finish(stat: SourceStats, src: RemoteSource = source) -> None:
             stat.bytes_read = src.bytes_read
             stat.bytes_transferred = src.bytes_transferred
             stat.prefiltered = src.filtered
 
-        out.append(
-            LineSource(
-                name=source.name,
-                lines=source.lines,
-                kind=source.kind,
-                host=source.host,
-                path=source.path,
-                finish=finish,
-            )
+        yield LineSource(
+            name=source.name,
+            lines=source.feed,
+            kind=source.kind,
+            host=source.host,
+            path=source.path,
+            finish=finish,
         )
-    return out
 
 
 def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
@@ -424,11 +421,11 @@ def collect_for_diagnosis(
     options: SshOptions,
     jobs: int,
     save: str | None,
-    on_collected: Callable[[int, HostCollection], None] | None = None,
+    on_started: Callable[[int, HostCollection], None] | None = None,
 ) -> list[HostCollection]:
     """Collect every host (progress, what was found and notes on stderr); `--save` each one.
 
-    `on_collected` runs for each host as soon as it is collected (see `collect_hosts`)."""
+    `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
     from logdoctor.sources.ssh import collect_hosts, parse_target, save_collection
 
     err = stderr_console()
@@ -440,7 +437,7 @@ def collect_for_diagnosis(
 
     targets = [parse_target(h) for h in hosts]
     collections = collect_hosts(
-        targets, options, candidate_keywords(), jobs=jobs, progress=progress, on_collected=on_collected
+        targets, options, candidate_keywords(), jobs=jobs, progress=progress, on_started=on_started
     )
     for col in collections:
         for line in col.found:
@@ -495,7 +492,8 @@ def diagnose(
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.run import diagnose_sources
 
-    rules = load_rule_set(rule_dirs, no_builtin_rules)
+    if no_builtin_rules and not rule_dirs:
+        raise UsageError("--no-builtin-rules needs at least one --rules DIR")
     suppressions = load_suppressions(config_path)
     if not targets:
         if sys.stdin.isatty():
@@ -510,6 +508,7 @@ def diagnose(
         given = [name for name, value in host_only.items() if value]
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
+        rules = load_rule_set(rule_dirs, no_builtin_rules)
         sources = local_line_sources(targets)
         diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
         emit(diagnosis, fmt, verbose)
@@ -526,25 +525,37 @@ def diagnose(
         max_bytes=max_bytes,
         accept_new=accept_new,
     )
-    # Each host is diagnosed as soon as it is collected, while the rest of the fleet is still being read.
-    diagnosed: dict[int, Diagnosis] = {}
+    from concurrent.futures import Future, ThreadPoolExecutor
 
-    def diagnose_host(index: int, col: HostCollection) -> None:
-        if col.error is None:
-            diagnosed[index] = diagnose_sources(
-                remote_line_sources(col), rules, engine=engine, suppressions=suppressions
-            )
+    from logdoctor.run import diagnose_parsed, parse_sources
 
-    collections = collect_for_diagnosis(hosts, options, jobs, save, on_collected=diagnose_host)
-    if len(collections) == 1 and collections[0].error is not None:
-        failure = collections[0].exception
-        if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
-            raise failure
-        raise CollectionError(collections[0].error)
-    diagnoses = [
-        failed_host_diagnosis(col) if col.error is not None else diagnosed[index]
-        for index, col in enumerate(collections)
-    ]
+    # Each host's lines are parsed while they arrive (one parsing thread a host, fed by its collector),
+    # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
+    with ThreadPoolExecutor(max_workers=jobs + 1, thread_name_prefix="logdoctor-diagnose") as pool:
+        # The built-in rules load while the first host is contacted; a user's --rules DIR is checked
+        # before any host is (a mistake in it should not cost a fleet's collection).
+        rules_ready: Future[list[LoadedRule]] = pool.submit(load_rule_set, rule_dirs, no_builtin_rules)
+        if rule_dirs:
+            rules_ready.result()
+        diagnosing: dict[int, Future[Diagnosis]] = {}
+
+        def diagnose_live(col: HostCollection) -> Diagnosis:
+            parsed = parse_sources(remote_line_sources(col, live=True), engine)
+            return diagnose_parsed(parsed, rules_ready.result(), engine=engine, suppressions=suppressions)[0]
+
+        def start_host(index: int, col: HostCollection) -> None:
+            diagnosing[index] = pool.submit(diagnose_live, col)
+
+        collections = collect_for_diagnosis(hosts, options, jobs, save, on_started=start_host)
+        if len(collections) == 1 and collections[0].error is not None:
+            failure = collections[0].exception
+            if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
+                raise failure
+            raise CollectionError(collections[0].error)
+        diagnoses = [
+            failed_host_diagnosis(col) if col.error is not None else diagnosing[index].result()
+            for index, col in enumerate(collections)
+        ]
     emit_many(diagnoses, [c.host for c in collections], fmt, verbose)
     failed = any(c.error is not None for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))

@@ -65,7 +65,8 @@ class Parsed:
         return None
 
 
-def parse_sources(sources: Sequence[LineSource], engine: str | None = None) -> Parsed:
+def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> Parsed:
+    """Parse each source in turn; `sources` (and each source's lines) may still be arriving."""
     events: list[EventBase] = []
     stats: list[SourceStats] = []
     detections: list[Detection] = []
@@ -146,7 +147,7 @@ def diagnose_parsed(
 
 
 def diagnose_sources(
-    sources: Sequence[LineSource],
+    sources: Iterable[LineSource],
     rules: Sequence[LoadedRule],
     *,
     engine: str | None = None,

@@ -183,10 +183,12 @@ END { print "#logdoctor-size " (bytes + 0) }"""
 
 
 READ_FILE_SCRIPT = (
-    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3 = the keywords as one escaped ERE alternation
+    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3 = the keywords as one escaped ERE alternation,
+# $4 = gzip: compress what is sent (after a #logdoctor-gzip-stream line)
 f=$1
 max=$2
 re=$3
+z=$4
 LC_ALL=C
 export LC_ALL
 if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
@@ -194,6 +196,7 @@ if ! (: < "$f") 2>/dev/null; then
   if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
   exit 0
 fi
+read_file() {
 size=$(wc -c < "$f")
 echo "#logdoctor-size $size"
 magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
@@ -207,15 +210,24 @@ else
     + _CAP_AWK
     + r"""'
 fi
+}
+if [ "$z" = gzip ]; then
+  echo '#logdoctor-gzip-stream'
+  read_file | gzip -1
+else
+  read_file
+fi
 """
 )
 
 READ_STREAM_SCRIPT = (
-    r"""# logdoctor read-stream: $1 = docker|podman|journald, $2 = container or unit, $3 = byte budget, $4 = keyword ERE
+    r"""# logdoctor read-stream: $1 = docker|podman|journald, $2 = container or unit, $3 = byte budget, $4 = keyword ERE,
+# $5 = gzip: compress what is sent (after a #logdoctor-gzip-stream line)
 kind=$1
 name=$2
 max=$3
 re=$4
+z=$5
 LC_ALL=C
 export LC_ALL
 case $kind in
@@ -223,7 +235,11 @@ case $kind in
     if ! err=$("$kind" inspect --format '{{.Id}}' "$name" 2>&1 >/dev/null </dev/null); then
       printf '#logdoctor-error command %s\n' "$err" | head -n 1
       exit 0
-    fi
+    fi ;;
+esac
+read_stream() {
+case $kind in
+  docker|podman)
     "$kind" logs --timestamps "$name" 2>&1 </dev/null | awk '"""
     + _NUMBER_AWK
     + r"""' | grep -a -E -e "$re" -e '^#logdoctor-size ' | awk -v max="$max" '"""
@@ -236,6 +252,13 @@ case $kind in
     + _CAP_AWK
     + r"""' ;;
 esac
+}
+if [ "$z" = gzip ]; then
+  echo '#logdoctor-gzip-stream'
+  read_stream | gzip -1
+else
+  read_stream
+fi
 """
 )
 
@@ -522,11 +545,13 @@ class SourcePlan:
     description: str
     base_name: str
 
-    def command(self, budget: int, keywords: Sequence[str], *, sudo: bool) -> str:
+    def command(self, budget: int, keywords: Sequence[str], *, sudo: bool, compress: bool = False) -> str:
+        """The read command; `compress`: the host gzips the kept lines (it has gzip), sent after a marker line."""
         pattern = ere_alternation(keywords)
+        z = "gzip" if compress else ""
         if self.reader == "file":
-            return remote_command(READ_FILE_SCRIPT, [self.target, str(budget), pattern], sudo=sudo)
-        return remote_command(READ_STREAM_SCRIPT, [self.reader, self.target, str(budget), pattern], sudo=sudo)
+            return remote_command(READ_FILE_SCRIPT, [self.target, str(budget), pattern, z], sudo=sudo)
+        return remote_command(READ_STREAM_SCRIPT, [self.reader, self.target, str(budget), pattern, z], sudo=sudo)
 
 
 def rotation_key(path: str) -> tuple[int, int, str]:

@@ -23,6 +23,7 @@ import os
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ from logdoctor.sources.discovery import (
     remote_command,
     surrogate_safe,
 )
+from logdoctor.sources.feed import Feed
 from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
 from logdoctor.sources.remote import CommandResult, Connection, ConnectSettings, RemoteFailure, failure_kind
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
@@ -78,6 +80,7 @@ _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts a
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
 _SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._@+-]+")
+GZIP_STREAM_MARKER = b"#logdoctor-gzip-stream"  # the read scripts' output after this line is gzip
 
 ProgressCallback = Callable[[str, str], None]
 """`progress(host, message)`: called from the worker threads (make it thread-safe)."""
@@ -99,6 +102,7 @@ class SshOptions:
     use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
     command_timeout: float = 300.0  # one remote command; a log read past it keeps what arrived
     facts: bool = True  # nvidia-smi, engine versions, container detection
+    compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
 
     def connect_settings(self) -> ConnectSettings:
         return ConnectSettings(
@@ -130,6 +134,12 @@ class RemoteSource:
     skipped_lines: int = 0  # candidate lines dropped in the middle to stay under --max-bytes
     skipped_bytes: int = 0
     truncated: bool = False  # cut by the byte budget or the command timeout on our side
+    # `lines` as they arrive: open while the host is still sending them (a log being read), closed
+    # once every field above is final. `diagnose` parses from it while the read goes on.
+    feed: Feed[tuple[int, str]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.feed = Feed(self.lines, closed=True)
 
     @property
     def is_log(self) -> bool:
@@ -154,10 +164,24 @@ class HostCollection:
     started: float = 0.0
     finished: float = 0.0
     exception: BaseException | None = field(default=None, repr=False)  # for `--debug`
+    # `sources` as each one starts to arrive; closed when the host is done (or failed).
+    feed: Feed[RemoteSource] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.feed = Feed(self.sources)
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def publish(self, source: RemoteSource) -> None:
+        self.feed.append(source)
+
+    def close_feeds(self) -> None:
+        """End every feed, also after a failure: a reader must never wait for lines that cannot come."""
+        for source in self.sources:
+            source.feed.close()
+        self.feed.close()
 
     @property
     def bytes_transferred(self) -> int:
@@ -174,8 +198,9 @@ class _LineReader:
     numbered=False: plain output, numbered here from 1.
     """
 
-    def __init__(self, numbered: bool) -> None:
+    def __init__(self, numbered: bool, on_lines: Callable[[], None] | None = None) -> None:
         self.numbered = numbered
+        self.on_lines = on_lines  # called after a chunk that completed at least one line
         self.lines: list[tuple[int, str]] = []
         self.size: int | None = None
         self.gzipped = False
@@ -186,8 +211,19 @@ class _LineReader:
         self._partial = bytearray()
         self._overlong = False
         self._count = 0
+        self._inflate: zlib._Decompress | None = None  # once the host said it sends gzip
+        self.payload = 0  # bytes of (decompressed) output: what the --max-bytes budget counts
 
     def feed(self, data: bytes) -> None:
+        before = len(self.lines)
+        if self._inflate is not None:
+            data = self._decompress(data)
+        self._split(data)
+        if self.on_lines is not None and len(self.lines) > before:
+            self.on_lines()
+
+    def _split(self, data: bytes) -> None:
+        self.payload += len(data)
         start = 0
         while True:
             nl = data.find(b"\n", start)
@@ -195,10 +231,26 @@ class _LineReader:
                 self._append_partial(data[start:])
                 return
             self._append_partial(data[start:nl])
-            self._emit(bytes(self._partial))
+            line = bytes(self._partial)
             self._partial.clear()
             self._overlong = False
             start = nl + 1
+            if line == GZIP_STREAM_MARKER and self._inflate is None and self.numbered:
+                # Everything after this line is one gzip stream (the host compresses what it sends).
+                self._inflate = zlib.decompressobj(wbits=31)
+                self._split(self._decompress(data[start:]))
+                return
+            self._emit(line)
+
+    def _decompress(self, data: bytes) -> bytes:
+        assert self._inflate is not None
+        if self.error is not None:
+            return b""
+        try:
+            return self._inflate.decompress(data)
+        except zlib.error as exc:
+            self.error = f"the compressed stream is damaged ({exc})"
+            return b""
 
     def _append_partial(self, chunk: bytes) -> None:
         if self._overlong:
@@ -211,6 +263,11 @@ class _LineReader:
 
     def close(self, cut: bool) -> None:
         """End of data; a last line without newline is kept unless the stream was cut mid-line."""
+        if self._inflate is not None and not cut and self.error is None:
+            try:
+                self._split(self._inflate.flush())
+            except zlib.error as exc:
+                self.error = f"the compressed stream is damaged ({exc})"
         if self._partial and not cut:
             self._emit(bytes(self._partial))
         self._partial.clear()
@@ -264,6 +321,7 @@ class _HostRun:
         self.config = config
         self.progress = progress
         self.remaining = options.max_bytes
+        self.compress = False  # the host has gzip: reads send their lines compressed
         self.used_names: set[str] = set()
         self.denied: list[str] = []
 
@@ -322,6 +380,7 @@ class _HostRun:
             missing = [t for t in ("grep", "awk", "od", "tr", "wc") if t not in probe.tools]
             if missing and probe.tools:
                 raise RemoteFailure(f"the host lacks {', '.join(missing)} (needed to filter logs on the host)", "tools")
+            self.compress = options.compress and "gzip" in probe.tools
             if options.sudo:
                 self._check_sudo(conn, probe.user or resolved.user)
             if options.logs:
@@ -399,7 +458,7 @@ class _HostRun:
                 continue
             text = redact(proc.cmdline)
             size = len(text.encode())
-            self.col.sources.append(
+            self.col.publish(
                 RemoteSource(
                     name=self.unique_name(f"cmdline-{proc.pid}"),
                     host=self.col.host,
@@ -449,7 +508,7 @@ class _HostRun:
         # A title line first, as `head -v` prints it: the parsers learn which command produced the
         # table (the `topo -p2p` mode is not in its output), and the saved file says what it is.
         lines = [(1, f"==> {path} <=="), *((n + 1, text) for n, text in reader.lines)]
-        self.col.sources.append(
+        self.col.publish(
             RemoteSource(
                 name=self.unique_name(name),
                 host=self.col.host,
@@ -471,20 +530,58 @@ class _HostRun:
             col.notes.append(f"{plan.path}: not read (--max-bytes {self.options.max_bytes} spent)")
             return
         self.say(f"reading {plan.path}")
-        command = plan.command(self.remaining, self.keywords, sudo=self.options.sudo)
-        reader = _LineReader(numbered=True)
-        result = self._run(
-            conn,
-            command,
-            f"read {plan.path}",
-            reader.feed,
-            self.remaining + _MARKER_SLACK,
-            self.options.command_timeout,
+        command = plan.command(self.remaining, self.keywords, sudo=self.options.sudo, compress=self.compress)
+        source: RemoteSource | None = None
+
+        def arrived() -> None:
+            # The source is published with its first line (a read that fails sends no line), so
+            # `diagnose` parses while the host's grep is still running; the rest of its fields
+            # are filled in before its feed closes.
+            nonlocal source
+            if source is None:
+                source = self._publish(plan, reader, live=True)
+            else:
+                source.feed.notify()
+
+        reader = _LineReader(numbered=True, on_lines=arrived)
+        try:
+            result = self._run(
+                conn,
+                command,
+                f"read {plan.path}",
+                reader.feed,
+                self.remaining + _MARKER_SLACK,
+                self.options.command_timeout,
+            )
+            cut = result.capped or result.timed_out
+            reader.close(cut=cut)
+            self._finish_read(plan, reader, result, source)
+        finally:
+            if source is not None:
+                source.feed.close()
+
+    def _publish(self, plan: SourcePlan, reader: _LineReader, *, live: bool) -> RemoteSource:
+        source = RemoteSource(
+            name=self.unique_name(plan.base_name),
+            host=self.col.host,
+            path=plan.path,
+            lines=reader.lines,
+            origin=plan.origin,
+            description=plan.description,
         )
+        if live:
+            source.feed = Feed(reader.lines)
+        self.col.publish(source)
+        return source
+
+    def _finish_read(
+        self, plan: SourcePlan, reader: _LineReader, result: CommandResult, source: RemoteSource | None
+    ) -> None:
+        col = self.col
         cut = result.capped or result.timed_out
-        reader.close(cut=cut)
-        self.remaining -= result.bytes_transferred
-        if reader.error is not None:
+        # The budget counts the lines as the host's filter kept them: compressed, fewer bytes cross.
+        self.remaining -= max(result.bytes_transferred, reader.payload)
+        if reader.error is not None and source is None:
             self._source_error(plan, reader.error)
             return
         if result.timed_out:
@@ -504,22 +601,17 @@ class _HostRun:
                 f"{plan.path}: {reader.skipped_lines} candidate lines ({reader.skipped_bytes} bytes) in the middle "
                 f"skipped to stay under --max-bytes (kept the first and the last)"
             )
-        source = RemoteSource(
-            name=self.unique_name(plan.base_name),
-            host=col.host,
-            path=plan.path,
-            bytes_read=reader.size or 0,
-            bytes_transferred=result.bytes_transferred,
-            lines=reader.lines,
-            origin=plan.origin,
-            description=plan.description,
-            command=result.command,
-            gzipped=reader.gzipped,
-            skipped_lines=reader.skipped_lines,
-            skipped_bytes=reader.skipped_bytes,
-            truncated=cut,
-        )
-        col.sources.append(source)
+        if source is None:  # no line at all: published now, complete
+            source = self._publish(plan, reader, live=False)
+        elif reader.error is not None:
+            col.notes.append(f"{plan.path}: {reader.error} (after {len(reader.lines)} lines)")
+        source.bytes_read = reader.size or 0
+        source.bytes_transferred = result.bytes_transferred
+        source.command = result.command
+        source.gzipped = reader.gzipped
+        source.skipped_lines = reader.skipped_lines
+        source.skipped_bytes = reader.skipped_bytes
+        source.truncated = cut
         col.found.append(
             f"{plan.path} ({plan.description}): {len(reader.lines)} lines kept of {_size(source.bytes_read)}"
         )
@@ -577,10 +669,17 @@ def collect_host(
     progress: ProgressCallback | None = None,
     config: SshConfig | None = None,
     raise_errors: bool = True,
+    on_started: Callable[[HostCollection], None] | None = None,
 ) -> HostCollection:
     """Collect one host. Raises CollectionError/HostKeyError (exit 3) unless `raise_errors` is False,
-    in which case the failure is recorded in the returned collection's `error`."""
+    in which case the failure is recorded in the returned collection's `error`.
+
+    `on_started(collection)` runs before the host is contacted: a reader of `collection.feed` can
+    take each source, and each source's lines, while they arrive (every feed is closed at the end,
+    also when the host fails)."""
     col = HostCollection(host=target.label or target.host, keywords=_check_keywords(keywords), started=time.time())
+    if on_started is not None:
+        on_started(col)
     try:
         cfg = config if config is not None else load_ssh_config(options.ssh_config)
         _HostRun(col, target, options, col.keywords, cfg, progress).run()
@@ -598,6 +697,7 @@ def collect_host(
         if raise_errors:
             raise
     finally:
+        col.close_feeds()
         col.finished = time.time()
         if progress is not None:
             progress(col.host, f"failed: {col.error}" if col.error else f"done: {len(col.sources)} sources")
@@ -612,23 +712,40 @@ def collect_hosts(
     jobs: int = DEFAULT_JOBS,
     progress: ProgressCallback | None = None,
     on_collected: Callable[[int, HostCollection], None] | None = None,
+    on_started: Callable[[int, HostCollection], None] | None = None,
 ) -> list[HostCollection]:
     """Collect many hosts, at most `jobs` at a time; results in the order of `targets`.
 
     `on_collected(index, collection)` runs in the calling thread as each host finishes, while the
-    others are still being collected: `diagnose` parses a host's lines there instead of waiting for
-    the whole fleet. A host that fails has its `error` set; the others are unaffected. A broken ssh
-    config is the exception: it raises ConfigError before any host is contacted.
+    others are still being collected. `on_started(index, collection)` runs in the host's worker
+    thread before the host is contacted (see `collect_host`): `diagnose` parses a host's lines from
+    `collection.feed` while they arrive. A host that fails has its `error` set; the others are
+    unaffected. A broken ssh config is the exception: it raises ConfigError before any host is contacted.
     """
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: must be at least 1")
     config = load_ssh_config(options.ssh_config)
     if not targets:
         return []
+
+    def start(index: int) -> Callable[[HostCollection], None] | None:
+        if on_started is None:
+            return None
+        return lambda col: on_started(index, col)
+
     with ThreadPoolExecutor(max_workers=min(jobs, len(targets)), thread_name_prefix="logdoctor-ssh") as pool:
         futures = [
-            pool.submit(collect_host, t, options, keywords, progress=progress, config=config, raise_errors=False)
-            for t in targets
+            pool.submit(
+                collect_host,
+                t,
+                options,
+                keywords,
+                progress=progress,
+                config=config,
+                raise_errors=False,
+                on_started=start(index),
+            )
+            for index, t in enumerate(targets)
         ]
         if on_collected is not None:
             index_of = {future: index for index, future in enumerate(futures)}

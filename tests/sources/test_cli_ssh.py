@@ -134,3 +134,13 @@ def test_host_options_need_a_host_and_paths_win(tmp_path: Path) -> None:
     assert code == 1
     code, _, err = run("diagnose", "kpro5", "--max-bytes", "12x")
     assert code == 2 and "not a size" in err
+
+
+def test_broken_rules_dir_fails_before_any_host_is_contacted(ssh_lab: SshLab, tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "bad.yaml").write_text("id: [unclosed\n")
+    code, out, err = run("diagnose", "kpro5", *ssh_args(ssh_lab), "--log", "/x.log", "--rules", str(rules))
+    assert code == 2 and out == ""
+    assert "bad.yaml" in err and "Traceback" not in err
+    assert "connecting" not in err  # the rule files are checked first

@@ -162,7 +162,9 @@ def test_stream_read_counts_bytes_and_numbers_lines(tmp_path: Path) -> None:
 def test_read_command_filters_with_exactly_the_keywords() -> None:
     plan = discovery.SourcePlan("file", "/var/log/x.log", "/var/log/x.log", "log", "", "x.log")
     argv = shlex.split(plan.command(1000, ["SpecDecoding metrics:", "a.b (c)"], sudo=False))
-    assert argv[-3:] == ["/var/log/x.log", "1000", r"SpecDecoding metrics:|a\.b \(c\)"]
+    assert argv[-4:] == ["/var/log/x.log", "1000", r"SpecDecoding metrics:|a\.b \(c\)", ""]
+    argv = shlex.split(plan.command(1000, ["x"], sudo=False, compress=True))
+    assert argv[-1] == "gzip"
 
 
 def test_remote_command_quotes_each_value_once() -> None:
@@ -308,3 +310,37 @@ def test_docs_show_the_exact_scripts() -> None:
         "CONTAINER_SCRIPT",
     ):
         assert f"```sh\n{getattr(discovery, name)}```" in doc, f"docs/ssh.md is out of date for {name}"
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096, 1 << 20])
+def test_compressed_read_gives_the_same_lines_and_fewer_bytes(tmp_path: Path, chunk: int) -> None:
+    log = tmp_path / "vllm.log"
+    log.write_text("".join(f"noise {i}\n{HIT} #{i}\n" for i in range(2000)))
+
+    def read(z: str) -> tuple[_LineReader, int]:
+        out = subprocess.run(
+            ["sh", "-c", READ_FILE_SCRIPT, "sh", str(log), "10000000", ere_alternation(KW), z],
+            capture_output=True,
+            check=True,
+        ).stdout
+        reader = _LineReader(numbered=True)
+        data = b"Welcome to kpro5!\n" + out  # a login script's banner comes before the stream
+        for i in range(0, len(data), chunk):
+            reader.feed(data[i : i + chunk])
+        reader.close(cut=False)
+        return reader, len(out)
+
+    plain, plain_bytes = read("")
+    packed, packed_bytes = read("gzip")
+    assert packed.lines == plain.lines and len(plain.lines) == 2000
+    assert packed.size == plain.size == log.stat().st_size
+    assert packed.payload >= plain_bytes  # the budget counts the lines, not the compressed bytes
+    assert packed_bytes < plain_bytes / 10
+
+
+def test_damaged_compressed_stream_is_an_error_not_a_crash() -> None:
+    reader = _LineReader(numbered=True)
+    reader.feed(b"#logdoctor-gzip-stream\n\x1f\x8b\x08\x00garbage-that-is-not-deflate" * 3)
+    reader.close(cut=False)
+    assert reader.error is not None and "damaged" in reader.error
+    assert reader.lines == []

@@ -9,6 +9,7 @@ import secrets
 import shlex
 import stat
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -169,6 +170,58 @@ def test_transfers_only_candidate_lines(ssh_lab: SshLab) -> None:
     assert [n for n, _ in src.lines] == list(range(20_000, 200_001, 20_000))
     assert src.bytes_transferred < size / 1000
     assert col.bytes_transferred < size / 500  # every command of the run, probe included
+
+
+def test_lines_reach_a_reader_while_the_host_is_still_sending(ssh_lab: SshLab) -> None:
+    """`diagnose` parses from `collection.feed` while the read goes on (not after the last line)."""
+    path = Path(ssh_lab.root) / f"stream-{secrets.token_hex(3)}.log"
+    with open(path, "w") as fh:
+        for i in range(120_000):  # ~20 MB of candidate lines: the read takes a while
+            fh.write(f"{THROUGHPUT} #{i}\n")
+    seen: dict[str, object] = {}
+    drained: list[tuple[int, str]] = []
+    readers: list[threading.Thread] = []
+
+    def consume(col: HostCollection) -> None:
+        for src in col.feed:
+            for item in src.feed:
+                if src.path == str(path) and "open" not in seen:
+                    seen["open"] = not src.feed.closed
+                    seen["read_logged"] = any(r.purpose.startswith("read ") for r in list(col.command_log))
+                if src.path == str(path):
+                    drained.append(item)
+
+    def started(col: HostCollection) -> None:
+        reader = threading.Thread(target=consume, args=(col,))
+        reader.start()
+        readers.append(reader)
+
+    col = collect_host(parse_target("kpro5"), ssh_lab.options(logs=(str(path),)), KEYWORDS, on_started=started)
+    readers[0].join(30)
+
+    assert not readers[0].is_alive(), "the reader still waits after the host was collected"
+    assert seen == {"open": True, "read_logged": False}  # the first line came while the read was running
+    src = source(col, str(path))
+    assert drained == src.lines and len(drained) == 120_000
+    assert src.bytes_read == path.stat().st_size and src.feed.closed
+
+
+def test_feeds_close_when_a_host_fails(ssh_lab: SshLab) -> None:
+    down_port = free_port("127.0.0.6")
+    finished = threading.Event()
+
+    def drain(col: HostCollection) -> None:
+        list(col.feed)
+        finished.set()
+
+    def started(index: int, col: HostCollection) -> None:
+        threading.Thread(target=drain, args=(col,)).start()
+
+    (result,) = collect_hosts(
+        [parse_target(f"root@127.0.0.6:{down_port}")], ssh_lab.options(logs=("/x",)), KEYWORDS, on_started=started
+    )
+    assert result.error_kind == "unreachable"
+    assert finished.wait(10), "a reader of a failed host's feed was left waiting"
 
 
 def test_max_bytes_keeps_head_and_tail(ssh_lab: SshLab) -> None:
