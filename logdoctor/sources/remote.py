@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import secrets
 import select
 import socket
 import threading
@@ -172,6 +173,8 @@ class Connection:
         self.client = client
         self.gateways = gateways
         self.notes: list[str] = []
+        self.shared_shell = False  # run commands in one `sh -s` session (see `run`)
+        self._shell: _Shell | None = None
 
     @classmethod
     def open(cls, host: ResolvedHost, settings: ConnectSettings, config: SshConfig) -> Connection:
@@ -188,6 +191,8 @@ class Connection:
         return conn
 
     def close(self) -> None:
+        if self._shell is not None:
+            self._shell.close()
         self.client.close()
         for gw in reversed(self.gateways):
             gw.close()
@@ -211,74 +216,199 @@ class Connection:
 
         Stops (and closes the channel, so the remote side gets SIGPIPE) once `stdout_limit` bytes have
         arrived or `time_limit` seconds have passed; the result says which.
+
+        With `shared_shell` on, the command runs in this connection's one `sh -s` session (see
+        `_Shell`) instead of a session of its own: the host starts the user's login shell once for
+        the whole collection, not once a command.
         """
         # The record shows undecodable bytes of a remote name as U+FFFD; the host gets the bytes themselves.
         shown = command.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         result = CommandResult(command=shown, purpose=purpose, started=time.time())
         t0 = time.monotonic()
-        transport = self.client.get_transport()
-        if transport is None or not transport.is_active():
-            raise RemoteFailure(f"connection to {self.host.address} was lost", "unreachable")
-        try:
-            chan = transport.open_session(timeout=max(5.0, min(time_limit, 30.0)))
-        except (paramiko.SSHException, EOFError, OSError) as exc:
-            raise RemoteFailure(f"cannot open a session on {self.host.address}: {_describe(exc)}", "protocol") from exc
+        deadline = t0 + time_limit
         stderr = bytearray()
+        shell: _Shell | None = None
+        chan: paramiko.Channel | None = None
         try:
-            chan.exec_command(command.encode("utf-8", "surrogateescape"))
-            chan.shutdown_write()  # nothing on stdin: a command that reads it sees EOF, never waits
-            deadline = t0 + time_limit
-            while True:
-                progressed = False
-                while chan.recv_ready():
-                    data = chan.recv(_READ_CHUNK)
-                    if not data:
-                        break
-                    progressed = True
-                    room = stdout_limit - result.stdout_bytes
-                    if len(data) > room:
-                        data = data[: max(room, 0)]
-                        result.capped = True
-                    result.stdout_bytes += len(data)
-                    if data:
-                        on_stdout(data)
-                    if result.capped:
-                        break
-                while chan.recv_stderr_ready():
-                    data = chan.recv_stderr(_READ_CHUNK)
-                    if not data:
-                        break
-                    progressed = True
-                    result.stderr_bytes += len(data)
-                    if len(stderr) < MAX_STDERR_BYTES:
-                        stderr += data[: MAX_STDERR_BYTES - len(stderr)]
-                if result.capped:
-                    break
-                idle = not chan.recv_ready() and not chan.recv_stderr_ready()
-                # Done at the remote EOF, not at the exit status: OpenSSH may send the status while
-                # output is still draining from the command's pipes.
-                if idle and (chan.eof_received or chan.closed):
-                    break
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    result.timed_out = True
-                    break
-                if not progressed:
-                    select.select([chan], [], [], min(remaining, 0.5))
-            if not (result.capped or result.timed_out):
-                # the status usually follows the EOF at once
-                chan.status_event.wait(max(0.0, min(deadline - time.monotonic(), 10.0)))
-            if chan.exit_status_ready():
-                result.exit_status = chan.recv_exit_status()
+            if self.shared_shell:
+                if self._shell is None or self._shell.dead:
+                    self._shell = _Shell(self._open_channel(time_limit))
+                    self._shell.chan.exec_command(b"sh -s")
+                shell = self._shell
+                chan = shell.start(command.encode("utf-8", "surrogateescape"))
+            else:
+                chan = self._open_channel(time_limit)
+                chan.exec_command(command.encode("utf-8", "surrogateescape"))
+                chan.shutdown_write()  # nothing on stdin: a command that reads it sees EOF, never waits
+            _pump(chan, shell, result, stderr, deadline, stdout_limit, on_stdout)
+            if shell is not None:
+                result.exit_status = shell.status
+            else:
+                if not (result.capped or result.timed_out):
+                    # the status usually follows the EOF at once
+                    chan.status_event.wait(max(0.0, min(deadline - time.monotonic(), 10.0)))
+                if chan.exit_status_ready():
+                    result.exit_status = chan.recv_exit_status()
         except (paramiko.SSHException, EOFError, OSError) as exc:
+            if shell is not None:
+                shell.close()
             raise RemoteFailure(
                 f"{self.host.address}: {purpose}: connection failed: {_describe(exc)}", "protocol"
             ) from exc
         finally:
-            chan.close()
+            if shell is None:
+                if chan is not None:
+                    chan.close()
+            elif result.capped or result.timed_out or not shell.finished:
+                shell.close()  # the command may still run: end the session (a new one serves the next)
             result.stderr = bytes(stderr).decode("utf-8", "replace")
             result.seconds = time.monotonic() - t0
         return result
+
+    def _open_channel(self, time_limit: float) -> paramiko.Channel:
+        transport = self.client.get_transport()
+        if transport is None or not transport.is_active():
+            raise RemoteFailure(f"connection to {self.host.address} was lost", "unreachable")
+        try:
+            return transport.open_session(timeout=max(5.0, min(time_limit, 30.0)))
+        except (paramiko.SSHException, EOFError, OSError) as exc:
+            raise RemoteFailure(f"cannot open a session on {self.host.address}: {_describe(exc)}", "protocol") from exc
+
+
+def _pump(
+    chan: paramiko.Channel,
+    shell: _Shell | None,
+    result: CommandResult,
+    stderr: bytearray,
+    deadline: float,
+    stdout_limit: int,
+    on_stdout: Callable[[bytes], None],
+) -> None:
+    """Read stdout and stderr together until the command is done, capped or out of time."""
+
+    def out(data: bytes) -> None:
+        room = stdout_limit - result.stdout_bytes
+        if len(data) > room:
+            data = data[: max(room, 0)]
+            result.capped = True
+        result.stdout_bytes += len(data)
+        if data:
+            on_stdout(data)
+
+    def err(data: bytes) -> None:
+        result.stderr_bytes += len(data)
+        if len(stderr) < MAX_STDERR_BYTES:
+            stderr.extend(data[: MAX_STDERR_BYTES - len(stderr)])
+
+    while True:
+        progressed = False
+        while chan.recv_ready():
+            data = chan.recv(_READ_CHUNK)
+            if not data:
+                break
+            progressed = True
+            out(shell.stdout.feed(data) if shell is not None else data)
+            if result.capped:
+                return
+        while chan.recv_stderr_ready():
+            data = chan.recv_stderr(_READ_CHUNK)
+            if not data:
+                break
+            progressed = True
+            err(shell.stderr.feed(data) if shell is not None else data)
+        if shell is not None and shell.finished:
+            return
+        idle = not chan.recv_ready() and not chan.recv_stderr_ready()
+        # Done at the remote EOF, not at the exit status: OpenSSH may send the status while
+        # output is still draining from the command's pipes.
+        if idle and (chan.eof_received or chan.closed):
+            if shell is not None:  # the shell itself ended (killed, or `exit` in a startup file)
+                out(shell.stdout.flush())
+                err(shell.stderr.flush())
+                shell.dead = True
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            result.timed_out = True
+            return
+        if not progressed:
+            select.select([chan], [], [], min(remaining, 0.5))
+
+
+class _EndMarker:
+    """Passes a stream on up to `\\0logdoctor-end-NONCE:STATUS\\0`, the line `_Shell` prints after each command.
+
+    The nonce is random per session, so no log line can end a command early; a marker split between
+    two reads is found because the last bytes that could start one are held back."""
+
+    def __init__(self, nonce: bytes) -> None:
+        self.prefix = b"\0logdoctor-end-" + nonce + b":"
+        self.reset()
+
+    def reset(self) -> None:
+        self.pending = b""
+        self.done = False
+        self.status: int | None = None
+
+    def feed(self, data: bytes) -> bytes:
+        if self.done:
+            return b""
+        buf = self.pending + data if self.pending else data
+        at = buf.find(self.prefix)
+        if at < 0:
+            keep = min(len(buf), len(self.prefix) - 1)
+            self.pending = buf[len(buf) - keep :]
+            return buf[: len(buf) - keep]
+        end = buf.find(b"\0", at + len(self.prefix))
+        if end < 0:  # the status has not arrived yet
+            self.pending = buf[at:]
+            return buf[:at]
+        status = buf[at + len(self.prefix) : end]
+        self.status = int(status) if status.isdigit() else None
+        self.done = True
+        self.pending = b""
+        return buf[:at]
+
+    def flush(self) -> bytes:
+        rest, self.pending = self.pending, b""
+        return rest
+
+
+class _Shell:
+    """One `sh -s` on the host that runs the collection's commands one after another.
+
+    Each command is written to the shell's stdin as
+
+        COMMAND </dev/null; printf '\\000logdoctor-end-NONCE:%s\\000' "$?"; printf '...:0\\000' >&2
+
+    and its output ends at the markers (stdout and stderr). The command text is exactly what a
+    session of its own would run (the manifest records it), with stdin from /dev/null as before."""
+
+    def __init__(self, chan: paramiko.Channel) -> None:
+        self.chan = chan
+        nonce = secrets.token_hex(12).encode()
+        self.stdout = _EndMarker(nonce)
+        self.stderr = _EndMarker(nonce)
+        self.end = b"printf '\\000logdoctor-end-" + nonce + b":%s\\000' "
+        self.dead = False
+
+    def start(self, command: bytes) -> paramiko.Channel:
+        self.stdout.reset()
+        self.stderr.reset()
+        self.chan.sendall(command + b" </dev/null; " + self.end + b'"$?"; ' + self.end + b"0 >&2\n")
+        return self.chan
+
+    @property
+    def finished(self) -> bool:
+        return self.stdout.done and self.stderr.done
+
+    @property
+    def status(self) -> int | None:
+        return self.stdout.status
+
+    def close(self) -> None:
+        self.dead = True
+        self.chan.close()
 
 
 def connect_timeout(host: ResolvedHost, settings: ConnectSettings) -> float:

@@ -103,6 +103,7 @@ class SshOptions:
     command_timeout: float = 300.0  # one remote command; a log read past it keeps what arrived
     facts: bool = True  # nvidia-smi, engine versions, container detection
     compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
+    shared_shell: bool = True  # every command in one `sh -s` session: one login shell a host, not one a command
 
     def connect_settings(self) -> ConnectSettings:
         return ConnectSettings(
@@ -375,6 +376,7 @@ class _HostRun:
         self.say(f"connecting to {resolved.address}")
         with Connection.open(resolved, options.connect_settings(), self.config) as conn:
             col.notes.extend(conn.notes)
+            conn.shared_shell = options.shared_shell
             data, _ = self._capture(conn, remote_command(PROBE_SCRIPT), "probe")
             probe = parse_probe(data)
             missing = [t for t in ("grep", "awk", "od", "tr", "wc") if t not in probe.tools]

@@ -502,13 +502,36 @@ def test_nothing_found_lists_what_was_searched(ssh_lab: SshLab, ssh_users: LabUs
 # --- streams, limits --------------------------------------------------------------------------------
 
 
-def _connection(ssh_lab: SshLab) -> Connection:
+def _connection(ssh_lab: SshLab, shared_shell: bool = False) -> Connection:
     config = load_ssh_config(str(ssh_lab.ssh_config))
     settings = ConnectSettings(known_hosts=str(ssh_lab.known_hosts), use_agent=False, use_default_keys=False)
-    return Connection.open(resolve("kpro5", config), settings, config)
+    conn = Connection.open(resolve("kpro5", config), settings, config)
+    conn.shared_shell = shared_shell
+    return conn
 
 
-def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab) -> None:
+def _run_text(conn: Connection, command: str) -> tuple[str, str, int | None]:
+    out = bytearray()
+    result = conn.run(command, purpose="t", time_limit=20, stdout_limit=1 << 20, on_stdout=out.extend)
+    return out.decode(), result.stderr, result.exit_status
+
+
+def test_shared_shell_runs_every_command_in_one_shell(ssh_lab: SshLab) -> None:
+    with _connection(ssh_lab, shared_shell=True) as conn:
+        parents = {_run_text(conn, "sh -c 'echo $PPID; cat /proc/$PPID/comm'")[0] for _ in range(3)}
+        assert len(parents) == 1 and parents.pop().endswith("\nsh\n")  # the same `sh -s` started all three
+        assert _run_text(conn, "sh -c 'echo out; echo err >&2; exit 7'") == ("out\n", "err\n", 7)
+        # no trailing newline; text that looks like the end marker but lacks the session's nonce
+        fake = r"printf 'a\000logdoctor-end-0000:3\000b'"
+        assert _run_text(conn, fake) == ("a\0logdoctor-end-0000:3\0b", "", 0)
+        assert _run_text(conn, "cat") == ("", "", 0)  # stdin is /dev/null: the next command is not eaten
+        assert _run_text(conn, "true") == ("", "", 0)
+    with _connection(ssh_lab) as conn:  # a session each: the command's parent is sshd (or the login shell)
+        assert not _run_text(conn, "sh -c 'cat /proc/$PPID/comm'")[0].startswith("sh\n")
+
+
+@pytest.mark.parametrize("shared_shell", [False, True])
+def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab, shared_shell: bool) -> None:
     # 8 MB on each stream, interleaved: reading one stream to its end first would stall the other
     # (the SSH window is 2 MB).
     script = (
@@ -516,7 +539,7 @@ def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab) -> None
         "head -c 50000 /dev/zero | tr '\\000' o; i=$((i + 1)); done"
     )
     received = bytearray()
-    with _connection(ssh_lab) as conn:
+    with _connection(ssh_lab, shared_shell) as conn:
         result = conn.run(
             f"sh -c {shlex.quote(script)}",
             purpose="both",
@@ -530,8 +553,9 @@ def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab) -> None
     assert len(result.stderr) == 64 * 1024  # only the start of stderr is kept
 
 
-def test_stdout_cap_stops_an_endless_command(ssh_lab: SshLab) -> None:
-    with _connection(ssh_lab) as conn:
+@pytest.mark.parametrize("shared_shell", [False, True])
+def test_stdout_cap_stops_an_endless_command(ssh_lab: SshLab, shared_shell: bool) -> None:
+    with _connection(ssh_lab, shared_shell) as conn:
         t0 = time.monotonic()
         result = conn.run(
             "yes logdoctor", purpose="endless", time_limit=30, stdout_limit=1_000_000, on_stdout=lambda b: None
