@@ -9,7 +9,6 @@ One host, the 1 GiB log (bench/out/vllm-serve-1G.log):
     logdoctor diagnose h1 --log LOG --ssh-config CONFIG --known-hosts KH -i KEY --format json > out
     logdoctor diagnose h1 --ssh-config CONFIG ... --format json > out       (discovery: a stand-in
         `vllm serve` process, from a venv that has vllm's metadata, has LOG as its stdout and stderr)
-    the --log command with `Compression yes` in the ssh config (what crosses the wire)
     targets: logdoctor <= 2x the ssh grep's wall time; bytes_transferred <= 1 % of the log.
 
 Twenty hosts, a 64 MiB log each (bench/out/vllm-serve-64M.log, the same path on every host):
@@ -504,16 +503,6 @@ def part_one(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: int)
         )
         measures += [with_log, discovering]
         by_variant.append((label, with_log, discovering))
-        if not label:  # SSH's zlib on the wire: transferred bytes are counted before it
-            zlib_keys = ssh_args(lab, lab.config_with("Compression yes"))
-            compressed = Measure(
-                "ld --log, Compression",
-                "`logdoctor diagnose h1 --log LOG ... > out`, `Compression yes` in CONFIG",
-                [*prefix, "diagnose", "h1", "--log", str(log), *zlib_keys, "--format", "json"],
-                lab.root / "ld-log-compression.json",
-                env,
-            )
-            measures.append(compressed)
 
     def check(m: Measure) -> list[str]:
         if m is grep:
@@ -562,12 +551,11 @@ def part_one(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: int)
         f"the host facts {transferred_host - transferred_log:,} bytes; with discovery {transferred_disc:,} bytes in all. "
         f"The ssh grep brought {mib(grep.output.stat().st_size)} ({grep.output.stat().st_size / expected.size:.0%}).",
         f"- On the wire (loopback bytes, SSH packets both ways, handshake included): logdoctor --log "
-        f"{mib(ld_log.best.wire_bytes)}; with `Compression yes` {mib(compressed.best.wire_bytes)} = "
-        f"{compressed.best.wire_bytes / expected.size:.2%} of the log, {compressed.best.wall_s:.2f} s against "
-        f"{ld_log.best.wall_s:.2f} s; the ssh grep {mib(grep.best.wire_bytes)}.",
-        f"- Remote commands of one `--save` run (--log): {times_text(time_table(save_log), 1)}. Each command is "
-        f"one SSH session, which starts the login shell: `ssh h1 true` takes {session_s:.2f} s and "
-        f"{session_cpu:.2f} s of the server's CPU.",
+        f"{mib(ld_log.best.wire_bytes)} = {ld_log.best.wire_bytes / expected.size:.2%} of the log; "
+        f"the ssh grep {mib(grep.best.wire_bytes)}.",
+        f"- Remote commands of one `--save` run (--log): {times_text(time_table(save_log), 1)}. They run in "
+        f"one SSH session (one `sh -s`); a session of its own would start the login shell again: "
+        f"`ssh h1 true` takes {session_s:.2f} s and {session_cpu:.2f} s of the server's CPU.",
         f"- Remote commands of one `--save` run (discovery): {times_text(time_table(save_disc), 1)}.",
         f"- The same read command through OpenSSH's client: {openssh_s:.2f} s for {openssh_bytes:,} bytes "
         f"(logdoctor's paramiko channel: {read_s:.2f} s).",

@@ -158,14 +158,6 @@ class Lab:
         """CPU used so far by the finished SSH sessions of every server (sshd, sh, grep, awk, ...)."""
         return sum(children_cpu_seconds(s.process.pid) for s in self.servers)
 
-    def config_with(self, option: str) -> Path:
-        """A copy of the ssh config with `option` (e.g. `Compression yes`) in every host block."""
-        path = self.root / f"ssh_config-{option.split()[0].lower()}"
-        path.write_text(
-            self.ssh_config.read_text().replace("    BatchMode yes\n", f"    BatchMode yes\n    {option}\n")
-        )
-        return path
-
     def wait_idle(self, timeout: float = 5.0) -> bool:
         """Wait until every session process has exited and been reaped (so its CPU is counted)."""
         deadline = time.monotonic() + timeout
