@@ -29,6 +29,8 @@ from logdoctor.sources.local import LocalSource, open_local
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
     # time that `parse` (and `diagnose FILE`, for the SSH part) should not pay.
+    from concurrent.futures import Future
+
     from logdoctor.diff import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
@@ -416,6 +418,22 @@ def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
     )
 
 
+def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *, alone: bool, debug: bool) -> Diagnosis:
+    """A collected host's diagnosis; in a fleet, a bug that breaks one host's diagnosis fails that host
+    (reported, exit 3) instead of the whole run. Errors of ours (the rules) still stop everything."""
+    if col.error is None and diagnosing is not None:
+        try:
+            return diagnosing.result()
+        except LogdoctorError:
+            raise
+        except Exception as exc:
+            if alone or debug:
+                raise
+            col.error = f"{col.host}: internal error while diagnosing: {type(exc).__name__}: {exc}"
+            col.error_kind = "internal"
+    return failed_host_diagnosis(col)
+
+
 def collect_for_diagnosis(
     hosts: Sequence[str],
     options: SshOptions,
@@ -525,7 +543,7 @@ def diagnose(
         max_bytes=max_bytes,
         accept_new=accept_new,
     )
-    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
     from logdoctor.run import diagnose_parsed, parse_sources
 
@@ -552,8 +570,9 @@ def diagnose(
             if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
                 raise failure
             raise CollectionError(collections[0].error)
+        debug = bool(ctx.find_root().params.get("debug"))
         diagnoses = [
-            failed_host_diagnosis(col) if col.error is not None else diagnosing[index].result()
+            host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)
         ]
     emit_many(diagnoses, [c.host for c in collections], fmt, verbose)

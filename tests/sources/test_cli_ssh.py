@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from logdoctor.cli import main
@@ -144,3 +145,24 @@ def test_broken_rules_dir_fails_before_any_host_is_contacted(ssh_lab: SshLab, tm
     assert code == 2 and out == ""
     assert "bad.yaml" in err and "Traceback" not in err
     assert "connecting" not in err  # the rule files are checked first
+
+
+def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logdoctor.run
+
+    log = remote_story(ssh_lab)
+    real = logdoctor.run.diagnose_parsed
+
+    def broken_on_node2(parsed: logdoctor.run.Parsed, *args: Any, **kwargs: Any) -> Any:
+        if any(stat.host == "node2" for stat in parsed.stats):
+            raise ValueError("a parser bug")
+        return real(parsed, *args, **kwargs)
+
+    monkeypatch.setattr(logdoctor.run, "diagnose_parsed", broken_on_node2)
+    code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
+
+    assert code == 3
+    kpro5, node2 = json.loads(out)
+    assert kpro5["findings"][0]["cause"] == "spec-net-loss"
+    assert node2["errors"][0]["error"] == "node2: internal error while diagnosing: ValueError: a parser bug"
+    assert "Traceback" not in err
