@@ -38,11 +38,13 @@ class Detection:
     versions: list[tuple[str, str, int]] = field(default_factory=list)  # (engine, version, line)
 
     def observe_line(self, line: LogLine) -> None:
-        if line.header:
-            self.header_counts[line.header] = self.header_counts.get(line.header, 0) + 1
-            self.first_line.setdefault(line.header, line.number)
-        if line.process is not None and line.process.name:
-            base = line.process.name.split()[0]
+        header, process = line.header, line.process
+        if header:
+            self.header_counts[header] = self.header_counts.get(header, 0) + 1
+            if header not in self.first_line:
+                self.first_line[header] = line.number
+        if process is not None and process.name:
+            base = process.name.split()[0]
             self.process_names[base] = self.process_names.get(base, 0) + 1
 
     def observe_event(self, event: EventBase) -> None:

@@ -49,7 +49,9 @@ VLLM_HEADER_RE = re.compile(
     r"(?:^|(?<=[\s)\]$*]))(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) "
     r"(?P<md>\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:\.\d+)? (?P<bracket>\[)?(?P<file>[^\]\s:]+):(?P<lineno>\d+)\] ?"
 )
-_LEVEL_WORDS = ("DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL ")
+# Where a vLLM header can start: one regex with a literal first character is far cheaper than VLLM_HEADER_RE's
+# lookbehind tried at every position, so it finds the first candidate (and tells whether another header follows).
+_LEVEL_WORD_RE = re.compile(r"DEBUG |INFO |WARNING |ERROR |CRITICAL ")
 # vLLM process prefixes: `(APIServer pid=1)`, `(VllmWorker rank=0 pid=281)`, `(RayWorkerWrapper pid=4, ip=10.0.0.1)`
 PROC_RE = re.compile(r"\((?P<name>[A-Za-z_][\w .=:-]*?)\s+pid=(?P<pid>\d+)(?:,\s*ip=(?P<ip>[^)\s]+))?\)")
 _LEADING_PROCS_RE = re.compile(r"^\s*((?:\([A-Za-z_][\w .=:-]*?\s+pid=\d+(?:,\s*ip=[^)\s]+)?\)\s*)+)")
@@ -99,6 +101,8 @@ C10D_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\[(?P<sev>[IWEF])[^\]]*\] ")
 _FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
 _PROMPT_RE = re.compile(r"^\s*(?:\$|>>>|[\w.-]+@[\w.-]+(?::[^\s#$]*)?[#$]|\([\w.-]+\)\s*\$)\s+\S")
 _ELISION_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\(\.\.\.\)|<snip>|\[snip\])\s*$")
+# How a fence or an elision starts once `strip()` has removed what `^\s*` would match: a cheap test before the regexes.
+_ARTEFACT_STARTS = ("```", "~~~", "...", "…", "[...]", "(...)", "<snip>", "[snip]")
 
 _RANK_PART_RE = re.compile(r"(DP|PP|ATTN_CP|MOE_DP|TP|EP|CP)(\d+)")
 _VLLM_NAME_RANK_RE = re.compile(r"(DP|PP|PCP|TP|DCP|EP)(\d+)")
@@ -144,6 +148,10 @@ def clean_physical(raw: str) -> str:
 
 def strip_outer(text: str) -> str:
     """Remove container/journald/compose wrappers (repeatedly: a docker timestamp before a compose prefix)."""
+    # Every wrapper starts with a digit, a letter or `[`: most engine lines (`(APIServer pid=1) ...`) have
+    # none and need no regex at all. (`isalnum` is true for whatever `\d` and `[A-Za-z]` match.)
+    if not text or not (text[0].isalnum() or text[0] == "["):
+        return text
     for _ in range(3):
         for pattern in _OUTER_WRAPPERS:
             m = pattern.match(text)
@@ -205,7 +213,11 @@ def sglang_process(ranks: str) -> ProcessInfo:
     )
 
 
-def _last_process(prefix: str) -> ProcessInfo | None:
+_PREFIX_CACHE_LIMIT = 256  # longer prefixes (pasted records glued together) are rare: not cached, memory stays small
+
+
+@functools.lru_cache(maxsize=1024)
+def _process_of_prefix(prefix: str) -> ProcessInfo | None:
     procs = list(PROC_RE.finditer(prefix))
     if not procs:
         return None
@@ -213,14 +225,29 @@ def _last_process(prefix: str) -> ProcessInfo | None:
     return vllm_process(last.group("name"), int(last.group("pid")), last.group("ip"))
 
 
+def _last_process(prefix: str) -> ProcessInfo | None:
+    """The process of the last `(Name pid=N)` in the text before a header."""
+    if "pid=" not in prefix:  # every match holds it; SGLang, NCCL and old vLLM lines mostly have no prefix
+        return None
+    # A log repeats a few prefixes on every line (`(APIServer pid=1) `): look each up once.
+    if len(prefix) <= _PREFIX_CACHE_LIMIT:
+        return _process_of_prefix(prefix)
+    return _process_of_prefix.__wrapped__(prefix)
+
+
 def parse_envelope(source: str, number: int, raw: str) -> LogLine:
     """Strip every envelope from one physical line. Never raises."""
-    text = strip_outer(clean_physical(raw))
+    return parse_cleaned(source, number, clean_physical(raw))
+
+
+def parse_cleaned(source: str, number: int, cleaned: str) -> LogLine:
+    """`parse_envelope` of a line `clean_physical` has already cleaned (the pipeline cleans once for both uses)."""
+    text = strip_outer(cleaned)
     line = LogLine(source=source, number=number, text=text, message=text)
     stripped = text.strip()
     if not stripped:
         return line
-    if _FENCE_RE.match(stripped) or _ELISION_RE.match(stripped):
+    if stripped.startswith(_ARTEFACT_STARTS) and (_FENCE_RE.match(stripped) or _ELISION_RE.match(stripped)):
         line.skip = True
         return line
 
@@ -244,16 +271,21 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
             return line
 
     # vLLM: take the *last* header on the line (a paste can glue a truncated record to the next one).
-    # The regex has no literal prefix, so look for a second header only when a level word recurs.
-    m = VLLM_HEADER_RE.search(text)
+    # The regex has no literal prefix: search from the first level word (no header starts before it; the
+    # lookbehind still sees the text before), and look for a second header only when a `]` (every header has
+    # one; a one-character find is a memchr) and a level word follow.
+    level_word = _LEVEL_WORD_RE.search(text)
+    m = VLLM_HEADER_RE.search(text, level_word.start()) if level_word is not None else None
     if m is not None:
-        if any(text.find(level, m.end()) != -1 for level in _LEVEL_WORDS):
-            for later in VLLM_HEADER_RE.finditer(text, m.end()):
+        first_end = m.end()
+        if text.find("]", first_end) != -1 and _LEVEL_WORD_RE.search(text, first_end) is not None:
+            for later in VLLM_HEADER_RE.finditer(text, first_end):
                 m = later
-        line.header = "vllm" if m.group("bracket") else "vllm-old"
-        line.level = m.group("level")
-        line.timestamp = f"{m.group('md')} {m.group('hms')}"
-        line.file = m.group("file")
+        level, md, hms, bracket, file = m.group("level", "md", "hms", "bracket", "file")
+        line.header = "vllm" if bracket else "vllm-old"
+        line.level = level
+        line.timestamp = f"{md} {hms}"
+        line.file = file
         line.message = text[m.end() :]
         line.process = _last_process(text[: m.start()])
         return line

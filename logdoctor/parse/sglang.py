@@ -11,6 +11,7 @@ Memory sizes SGLang prints as `GB` are bytes / 2**30, so they are GiB already.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -226,6 +227,7 @@ def _batch_value(raw: str) -> float | int | str | bool:
     return round(float(number) / 100, 6) if percent else number
 
 
+@functools.lru_cache(maxsize=1024)  # a batch line repeats the same few keys thousands of times
 def _extra_key(key: str) -> str:
     return _NON_WORD_RE.sub("_", key.lower().lstrip("#")).strip("_")
 

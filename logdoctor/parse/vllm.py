@@ -20,6 +20,7 @@ dump, `args: Namespace(...)`) are collected through `ctx.block` and parsed once 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ from logdoctor.events import (
     StartupConfig,
 )
 from logdoctor.parse.envelope import LogLine, has_header
-from logdoctor.parse.pyrepr import parse_kwargs, parse_value
+from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
 from logdoctor.parse.registry import Grammar, ParseContext
 
 Events = list[EventBase]
@@ -78,6 +79,7 @@ def _f(value: str | None) -> float | None:
     return float(value)
 
 
+@functools.lru_cache(maxsize=4096)  # stats lines repeat a few hundred printed percentages; `round` is slow
 def _pct(value: str | None) -> float | None:
     """`95.9` (percent as printed) -> 0.959."""
     return None if value is None or value == "nan" else round(float(value) / 100, 6)
@@ -238,15 +240,24 @@ def _num_spec_tokens(config: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) else None
 
 
+@functools.lru_cache(maxsize=8)
+def _parse_repr(kind: DumpKind, text: str) -> ParsedRepr:
+    """pyrepr's parse of a dump's (right-stripped) text: the slowest step of the vLLM grammars, ~0.1 s for an
+    engine-init dump. `_dump_complete` parses a dump to see whether it is whole and `_parse_dump` then needs the
+    very same parse: cached, so it runs once. The result is shared: never modify it."""
+    if kind == "engine init":
+        return parse_kwargs(_ELISION_RE.sub(", ", text))
+    return parse_value(text)
+
+
 def _parse_dump(kind: DumpKind, text: str) -> tuple[dict[str, Any], bool]:
     text = text.rstrip()
     cut = text.endswith(("...", "…"))
+    parsed = _parse_repr(kind, text)
     if kind == "engine init":
-        parsed = parse_kwargs(_ELISION_RE.sub(", ", text))
         value = parsed.value
     else:
-        parsed = parse_value(text)
-        value = parsed.value if isinstance(parsed.value, dict) else {}
+        value = dict(parsed.value) if isinstance(parsed.value, dict) else {}  # a copy: the parse is cached
         value.pop("__class__", None)
     return _jsonable(value), parsed.truncated or cut
 
@@ -313,9 +324,9 @@ def _dump_complete(kind: DumpKind, text: str) -> bool:
         return True  # cut in the source: nothing follows
     if not _dump_closed(kind, text):
         return False
+    parsed = _parse_repr(kind, text)
     if kind != "engine init":
-        return not parse_value(text).truncated
-    parsed = parse_kwargs(_ELISION_RE.sub(", ", text))
+        return not parsed.truncated
     keys = list(parsed.value)
     return not parsed.truncated and bool(keys) and keys[-1] in _DUMP_LAST_KEYS
 
@@ -410,7 +421,9 @@ _SPEC_V1_RE = re.compile(
     r"(?:Mean acceptance length: (?P<mal>[\d.]+|nan), )?"
     r"(?:Accepted throughput: (?P<acc_tps>[\d.]+) tokens/s, Drafted throughput: (?P<dr_tps>[\d.]+) tokens/s, )?"
     r"Accepted: (?P<acc>\d+) tokens, Drafted: (?P<dr>\d+) tokens"
-    r"(?:, Per-position acceptance rate: (?P<pos>[\d., nan]+?))?"
+    # Greedy: a lazy `+?` tried the rest of the pattern after every character (5x slower). The set has no `A`, so
+    # the rates still end before `, Avg Draft`; only trailing spaces may differ, and each rate is stripped.
+    r"(?:, Per-position acceptance rate: (?P<pos>[\d., nan]+))?"
     r"(?:, Avg Draft acceptance rate: (?P<rate>[\d.]+|nan)%)?\s*$"
 )
 _SPEC_V0_RE = re.compile(
@@ -436,25 +449,24 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _SPEC_V1_RE.search(line.message)
     if not m:
         return None
-    positions = (
-        [float(p) for p in m.group("pos").split(",") if p.strip() not in ("", "nan")] if m.group("pos") else None
-    )
-    accepted, drafted = int(m.group("acc")), int(m.group("dr"))
+    g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    positions = [float(p) for p in g["pos"].split(",") if p.strip() not in ("", "nan")] if g["pos"] else None
+    accepted, drafted = int(g["acc"]), int(g["dr"])
     k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
     num_drafts = round(drafted / k) if k and drafted else None
-    mal = _f(m.group("mal"))
-    if m.group("acc_tps") is not None:
+    mal = _f(g["mal"])
+    if g["acc_tps"] is not None:
         fmt = "vllm-v1-0.11"
     elif mal is not None:
         fmt = "vllm-v1-0.9"
     else:
         fmt = "vllm-v1-0.8.3"
-    if mal is not None and m.group("rate_old") is not None and not _mean_length_has_bonus(mal, positions, ctx):
+    if mal is not None and g["rate_old"] is not None and not _mean_length_has_bonus(mal, positions, ctx):
         fmt = "vllm-v1-0.8.5"
         mal += 1
     if mal is None and num_drafts:
         mal = 1 + accepted / num_drafts
-    rate_pct = _f(m.group("rate")) if m.group("rate") is not None else _f(m.group("rate_old"))
+    rate_pct = _f(g["rate"]) if g["rate"] is not None else _f(g["rate_old"])
     return [
         SpecDecodeStats(
             **_base(line, ctx),
@@ -469,8 +481,8 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
             accepted_tokens=accepted,
             drafted_tokens=drafted,
             num_drafts=num_drafts,
-            accepted_throughput=_f(m.group("acc_tps")),
-            drafted_throughput=_f(m.group("dr_tps")),
+            accepted_throughput=_f(g["acc_tps"]),
+            drafted_throughput=_f(g["dr_tps"]),
         )
     ]
 
@@ -618,15 +630,15 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _STATS_HEAD_RE.search(text)
     if not m:
         return None
-    v0 = m.group("swap") is not None
+    head = m.groupdict()  # one call instead of one `m.group` a field: a stats line comes every few seconds
+    v0 = head["swap"] is not None
     values: dict[str, float | None] = {}
     extra: dict[str, float | int | str] = {}
     kv_usage: float | None = None
     cpu_kv_usage: float | None = None
     for part in _STATS_PART_RE.finditer(text, m.end()):
-        key, value = part.group("key"), part.group("val")
-        if part.group("dev"):
-            device = part.group("dev")
+        key, device, value = part.group("key", "dev", "val")
+        if device:
             if device == "CPU" and v0:
                 cpu_kv_usage = _pct(value)  # V0: the swap space in host memory
             else:
@@ -652,19 +664,19 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
             kv_fetch_in_progress=int(fetch.group("running")),
             kv_fetch_completed_waiting=int(fetch.group("done")),
         )
-    if m.group("n_eng"):
-        extra["engines_aggregated"] = int(m.group("n_eng"))
+    if head["n_eng"]:
+        extra["engines_aggregated"] = int(head["n_eng"])
     deferred, preemptions = values.get("Deferred"), values.get("Preemptions")
     return [
         SchedulerStats(
             **_base(line, ctx),
             format="vllm-v0" if v0 else "vllm-v1",
-            engine_index=_i(m.group("eng")),
-            prompt_throughput=float(m.group("pp")),
-            generation_throughput=float(m.group("gen")),
-            running=int(m.group("run")),
-            waiting=int(m.group("wait")),
-            swapped=_i(m.group("swap")),
+            engine_index=_i(head["eng"]),
+            prompt_throughput=float(head["pp"]),
+            generation_throughput=float(head["gen"]),
+            running=int(head["run"]),
+            waiting=int(head["wait"]),
+            swapped=_i(head["swap"]),
             deferred=int(deferred) if deferred is not None else None,
             preemptions=int(preemptions) if preemptions is not None else None,
             kv_cache_usage=kv_usage,

@@ -5,8 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.envelope import (
+    PROC_RE,
+    VLLM_HEADER_RE,
+    clean_physical,
+    parse_cleaned,
+    parse_envelope,
+    strip_outer,
+    vllm_process,
+)
 
 
 @dataclass(frozen=True)
@@ -330,3 +340,57 @@ def test_envelope(case: Case) -> None:
 def test_ray_actor_is_kept_for_sglang_lines() -> None:
     line = parse_envelope("t", 1, "\x1b[36m(CommandActor pid=105447)\x1b[0m [2026-10-06 11:01:01 TP0 EP0] Decode batch")
     assert line.extras["actor"] == "CommandActor"
+
+
+# --- fast paths give what the plain regexes gave ---------------------------------------------------
+
+# Whole vLLM headers and what can surround them, glued at random: several headers on a line, broken ones.
+_HEADERS = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["INFO ", "WARNING ", "ERROR "]),
+        st.sampled_from(["05-08 ", "5-08 "]),
+        st.sampled_from(["16:20:01 ", "16:20:01.5 "]),
+        st.sampled_from(["[x.py:12] ", "x.py:3]", "[x.py:]"]),
+    ),
+)
+_FILLERS = st.sampled_from(
+    ["(APIServer pid=1) ", "(Worker_TP1 pid=7)", "pid=3 ", "xINFO ", "INFO ", "msg ", ")", "*", " "]
+)
+
+
+def _plain_vllm_header(text: str) -> tuple[str, str, str | None] | None:
+    """The former lookup: the first header by a plain search, then the last of any that follow."""
+    m = VLLM_HEADER_RE.search(text)
+    if m is None:
+        return None
+    for later in VLLM_HEADER_RE.finditer(text, m.end()):
+        m = later
+    procs = list(PROC_RE.finditer(text[: m.start()]))
+    name = vllm_process(procs[-1].group("name"), None).name if procs else None
+    return text[m.end() :], f"{m.group('md')} {m.group('hms')}", name
+
+
+@given(st.lists(_HEADERS | _FILLERS, max_size=8))
+def test_vllm_header_search_from_first_level_word(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    line = parse_cleaned("t", 1, text)
+    expected = _plain_vllm_header(text)
+    if line.header in ("vllm", "vllm-old"):
+        assert expected == (line.message, line.timestamp, line.process.name if line.process else None)
+    elif not line.skip and "NCCL " not in text:
+        assert expected is None
+
+
+def test_parse_cleaned_is_parse_envelope_of_a_clean_line() -> None:
+    raw = "\x1b[36m(APIServer pid=1)\x1b[0m INFO 05-08 16:20:01 [loggers.py:271] Engine 000: Avg prompt throughput"
+    assert parse_cleaned("t", 1, clean_physical(raw)) == parse_envelope("t", 1, raw)
+
+
+def test_strip_outer_skips_lines_no_wrapper_starts_like() -> None:
+    assert (
+        strip_outer("(APIServer pid=1) INFO 05-08 16:20:01 [a.py:1] x")
+        == "(APIServer pid=1) INFO 05-08 16:20:01 [a.py:1] x"
+    )
+    assert strip_outer("2025-05-08T16:20:01.123Z vllm-1  | (APIServer pid=1) x") == "(APIServer pid=1) x"
+    assert strip_outer("") == ""

@@ -1,4 +1,5 @@
-"""The keyword trie of the parse pipeline selects what the flat longest-first alternation selected."""
+"""The keyword trie of the parse pipeline selects what the flat longest-first alternation selected; the cheap tests
+in front of the keyword regex and of redaction answer what they answered."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from logdoctor.parse.pipeline import candidate_keywords, keyword_regex
+from logdoctor import redact
+from logdoctor.parse.pipeline import EventStream, candidate_keywords, keyword_regex
 
 
 def flat(keywords: list[str]) -> re.Pattern[str]:
@@ -68,3 +70,30 @@ def test_trie_equals_flat_alternation(keywords: list[str], text: str) -> None:
     trie, reference = re.compile(keyword_regex(keywords)), flat(keywords)
     assert matches(trie, text) == matches(reference, text)
     assert (trie.search(text) is None) == (reference.search(text) is None)
+
+
+# --- the pipeline's cheap tests answer what the regexes answer -----------------------------------
+
+_KEYWORD_PIECES = ["Avg prompt throughput:", "SpecDecoding metrics:", "NCCL INFO", "Avg prompt", " metrics:", "x", " "]
+
+
+@given(st.lists(st.lists(st.sampled_from(_KEYWORD_PIECES), max_size=4).map("".join), max_size=30))
+def test_recent_keywords_select_what_the_regex_selects(texts: list[str]) -> None:
+    stream = EventStream("t", [])
+    pattern = re.compile(keyword_regex(candidate_keywords()))
+    for text in texts:
+        assert stream._is_candidate(text) == (pattern.search(text) is not None)
+
+
+def test_redaction_pretest_equals_the_marker_list() -> None:
+    texts = [marker for marker in redact._CHEAP] + [marker.upper() for marker in redact._CHEAP]
+    texts += ["tokens/s", "token/s", "api-key", "the_key", "gh_x", "ghx_", "hf-", "sk_", "bearer", "passwd", "secrets"]
+    texts += ["Avg generation throughput: 74.7 tokens/s, Running: 1 reqs", "#token: 57", "token", "xtoken=y"]
+    for text in texts:
+        low = text.lower()
+        assert redact._has_marker(low) == any(marker in low for marker in redact._CHEAP), text
+
+
+@given(st.text(alphabet="keytoknsrcpawbhfg_-'\"=: ", max_size=12))
+def test_redaction_pretest_on_random_text(text: str) -> None:
+    assert redact._has_marker(text) == any(marker in text for marker in redact._CHEAP)

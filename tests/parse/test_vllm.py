@@ -6,10 +6,13 @@ Each case is a log excerpt and the events it must produce: the event type and th
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from logdoctor.events import EventBase
 from logdoctor.parse import vllm
@@ -1948,6 +1951,32 @@ def test_truncated_dump_followed_by_header_line() -> None:
     config = _find(events, "startup_config", {"config": {"tensor_parallel_size": 2}})
     assert config is not None and config.line == 1
     assert _find(events, "cuda_graph", {"kind": "eager_mode", "line": 2}) is not None
+
+
+# --- the per-position rates as the former lazy pattern read them -------------------------------
+
+_LAZY_SPEC_V1_RE = re.compile(vllm._SPEC_V1_RE.pattern.replace(r"(?P<pos>[\d., nan]+)", r"(?P<pos>[\d., nan]+?)"))
+
+
+@given(
+    rates=st.lists(st.sampled_from(["0.5", "0.125", " 0.25", "nan", "", " ", "1"]), min_size=1, max_size=6),
+    tail=st.sampled_from(
+        ["", ",", ", ", " ", "  \t", ", Avg Draft acceptance rate: 12.5%", ", Avg Draft acceptance rate: nan% "]
+    ),
+)
+def test_spec_positions_read_as_the_lazy_pattern_did(rates: list[str], tail: str) -> None:
+    message = (
+        "SpecDecoding metrics: Mean acceptance length: 2.50, Accepted: 10 tokens, Drafted: 40 tokens, "
+        "Per-position acceptance rate: " + ",".join(rates) + tail
+    )
+    assert _LAZY_SPEC_V1_RE.pattern != vllm._SPEC_V1_RE.pattern
+    greedy, lazy = vllm._SPEC_V1_RE.search(message), _LAZY_SPEC_V1_RE.search(message)
+    assert (greedy is None) == (lazy is None)
+    if greedy is None or lazy is None:
+        return
+    assert greedy.group("rate") == lazy.group("rate")
+    assert greedy.group("pos").split(",")[:-1] == lazy.group("pos").split(",")[:-1]
+    assert greedy.group("pos").split(",")[-1].strip() == lazy.group("pos").split(",")[-1].strip()
 
 
 # --- the grammars' own samples -----------------------------------------------------------------
