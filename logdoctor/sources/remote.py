@@ -231,7 +231,7 @@ class Connection:
         chan: paramiko.Channel | None = None
         try:
             if self.shared_shell:
-                if self._shell is None or self._shell.dead:
+                if self._shell is None or not self._shell.usable:
                     self._shell = _Shell(self._open_channel(time_limit))
                     self._shell.chan.exec_command(b"sh -s")
                 shell = self._shell
@@ -397,6 +397,11 @@ class _Shell:
         self.stderr.reset()
         self.chan.sendall(command + b" </dev/null; " + self.end + b'"$?"; ' + self.end + b"0 >&2\n")
         return self.chan
+
+    @property
+    def usable(self) -> bool:
+        """False once the shell ended or was closed: the next command opens a new session."""
+        return not (self.dead or self.chan.closed or self.chan.eof_received or self.chan.exit_status_ready())
 
     @property
     def finished(self) -> bool:

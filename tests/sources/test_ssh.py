@@ -526,6 +526,10 @@ def test_shared_shell_runs_every_command_in_one_shell(ssh_lab: SshLab) -> None:
         assert _run_text(conn, fake) == ("a\0logdoctor-end-0000:3\0b", "", 0)
         assert _run_text(conn, "cat") == ("", "", 0)  # stdin is /dev/null: the next command is not eaten
         assert _run_text(conn, "true") == ("", "", 0)
+        # a command that ends the shell itself: its output still arrives, the next command gets a new shell
+        out, _, status = _run_text(conn, "echo last; exit 4")
+        assert out == "last\n" and status is None
+        assert _run_text(conn, "echo again") == ("again\n", "", 0)
     with _connection(ssh_lab) as conn:  # a session each: the command's parent is sshd (or the login shell)
         assert not _run_text(conn, "sh -c 'cat /proc/$PPID/comm'")[0].startswith("sh\n")
 
