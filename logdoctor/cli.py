@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from logdoctor import __version__
-from logdoctor.errors import CollectionError, ExitStatus, LogdoctorError, RuleError, UsageError
+from logdoctor.errors import CollectionError, ExitStatus, InputError, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json
@@ -369,6 +369,35 @@ def ssh_options(func: F) -> F:
     return func
 
 
+def read_hosts_file(path: str) -> list[str]:
+    """`--hosts FILE`: one target a line (`user@host`, `host:port`, `ssh://...`, an ssh-config alias);
+    blank lines and `#` comments are skipped; a malformed target is an error naming FILE:LINE."""
+    from logdoctor.sources.target import parse_target
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"--hosts {path}: cannot read it ({reason})") from exc
+    hosts: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        target = line.split("#", 1)[0].strip()
+        if not target:
+            continue
+        try:
+            parse_target(target)
+        except InputError as exc:
+            raise InputError(f"{path}:{number}: {exc}") from exc
+        hosts.append(target)
+    if not hosts:
+        raise InputError(f"--hosts {path}: no hosts in it (one target a line, `#` comments)")
+    return hosts
+
+
 def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[str], list[str]]:
     """(local paths, hosts): an existing path is a file; anything else that looks like a host is one."""
     if all(t == "-" or os.path.exists(t) for t in targets):
@@ -482,6 +511,13 @@ def collect_for_diagnosis(
 @rules_options
 @report_options
 @ssh_options
+@click.option(
+    "--hosts",
+    "hosts_file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    metavar="FILE",
+    help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
+)
 @handle_errors
 def diagnose(
     targets: tuple[str, ...],
@@ -502,6 +538,7 @@ def diagnose(
     max_bytes: int,
     accept_new: bool,
     jobs: int,
+    hosts_file: str | None,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
@@ -513,12 +550,16 @@ def diagnose(
     if no_builtin_rules and not rule_dirs:
         raise UsageError("--no-builtin-rules needs at least one --rules DIR")
     suppressions = load_suppressions(config_path)
-    if not targets:
+    listed = read_hosts_file(hosts_file) if hosts_file is not None else []
+    if not targets and not listed:
         if sys.stdin.isatty():
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
     ctx = click.get_current_context()
-    paths, hosts = split_targets(targets, ssh_config)
+    paths, hosts = split_targets(targets, ssh_config) if targets else ([], [])
+    if listed and "-" in paths and hosts_file == "-":
+        raise UsageError("`-` and `--hosts -` both want stdin: give the hosts in a file")
+    hosts = list(dict.fromkeys([*hosts, *listed]))  # the order given, each host once
     if hosts and paths:
         raise UsageError(f"give local paths or hosts, not both (paths: {', '.join(paths)}; hosts: {', '.join(hosts)})")
     if not hosts:

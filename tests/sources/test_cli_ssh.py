@@ -166,3 +166,46 @@ def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatc
     assert kpro5["findings"][0]["cause"] == "spec-net-loss"
     assert node2["errors"][0]["error"] == "node2: internal error while diagnosing: ValueError: a parser bug"
     assert "Traceback" not in err
+
+
+def test_hosts_file(ssh_lab: SshLab, tmp_path: Path) -> None:
+    log = remote_story(ssh_lab)
+    hosts = tmp_path / "gpu-hosts"
+    hosts.write_text("# the GPU fleet\nkpro5\n\n  node2   # second box\nkpro5\n")
+
+    code, out, err = run("diagnose", "--hosts", str(hosts), *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
+
+    assert code == 1, err
+    reports = json.loads(out)
+    assert [r["sources"][0]["host"] for r in reports] == ["kpro5", "node2"]  # each host once, in file order
+    assert all(r["findings"][0]["cause"] == "spec-net-loss" for r in reports)
+    # positional hosts come first, then the file's
+    code, out, _ = run(
+        "diagnose", "node2", "--hosts", str(hosts), *ssh_args(ssh_lab), "--log", str(log), "--format", "json"
+    )
+    assert [r["sources"][0]["host"] for r in json.loads(out)] == ["node2", "kpro5"]
+
+
+def test_hosts_file_errors_name_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "hosts"
+    bad.write_text("kpro5\nroot@host:99999\n")
+    code, out, err = run("diagnose", "--hosts", str(bad))
+    assert code == 2 and out == ""
+    assert f"{bad}:2: root@host:99999: bad port" in err and "Traceback" not in err
+    empty = tmp_path / "empty"
+    empty.write_text("# nothing yet\n\n")
+    code, _, err = run("diagnose", "--hosts", str(empty))
+    assert code == 2 and "no hosts in it" in err
+    code, _, err = run("diagnose", "--hosts", str(tmp_path / "missing"))
+    assert code == 2 and "cannot read it" in err
+    good = tmp_path / "good"
+    good.write_text("kpro5\n")
+    code, _, err = run("diagnose", str(STORY), "--hosts", str(good))
+    assert code == 2 and "give local paths or hosts, not both" in err
+
+
+def test_hosts_from_stdin() -> None:
+    result = CliRunner().invoke(main, ["diagnose", "--hosts", "-"], input="# list\nroot@host:0\n")
+    assert result.exit_code == 2 and "-:2: root@host:0: bad port" in result.stderr
+    result = CliRunner().invoke(main, ["diagnose", "-", "--hosts", "-"], input="kpro5\n")
+    assert result.exit_code == 2 and "both want stdin" in result.stderr
