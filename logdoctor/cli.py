@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_JOBS = 8
+PARSING_THREADS = 2  # hosts parsed at once by `diagnose HOST...` (see there)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -588,9 +589,13 @@ def diagnose(
 
     from logdoctor.run import diagnose_parsed, parse_sources
 
-    # Each host's lines are parsed while they arrive (one parsing thread a host, fed by its collector),
+    # Each host's lines are parsed while they arrive (a parsing thread a host, fed by its collector),
     # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
-    with ThreadPoolExecutor(max_workers=jobs + 1, thread_name_prefix="logdoctor-diagnose") as pool:
+    # At most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not
+    # finish sooner, and each host being parsed holds all its events (a 1 GiB log: ~300 MB); the lines
+    # of the hosts that wait are kept as they arrive and parsed when a thread is free.
+    parsers = min(jobs, PARSING_THREADS)
+    with ThreadPoolExecutor(max_workers=parsers + 1, thread_name_prefix="logdoctor-diagnose") as pool:
         # The built-in rules load while the first host is contacted; a user's --rules DIR is checked
         # before any host is (a mistake in it should not cost a fleet's collection).
         rules_ready: Future[list[LoadedRule]] = pool.submit(load_rule_set, rule_dirs, no_builtin_rules)
