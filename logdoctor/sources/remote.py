@@ -37,6 +37,7 @@ logging.getLogger("paramiko").propagate = False
 DEFAULT_TIMEOUT = 10.0
 MAX_JUMP_DEPTH = 8
 MAX_STDERR_BYTES = 64 * 1024
+SHELL_READY_SECONDS = 20.0  # how long the login shell may take to start the shared `sh -s`
 _READ_CHUNK = 256 * 1024
 _known_hosts_lock = threading.Lock()
 
@@ -230,10 +231,17 @@ class Connection:
         shell: _Shell | None = None
         chan: paramiko.Channel | None = None
         try:
-            if self.shared_shell:
-                if self._shell is None or not self._shell.usable:
-                    self._shell = _Shell(self._open_channel(time_limit))
-                    self._shell.chan.exec_command(b"sh -s")
+            if self.shared_shell and (self._shell is None or not self._shell.usable):
+                self._shell = _Shell(self._open_channel(time_limit))
+                if not self._shell.begin(min(time_limit, SHELL_READY_SECONDS)):
+                    self._shell.close()
+                    self._shell = None
+                    self.shared_shell = False
+                    self.notes.append(
+                        f"the login shell did not start `sh -s` within {min(time_limit, SHELL_READY_SECONDS):g}s "
+                        "(a startup file waiting for input?): one SSH session a command instead"
+                    )
+            if self.shared_shell and self._shell is not None:
                 shell = self._shell
                 chan = shell.start(command.encode("utf-8", "surrogateescape"))
             else:
@@ -391,6 +399,25 @@ class _Shell:
         self.stderr = _EndMarker(nonce)
         self.end = b"printf '\\000logdoctor-end-" + nonce + b":%s\\000' "
         self.dead = False
+
+    def begin(self, wait: float) -> bool:
+        """Start `sh -s` once the login shell's startup files have run, and wait until it says so.
+
+        The markers are printed by the login shell just before it execs `sh -s`; whatever its startup
+        files printed before them is dropped. False when they do not come within `wait` seconds (a
+        startup file that reads stdin would otherwise eat the first command)."""
+        self.chan.exec_command(self.end + b"0; " + self.end + b"0 >&2; exec sh -s")
+        deadline = time.monotonic() + wait
+        while not self.finished:
+            if self.chan.recv_ready():
+                self.stdout.feed(self.chan.recv(_READ_CHUNK))
+            elif self.chan.recv_stderr_ready():
+                self.stderr.feed(self.chan.recv_stderr(_READ_CHUNK))
+            elif self.chan.eof_received or self.chan.closed or time.monotonic() >= deadline:
+                return False
+            else:
+                select.select([self.chan], [], [], max(0.0, min(deadline - time.monotonic(), 0.5)))
+        return True
 
     def start(self, command: bytes) -> paramiko.Channel:
         self.stdout.reset()

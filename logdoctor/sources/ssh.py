@@ -376,6 +376,7 @@ class _HostRun:
         self.say(f"connecting to {resolved.address}")
         with Connection.open(resolved, options.connect_settings(), self.config) as conn:
             col.notes.extend(conn.notes)
+            seen_notes = len(conn.notes)
             conn.shared_shell = options.shared_shell
             data, _ = self._capture(conn, remote_command(PROBE_SCRIPT), "probe")
             probe = parse_probe(data)
@@ -404,6 +405,7 @@ class _HostRun:
                 self._facts(conn, probe.tools, discovery)
             for plan in plans:
                 self._read(conn, plan)
+            col.notes.extend(conn.notes[seen_notes:])  # e.g. the shared shell could not start
         self._check_found()
 
     # -- steps ----------------------------------------------------------------------------------------

@@ -534,6 +534,34 @@ def test_shared_shell_runs_every_command_in_one_shell(ssh_lab: SshLab) -> None:
         assert not _run_text(conn, "sh -c 'cat /proc/$PPID/comm'")[0].startswith("sh\n")
 
 
+def test_login_shell_that_reads_stdin_falls_back_to_a_session_a_command(
+    ssh_lab: SshLab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A startup file that waits for input would eat the shared shell's first command: logdoctor
+    waits for the shell to say it started, then gives every command a session of its own."""
+    monkeypatch.setattr("logdoctor.sources.remote.SHELL_READY_SECONDS", 2.0)
+    user = f"ldr{secrets.token_hex(3)}"
+    home = Path(ssh_lab.root) / "home" / user
+    home.mkdir(parents=True)
+    shell = Path(ssh_lab.root) / f"{user}-shell"
+    shell.write_text('#!/bin/sh\nread greeting\nexec /bin/sh "$@"\n')  # like a bashrc that asks something
+    shell.chmod(0o755)
+    log = write_log(Path(ssh_lab.root) / f"{user}.log", [THROUGHPUT, SPEC])
+    log.chmod(0o644)
+    subprocess.run(["useradd", "-M", "-d", str(home), "-s", str(shell), "-p", "*", user], check=True)
+    try:
+        ssh_lab.authorize(user)
+        port = ssh_lab.servers["kpro5"].port
+        options = ssh_lab.options(identity_files=(str(ssh_lab.user_key),), logs=(str(log),))
+        t0 = time.monotonic()
+        col = collect_host(parse_target(f"{user}@127.0.0.2:{port}"), options, KEYWORDS)
+        assert time.monotonic() - t0 < 20
+        assert source(col, str(log)).lines == [(1, THROUGHPUT), (2, SPEC)]
+        assert any("did not start `sh -s` within 2s" in n for n in col.notes)
+    finally:
+        subprocess.run(["userdel", "-f", user], capture_output=True, check=False)
+
+
 @pytest.mark.parametrize("shared_shell", [False, True])
 def test_big_stdout_and_stderr_together_do_not_deadlock(ssh_lab: SshLab, shared_shell: bool) -> None:
     # 8 MB on each stream, interleaved: reading one stream to its end first would stall the other
