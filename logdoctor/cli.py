@@ -548,8 +548,6 @@ def diagnose(
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.run import diagnose_sources
 
-    if no_builtin_rules and not rule_dirs:
-        raise UsageError("--no-builtin-rules needs at least one --rules DIR")
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     if not targets and not listed:
@@ -596,10 +594,10 @@ def diagnose(
     # of the hosts that wait are kept as they arrive and parsed when a thread is free.
     parsers = min(jobs, PARSING_THREADS)
     with ThreadPoolExecutor(max_workers=parsers + 1, thread_name_prefix="logdoctor-diagnose") as pool:
-        # The built-in rules load while the first host is contacted; a user's --rules DIR is checked
-        # before any host is (a mistake in it should not cost a fleet's collection).
+        # The built-in rules load while the first host is contacted; a user's rule options are checked
+        # before any host is (a mistake in them should not cost a fleet's collection).
         rules_ready: Future[list[LoadedRule]] = pool.submit(load_rule_set, rule_dirs, no_builtin_rules)
-        if rule_dirs:
+        if rule_dirs or no_builtin_rules:
             rules_ready.result()
         diagnosing: dict[int, Future[Diagnosis]] = {}
 
@@ -611,12 +609,12 @@ def diagnose(
             diagnosing[index] = pool.submit(diagnose_live, col)
 
         collections = collect_for_diagnosis(hosts, options, jobs, save, on_started=start_host)
+        debug = bool(ctx.find_root().params.get("debug"))
         if len(collections) == 1 and collections[0].error is not None:
             failure = collections[0].exception
-            if isinstance(failure, LogdoctorError) or (failure is not None and ctx.find_root().params.get("debug")):
+            if isinstance(failure, LogdoctorError) or (failure is not None and debug):
                 raise failure
             raise CollectionError(collections[0].error)
-        debug = bool(ctx.find_root().params.get("debug"))
         diagnoses = [
             host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)

@@ -25,7 +25,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -218,7 +218,7 @@ class _LineReader:
     def feed(self, data: bytes) -> None:
         before = len(self.lines)
         if self._inflate is not None:
-            data = self._decompress(data)
+            data = self._inflated(data)
         self._split(data)
         if self.on_lines is not None and len(self.lines) > before:
             self.on_lines()
@@ -239,16 +239,18 @@ class _LineReader:
             if line == GZIP_STREAM_MARKER and self._inflate is None and self.numbered:
                 # Everything after this line is one gzip stream (the host compresses what it sends).
                 self._inflate = zlib.decompressobj(wbits=31)
-                self._split(self._decompress(data[start:]))
+                self._split(self._inflated(data[start:]))
                 return
             self._emit(line)
 
-    def _decompress(self, data: bytes) -> bytes:
+    def _inflated(self, data: bytes | None) -> bytes:
+        """`data` decompressed (None: what the decompressor still holds at the end); nothing once
+        the stream proved damaged."""
         assert self._inflate is not None
         if self.error is not None:
             return b""
         try:
-            return self._inflate.decompress(data)
+            return self._inflate.flush() if data is None else self._inflate.decompress(data)
         except zlib.error as exc:
             self.error = f"the compressed stream is damaged ({exc})"
             return b""
@@ -264,11 +266,8 @@ class _LineReader:
 
     def close(self, cut: bool) -> None:
         """End of data; a last line without newline is kept unless the stream was cut mid-line."""
-        if self._inflate is not None and not cut and self.error is None:
-            try:
-                self._split(self._inflate.flush())
-            except zlib.error as exc:
-                self.error = f"the compressed stream is damaged ({exc})"
+        if self._inflate is not None and not cut:
+            self._split(self._inflated(None))
         if self._partial and not cut:
             self._emit(bytes(self._partial))
         self._partial.clear()
@@ -557,8 +556,6 @@ class _HostRun:
                 self.remaining + _MARKER_SLACK,
                 self.options.command_timeout,
             )
-            cut = result.capped or result.timed_out
-            reader.close(cut=cut)
             self._finish_read(plan, reader, result, source)
         finally:
             if source is not None:
@@ -583,6 +580,7 @@ class _HostRun:
     ) -> None:
         col = self.col
         cut = result.capped or result.timed_out
+        reader.close(cut=cut)
         # The budget counts the lines as the host's filter kept them: compressed, fewer bytes cross.
         self.remaining -= max(result.bytes_transferred, reader.payload)
         if reader.error is not None and source is None:
@@ -715,13 +713,11 @@ def collect_hosts(
     *,
     jobs: int = DEFAULT_JOBS,
     progress: ProgressCallback | None = None,
-    on_collected: Callable[[int, HostCollection], None] | None = None,
     on_started: Callable[[int, HostCollection], None] | None = None,
 ) -> list[HostCollection]:
     """Collect many hosts, at most `jobs` at a time; results in the order of `targets`.
 
-    `on_collected(index, collection)` runs in the calling thread as each host finishes, while the
-    others are still being collected. `on_started(index, collection)` runs in the host's worker
+    `on_started(index, collection)` runs in the host's worker
     thread before the host is contacted (see `collect_host`): `diagnose` parses a host's lines from
     `collection.feed` while they arrive. A host that fails has its `error` set; the others are
     unaffected. A broken ssh config is the exception: it raises ConfigError before any host is contacted.
@@ -751,10 +747,6 @@ def collect_hosts(
             )
             for index, t in enumerate(targets)
         ]
-        if on_collected is not None:
-            index_of = {future: index for index, future in enumerate(futures)}
-            for future in as_completed(futures):
-                on_collected(index_of[future], future.result())
         return [f.result() for f in futures]
 
 
