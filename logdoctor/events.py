@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Engine = Literal["vllm", "sglang", "nccl", "host", "bench", "unknown"]
+# The name of a registered engine or input kind (logdoctor.registry), or "unknown".
+Engine = str
 
 
 class ProcessInfo(BaseModel):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from logdoctor.events import EventBase
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.registry import ParseContext
+from logdoctor.parse.grammar import ParseContext
 
 _PENDING = "blocks.pending"
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 from logdoctor.events import EngineVersion, EventBase
 from logdoctor.parse.envelope import LogLine
+from logdoctor.registry import REGISTRY
 
-_HEADER_ENGINE = {
-    "vllm": "vllm",
-    "vllm-old": "vllm",
-    "sglang": "sglang",
-    "sglang-plain": "sglang",
-    "nccl": "nccl",
+# Envelope headers that any engine may print (the engines' own are in their specs).
+_SHARED_HEADERS = {
+    "uvicorn": "uvicorn `INFO:     ...` lines (either engine)",
+    "c10d": "PyTorch c10d `[rankN]:[E ...]` lines",
+    "plain": "Python logging header `YYYY-MM-DD HH:MM:SS LEVEL`",
 }
 
 
@@ -48,26 +48,27 @@ class Detection:
             self.process_names[base] = self.process_names.get(base, 0) + 1
 
     def observe_event(self, event: EventBase) -> None:
-        if isinstance(event, EngineVersion) and event.version and event.engine in ("vllm", "sglang", "nccl"):
+        if isinstance(event, EngineVersion) and event.version and _is_engine(event.engine):
             self.versions.append((event.engine, event.version, event.line))
 
     @property
     def engine(self) -> str:
         if self.forced:
             return self.forced
-        serving = [(e, v, n) for e, v, n in self.versions if e in ("vllm", "sglang")]
+        serving_names = REGISTRY.names("serving")
+        serving = [(e, v, n) for e, v, n in self.versions if e in serving_names]
         if serving:
             return serving[0][0]
         votes: dict[str, int] = {}
         for header, count in self.header_counts.items():
-            engine = _HEADER_ENGINE.get(header)
+            engine = REGISTRY.header_engine(header)
             if engine:
                 votes[engine] = votes.get(engine, 0) + count
-        serving_votes = {k: v for k, v in votes.items() if k != "nccl"}
+        serving_votes = {k: v for k, v in votes.items() if k in serving_names}
         if serving_votes:
             return max(serving_votes, key=lambda k: serving_votes[k])
         if votes:
-            return "nccl"
+            return max(votes, key=lambda k: votes[k])
         return "unknown"
 
     @property
@@ -80,22 +81,10 @@ class Detection:
 
     def inferred_version_range(self) -> str | None:
         """A version range from header shapes and process names, when no version line was seen."""
-        if self.engine != "vllm":
+        spec = REGISTRY.get(self.engine)
+        if spec is None or spec.infer_version is None:
             return None
-        names = self.process_names
-        if self.header_counts.get("vllm-old") and not self.header_counts.get("vllm"):
-            return "<=0.7.3"
-        if any(n.startswith("EngineCore_DP") for n in names) or any(n.startswith("Worker_") for n in names):
-            if "EngineCore" in names:
-                return ">=0.18"
-            return ">=0.10.2"
-        if "APIServer" in names:
-            return ">=0.10.1"
-        if any(n.startswith("VllmWorker") for n in names):
-            return "0.7-0.10"
-        if self.header_counts.get("vllm"):
-            return ">=0.8.0"
-        return None
+        return spec.infer_version(self)
 
     def reasons(self) -> list[str]:
         out: list[str] = []
@@ -103,16 +92,9 @@ class Detection:
             out.append(f"engine forced to {self.forced} by --engine")
         for engine, version, line in self.versions:
             out.append(f"line {line}: {engine} version {version} printed")
-        labels = {
-            "vllm": "vLLM header `LEVEL MM-DD HH:MM:SS [file.py:N]` (vLLM >= 0.8)",
-            "vllm-old": "vLLM header `LEVEL MM-DD HH:MM:SS file.py:N]` (vLLM <= 0.7.3)",
-            "sglang": "SGLang header `[YYYY-MM-DD HH:MM:SS TPn]`",
-            "sglang-plain": "SGLang plain header",
-            "nccl": "NCCL `host:pid:tid [dev] NCCL INFO` lines",
-            "uvicorn": "uvicorn `INFO:     ...` lines (either engine)",
-            "c10d": "PyTorch c10d `[rankN]:[E ...]` lines",
-            "plain": "Python logging header `YYYY-MM-DD HH:MM:SS LEVEL`",
-        }
+        labels = dict(_SHARED_HEADERS)
+        for spec in REGISTRY.specs():
+            labels.update(spec.headers)
         for header, count in sorted(self.header_counts.items(), key=lambda kv: -kv[1]):
             out.append(
                 f"{count} line(s) with {labels.get(header, header)}, first at line {self.first_line.get(header)}"
@@ -121,7 +103,13 @@ class Detection:
             names = ", ".join(f"{n} x{c}" for n, c in sorted(self.process_names.items(), key=lambda kv: -kv[1])[:6])
             out.append(f"process prefixes: {names}")
         inferred = self.inferred_version_range()
-        if inferred and not any(e == "vllm" for e, _, _ in self.versions):
-            out.append(f"no version line: header shape and process names date it to vLLM {inferred}")
+        if inferred and not any(e == self.engine for e, _, _ in self.versions):
+            label = REGISTRY.label(self.engine)
+            out.append(f"no version line: header shape and process names date it to {label} {inferred}")
         out.append(f"=> engine {self.engine}" + (f", version {self.version}" if self.version else ""))
         return out
+
+
+def _is_engine(name: str) -> bool:
+    spec = REGISTRY.get(name)
+    return spec is not None and spec.kind != "input"

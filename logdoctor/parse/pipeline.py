@@ -13,19 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.events import EventBase, ProcessInfo, StartupConfig
-from logdoctor.parse import bench, host, nccl, sglang, vllm
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
-from logdoctor.parse.registry import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.redact import redact
-
-GRAMMARS: tuple[Grammar, ...] = (
-    *vllm.GRAMMARS,
-    *sglang.GRAMMARS,
-    *nccl.GRAMMARS,
-    *bench.GRAMMARS,
-    *host.GRAMMARS,
-)
+from logdoctor.registry import REGISTRY, on_change
 
 UNPARSED_SAMPLE_SIZE = 20
 _SHAPE_PREFIX = 24  # characters of the message that identify a line shape for the dispatch cache
@@ -35,8 +27,11 @@ _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 
 
-def candidate_keywords(grammars: Iterable[Grammar] = GRAMMARS) -> list[str]:
-    """Every literal keyword, deduplicated, longest first: the collector's `grep -F` patterns."""
+def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
+    """Every literal keyword (of every registered line type by default), deduplicated, longest first: the
+    collector's `grep -F` patterns."""
+    if grammars is None:
+        grammars = REGISTRY.grammars()
     return sorted({k for g in grammars for k in g.keywords}, key=lambda k: (-len(k), k))
 
 
@@ -90,7 +85,17 @@ def _keyword_index(grammars: Iterable[Grammar]) -> tuple[re.Pattern[str], dict[s
     return pattern, by_keyword
 
 
-_DEFAULT_INDEX = _keyword_index(GRAMMARS)
+_KeywordIndex = tuple[re.Pattern[str], dict[str, list[Grammar]]]
+_default_index: list[_KeywordIndex] = []  # the registry's, built on first use and again when it changes
+
+
+def _registry_index() -> _KeywordIndex:
+    if not _default_index:
+        _default_index.append(_keyword_index(REGISTRY.grammars()))
+    return _default_index[0]
+
+
+on_change(_default_index.clear)
 
 
 @dataclass
@@ -130,7 +135,7 @@ class EventStream:
         self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
         if grammars is None:
-            self._pattern, self._by_keyword = _DEFAULT_INDEX
+            self._pattern, self._by_keyword = _registry_index()
         else:
             self._pattern, self._by_keyword = _keyword_index(grammars)
         self._ranks: dict[int, ProcessInfo] = {}
@@ -300,8 +305,9 @@ class EventStream:
         if context.block is not None:
             yield from self._release(context.block(LogLine(self.source, self.stats.lines + 1, "", ""), context) or [])
             context.block = None
-        for finish in (bench.finish,):
-            yield from self._release(finish(context))
+        for spec in REGISTRY.specs():
+            if spec.finish is not None:
+                yield from self._release(spec.finish(context))
         yield from self._flush_held()
 
     def _try_join(self, pending: LogLine, number: int, raw: str) -> list[EventBase] | None:

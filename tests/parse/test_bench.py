@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from logdoctor.events import BenchmarkResult, EventBase
-from logdoctor.parse import bench
+from logdoctor.inputs.bench import grammars as bench
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.parse.registry import Grammar, ParseContext
 
 
 def results(text: str) -> list[BenchmarkResult]:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from logdoctor.events import GpuInfo, GpuP2P, GpuTopology, HostInfo
-from logdoctor.parse import host
+from logdoctor.inputs.host import grammars as host
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pipeline import EventStream, parse_text
-from logdoctor.parse.registry import Grammar, ParseContext
 
 CORPUS = Path("/work/shared/corpus")
 

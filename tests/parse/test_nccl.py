@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from logdoctor.engines.nccl import grammars as nccl
 from logdoctor.events import EventBase, NcclEnv, NcclInfo, NcclTransport
-from logdoctor.parse import nccl
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pipeline import EventStream, parse_text
-from logdoctor.parse.registry import Grammar, ParseContext
 
 CORPUS = Path("/work/shared/corpus")
 

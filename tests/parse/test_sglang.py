@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from logdoctor.engines.sglang import grammars as sglang
 from logdoctor.events import EventBase, StartupConfig
-from logdoctor.parse import sglang
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.parse.registry import Grammar, ParseContext
 
 
 @dataclass(frozen=True)

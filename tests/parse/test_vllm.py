@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from logdoctor.engines import vllm
+from logdoctor.engines.vllm import spec as vllm_spec
 from logdoctor.events import EventBase
-from logdoctor.parse import vllm
 from logdoctor.parse.pipeline import EventStream, parse_text
 
 Expect = list[tuple[str, dict[str, Any]]]
@@ -1955,7 +1956,7 @@ def test_truncated_dump_followed_by_header_line() -> None:
 
 # --- the per-position rates as the former lazy pattern read them -------------------------------
 
-_LAZY_SPEC_V1_RE = re.compile(vllm._SPEC_V1_RE.pattern.replace(r"(?P<pos>[\d., nan]+)", r"(?P<pos>[\d., nan]+?)"))
+_LAZY_SPEC_V1_RE = re.compile(vllm_spec._SPEC_V1_RE.pattern.replace(r"(?P<pos>[\d., nan]+)", r"(?P<pos>[\d., nan]+?)"))
 
 
 @given(
@@ -1969,8 +1970,8 @@ def test_spec_positions_read_as_the_lazy_pattern_did(rates: list[str], tail: str
         "SpecDecoding metrics: Mean acceptance length: 2.50, Accepted: 10 tokens, Drafted: 40 tokens, "
         "Per-position acceptance rate: " + ",".join(rates) + tail
     )
-    assert _LAZY_SPEC_V1_RE.pattern != vllm._SPEC_V1_RE.pattern
-    greedy, lazy = vllm._SPEC_V1_RE.search(message), _LAZY_SPEC_V1_RE.search(message)
+    assert _LAZY_SPEC_V1_RE.pattern != vllm_spec._SPEC_V1_RE.pattern
+    greedy, lazy = vllm_spec._SPEC_V1_RE.search(message), _LAZY_SPEC_V1_RE.search(message)
     assert (greedy is None) == (lazy is None)
     if greedy is None or lazy is None:
         return

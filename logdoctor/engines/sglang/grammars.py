@@ -41,8 +41,8 @@ from logdoctor.events import (
 )
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pyrepr import parse_value
-from logdoctor.parse.registry import Grammar, ParseContext
 
 GraphKind = Literal["capture_failed", "eager_mode"]
 GraphRole = Literal["target", "drafter"]

@@ -27,7 +27,7 @@ from logdoctor.events import (
     NcclVersion,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.registry import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext
 
 Values = dict[str, str | int | float | bool]
 

@@ -22,7 +22,7 @@ from typing import Any
 from logdoctor.events import BenchmarkResult, EventBase
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.registry import BlockFn, Grammar, ParseContext
+from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext
 
 _OPEN = "bench.open"  # the result block being read, so `finish` can close it
 _SEEN = "bench.seen"  # rows already reported (a bench_one_batch_server case and its summary-table row)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuTopology, HostInfo
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.registry import BlockFn, Grammar, ParseContext
+from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext
 
 # `\tGPU0\tGPU1\tNIC0\tCPU Affinity\t...` (topo -m) or ` \tGPU0\tGPU1\t` (topo -p2p): the GPU columns first.
 _MATRIX_HEADER_RE = re.compile(r"^\s*GPU0(?P<more>(?:\s+GPU\d+)*)(?P<rest>(?:\s+.*)?)$")

@@ -1,0 +1,101 @@
+"""Snapshot of logdoctor's observable behaviour on every fixture, to prove a refactor changes nothing.
+
+    .venv/bin/python bench/behaviour_snapshot.py OUT_DIR            # write the snapshot of this tree
+    .venv/bin/python bench/behaviour_snapshot.py --compare A B      # list every file that differs
+
+For each fixture case under fixtures/logs (a log, a .log.gz or a folder of files = one deployment) it writes
+`logdoctor parse --format jsonl`, `logdoctor diagnose --format json` and `--format markdown` under each engine
+choice, plus `diff --format json` of every pair of story logs and of the fixtures/diff cases, and the output of
+`logdoctor test` and `logdoctor rules list`. Run it with the tree before and after the change (e.g. a
+`git archive` of the old commit with its own venv, or the same venv with PYTHONPATH pointing at the old tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import itertools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINES = ("auto", "vllm", "sglang")
+
+
+def cases(root: Path) -> list[list[Path]]:
+    found: list[list[Path]] = []
+    for expect in sorted(root.rglob("*.expect.yaml")):
+        stem = expect.name[: -len(".expect.yaml")]
+        folder = expect.with_name(stem)
+        if folder.is_dir():
+            found.append(sorted(p for p in folder.iterdir() if p.is_file()))
+            continue
+        for suffix in (".log", ".log.gz", ".txt"):
+            log = expect.with_name(stem + suffix)
+            if log.exists():
+                found.append([log])
+                break
+    return found
+
+
+def logdoctor(*args: str) -> bytes:
+    done = subprocess.run([sys.executable, "-m", "logdoctor", *args], capture_output=True, cwd=ROOT, check=False)
+    return b"rc=%d\n" % done.returncode + done.stdout + b"\n--- stderr\n" + done.stderr
+
+
+def snapshot(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    logs = ROOT / "fixtures" / "logs"
+    for case in cases(logs):
+        name = "__".join((*case[0].relative_to(logs).parts[:-1], case[0].name))
+        paths = [str(p.relative_to(ROOT)) for p in case]
+        for engine in ENGINES:
+            (out / f"{name}.{engine}.parse.jsonl").write_bytes(
+                logdoctor("parse", "--format", "jsonl", "--engine", engine, *paths)
+            )
+            (out / f"{name}.{engine}.diagnose.json").write_bytes(
+                logdoctor("diagnose", "--format", "json", "--engine", engine, "--fail-on", "never", *paths)
+            )
+        (out / f"{name}.diagnose.md").write_bytes(logdoctor("diagnose", "--format", "markdown", *paths))
+    story = sorted((logs / "story").glob("*.log"))
+    for a, b in itertools.permutations(story, 2):
+        pair = (str(a.relative_to(ROOT)), str(b.relative_to(ROOT)))
+        (out / f"diff__{a.stem}__{b.stem}.json").write_bytes(logdoctor("diff", "--format", "json", *pair))
+    for folder in sorted((ROOT / "fixtures" / "diff").glob("*")):
+        files = sorted(folder.glob("*.log"))
+        if len(files) == 2:
+            (out / f"diff__{folder.name}.json").write_bytes(
+                logdoctor("diff", "--format", "json", *(str(f.relative_to(ROOT)) for f in files))
+            )
+    # Durations are the one thing that may differ between runs.
+    (out / "test.txt").write_bytes(re.sub(rb"\d+\.\d+ s\b", b"_ s", logdoctor("test")))
+    (out / "rules-list.txt").write_bytes(logdoctor("rules", "list"))
+    (out / "rules-facts.txt").write_bytes(logdoctor("rules", "facts"))
+
+
+def compare(a: Path, b: Path) -> int:
+    names = sorted({p.name for p in a.iterdir()} | {p.name for p in b.iterdir()})
+    differing = [n for n in names if not ((a / n).exists() and (b / n).exists() and filecmp.cmp(a / n, b / n, False))]
+    for name in differing:
+        print(f"differs: {name}")
+    print(f"{len(names) - len(differing)} of {len(names)} outputs identical")
+    return 1 if differing else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", type=Path)
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    args = parser.parse_args()
+    if args.compare:
+        return compare(*args.compare)
+    if args.out is None:
+        parser.error("give OUT_DIR or --compare A B")
+    snapshot(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Serving engines and collective libraries, one package each (vllm, sglang, nccl); see logdoctor.registry."""

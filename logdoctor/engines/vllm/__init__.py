@@ -1,0 +1,81 @@
+"""vLLM (catalogue/vllm.md), v0.6 to v0.33: one module per family of line types (the catalogue's sections).
+
+version.py      §2    version line, logo, serving model
+config.py       §2.2  non-default args, Namespace, engine-init dump
+spec.py         §3    speculative decoding metrics and notices
+stats.py        §4    periodic stats, preemption, iteration details
+comm.py         §5    custom all-reduce, P2P, NCCL, distributed init
+attention.py    §6    attention backend
+memory.py       §7    KV cache, memory, model loading
+hybrid.py       §8    mamba / hybrid models
+graphs.py       §9    CUDA graphs and torch.compile
+scheduling.py   §10   chunked prefill, batch limits, async scheduling, prefix caching
+failures.py     §11   engine death, OOM, CUDA/NCCL errors, timeouts
+platform.py     §12   model, quantization and kernels, platform, offload
+"""
+
+from __future__ import annotations
+
+from logdoctor.engines.vllm import (
+    attention,
+    comm,
+    config,
+    failures,
+    graphs,
+    hybrid,
+    memory,
+    platform,
+    scheduling,
+    spec,
+    stats,
+    version,
+)
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.grammar import Grammar
+from logdoctor.registry import EngineSpec
+
+GRAMMARS: tuple[Grammar, ...] = (
+    *version.GRAMMARS,
+    *config.GRAMMARS,
+    *spec.GRAMMARS,
+    *stats.GRAMMARS,
+    *comm.GRAMMARS,
+    *attention.GRAMMARS,
+    *memory.GRAMMARS,
+    *hybrid.GRAMMARS,
+    *graphs.GRAMMARS,
+    *scheduling.GRAMMARS,
+    *failures.GRAMMARS,
+    *platform.GRAMMARS,
+)
+
+
+def infer_version(detection: Detection) -> str | None:
+    """A version range from header shapes and process names (catalogue §14), when no version line was seen."""
+    names = detection.process_names
+    if detection.header_counts.get("vllm-old") and not detection.header_counts.get("vllm"):
+        return "<=0.7.3"
+    if any(n.startswith("EngineCore_DP") for n in names) or any(n.startswith("Worker_") for n in names):
+        if "EngineCore" in names:
+            return ">=0.18"
+        return ">=0.10.2"
+    if "APIServer" in names:
+        return ">=0.10.1"
+    if any(n.startswith("VllmWorker") for n in names):
+        return "0.7-0.10"
+    if detection.header_counts.get("vllm"):
+        return ">=0.8.0"
+    return None
+
+
+SPEC = EngineSpec(
+    name="vllm",
+    label="vLLM",
+    kind="serving",
+    grammars=GRAMMARS,
+    headers={
+        "vllm": "vLLM header `LEVEL MM-DD HH:MM:SS [file.py:N]` (vLLM >= 0.8)",
+        "vllm-old": "vLLM header `LEVEL MM-DD HH:MM:SS file.py:N]` (vLLM <= 0.7.3)",
+    },
+    infer_version=infer_version,
+)

@@ -1,0 +1,188 @@
+"""vLLM line types: §5 custom all-reduce, P2P, NCCL, distributed init (catalogue/vllm.md)."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg, _names, _table_warning
+from logdoctor.events import (
+    AllReduceBackends,
+    CustomAllReduce,
+    NcclInfo,
+    NcclVersion,
+    P2PCheck,
+    PerfWarning,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext
+
+# Why custom all-reduce is off: (regex, reason code).
+_CUSTOM_AR_DISABLED: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"lacks GPU P2P capability or P2P test failed"), "no-p2p"),
+    (re.compile(r"not supported on more than two PCIe-only GPU"), "pcie-more-than-two"),
+    (re.compile(r"unsupported world size"), "world-size"),
+    (re.compile(r"process group spans across nodes|multi-node group does not"), "spans-nodes"),
+    (re.compile(r"missing custom allreduce library"), "library"),
+)
+_CUSTOM_AR_RE = re.compile(r"Custom (?:allreduce|collectives) (?:is|are) disabled")
+_CUDA_GRAPH_ADDRESSES_RE = re.compile(r"Registering (?P<n>\d+) cuda graph addresses")
+_P2P_CACHE_RE = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (?P<path>\S+)")
+_P2P_DISAGREE_RE = re.compile(r"Two processes do not agree on the P2P access status on (?P<src>\d+) -> (?P<dst>\d+)")
+_P2P_SKIP_RE = re.compile(r"Skipping P2P check and trusting the driver's P2P report")
+_NCCL_VERSION_RE = re.compile(r"vLLM is using nccl==(?P<ver>[\w.+-]+)")
+_NCCL_LIBRARY_RE = re.compile(
+    r"Found nccl from (?:library (?P<lib>\S+)|environment variable VLLM_NCCL_SO_PATH=(?P<env>\S+))"
+)
+_NCCL_LOAD_FAILED_RE = re.compile(r"Failed to load NCCL library from (?P<lib>\S+?)\.? ")
+_AR_BACKENDS_RE = re.compile(
+    r"Using (?P<backends>\[[^\]]*\]) all-reduce backends \(in dispatch order\) for group '(?P<group>[^']*)'"
+    r"(?: out of potential backends: (?P<cands>\[[^\]]*\]))?"
+)
+_FLASHINFER_AR_RE = re.compile(r"(?:Using|Auto-selected) flashinfer allreduce backend: (?P<backend>\S+)")
+_DIST_INIT_RE = re.compile(
+    r"world_size=(?P<world>\d+) rank=(?P<rank>\d+) local_rank=(?P<local>\d+) "
+    r"distributed_init_method=(?P<method>\S+) backend=(?P<backend>\w+)"
+)
+_RANK_ASSIGN_RE = re.compile(r"rank (?P<rank>\d+) in world size (?P<world>\d+) is assigned as (?P<rest>.*)")
+_RANK_PART_RE = re.compile(r"\b(?P<group>DP|PP|PCP|TP|DCP|ETP|EP|EPLB) rank (?P<value>\d+|N/A)")
+_RAY_TP_SPREAD_RE = re.compile(r"tensor_parallel_size=(?P<tp>\d+) is bigger than a reserved number of (?P<dev>\w+?)s")
+_ALL2ALL_RE = re.compile(r"Using (?P<manager>\S+) all2all manager")
+# Communication warnings without a more specific event: (regex, PerfWarning topic).
+_COMM_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"SymmMemCommunicator: .*(?:not available|not supported|failed)"), "symm-mem"),
+    (re.compile(r"To enable VLLM_USE_NCCL_SYMM_MEM"), "nccl-symm-mem"),
+    (re.compile(r"Failed to compile NCCL memory allocator"), "nccl-symm-mem"),
+    (re.compile(r"Failed to initialize FlashInfer All Reduce workspace"), "flashinfer-allreduce"),
+    (re.compile(r"FlashInfer All Reduce is disabled"), "flashinfer-allreduce"),
+    (re.compile(r"AllReduce fusion pass is disabled"), "allreduce-fusion"),
+    (re.compile(r"NCCL_CUMEM_ENABLE is set to \S+, skipping override"), "nccl-cumem"),
+    (re.compile(r"Reducing Torch parallelism from \d+ threads to \d+"), "cpu-threads"),
+)
+
+
+def parse_custom_allreduce(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    if _CUSTOM_AR_RE.search(text):
+        reason = next((code for pattern, code in _CUSTOM_AR_DISABLED if pattern.search(text)), None)
+        return [CustomAllReduce(**_base(line, ctx), enabled=False, reason=reason, message=_msg(line))]
+    if _CUDA_GRAPH_ADDRESSES_RE.search(text):
+        # Only the custom all-reduce registers CUDA-graph buffers: positive evidence that it is in use.
+        return [CustomAllReduce(**_base(line, ctx), enabled=True, message=_msg(line))]
+    return None
+
+
+def parse_comm(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    base = _base(line, ctx)
+    m = _NCCL_VERSION_RE.search(text)
+    if m:
+        return [NcclVersion(**base, version=m.group("ver"))]
+    m = _AR_BACKENDS_RE.search(text)
+    if m:
+        backends = _names(m.group("backends"))
+        events: Events = [
+            AllReduceBackends(**base, backends=backends, group=m.group("group"), candidates=_names(m.group("cands")))
+        ]
+        if "CUSTOM" in backends:
+            events.append(CustomAllReduce(**base, enabled=True, message=_msg(line)))
+        return events
+    if _P2P_CACHE_RE.search(text) or _P2P_SKIP_RE.search(text):
+        return [P2PCheck(**base, supported=None, message=_msg(line))]
+    if _P2P_DISAGREE_RE.search(text):
+        return [P2PCheck(**base, supported=False, message=_msg(line))]
+    m = _DIST_INIT_RE.search(text)
+    if m:
+        values: dict[str, str | int | float | bool] = {
+            "world_size": int(m.group("world")),
+            "rank": int(m.group("rank")),
+            "local_rank": int(m.group("local")),
+            "distributed_init_method": m.group("method"),
+            "backend": m.group("backend"),
+        }
+        return [NcclInfo(**base, kind="distributed-init", message=_msg(line), values=values)]
+    m = _RANK_ASSIGN_RE.search(text)
+    if m:
+        values = {"rank": int(m.group("rank")), "world_size": int(m.group("world"))}
+        for part in _RANK_PART_RE.finditer(m.group("rest")):
+            value = part.group("value")
+            values[f"{part.group('group').lower()}_rank"] = int(value) if value.isdigit() else value
+        return [NcclInfo(**base, kind="rank-assignment", message=_msg(line), values=values)]
+    m = _NCCL_LIBRARY_RE.search(text)
+    if m:
+        return [
+            NcclInfo(**base, kind="library", message=_msg(line), values={"library": m.group("lib") or m.group("env")})
+        ]
+    m = _NCCL_LOAD_FAILED_RE.search(text)
+    if m:
+        return [NcclInfo(**base, kind="library-load-failed", message=_msg(line), values={"library": m.group("lib")})]
+    m = _FLASHINFER_AR_RE.search(text)
+    if m:
+        return [
+            NcclInfo(**base, kind="allreduce-backend", message=_msg(line), values={"flashinfer": m.group("backend")})
+        ]
+    m = _ALL2ALL_RE.search(text)
+    if m:
+        return [NcclInfo(**base, kind="all2all", message=_msg(line), values={"manager": m.group("manager")})]
+    m = _RAY_TP_SPREAD_RE.search(text)
+    if m:
+        return [PerfWarning(**base, topic="tp-spans-nodes", message=_msg(line))]
+    warning = _table_warning(_COMM_WARNINGS, text, base, line)
+    if warning is not None:
+        return warning
+    if "SymmMemCommunicator:" in text:
+        return []  # an INFO note such as `Using override max_size`: nothing wrong
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "custom_allreduce",
+        ("Custom allreduce is disabled", "Custom collectives are disabled", "cuda graph addresses"),
+        parse_custom_allreduce,
+        (
+            "(eager_allreduce pid=3040) WARNING 05-13 08:48:35 custom_all_reduce.py:166] Custom allreduce is disabled "
+            "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+            "disable_custom_all_reduce=True explicitly.",
+            "(VllmWorkerProcess pid=191) WARNING 02-22 22:09:01 custom_all_reduce.py:136] Custom allreduce is disabled "
+            "because it's not supported on more than two PCIe-only GPU[s…]",
+            "(Worker_TP0 pid=147) INFO 05-14 00:05:01 [custom_all_reduce.py:203] Registering 4355 cuda graph addresses",
+        ),
+    ),
+    _grammar(
+        "comm",
+        (
+            "vLLM is using nccl==",
+            "all-reduce backends (in dispatch order)",
+            "GPU P2P access cache",
+            "Two processes do not agree on the P2P",
+            "Skipping P2P check",
+            "local_rank=",
+            "is assigned as DP rank",
+            "Found nccl from",
+            "Failed to load NCCL library",
+            "flashinfer allreduce backend:",
+            "all2all manager",
+            "is bigger than a reserved number of",
+            "SymmMemCommunicator:",
+            "VLLM_USE_NCCL_SYMM_MEM",
+            "NCCL memory allocator",
+            "FlashInfer All Reduce",
+            "AllReduce fusion pass is disabled",
+            "NCCL_CUMEM_ENABLE is set to",
+            "Reducing Torch parallelism",
+        ),
+        parse_comm,
+        (
+            "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:53 [pynccl.py:69] vLLM is using nccl==2.21.5",
+            "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:54 [custom_all_reduce_utils.py:244] reading GPU P2P "
+            "access cache from /users/7/eloualic/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
+            "INFO 06-04 13:12:34 [parallel_state.py:1064] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, "
+            "TP rank 0, EP rank 0",
+            "(Worker_TP0 pid=120) INFO 07-10 10:00:00 [cuda_communicator.py:353] Using ['CUSTOM', 'PYNCCL'] all-reduce "
+            "backends (in dispatch order) for group 'tp:0' out of potential backends: ['FLASHINFER_PCIE_IPC', "
+            "'FLASHINFER', 'NCCL_SYMM_MEM', 'QUICK_REDUCE', 'AITER_CUSTOM', 'CUSTOM', 'SYMM_MEM', 'PYNCCL'].",
+            "(Worker_TP1 pid=148) INFO 05-14 00:03:10 [parallel_state.py:1208] world_size=2 rank=1 local_rank=1 "
+            "distributed_init_method=tcp://127.0.0.1:44131 backend=nccl",
+        ),
+    ),
+]

@@ -1,0 +1,284 @@
+"""vLLM line types: §2.2/§2.3 configuration dumps (catalogue/vllm.md)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _WRAPPED_DUMP, Events, _base, _grammar, _remember_version
+from logdoctor.events import (
+    EngineVersion,
+    PerfWarning,
+    StartupConfig,
+)
+from logdoctor.parse.envelope import LogLine, has_header
+from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
+
+_ENGINE_INIT_RE = re.compile(
+    r"Initializing an? (?:(?P<gen>V[01]) )?LLM engine \(v(?P<ver>[^)]+)\)(?: with config: (?P<cfg>.*))?"
+)
+_DUMP_INPUT_RE = re.compile(r"Dumping input data for (?P<gen>V[01]) LLM engine \(v(?P<ver>[^)]+)\)")
+_NON_DEFAULT_RE = re.compile(r"non-default args: (?P<cfg>\{.*)")
+_NAMESPACE_RE = re.compile(r"\bargs: (?P<cfg>Namespace\(.*)")
+# An elision a user typed into a pasted dump (`None, ... tensor_parallel_size=1, ..., enforce_eager=...`).
+_ELISION_RE = re.compile(r"(?:,\s*)?(?:\.\.\.|…)\s*,?\s*(?=\b[A-Za-z_]\w*=)")
+_SYNTHETIC_REJECTION_RE = re.compile(r"rejection_sample_method['\"]?\s*[:=]\s*['\"]synthetic")
+# The last key of str(VllmConfig) (V1, all versions) and of the V0 init format: a dump that parses whole
+# and ends with one of them was not cut by a terminal.
+_DUMP_LAST_KEYS = frozenset(
+    {"compilation_config", "kernel_config", "aux_output_config", "use_cached_outputs", "mm_processor_kwargs"}
+)
+DumpKind = Literal["non-default args", "engine init", "namespace"]
+
+
+def _jsonable(value: Any) -> Any:
+    """pyrepr keeps an in-value `...` elision as a sentinel object; make the config JSON-serialisable."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return "..."
+
+
+def _num_spec_tokens(config: dict[str, Any]) -> int | None:
+    spec = config.get("speculative_config")
+    if isinstance(spec, dict):
+        for key in ("num_spec_tokens", "num_speculative_tokens"):
+            if isinstance(spec.get(key), int):
+                return int(spec[key])
+    value = config.get("num_speculative_tokens")
+    return value if isinstance(value, int) else None
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_repr(kind: DumpKind, text: str) -> ParsedRepr:
+    """pyrepr's parse of a dump's (right-stripped) text: the slowest step of the vLLM grammars, ~0.1 s for an
+    engine-init dump. `_dump_complete` parses a dump to see whether it is whole and `_parse_dump` then needs the
+    very same parse: cached, so it runs once. The result is shared: never modify it."""
+    if kind == "engine init":
+        return parse_kwargs(_ELISION_RE.sub(", ", text))
+    return parse_value(text)
+
+
+def _parse_dump(kind: DumpKind, text: str) -> tuple[dict[str, Any], bool]:
+    text = text.rstrip()
+    cut = text.endswith(("...", "…"))
+    parsed = _parse_repr(kind, text)
+    if kind == "engine init":
+        value = parsed.value
+    else:
+        value = dict(parsed.value) if isinstance(parsed.value, dict) else {}  # a copy: the parse is cached
+        value.pop("__class__", None)
+    return _jsonable(value), parsed.truncated or cut
+
+
+def _dump_events(kind: DumpKind, line: LogLine, ctx: ParseContext, text: str, end: int | None = None) -> Events:
+    config, truncated = _parse_dump(kind, text)
+    base = _base(line, ctx)
+    if end is not None:
+        base["end_line"] = end
+    k = _num_spec_tokens(config)
+    if k:
+        ctx.state[_NUM_SPEC_TOKENS] = k
+    events: Events = [StartupConfig(**base, origin=kind, config=config, truncated=truncated)]
+    if _SYNTHETIC_REJECTION_RE.search(text):
+        # No log line says so: `rejection_sample_method='synthetic'` (0.21+) makes the acceptance numbers fake.
+        events.append(
+            PerfWarning(
+                **base,
+                topic="spec-synthetic-rejection",
+                message="speculative decoding uses synthetic rejection sampling: acceptance metrics are not real",
+            )
+        )
+    return events
+
+
+_TOP_KEY_RE = re.compile(r"\s*([A-Za-z_]\w*)=")
+
+
+def _dump_closed(kind: DumpKind, text: str) -> bool:
+    """A cheap look before the full parse: brackets and quotes balanced, and (for the engine-init dump) the last
+    top-level `key=` is one that ends str(VllmConfig)."""
+    depth, quote, last_comma, i = 0, "", -1, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        elif c == "," and depth == 0 and text[i + 1 : i + 2] == " ":
+            last_comma = i
+        i += 1
+    if depth > 0 or quote:
+        return False
+    if kind != "engine init":
+        return True
+    tail = text.rstrip().rstrip(",")
+    if tail != text.rstrip():  # the V0 format ends with `use_cached_outputs=True, `
+        return _dump_closed(kind, tail)
+    m = _TOP_KEY_RE.match(text, last_comma + 1)
+    return m is not None and m.group(1) in _DUMP_LAST_KEYS
+
+
+def _dump_complete(kind: DumpKind, text: str) -> bool:
+    """Whether a dump is whole, or was cut by a terminal and continues on the next physical lines."""
+    text = text.rstrip()
+    if text.endswith(("...", "…")):
+        return True  # cut in the source: nothing follows
+    if not _dump_closed(kind, text):
+        return False
+    parsed = _parse_repr(kind, text)
+    if kind != "engine init":
+        return not parsed.truncated
+    keys = list(parsed.value)
+    return not parsed.truncated and bool(keys) and keys[-1] in _DUMP_LAST_KEYS
+
+
+@dataclass
+class _WrappedDump:
+    kind: DumpKind
+    line: LogLine
+    text: str
+    end: int | None = None
+
+
+def _is_dump_piece(line: LogLine) -> bool:
+    """A piece of a terminal-wrapped dump: no header, no process prefix. Unlike the pipeline's rule for one
+    wrapped line, a piece may start with a space (the terminal broke the line at one)."""
+    return bool(line.text.strip()) and not line.skip and not has_header(line)
+
+
+def _open_dump(kind: DumpKind, line: LogLine, ctx: ParseContext, text: str) -> Events:
+    """Parse a dump now when it is whole; else collect the wrapped pieces that follow (`ctx.block`)."""
+    if _dump_complete(kind, text):
+        return _dump_events(kind, line, ctx, text)
+    ctx.state[_WRAPPED_DUMP] = _WrappedDump(kind, line, text)
+    ctx.block = _continue_dump
+    return []
+
+
+def _continue_dump(line: LogLine, ctx: ParseContext) -> Events | None:
+    dump = ctx.state.get(_WRAPPED_DUMP)
+    if not isinstance(dump, _WrappedDump):
+        ctx.block = None
+        return None
+    if _is_dump_piece(line):
+        dump.text += line.text.rstrip()
+        dump.end = line.number
+        if not _dump_complete(dump.kind, dump.text):
+            return []
+        ctx.block = None
+        del ctx.state[_WRAPPED_DUMP]
+        return _dump_events(dump.kind, dump.line, ctx, dump.text, dump.end)
+    # The dump ended without its last key (cut in the source). Its events must go out with this line's: a
+    # block that returns None loses them, so the line is parsed here by the vLLM grammars (a line right after
+    # a config dump is a vLLM line; one only another engine's grammar would claim is the price of this).
+    ctx.block = None
+    del ctx.state[_WRAPPED_DUMP]
+    events = _dump_events(dump.kind, dump.line, ctx, dump.text, dump.end)
+    if not line.text.strip():  # a blank line, or the end of the input
+        return events
+    return events + (_dispatch_own(line, ctx) or [])
+
+
+def parse_non_default_args(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _NON_DEFAULT_RE.search(line.message)
+    if not m:
+        return None
+    return _open_dump("non-default args", line, ctx, m.group("cfg"))
+
+
+def parse_namespace(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _NAMESPACE_RE.search(line.message)
+    if not m:
+        return None
+    return _open_dump("namespace", line, ctx, m.group("cfg"))
+
+
+def parse_engine_init(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _ENGINE_INIT_RE.search(line.message)
+    if m:
+        _remember_version(ctx, m.group("ver"))
+        version = EngineVersion(
+            **_base(line, ctx), version=m.group("ver"), engine_generation=m.group("gen"), origin="engine init"
+        )
+        if m.group("cfg") is None:
+            return [version]  # a paste that elided the dump
+        return [version, *_open_dump("engine init", line, ctx, m.group("cfg"))]
+    m = _DUMP_INPUT_RE.search(line.message)
+    if m:
+        # Printed just before `EngineCore encountered a fatal error.` when execute_model crashed.
+        _remember_version(ctx, m.group("ver"))
+        return [
+            EngineVersion(
+                **_base(line, ctx), version=m.group("ver"), engine_generation=m.group("gen"), origin="dump input"
+            )
+        ]
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "non_default_args",
+        ("non-default args:",),
+        parse_non_default_args,
+        (
+            "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:233] non-default args: {'model_tag': "
+            "'/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf', 'max_model_len': 16384, 'served_model_name': "
+            "['Qwen/Qwen3-8B'], 'gpu_memory_utilization': 0.79, 'kv_cache_dtype': 'fp8', 'max_num_seqs': 16}",
+            "(APIServer pid=1009) INFO 09-10 23:26:12 [utils.py:326] non-default args: {'model_tag': 'gpt-oss-120b', "
+            "'port': 8081, 'model': 'gpt-oss-120b', 'max_model_len': 16384, 'tensor_parallel_size': 4}",
+        ),
+    ),
+    _grammar(
+        "namespace",
+        ("args: Namespace(",),
+        parse_namespace,
+        (
+            "INFO 02-07 18:06:00 api_server.py:841] args: Namespace(subparser='serve', model_tag='.', config='', "
+            "host=None, port=8000, ... , dispatch_function=<function ServeSubcommand.cmd at 0x7dc10ca6fba0>)",
+        ),
+    ),
+    _grammar(
+        "engine_init",
+        ("LLM engine (v",),
+        parse_engine_init,
+        (
+            "INFO 02-02 17:59:18 llm_engine.py:232] Initializing a V0 LLM engine (v0.7.1) with config: "
+            "model='/home/bruce/Downloads/models/Qwen2.5-32B-Instruct', speculative_config=None, ... "
+            "tensor_parallel_size=2, ..., enforce_eager=True, kv_cache_dtype=auto,  device_config=cuda, ... "
+            'compilation_config={"splitting_ops":[],"compile_sizes":[],"cudagraph_capture_sizes":[],'
+            '"max_capture_size":0}, use_cached_outputs=True, ',
+            "(EngineCore pid=129) INFO 05-06 06:05:38 [core.py:109] Initializing a V1 LLM engine "
+            "(v0.20.2rc1.dev49+g9b4e83934) with config: model='/model', speculative_config=SpeculativeConfig("
+            "method='mtp', model='google/gemma-4-31B-it-assistant', num_spec_tokens=4), tokenizer='/model', "
+            "enforce_eager=False, kv_cache_dtype=fp8, device_config=cuda, structured_outputs_config="
+            "StructuredOutputsConfig(backend='auto', ...), observability_config=ObservabilityConfig("
+            "show_hidden_metrics_for_version=None, ..., cudagraph_metrics=False, enable_logging_iteration_details=F...",
+        ),
+    ),
+]
+
+
+def _dispatch_own(line: LogLine, ctx: ParseContext) -> Events | None:
+    """Offer a line to the vLLM grammars whose keywords it contains (used when a wrapped dump ends)."""
+    from logdoctor.engines.vllm import GRAMMARS  # the whole engine: imported here, it imports this module
+
+    for grammar in GRAMMARS:
+        if any(k in line.message for k in grammar.keywords):
+            events = grammar.parse(line, ctx)
+            if events is not None:
+                return events
+    return None

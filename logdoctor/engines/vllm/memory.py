@@ -1,0 +1,289 @@
+"""vLLM line types: §7 KV cache, memory, model loading (catalogue/vllm.md)."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.vllm.common import (
+    _CAPTURE_BARS,
+    _NUM,
+    Events,
+    _base,
+    _clock_seconds,
+    _f,
+    _generic_base,
+    _gib,
+    _grammar,
+    _i,
+    _is_traceback_code,
+    _msg,
+)
+from logdoctor.events import (
+    CompileTime,
+    EngineFailure,
+    HybridModel,
+    KVCache,
+    ModelInfo,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext
+
+_KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<blocks>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
+_KV_SIZE_RE = re.compile(
+    r"(?P<dev>\w+(?: \+ host)?) KV cache size: (?P<tokens>[\d,]+) tokens"
+    r"(?:, Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<conc>[\d.]+)x)?"
+)
+_MAX_CONCURRENCY_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<conc>[\d.]+)x")
+_AVAILABLE_KV_RE = re.compile(r"Available KV cache memory: (?P<gib>[-\d.]+) GiB")
+_PROFILE_RESULTS_RE = re.compile(r"Memory profiling results: .*?kv_cache_size=(?P<kv>[-\d.]+)GiB")
+_PROFILE_REST_RE = re.compile(r"the rest of the memory reserved for KV Cache is (?P<kv>[-\d.]+) ?GiB")
+_PROFILE_TAKES_RE = re.compile(r"Memory profiling takes (?P<s>[\d.]+) seconds")
+_BLOCKS_OVERRIDE_RE = re.compile(r"Overriding num_gpu_blocks=(?P<old>\d+) with num_gpu_blocks_override=(?P<new>\d+)")
+_CACHE_CONFIG_INFO_RE = re.compile(r"cache_config_info with initialization after num_gpu_blocks is: (?P<blocks>\d+)")
+_KV_RESERVED_RE = re.compile(
+    r"Initial free memory (?P<free>[\d.]+) GiB, reserved (?P<kv>[\d.]+) GiB memory for KV Cache"
+)
+_KV_BLOCK_SIZE_RE = re.compile(r"(?:Setting|Forcing) kv cache block size to (?P<size>\d+) for (?P<backend>\S+) backend")
+_AUTO_FIT_RE = re.compile(
+    r"Auto-fit max_model_len: (?:reduced from (?P<old>\d+) to (?P<new>\d+) to fit in available "
+    r"(?:GPU|KV cache) memory \((?:(?P<gib>[\d.]+) GiB available for KV cache)?|full model context length "
+    r"(?P<full>\d+) fits)"
+)
+_PADDING_LAYERS_RE = re.compile(r"Add (?P<n>\d+) padding layers, may waste at most (?P<pct>[\d.]+)% KV cache memory")
+# OOM-ish startup errors (raised ValueError / RuntimeError, seen inside `EngineCore failed to start` tracebacks).
+_KV_NO_MEMORY_RE = re.compile(r"No available memory for the cache blocks")
+_KV_TOO_SMALL_RE = re.compile(
+    r"To serve at least one request with the models?'s max seq len \((?P<len>\d+)\), \((?P<need>" + _NUM + r") "
+    r"Gi?B KV cache is needed, which is larger than the available KV cache memory \((?P<avail>" + _NUM + r") Gi?B\)"
+    r"(?:\. Based on the available memory, the estimated maximum model length is (?P<est>\d+))?"
+)
+_V0_MAX_SEQ_RE = re.compile(
+    r"The model's max seq len \((?P<len>\d+)\) is larger than the maximum number of tokens that can be stored "
+    r"in KV cache \((?P<tokens>\d+)\)"
+)
+_FREE_MEMORY_RE = re.compile(r"Free memory on device .*? on startup is less than desired GPU memory utilization")
+_WEIGHTS_TIME_RE = re.compile(r"Loading weights took (?P<s>[\d.]+) seconds")
+_WEIGHTS_MEMORY_RE = re.compile(r"Loading model weights took (?P<mem>[\d.]+) (?P<unit>Gi?B)")
+_MODEL_LOADING_RE = re.compile(
+    r"Model loading took (?P<mem>[-\d.]+) (?P<unit>Gi?B)(?: memory)? and (?P<s>[\d.]+) seconds"
+)
+_SHARDS_BAR_RE = re.compile(
+    r"Loading (?P<what>\w+) checkpoint shards:\s*(?P<pct>\d+)% Completed \| (?P<n>\d+)/(?P<total>\d+) "
+    r"\[(?P<elapsed>[\d:]+)<"
+)
+_INIT_ENGINE_RE = re.compile(
+    r"init engine \(profile, create kv cache, warmup model\) took (?P<s>[\d.]+) s(?:econds)?"
+    r"(?: \(compilation: (?P<comp>[\d.]+) s(?: . language_model: (?P<lm>[\d.]+) s, encoder: (?P<enc>[\d.]+) s)?\))?"
+)
+
+
+def parse_kv_cache(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    base = _base(line, ctx)
+    m = _KV_SIZE_RE.search(text)
+    if m:
+        return [
+            KVCache(
+                **base,
+                kv_tokens=_i(m.group("tokens")),
+                tokens_per_request=_i(m.group("len")),
+                max_concurrency=_f(m.group("conc")),
+                message=_msg(line),
+            )
+        ]
+    m = _MAX_CONCURRENCY_RE.search(text)
+    if m:
+        return [
+            KVCache(
+                **base,
+                tokens_per_request=_i(m.group("len")),
+                max_concurrency=float(m.group("conc")),
+                message=_msg(line),
+            )
+        ]
+    m = _AVAILABLE_KV_RE.search(text)
+    if m:
+        return [KVCache(**base, available_memory_gib=float(m.group("gib")), message=_msg(line))]
+    m = _KV_BLOCKS_RE.search(text)
+    if m:
+        # `# GPU blocks` (V0 <= 0.6.6, V1 0.6.6 - 0.7), `# CUDA blocks` (0.7), `# cuda blocks` / `# cpu blocks`
+        # (0.8 - 0.11.0: the device's own blocks first, then the CPU swap blocks).
+        return [KVCache(**base, gpu_blocks=int(m.group("blocks")), cpu_blocks=_i(m.group("cpu")), message=_msg(line))]
+    m = _CACHE_CONFIG_INFO_RE.search(text)
+    if m:
+        return [KVCache(**base, gpu_blocks=int(m.group("blocks")), message=_msg(line))]
+    m = _BLOCKS_OVERRIDE_RE.search(text)
+    if m:
+        return [KVCache(**base, gpu_blocks=int(m.group("new")), message=_msg(line))]
+    m = _PROFILE_RESULTS_RE.search(text) or _PROFILE_REST_RE.search(text)
+    if m:
+        return [KVCache(**base, kv_cache_memory_gib=float(m.group("kv")), message=_msg(line))]
+    m = _KV_RESERVED_RE.search(text)
+    if m:
+        return [KVCache(**base, kv_cache_memory_gib=float(m.group("kv")), message=_msg(line))]
+    m = _KV_BLOCK_SIZE_RE.search(text)
+    if m:
+        return [KVCache(**base, block_size=int(m.group("size")), message=_msg(line))]
+    m = _AUTO_FIT_RE.search(text)
+    if m:
+        events: Events = [ModelInfo(**base, max_model_len=int(m.group("new") or m.group("full")))]
+        if m.group("gib"):
+            events.append(KVCache(**base, available_memory_gib=float(m.group("gib")), message=_msg(line)))
+        return events
+    m = _PADDING_LAYERS_RE.search(text)
+    if m:
+        return [HybridModel(**base, kind="padding-layers", padding_percent=float(m.group("pct")), message=_msg(line))]
+    m = _PROFILE_TAKES_RE.search(text)
+    if m:
+        return [CompileTime(**base, kind="memory_profiling", seconds=float(m.group("s")), message=_msg(line))]
+    return None
+
+
+def parse_kv_errors(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    if _is_traceback_code(text):
+        return []
+    base = _generic_base(line, ctx)
+    m = _KV_TOO_SMALL_RE.search(text)
+    if m:
+        return [
+            EngineFailure(**base, kind="kv-cache-insufficient", message=_msg(line)),
+            KVCache(
+                **base,
+                tokens_per_request=int(m.group("len")),
+                available_memory_gib=float(m.group("avail")),
+                message=_msg(line),
+            ),
+        ]
+    m = _V0_MAX_SEQ_RE.search(text)
+    if m:
+        return [
+            EngineFailure(**base, kind="kv-cache-insufficient", message=_msg(line)),
+            KVCache(
+                **base, kv_tokens=int(m.group("tokens")), tokens_per_request=int(m.group("len")), message=_msg(line)
+            ),
+        ]
+    if _KV_NO_MEMORY_RE.search(text):
+        return [EngineFailure(**base, kind="kv-cache-insufficient", message=_msg(line))]
+    if _FREE_MEMORY_RE.search(text):
+        return [EngineFailure(**base, kind="gpu-memory-insufficient", message=_msg(line))]
+    return None
+
+
+def parse_model_load(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    base = _base(line, ctx)
+    m = _MODEL_LOADING_RE.search(text)
+    if m:
+        return [
+            CompileTime(
+                **base,
+                kind="model_load",
+                seconds=float(m.group("s")),
+                memory_gib=_gib(m.group("mem"), m.group("unit")),
+                message=_msg(line),
+            )
+        ]
+    m = _WEIGHTS_TIME_RE.search(text)
+    if m:
+        return [CompileTime(**base, kind="weights_load", seconds=float(m.group("s")), message=_msg(line))]
+    m = _WEIGHTS_MEMORY_RE.search(text)
+    if m:
+        return [
+            CompileTime(**base, kind="model_load", memory_gib=_gib(m.group("mem"), m.group("unit")), message=_msg(line))
+        ]
+    m = _SHARDS_BAR_RE.search(text)
+    if m:
+        if m.group("n") != m.group("total"):
+            return []  # a tqdm redraw before the end: nothing to report yet
+        # tqdm repaints the finished bar (often twice); report it once per process.
+        seen: set[tuple[int | None, str, bool]] = ctx.state.setdefault(_CAPTURE_BARS, set())
+        key = (line.process.pid if line.process else None, f"{m.group('what')} checkpoint shards", True)
+        if key in seen:
+            return []
+        seen.add(key)
+        return [
+            CompileTime(**base, kind="weights_load", seconds=_clock_seconds(m.group("elapsed")), message=_msg(line))
+        ]
+    m = _INIT_ENGINE_RE.search(text)
+    if m:
+        events: Events = [CompileTime(**base, kind="init_engine", seconds=float(m.group("s")), message=_msg(line))]
+        if m.group("comp"):
+            events.append(CompileTime(**base, kind="compilation", seconds=float(m.group("comp")), message=_msg(line)))
+        return events
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "kv_cache",
+        (
+            "KV cache size:",
+            "Maximum concurrency for",
+            "Available KV cache memory:",
+            "# GPU blocks:",
+            "# CUDA blocks:",
+            "# cuda blocks:",
+            "# cpu blocks:",
+            "# xpu blocks:",
+            "# hpu blocks:",
+            "# tpu blocks:",
+            "num_gpu_blocks is",
+            "num_gpu_blocks_override=",
+            "Memory profiling results:",
+            "reserved for KV Cache is",
+            "Memory profiling takes",
+            "memory for KV Cache as specified",
+            "kv cache block size to",
+            "Auto-fit max_model_len:",
+            "padding layers, may waste",
+        ),
+        parse_kv_cache,
+        (
+            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB",
+            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
+            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 "
+            "tokens per request: 1.30x",
+            "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381",
+            "INFO 05-11 12:04:07 [executor_base.py:112] # cpu blocks: 1170, # CPU blocks: 0",
+        ),
+    ),
+    _grammar(
+        "kv_errors",
+        (
+            "No available memory for the cache blocks",
+            "KV cache is needed, which is larger than",
+            "that can be stored in KV cache",
+            "on startup is less than desired GPU memory utilization",
+        ),
+        parse_kv_errors,
+        (
+            "(EngineCore_DP0 pid=494) ValueError: To serve at least one request with the models's max seq len "
+            "(262144), (36.0 GiB KV cache is needed, which is larger than the available KV cache memory (6.94 GiB). "
+            "Based on the available memory, the estimated maximum model length is 50512. Try increasing "
+            "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See "
+            "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+            "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV "
+            "cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+            "the engine.",
+        ),
+    ),
+    _grammar(
+        "model_load",
+        (
+            "Loading weights took",
+            "Loading model weights took",
+            "Model loading took",
+            "checkpoint shards:",
+            "init engine (profile, create kv cache, warmup model)",
+        ),
+        parse_model_load,
+        (
+            "(Worker_TP0 pid=34322) INFO 05-06 20:59:57 [default_loader.py:384] Loading weights took 24.84 seconds",
+            "(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading took 12.66 GiB "
+            "memory and 31.657031 seconds",
+            "INFO 05-11 12:04:07 [llm_engine.py:435] init engine (profile, create kv cache, warmup model) took 0.15 "
+            "seconds",
+        ),
+    ),
+]

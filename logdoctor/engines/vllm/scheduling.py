@@ -1,0 +1,126 @@
+"""vLLM line types: §10 scheduling: chunked prefill, batch limits, async scheduling, prefix caching (catalogue/vllm.md)."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg
+from logdoctor.events import (
+    PerfWarning,
+    SchedulerConfig,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext
+
+_CHUNKED_PREFILL_RE = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<n>\d+)")
+_CHUNKED_PREFILL_32K_RE = re.compile(r"Chunked prefill is enabled by default for models with max_model_len > 32K")
+_BY_DEFAULT_RE = re.compile(r"\(?(?P<how>Enabling|Disabling)\)? (?P<what>chunked prefill|prefix caching) by default")
+_BATCH_LIMIT_RE = re.compile(
+    r"(?:Setting|Defaulting) (?P<what>max_num_batched_tokens|max_num_seqs) to (?P<n>\d+) for \S+ usage context"
+)
+_BATCHED_EXCEEDS_RE = re.compile(r"max_num_batched_tokens \((?P<n>\d+)\) exceeds max_num_seqs \* max_model_len")
+_ASYNC_STATE_RE = re.compile(r"Asynchronous scheduling is (?P<state>enabled|disabled)")
+_ASYNC_OFF_RE = re.compile(
+    r"Async scheduling (?:is not yet supported|will be disabled|not supported|is not compatible|is disabled)"
+)
+_ASYNC_ON_RE = re.compile(
+    r"(?:Using|Defaulting to) mp-based distributed executor backend for async scheduling"
+    r"|Disabling NCCL for DP synchronization when using async scheduling"
+)
+_CUSTOM_SCHEDULER_RE = re.compile(r"degraded performance due to async scheduling being disabled")
+# (regex, {kind: enabled}): lines that switch chunked prefill / prefix caching.
+_SCHEDULER_SWITCHES: tuple[tuple[re.Pattern[str], dict[str, bool]], ...] = (
+    (re.compile(r"Automatic prefix caching is enabled"), {"prefix-caching": True}),
+    (re.compile(r"Disabling chunked prefill for model without KVCache"), {"chunked-prefill": False}),
+    (re.compile(r"Disabling chunked prefill: model has non-causal attention"), {"chunked-prefill": False}),
+    (re.compile(r"Disabling prefix caching: model has non-causal attention"), {"prefix-caching": False}),
+    (
+        re.compile(r"do not support chunked prefill nor prefix caching; disabling both"),
+        {"chunked-prefill": False, "prefix-caching": False},
+    ),
+    (
+        re.compile(r"forcing chunked prefill and prefix caching to be disabled"),
+        {"chunked-prefill": False, "prefix-caching": False},
+    ),
+    (re.compile(r"Prefix caching is not supported for .*?; disabling it"), {"prefix-caching": False}),
+    (re.compile(r"KV cache events are on, but prefix caching is not enabled"), {"prefix-caching": False}),
+    (re.compile(r"Prefix caching has been disabled"), {"prefix-caching": False}),
+    (re.compile(r"Disabling prefix caching for \S+ with batch invariance"), {"prefix-caching": False}),
+)
+_MODEL_SUPPORT_RE = re.compile(
+    r"This model does not officially support (?:disabling )?(?:chunked prefill|prefix caching)"
+)
+
+
+def parse_scheduling(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    base = _base(line, ctx)
+    m = _CHUNKED_PREFILL_RE.search(text)
+    if m:
+        return [
+            SchedulerConfig(**base, kind="chunked-prefill", enabled=True, value=int(m.group("n")), message=_msg(line))
+        ]
+    if _CHUNKED_PREFILL_32K_RE.search(text):
+        return [SchedulerConfig(**base, kind="chunked-prefill", enabled=True, message=_msg(line))]
+    m = _BY_DEFAULT_RE.search(text)
+    if m:
+        kind = "chunked-prefill" if m.group("what") == "chunked prefill" else "prefix-caching"
+        return [SchedulerConfig(**base, kind=kind, enabled=m.group("how") == "Enabling", message=_msg(line))]
+    m = _BATCH_LIMIT_RE.search(text) or _BATCHED_EXCEEDS_RE.search(text)
+    if m:
+        what = m.groupdict().get("what") or "max_num_batched_tokens"
+        kind = "max-num-seqs" if what == "max_num_seqs" else "max-num-batched-tokens"
+        return [SchedulerConfig(**base, kind=kind, value=int(m.group("n")), message=_msg(line))]
+    m = _ASYNC_STATE_RE.search(text)
+    if m:
+        return [
+            SchedulerConfig(**base, kind="async-scheduling", enabled=m.group("state") == "enabled", message=_msg(line))
+        ]
+    if _ASYNC_OFF_RE.search(text):
+        return [SchedulerConfig(**base, kind="async-scheduling", enabled=False, message=_msg(line))]
+    if _ASYNC_ON_RE.search(text):
+        return [SchedulerConfig(**base, kind="async-scheduling", enabled=True, message=_msg(line))]
+    if _CUSTOM_SCHEDULER_RE.search(text):
+        return [PerfWarning(**base, topic="async-scheduling", message=_msg(line))]
+    for pattern, switches in _SCHEDULER_SWITCHES:
+        if pattern.search(text):
+            return [
+                SchedulerConfig(**base, kind=kind, enabled=enabled, message=_msg(line))
+                for kind, enabled in switches.items()
+            ]
+    if _MODEL_SUPPORT_RE.search(text):
+        return [PerfWarning(**base, topic="model-support", message=_msg(line))]
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "scheduling",
+        (
+            "Chunked prefill is enabled",
+            "chunked prefill by default",
+            "prefix caching by default",
+            "usage context",
+            "exceeds max_num_seqs * max_model_len",
+            "Asynchronous scheduling is",
+            "Async scheduling ",
+            "for async scheduling",
+            "when using async scheduling",
+            "async scheduling being disabled",
+            "Automatic prefix caching is enabled",
+            "Disabling chunked prefill",
+            "Disabling prefix caching",
+            "nor prefix caching",
+            "forcing chunked prefill and prefix caching",
+            "Prefix caching is not supported for",
+            "but prefix caching is not enabled",
+            "Prefix caching has been disabled",
+            "does not officially support",
+        ),
+        parse_scheduling,
+        (
+            "INFO 07-28 09:35:08 [scheduler.py:242] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+            "INFO 07-28 09:35:08 [vllm.py:1118] Asynchronous scheduling is enabled.",
+        ),
+    ),
+]

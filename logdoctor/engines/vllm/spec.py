@@ -1,0 +1,266 @@
+"""vLLM line types: §3 speculative decoding (catalogue/vllm.md)."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.vllm.attention import _normalise_backend
+from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _VERSION, Events, _base, _f, _grammar, _msg, _table_warning
+from logdoctor.events import (
+    AttentionBackend,
+    CudaGraph,
+    EngineVersion,
+    PerfWarning,
+    SchedulerConfig,
+    SpecDecodeStats,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext
+
+_SPEC_V1_RE = re.compile(
+    r"SpecDecoding metrics: (?:Draft acceptance rate: (?P<rate_old>[\d.]+|nan)%, )?"
+    r"(?:Mean acceptance length: (?P<mal>[\d.]+|nan), )?"
+    r"(?:Accepted throughput: (?P<acc_tps>[\d.]+) tokens/s, Drafted throughput: (?P<dr_tps>[\d.]+) tokens/s, )?"
+    r"Accepted: (?P<acc>\d+) tokens, Drafted: (?P<dr>\d+) tokens"
+    # Greedy: a lazy `+?` tried the rest of the pattern after every character (5x slower). The set has no `A`, so
+    # the rates still end before `, Avg Draft`; only trailing spaces may differ, and each rate is stripped.
+    r"(?:, Per-position acceptance rate: (?P<pos>[\d., nan]+))?"
+    r"(?:, Avg Draft acceptance rate: (?P<rate>[\d.]+|nan)%)?\s*$"
+)
+_SPEC_V0_RE = re.compile(
+    r"Speculative metrics: Draft acceptance rate: (?P<rate>[\d.]+|nan), System efficiency: (?P<eff>[\d.]+|nan), "
+    r"Number of speculative tokens: (?P<k>\d+), Number of accepted tokens: (?P<acc>\d+), "
+    r"Number of draft tokens: (?P<dr>\d+), Number of emitted tokens: (?P<em>\d+)"
+)
+
+
+def _mean_length_has_bonus(mal: float, positions: list[float] | None, ctx: ParseContext) -> bool:
+    """0.8.5 printed `Mean acceptance length` as accepted/drafts (no bonus token); 0.9.0+ prints 1 + accepted/drafts,
+    in the same format string. The per-position rates sum to accepted/drafts, so they tell the two apart on the
+    line itself; without them the version printed earlier in the log decides, and 0.9+ is assumed otherwise
+    (0.9.0 - 0.10.x used this format far longer than 0.8.5 did)."""
+    if positions:
+        accepted_per_draft = sum(positions)
+        return abs(mal - (1 + accepted_per_draft)) <= abs(mal - accepted_per_draft)
+    version = ctx.state.get(_VERSION)
+    return not (isinstance(version, tuple) and (0, 8, 5) <= version < (0, 9))
+
+
+def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _SPEC_V1_RE.search(line.message)
+    if not m:
+        return None
+    g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    positions = [float(p) for p in g["pos"].split(",") if p.strip() not in ("", "nan")] if g["pos"] else None
+    accepted, drafted = int(g["acc"]), int(g["dr"])
+    k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
+    num_drafts = round(drafted / k) if k and drafted else None
+    mal = _f(g["mal"])
+    if g["acc_tps"] is not None:
+        fmt = "vllm-v1-0.11"
+    elif mal is not None:
+        fmt = "vllm-v1-0.9"
+    else:
+        fmt = "vllm-v1-0.8.3"
+    if mal is not None and g["rate_old"] is not None and not _mean_length_has_bonus(mal, positions, ctx):
+        fmt = "vllm-v1-0.8.5"
+        mal += 1
+    if mal is None and num_drafts:
+        mal = 1 + accepted / num_drafts
+    rate_pct = _f(g["rate"]) if g["rate"] is not None else _f(g["rate_old"])
+    return [
+        SpecDecodeStats(
+            **_base(line, ctx),
+            format=fmt,
+            interval=True,
+            mean_acceptance_length=round(mal, 4) if mal is not None else None,
+            acceptance_rate=round(rate_pct / 100, 6)
+            if rate_pct is not None
+            else (accepted / drafted if drafted else None),
+            per_position_acceptance=positions,
+            num_speculative_tokens=k,
+            accepted_tokens=accepted,
+            drafted_tokens=drafted,
+            num_drafts=num_drafts,
+            accepted_throughput=_f(g["acc_tps"]),
+            drafted_throughput=_f(g["dr_tps"]),
+        )
+    ]
+
+
+def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _SPEC_V0_RE.search(line.message)
+    if not m:
+        return None
+    k, accepted, drafted, emitted = (int(m.group(g)) for g in ("k", "acc", "dr", "em"))
+    ctx.state[_NUM_SPEC_TOKENS] = k
+    # Cumulative since start. V0 counts accepted draft tokens per position (not only the accepted prefix);
+    # the tokens a verification step really produced are `emitted` (accepted prefix + the bonus/recovered
+    # token), so the V1-comparable mean acceptance length is emitted / steps = system efficiency x (k + 1).
+    steps = round(drafted / k) if k else 0
+    return [
+        SpecDecodeStats(
+            **_base(line, ctx),
+            format="vllm-v0",
+            interval=False,
+            mean_acceptance_length=round(emitted / steps, 4) if steps else None,
+            acceptance_rate=_f(m.group("rate")),
+            num_speculative_tokens=k,
+            accepted_tokens=accepted,
+            drafted_tokens=drafted,
+            emitted_tokens=emitted,
+            num_drafts=steps or None,
+            system_efficiency=_f(m.group("eff")),
+        )
+    ]
+
+
+# V0 spec-decode worker, the drafter lines and spec-decode warnings: (regex, PerfWarning topic).
+_SPEC_NOTICES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\[Speculative Decoding\] Use batch expansion for scoring proposals"), "spec-scorer-batch-expansion"),
+    (re.compile(r"\[Speculative Decoding\] Disabling MQA scorer as "), "spec-scorer-batch-expansion"),
+    (re.compile(r"\[Speculative Decoding\] Use MQA scorer for scoring proposals"), "spec-scorer-mqa"),
+    (re.compile(r"DFlash buffer initialization was skipped"), "spec-drafter-weights"),
+    (re.compile(r"Async output processing is not supported with speculative decoding"), "spec-decode"),
+    (re.compile(r"Enabling num_speculative_tokens > 1 will run ?multiple times of forward"), "spec-mtp-multistep"),
+    (
+        re.compile(r"cannot currently be run with tp>1; setting speculative_draft_tensor_parallel_size=1"),
+        "spec-drafter",
+    ),
+    (re.compile(r"Speculative decoding on CPU without Intel OpenMP"), "spec-decode"),
+    (re.compile(r"method `\S+` is deprecated and replaced with mtp"), "spec-drafter"),
+    (re.compile(r"Loading drafter model"), "spec-drafter"),
+    (re.compile(r"Starting to load draft model"), "spec-drafter"),
+    (re.compile(r"Sharing target model \w+ weights with the draft model"), "spec-drafter"),
+    (re.compile(r"Keeping separate lm_head weights from the target model"), "spec-drafter"),
+    (re.compile(r"Using (?:Eagle3 )?auxiliary layers from (?:speculative )?config"), "spec-drafter"),
+    (re.compile(r"Loaded DFlash mask embedding"), "spec-drafter"),
+    (re.compile(r"DSpark draft model loaded"), "spec-drafter"),
+    (re.compile(r"The Beam DFlash2 context K/V weights were built lazily"), "spec-drafter-weights"),
+)
+_V0_FALLBACK_RE = re.compile(
+    r"(?P<feature>.+?) is not supported by the V1 Engine\. Falling back to V0"
+    r"|(?P<feature2>.+?) is experimental on VLLM_USE_V1=1\. Falling back to V0"
+)
+_SPEC_TOKEN_BUDGET_RE = re.compile(
+    r"max_num_scheduled_tokens is set to (?P<n>\d+) based on the speculative decoding settings"
+)
+_DRAFT_EAGER_RE = re.compile(
+    r"(?P<name>\S+) draft attention \((?P<backend>[^)]*)\) does not support full CUDA graphs; running the draft eagerly"
+)
+_EAGLE_PIECEWISE_RE = re.compile(r"the eagle proposer only supports cudagraph_mode PIECEWISE")
+_DRAFTER_BACKEND_RES = (
+    re.compile(r"Using (?P<backend>FlashInfer) for draft model non-causal attention"),
+    re.compile(r"Using the target model's (?P<backend>\S+) attention backend for the .*?drafter"),
+)
+
+
+def parse_spec_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    base = _base(line, ctx)
+    m = _SPEC_TOKEN_BUDGET_RE.search(text)
+    if m:
+        return [SchedulerConfig(**base, kind="spec-token-budget", value=int(m.group("n")), message=_msg(line))]
+    m = _DRAFT_EAGER_RE.search(text)
+    if m:
+        return [
+            CudaGraph(**base, kind="drafter_eager", role="drafter", message=_msg(line)),
+            AttentionBackend(
+                **base,
+                backend=_normalise_backend(m.group("backend")),
+                role="drafter",
+                fallback_reason="no-full-cudagraph",
+                message=_msg(line),
+            ),
+        ]
+    if _EAGLE_PIECEWISE_RE.search(text):
+        return [CudaGraph(**base, kind="drafter_eager", role="drafter", message=_msg(line))]
+    m = _V0_FALLBACK_RE.search(text)
+    if m:
+        feature = (m.group("feature") or m.group("feature2")).strip()
+        return [
+            EngineVersion(**base, engine_generation="V0", origin="V1 fallback"),
+            PerfWarning(**base, topic="v0-fallback", message=_msg(line) or feature),
+        ]
+    for pattern in _DRAFTER_BACKEND_RES:
+        m = pattern.search(text)
+        if m:
+            return [
+                AttentionBackend(
+                    **base, backend=_normalise_backend(m.group("backend")), role="drafter", message=_msg(line)
+                )
+            ]
+    warning = _table_warning(_SPEC_NOTICES, text, base, line)
+    if warning is not None:
+        return warning
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "spec_decode_v1",
+        ("SpecDecoding metrics:",),
+        parse_spec_decode_v1,
+        (
+            "(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length:"
+            " 2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: 489 tokens, "
+            "Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, 0.057, Avg Draft "
+            "acceptance rate: 31.1%",
+            "SpecDecoding metrics: Draft acceptance rate: 100.0%, Accepted: 66 tokens, Drafted: 66 tokens",
+        ),
+    ),
+    _grammar(
+        "spec_decode_v0",
+        ("Speculative metrics:",),
+        parse_spec_decode_v0,
+        (
+            "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency:"
+            " 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311,"
+            " Number of emitted tokens: 10616.",
+            "INFO 02-06 03:18:09 metrics.py:475] Speculative metrics: Draft acceptance rate: 0.067, System efficiency:"
+            " 0.167, Number of speculative tokens: 5, Number of accepted tokens: 1, Number of draft tokens: 15, "
+            "Number of emitted tokens: 3.",
+        ),
+    ),
+    _grammar(
+        "spec_notices",
+        (
+            "[Speculative Decoding]",
+            "DFlash buffer initialization",
+            "Async output processing is not supported with speculative",
+            "num_speculative_tokens > 1",
+            "speculative_draft_tensor_parallel_size=1",
+            "Speculative decoding on CPU",
+            "is deprecated and replaced with mtp",
+            "Loading drafter model",
+            "Starting to load draft model",
+            "with the draft model",
+            "Keeping separate lm_head weights",
+            "auxiliary layers from",
+            "DFlash mask embedding",
+            "DSpark draft model loaded",
+            "DFlash2 context K/V",
+            "Falling back to V0",
+            "max_num_scheduled_tokens is set to",
+            "running the draft eagerly",
+            "eagle proposer only supports cudagraph_mode",
+            "for draft model non-causal attention",
+            "attention backend for the",
+        ),
+        parse_spec_notices,
+        (
+            "(EngineCore pid=43) WARNING 05-06 06:17:48 [vllm.py:1406] max_num_scheduled_tokens is set to 8188 based "
+            "on the speculative decoding settings. This may lead to suboptimal performance. Consider increasing "
+            "max_num_batched_tokens to accommodate the additional draft token slots, or decrease "
+            "num_speculative_tokens or max_num_seqs.",
+            "WARNING 03-20 10:00:00 [arg_utils.py:1700] Speculative Decoding is not supported by the V1 Engine. "
+            "Falling back to V0. ",
+            "(Worker_TP0 pid=147) WARNING 09-15 12:31:40 [qwen3_dflash.py:412] DFlash buffer initialization was "
+            "skipped. If dummy weights are not in use, this may indicate an error in weight loading.",
+            "(Worker_TP0 pid=147) WARNING 09-15 12:33:02 [speculator.py:201] DFlash draft attention (TRITON_ATTN) does "
+            "not support full CUDA graphs; running the draft eagerly.",
+            "INFO 10-16 19:00:01 spec_decode_worker.py:300] [Speculative Decoding] Use batch expansion for scoring "
+            "proposals.",
+        ),
+    ),
+]

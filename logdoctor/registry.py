@@ -1,0 +1,187 @@
+"""The one registry of engines and input kinds: everything that knows a log format is looked up here.
+
+An engine (vLLM, SGLang, NCCL) or an input kind (pasted benchmark results, host facts) is a package that
+exports `SPEC`, an `EngineSpec`: its line types (grammars), the envelope headers it owns, how it dates a log
+to a version, how its configuration becomes facts, its flag spellings for `diff`, and its discovery hints.
+The core (pipeline, detection, facts, rule engine, diff, reports) asks this registry and never imports a
+named engine, so adding an engine is one package plus one line in `BUILTIN`:
+
+    BUILTIN = ("logdoctor.engines.vllm", ..., "mycompany.logdoctor_trtllm")
+
+A package outside logdoctor can also be registered at run time (`register_module("pkg.engine")`) or named in
+the environment variable `LOGDOCTOR_ENGINES` (comma-separated module names), read at the first look-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from logdoctor.events import EventBase, StartupConfig
+    from logdoctor.parse.detect import Detection
+    from logdoctor.parse.grammar import Grammar, ParseContext
+
+# Built-in packages, in the order their line types are offered a line that several claim.
+BUILTIN: tuple[str, ...] = (
+    "logdoctor.engines.vllm",
+    "logdoctor.engines.sglang",
+    "logdoctor.engines.nccl",
+    "logdoctor.inputs.bench",
+    "logdoctor.inputs.host",
+)
+ENV_VARIABLE = "LOGDOCTOR_ENGINES"
+
+EngineKind = Literal["serving", "collective", "input"]
+
+
+@dataclass(frozen=True)
+class FlagSpelling:
+    """How one engine-neutral setting is written for one engine: the flag as the user would type it, and a
+    template for the flag with a value (`{value}`), for `diff`'s port lines and the rules' fix text."""
+
+    flag: str
+    template: str | None = None
+
+    def render(self, value: Any) -> str:
+        return (self.template or f"{self.flag} {{value}}").format(value=value)
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """What one engine (or input kind) contributes. Only `name`, `label` and `kind` are required."""
+
+    name: str  # the engine name in events, rules (`engines:`), `--engine`, JSON: "vllm"
+    label: str  # how reports write it: "vLLM"
+    kind: EngineKind
+    grammars: tuple[Grammar, ...] = ()
+    # Envelope header ids (LogLine.header) that only this engine prints, with how --explain-detection says it.
+    headers: Mapping[str, str] = field(default_factory=dict)
+    # A version (range) from header shapes and process names when no version line was printed.
+    infer_version: Callable[[Detection], str | None] | None = None
+    # Events still open when a source ends (a benchmark table without its closing rule).
+    finish: Callable[[ParseContext], list[EventBase]] | None = None
+    # The engine's configuration dump (StartupConfig.values) -> facts; see logdoctor.facts.
+    apply_config: Callable[[Any, dict[str, Any], StartupConfig], None] | None = None
+    # Engine-neutral setting (logdoctor.vocabulary) -> this engine's flag, for diff and fix text.
+    flags: Mapping[str, FlagSpelling] = field(default_factory=dict)
+    # Engine-specific port advice for diff: (setting, baseline value, candidate value) -> flag text or None.
+    port: Callable[[str, Any, Any], str | None] | None = None
+    # Remote discovery: command-line fragments of the server process, and log file name globs.
+    process_hints: tuple[str, ...] = ()
+    log_globs: tuple[str, ...] = ()
+    # The distribution name `pip show` knows it by, for the remote version check.
+    distribution: str | None = None
+
+    @property
+    def serving(self) -> bool:
+        return self.kind == "serving"
+
+
+class Registry:
+    """The registered specs, loaded on first use (importing an engine costs start-up time)."""
+
+    def __init__(self, modules: tuple[str, ...]) -> None:
+        self._modules = list(modules)
+        self._specs: dict[str, EngineSpec] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, EngineSpec]:
+        specs = self._specs
+        if specs is not None:
+            return specs
+        with self._lock:
+            if self._specs is None:
+                extra = [m.strip() for m in os.environ.get(ENV_VARIABLE, "").split(",") if m.strip()]
+                loaded: dict[str, EngineSpec] = {}
+                for module in [*self._modules, *extra]:
+                    spec = _spec_of(module)
+                    loaded.setdefault(spec.name, spec)
+                self._specs = loaded
+            return self._specs
+
+    def register(self, spec: EngineSpec) -> None:
+        """Add (or replace) a spec; look-ups after this see it."""
+        with self._lock:
+            specs = dict(self._specs) if self._specs is not None else None
+        if specs is None:
+            specs = dict(self._load())
+        specs[spec.name] = spec
+        with self._lock:
+            self._specs = specs
+        _changed()
+
+    def unregister(self, name: str) -> None:
+        specs = dict(self._load())
+        specs.pop(name, None)
+        with self._lock:
+            self._specs = specs
+        _changed()
+
+    def specs(self) -> tuple[EngineSpec, ...]:
+        return tuple(self._load().values())
+
+    def get(self, name: str) -> EngineSpec | None:
+        return self._load().get(name)
+
+    def names(self, kind: EngineKind | None = None) -> tuple[str, ...]:
+        return tuple(s.name for s in self._load().values() if kind is None or s.kind == kind)
+
+    def grammars(self) -> tuple[Grammar, ...]:
+        return tuple(g for s in self._load().values() for g in s.grammars)
+
+    def header_engine(self, header: str | None) -> str | None:
+        """The engine that owns an envelope header id, if one does."""
+        if header is None:
+            return None
+        for spec in self._load().values():
+            if header in spec.headers:
+                return spec.name
+        return None
+
+    def label(self, name: str) -> str:
+        spec = self.get(name)
+        return spec.label if spec is not None else name
+
+
+def _spec_of(module: str) -> EngineSpec:
+    spec = getattr(importlib.import_module(module), "SPEC", None)
+    if not isinstance(spec, EngineSpec):
+        raise TypeError(f"engine module {module} has no SPEC of type EngineSpec")
+    return spec
+
+
+_listeners: list[Callable[[], None]] = []
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call `listener` whenever a spec is registered or removed (caches built from the registry)."""
+    _listeners.append(listener)
+
+
+def _changed() -> None:
+    for listener in _listeners:
+        listener()
+
+
+REGISTRY = Registry(BUILTIN)
+
+
+def register_module(module: str) -> EngineSpec:
+    """Import `module`, register its `SPEC` and return it."""
+    spec = _spec_of(module)
+    REGISTRY.register(spec)
+    return spec
+
+
+def serving_names() -> tuple[str, ...]:
+    return REGISTRY.names("serving")
+
+
+def engine_choices() -> list[str]:
+    """`--engine` choices: auto and every serving engine."""
+    return ["auto", *serving_names()]
