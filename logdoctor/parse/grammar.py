@@ -1,20 +1,27 @@
-"""The contract between the pipeline and the engine grammars.
+"""The unit of the parser: a line type (`Grammar`) declared once, with its keywords, its parse function and its
+cases.
 
-A grammar module (`vllm.py`, `sglang.py`, `nccl.py`, `bench.py`, `host.py`) exports `GRAMMARS`, a list
-of `Grammar`. Each names the literal keywords a line must contain to be worth parsing: the pipeline
-(and the remote collector's `grep -F`) selects candidate lines by those keywords alone, so pyparsing
-and regexes only ever run on lines that will very likely become events.
+An engine package (logdoctor/engines/<name>/, logdoctor/inputs/<name>/) lists its line types in its `SPEC`
+(logdoctor.registry). Each names the literal keywords a line must contain to be worth parsing: the pipeline
+(and the remote collector's `grep -F`) selects candidate lines by those keywords alone, so pyparsing and
+regexes only ever run on lines that will very likely become events.
 
     Grammar(
         name="vllm.spec_decode",
         engine="vllm",
         keywords=("SpecDecoding metrics:",),
         parse=parse_spec_decode,            # (LogLine, ParseContext) -> list[Event] | None
-        samples=("(APIServer pid=1) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: ...",),
+        cases=(
+            case("v1-0.11", "(APIServer pid=1) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: ...",
+                 ("spec_decode_stats", {"mean_acceptance_length": 2.87, "acceptance_rate": 0.311})),
+        ),
     )
 
 `parse` returns None when the line is not its business (the next grammar sharing a keyword is tried),
-or a list of events (possibly empty: recognised, nothing to report).
+or a list of events (possibly empty: recognised, nothing to report). A case is log text (one or more lines)
+and the events it must give: the event type and the values that matter (normalised units; values not named
+are not checked). tests/test_line_types.py runs every registered case and checks that every line type and
+every keyword is exercised by some case.
 """
 
 from __future__ import annotations
@@ -31,12 +38,34 @@ BlockFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
 
 
 @dataclass(frozen=True)
+class Case:
+    """Log text and the events it must give: (event type, the fields that must match)."""
+
+    id: str
+    text: str
+    expect: tuple[tuple[str, dict[str, Any]], ...]
+    engine: str | None = None  # parse as if `--engine` forced this
+    exact: bool = False  # the text gives exactly these events, in this order (else: at least these)
+
+
+def case(
+    case_id: str, text: str, *expected: tuple[str, dict[str, Any]], engine: str | None = None, exact: bool = False
+) -> Case:
+    return Case(case_id, text, tuple(expected), engine, exact)
+
+
+@dataclass(frozen=True)
 class Grammar:
     name: str
     engine: Engine
     keywords: tuple[str, ...]
     parse: ParseFn
-    samples: tuple[str, ...] = ()
+    cases: tuple[Case, ...] = ()
+
+    @property
+    def samples(self) -> tuple[str, ...]:
+        """The text of every case (documentation and drift tools list them)."""
+        return tuple(c.text for c in self.cases)
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from logdoctor.events import BenchmarkResult, EventBase
 from logdoctor.inputs.bench import grammars as bench
 from logdoctor.parse.envelope import parse_envelope
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import ParseContext
 from logdoctor.parse.pipeline import parse_text
 
 
@@ -409,14 +409,3 @@ def test_finish_closes_an_open_block() -> None:
     assert isinstance(row, BenchmarkResult)
     assert (row.completed, row.values["benchmark_duration_s"]) == (10, 95.26)
     assert bench.finish(ctx) == []
-
-
-@pytest.mark.parametrize(
-    ("grammar", "sample"),
-    [(g, s) for g in bench.GRAMMARS for s in g.samples],
-    ids=[f"{g.name}-{i}" for g in bench.GRAMMARS for i, _ in enumerate(g.samples)],
-)
-def test_grammar_samples(grammar: Grammar, sample: str) -> None:
-    line = parse_envelope("sample", 1, sample)
-    assert any(k in line.message for k in grammar.keywords)
-    assert grammar.parse(line, ParseContext(source="sample")) is not None

@@ -7,9 +7,6 @@ from pathlib import Path
 import pytest
 
 from logdoctor.events import GpuInfo, GpuP2P, GpuTopology, HostInfo
-from logdoctor.inputs.host import grammars as host
-from logdoctor.parse.envelope import parse_envelope
-from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.pipeline import EventStream, parse_text
 
 CORPUS = Path("/work/shared/corpus")
@@ -188,14 +185,3 @@ def test_device_captures(name: str, types: list[str]) -> None:
         assert events[0].links == {"0-1": "NV18"}
     if isinstance(events[0], GpuP2P):
         assert events[0].status == {"0-1": "OK", "1-0": "OK"}
-
-
-@pytest.mark.parametrize(
-    ("grammar", "sample"),
-    [(g, s) for g in host.GRAMMARS for s in g.samples],
-    ids=[f"{g.name}-{i}" for g in host.GRAMMARS for i, _ in enumerate(g.samples)],
-)
-def test_grammar_samples(grammar: Grammar, sample: str) -> None:
-    line = parse_envelope("sample", 1, sample)
-    assert any(k in line.message for k in grammar.keywords)
-    assert grammar.parse(line, ParseContext(source="sample")) is not None

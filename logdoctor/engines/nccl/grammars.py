@@ -27,7 +27,7 @@ from logdoctor.events import (
     NcclVersion,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 Values = dict[str, str | int | float | bool]
 
@@ -233,10 +233,265 @@ GRAMMARS: list[Grammar] = [
         ("] via ",),
         parse_transport,
         (
-            "node031:1936469:1936515 [2] NCCL INFO Channel 00 : 2[2] -> 3[3] via SHM/direct/direct",
-            "algo-1:18063:18133 [6] NCCL INFO Channel 03/0 : 6[6] -> 5[5] via P2P/CUMEM/read",
-            "ubuntu:9621:9692 [7] NCCL INFO Channel 14/0 : 15[7] -> 0[0] [send] via NET/Socket/0",
-            "machine-1:16194:18586 [6] NCCL INFO Channel 03 : 7[b2000] -> 14[b1000] [receive] via NET/IB/0/GDRDMA",
+            case(
+                "sample-1",
+                "node031:1936469:1936515 [2] NCCL INFO Channel 00 : 2[2] -> 3[3] via SHM/direct/direct",
+                ("nccl_transport", {}),
+            ),
+            case(
+                "sample-2",
+                "algo-1:18063:18133 [6] NCCL INFO Channel 03/0 : 6[6] -> 5[5] via P2P/CUMEM/read",
+                ("nccl_transport", {}),
+            ),
+            case(
+                "sample-3",
+                "ubuntu:9621:9692 [7] NCCL INFO Channel 14/0 : 15[7] -> 0[0] [send] via NET/Socket/0",
+                ("nccl_transport", {}),
+            ),
+            case(
+                "sample-4",
+                "machine-1:16194:18586 [6] NCCL INFO Channel 03 : 7[b2000] -> 14[b1000] [receive] via NET/IB/0/GDRDMA",
+                ("nccl_transport", {}),
+            ),
+            case(
+                "row-1",
+                "sh9-machine-20250813085604-64df4c99dc-m27xf:3884652:3884747 [0] NCCL INFO Channel 00 : 0[0] -> 4[4] via "
+                "SHM/direct/direct",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 0,
+                        "src_rank": 0,
+                        "dst_rank": 4,
+                        "src_device": 0,
+                        "dst_device": 4,
+                        "transport": "SHM",
+                        "detail": "SHM/direct/direct",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "tj5-sc-ai-h800r-dev01:533:1765 [2] NCCL INFO Channel 07 : 2[6] -> 3[7] via SHM/direct/direct",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 7,
+                        "src_rank": 2,
+                        "dst_rank": 3,
+                        "src_device": 6,
+                        "dst_device": 7,
+                        "transport": "SHM",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "2024-12-04T05:27:44.079Z | algo-1:18063:18133 [6] NCCL INFO Channel 03/0 : 6[6] -> 5[5] via P2P/CUMEM/read",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 3,
+                        "src_rank": 6,
+                        "dst_rank": 5,
+                        "transport": "P2P",
+                        "detail": "P2P/CUMEM/read",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "H20-GPU-06:4015540:4015653 [1] NCCL INFO Channel 00/0 : 3[1] -> 2[0] via P2P/CUMEM",
+                (
+                    "nccl_transport",
+                    {
+                        "src_rank": 3,
+                        "dst_rank": 2,
+                        "src_device": 1,
+                        "dst_device": 0,
+                        "transport": "P2P",
+                        "detail": "P2P/CUMEM",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "H20-GPU-06:4015540:4015653 [1] NCCL INFO Channel 07/0 : 0[0] -> 2[0] [receive] via NET/IB/3/GDRDMA",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 7,
+                        "src_rank": 0,
+                        "dst_rank": 2,
+                        "transport": "NET",
+                        "detail": "NET/IB/3/GDRDMA",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "job-…-worker-0:5670:5810 [7] NCCL INFO Channel 02/0 : 7[7] -> 0[0] via P2P/CUMEM",
+                ("nccl_transport", {"channel": 2, "src_rank": 7, "dst_rank": 0, "transport": "P2P", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "NCCL INFO Channel 01/0 : 1[50000] -> 2[53000] via P2P/IPC",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 1,
+                        "src_rank": 1,
+                        "dst_rank": 2,
+                        "src_device": None,
+                        "dst_device": None,
+                        "transport": "P2P",
+                        "detail": "P2P/IPC",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "NCCL INFO Channel 00/0 : 4[b5000] -> 1[f000] via P2P/IPC/read",
+                (
+                    "nccl_transport",
+                    {
+                        "src_rank": 4,
+                        "dst_rank": 1,
+                        "src_device": None,
+                        "dst_device": None,
+                        "detail": "P2P/IPC/read",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "A03-R28-I49-2-6000166:58077:58141 [6] NCCL INFO Channel 03 : 6[e1000] -> 7[e7000] via P2P/direct pointer/read",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 3,
+                        "src_rank": 6,
+                        "dst_rank": 7,
+                        "src_device": None,
+                        "transport": "P2P",
+                        "detail": "P2P/direct pointer/read",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "machine-1:16194:18586 [6] NCCL INFO Channel 03 : 7[b2000] -> 14[b1000] [receive] via NET/IB/0/GDRDMA",
+                (
+                    "nccl_transport",
+                    {"src_rank": 7, "dst_rank": 14, "transport": "NET", "detail": "NET/IB/0/GDRDMA", "engine": "nccl"},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "hw14:798:813 [3] NCCL INFO Channel 02/0 : 3[3] -> 4[4] via P2P/direct pointer",
+                (
+                    "nccl_transport",
+                    {
+                        "src_device": 3,
+                        "dst_device": 4,
+                        "transport": "P2P",
+                        "detail": "P2P/direct pointer",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "ubuntu:9621:9692 [7] NCCL INFO Channel 14/0 : 15[7] -> 0[0] [send] via NET/Socket/0",
+                (
+                    "nccl_transport",
+                    {
+                        "channel": 14,
+                        "src_rank": 15,
+                        "dst_rank": 0,
+                        "src_device": 7,
+                        "transport": "NET",
+                        "detail": "NET/Socket/0",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "7502d6c5484e:1025:1025 [3] NCCL INFO Channel 00/0 : 0[2] -> 1[3] [receive] via NET/Socket/0",
+                (
+                    "nccl_transport",
+                    {
+                        "src_rank": 0,
+                        "dst_rank": 1,
+                        "src_device": 2,
+                        "dst_device": 3,
+                        "transport": "NET",
+                        "detail": "NET/Socket/0",
+                        "engine": "nccl",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "node1:10:11 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct",
+                ("nccl_transport", {"transport": "SHM", "detail": "SHM/direct", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "node1:10:11 [0] NCCL INFO Channel 01/1 : 0[0] -> 8[0] [send] via NET/IB/0(1)/GDRDMA",
+                (
+                    "nccl_transport",
+                    {"channel": 1, "dst_rank": 8, "transport": "NET", "detail": "NET/IB/0(1)/GDRDMA", "engine": "nccl"},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "node1:10:11 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/IB/0(PCI)",
+                ("nccl_transport", {"transport": "NET", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "node1:10:11 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[2] via P2P/indirect/1[1]",
+                ("nccl_transport", {"transport": "P2P", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "node1:10:11 [0] NCCL INFO Channel 00/0 : 0[0] -> 4[0] via P2P/MNNVL",
+                ("nccl_transport", {"transport": "P2P", "detail": "P2P/MNNVL", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "node1:10:11 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC",
+                ("nccl_transport", {"channel": 0, "transport": "P2P", "detail": "P2P/IPC", "engine": "nccl"}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -244,7 +499,65 @@ GRAMMARS: list[Grammar] = [
         "nccl",
         ("NCCL version",),
         parse_version,
-        ("NCCL version 2.21.5+cuda12.4", "vm:668:668 [0] NCCL INFO NCCL version 2.28.9+cuda13.0"),
+        (
+            case("sample-1", "NCCL version 2.21.5+cuda12.4", ("nccl_version", {}), ("engine_version", {})),
+            case(
+                "sample-2",
+                "vm:668:668 [0] NCCL INFO NCCL version 2.28.9+cuda13.0",
+                ("nccl_version", {}),
+                ("engine_version", {}),
+            ),
+            case(
+                "row-1",
+                "NCCL version 2.21.5+cuda12.4",
+                ("nccl_version", {"version": "2.21.5", "cuda": "12.4"}),
+                ("engine_version", {"version": "2.21.5", "origin": "nccl version", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "NCCL version 2.19.3+cuda12.3",
+                ("nccl_version", {"version": "2.19.3", "cuda": "12.3"}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "NCCL version 2.18.1+cuda12.1",
+                ("nccl_version", {"version": "2.18.1"}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "NCCL version 2.7.8+cuda10.0",
+                ("nccl_version", {"version": "2.7.8", "cuda": "10.0"}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "gpu-node:100:100 [0] NCCL INFO NCCL version 2.27.3+cuda12.9",
+                ("nccl_version", {"version": "2.27.3", "cuda": "12.9", "level": "INFO"}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "NCCL version 2.21.5.1+cuda12.4",
+                ("nccl_version", {"version": "2.21.5.1"}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "I0820 14:27:21.482718 4030958 ProcessGroupNCCL.cpp:980] [PG ID 1 PG GUID 1 Rank 1] ProcessGroupNCCL "
+                "environments: NCCL version: 2.25.1, TORCH_NCCL_ASYNC_ERROR_HANDLING: 3",
+                ("nccl_version", {"version": "2.25.1", "cuda": None}),
+                ("engine_version", {}),
+                exact=True,
+            ),
+        ),
     ),
     Grammar(
         "nccl.env",
@@ -252,8 +565,56 @@ GRAMMARS: list[Grammar] = [
         ("set by environment to",),
         parse_env,
         (
-            "vm:669:669 [1] NCCL INFO NCCL_P2P_DISABLE set by environment to 1",
-            "vm:668:668 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.",
+            case("sample-1", "vm:669:669 [1] NCCL INFO NCCL_P2P_DISABLE set by environment to 1", ("nccl_env", {})),
+            case("sample-2", "vm:668:668 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.", ("nccl_env", {})),
+            case(
+                "row-1",
+                "vm:669:669 [1] NCCL INFO NCCL_P2P_DISABLE set by environment to 1",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "vm:668:668 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.",
+                ("nccl_env", {"name": "NCCL_NVLS_ENABLE", "value": "0"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "iZ8vb69v6s60nfnp50dd1dZ:297:305 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 4.",
+                ("nccl_env", {"name": "NCCL_MAX_NCHANNELS", "value": "4"}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "node:1:2 [0] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.",
+                ("nccl_env", {"name": "NCCL_CUMEM_ENABLE", "value": "0"}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "node:1:2 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.",
+                ("nccl_env", {"name": "NCCL_SHM_DISABLE", "value": "1"}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "node:1:2 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
+                ("nccl_env", {"name": "NCCL_P2P_LEVEL", "value": "LOC"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "node:1:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to bond0",
+                ("nccl_env", {"value": "bond0"}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "node:1:2 [0] NCCL INFO NCCL_ALGO set by environment to allreduce:tree",
+                ("nccl_env", {"value": "allreduce:tree"}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -276,10 +637,197 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_info,
         (
-            "vm:668:668 [0] NCCL INFO Using network Socket",
-            "bcc-qianfan-gpu4090-offline-1:89404:89404 [2] NCCL INFO P2P is disabled between connected GPUs 6 and 7. "
-            "You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
-            "vm:668:668 [0] NCCL INFO comm 0xfa503f0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+            case("sample-1", "vm:668:668 [0] NCCL INFO Using network Socket", ("nccl_info", {})),
+            case(
+                "sample-2",
+                "bcc-qianfan-gpu4090-offline-1:89404:89404 [2] NCCL INFO P2P is disabled between connected GPUs 6 and 7. "
+                "You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+                ("nccl_info", {}),
+            ),
+            case(
+                "sample-3",
+                "vm:668:668 [0] NCCL INFO comm 0xfa503f0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+                ("nccl_info", {}),
+            ),
+            case(
+                "row-1",
+                "vm:668:668 [0] NCCL INFO Using network Socket",
+                ("nccl_info", {"kind": "network", "values": {"network": "Socket"}}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "node1:10:10 [0] NCCL INFO Using network IB",
+                ("nccl_info", {"kind": "network", "values": {"network": "IB"}}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "node1:10:10 [0] NCCL INFO Using network AWS Libfabric",
+                ("nccl_info", {"values": {"network": "AWS Libfabric"}}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "bcc-qianfan-gpu4090-offline-1:89404:89404 [2] NCCL INFO P2P is disabled between connected GPUs 6 and 7. You "
+                "can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"gpu_a": 6, "gpu_b": 7, "nvlink": False}}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "gpu7:300:300 [1] transport/p2p.cc:944 (p2pSendSetup) NCCL WARN P2P is disabled between NVLINK connected GPUs "
+                "0 and 1. This should not be the case given their connectivity, and is probably due to a hardware issue.",
+                (
+                    "nccl_info",
+                    {"kind": "p2p-disabled", "level": "WARN", "values": {"gpu_a": 0, "gpu_b": 1, "nvlink": True}},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "node:1:2 [0] NCCL INFO Could not enable P2P between dev 0(=1b000) and dev 1(=1c000)",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"gpu_a": 0, "gpu_b": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "vm:668:668 [0] NCCL INFO ncclCommInitRankConfig comm 0xfa503f0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 "
+                "commId 0x8d93563a5dc3ab4b - Init COMPLETE",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "rank": 0,
+                            "nranks": 2,
+                            "cuda_dev": 0,
+                            "nvml_dev": 0,
+                            "phase": "COMPLETE",
+                            "comm": "0xfa503f0",
+                            "bus_id": "60",
+                            "api": "ncclCommInitRankConfig",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "node:1:2 [3] NCCL INFO comm 0x55d0 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 1b000 commId 0xabc - Init START",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "rank": 3,
+                            "nranks": 4,
+                            "cuda_dev": 3,
+                            "nvml_dev": 3,
+                            "phase": "START",
+                            "comm": "0x55d0",
+                            "bus_id": "1b000",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "node:1:2 [0] NCCL INFO ncclCommSplit comm 0x77 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 parent 0x55 "
+                "color 1 key 0 commId 0xdef - Init COMPLETE",
+                ("nccl_info", {"kind": "comm-init"}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "node:1:2 [0] NCCL INFO [Rank 0] ncclCommInitRankConfig comm 0x77 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+                "18000 commId 0xdef - Init START",
+                ("nccl_info", {"kind": "comm-init"}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "vm:668:668 [0] NCCL INFO comm 0xfa503f0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {"rank": 0, "nranks": 2, "nnodes": 1, "local_ranks": 2, "local_rank": 0, "mnnvl": 0},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "vm:668:668 [0] NCCL INFO 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels "
+                "per peer",
+                (
+                    "nccl_info",
+                    {"kind": "channels", "values": {"coll": 4, "collnet": 4, "nvls": 0, "p2p": 4, "per_peer": 2}},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "node:1:2 [0] NCCL INFO 16 coll channels, 16 nvls channels, 16 p2p channels, 2 p2p channels per peer",
+                ("nccl_info", {"kind": "channels", "values": {"coll": 16, "nvls": 16, "p2p": 16, "per_peer": 2}}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "A03-R28-I49-3-9000018:193027:193118 [6] NCCL INFO 8 coll channels, 8 p2p channels, 1 p2p channels per peer",
+                ("nccl_info", {"kind": "channels", "values": {"coll": 8, "p2p": 8, "per_peer": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "node:1:2 [0] NCCL INFO NVLS multicast support is not available on dev 0",
+                ("nccl_info", {"kind": "nvls", "values": {"available": False, "device": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "node:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)",
+                ("nccl_info", {"kind": "nvls", "values": {"available": True, "device": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "node:1:2 [0] NCCL INFO Connected NVLS tree",
+                ("nccl_info", {"kind": "nvls", "values": {"connected": "nvls"}}),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "tj5-sc-ai-h800r-dev01:532:1764 [1] NCCL INFO Connected all rings",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "rings"}}),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "node:1:2 [0] NCCL INFO Connected all trees",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "trees"}}),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "vm:669:669 [1] NCCL INFO Connected all rings, use ring PXN 0 GDR 1",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "rings", "pxn": 0, "gdr": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-21",
+                "7502d6c5484e:743:743 [2] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 0",
+                ("nccl_info", {"kind": "p2p-type", "values": {"direct": 0, "mode": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-22",
+                "vm:668:668 [0] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 0 isAllCudaP2p 1",
+                ("nccl_info", {"kind": "p2p-type", "values": {"direct": 0, "mode": 0, "cuda": 1}}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -298,8 +846,58 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_warn,
         (
-            "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
-            "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
+            case(
+                "sample-1",
+                "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
+                ("nccl_info", {}),
+            ),
+            case(
+                "sample-2",
+                "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
+                ("nccl_info", {}),
+            ),
+            case(
+                "row-1",
+                "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
+                ("nccl_info", {"kind": "warn", "level": "WARN", "message": "rank 0 failed to IPC register userbuff"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
+                ("nccl_info", {"kind": "warn", "message": "Call to bind failed : Address already in use"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2026-01-05 10:00:00] node5:236:300 [2] misc/socket.cc:540 NCCL WARN socketPollConnect: Connect to "
+                "10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+                ("nccl_info", {"kind": "warn", "timestamp": "2026-01-05 10:00:00"}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "node5:236:300 [2] misc/socket.cc:484 (ncclSocketListen) NCCL WARN NET/Socket : No usable listening interface found",
+                ("nccl_info", {"kind": "warn"}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "node5:236:300 [2] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'",
+                ("nccl_info", {"kind": "warn"}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "NCCL WARN Error : ring 0 does not loop back to start",
+                ("nccl_info", {"kind": "warn"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "node5:236:300 [2] NCCL INFO socketPollConnect to 10.0.0.4<56849> failed with error Connection refused, retrying",
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -316,10 +914,25 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_error,
         (
-            "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
-            "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
-            "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
-            "milliseconds before timing out.",
+            case(
+                "sample-1",
+                "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+                ("engine_failure", {}),
+            ),
+            case(
+                "sample-2",
+                "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
+                "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
+                "milliseconds before timing out.",
+                ("engine_failure", {}),
+            ),
+            case(
+                "row-1",
+                "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+                "unhandled cuda error",
+                ("engine_failure", {"kind": "nccl-error"}),
+                exact=True,
+            ),
         ),
     ),
 ]

@@ -41,7 +41,7 @@ from logdoctor.events import (
 )
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 from logdoctor.parse.pyrepr import parse_value
 
 GraphKind = Literal["capture_failed", "eager_mode"]
@@ -825,13 +825,470 @@ GRAMMARS: list[Grammar] = [
         ("Decode batch", "Prefill batch"),
         parse_batch,
         (
-            "[2026-07-21 15:00:13 TP0 EP0] Decode batch, #running-req: 24, #token: 233600, token usage: 0.66, "
-            "accept len: 3.05, accept rate: 0.68, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2",
-            "[2025-01-07 20:16:02 TP0] Prefill batch. #new-seq: 1, #new-token: 75, #cached-token: 0, cache hit rate: "
-            "0.00%, token usage: 0.01, #running-req: 1, #queue-req: 62",
-            "[2026-10-06 11:01:01 TP0 EP0] Decode batch, #running-req: 13, #full token: 8704, full token usage: 0.00, "
-            "#swa token: 3712, swa token usage: 0.01, accept len: 3.19, accept rate: 0.31, cuda graph: True, "
-            "gen throughput (token/s): 0.50, #queue-req: 2",
+            case(
+                "sample-1",
+                "[2026-07-21 15:00:13 TP0 EP0] Decode batch, #running-req: 24, #token: 233600, token usage: 0.66, "
+                "accept len: 3.05, accept rate: 0.68, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2",
+                ("scheduler_stats", {}),
+                ("spec_decode_stats", {}),
+            ),
+            case(
+                "sample-2",
+                "[2025-01-07 20:16:02 TP0] Prefill batch. #new-seq: 1, #new-token: 75, #cached-token: 0, cache hit rate: "
+                "0.00%, token usage: 0.01, #running-req: 1, #queue-req: 62",
+                ("scheduler_stats", {}),
+            ),
+            case(
+                "sample-3",
+                "[2026-10-06 11:01:01 TP0 EP0] Decode batch, #running-req: 13, #full token: 8704, full token usage: 0.00, "
+                "#swa token: 3712, swa token usage: 0.01, accept len: 3.19, accept rate: 0.31, cuda graph: True, "
+                "gen throughput (token/s): 0.50, #queue-req: 2",
+                ("scheduler_stats", {}),
+                ("spec_decode_stats", {}),
+            ),
+            case(
+                "row-1",
+                "[2026-04-08 14:05:21 TP0] Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, "
+                "gen throughput (token/s): 144.95, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 5,
+                        "num_tokens": 20800,
+                        "kv_cache_usage": 0.29,
+                        "cuda_graph": True,
+                        "generation_throughput": 144.95,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2026-07-21 15:00:13 TP0 EP0] Decode batch, #running-req: 24, #token: 233600, token usage: 0.66, accept len: "
+                "3.05, accept rate: 0.68, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 24,
+                        "num_tokens": 233600,
+                        "kv_cache_usage": 0.66,
+                        "cuda_graph": True,
+                        "generation_throughput": 239.06,
+                        "queue": 2,
+                        "extra": {"graph_device": "npu"},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.05, "acceptance_rate": 0.68},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2025-11-11 04:06:27] Decode batch, #running-req: 46, #token: 34901, token usage: 0.19, cuda graph: False, "
+                "gen throughput (token/s): 1447.08, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 46,
+                        "num_tokens": 34901,
+                        "kv_cache_usage": 0.19,
+                        "cuda_graph": False,
+                        "generation_throughput": 1447.08,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "1. Country:[2025-01-23 19:35:34 TP0] Decode batch. #running-req: 1, #token: 57, token usage: 0.00, "
+                "gen throughput (token/s): 5.91, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 1,
+                        "num_tokens": 57,
+                        "kv_cache_usage": 0.0,
+                        "cuda_graph": None,
+                        "generation_throughput": 5.91,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2025-01-23 19:35:34 TP0] Decode batch. #running-req: 1, #token: 60, token usage: 0.00, gen throughput "
+                "(token/s): 5.91, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 1,
+                        "num_tokens": 60,
+                        "generation_throughput": 5.91,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2025-12-12 08:43:59 TP0] Decode batch, #running-req: 6, #token: 1920, token usage: 0.94, cuda graph: True, "
+                "gen throughput (token/s): 446.45, #queue-req: 5,",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 6,
+                        "num_tokens": 1920,
+                        "kv_cache_usage": 0.94,
+                        "cuda_graph": True,
+                        "queue": 5,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2026-04-05 20:02:51] Decode batch, #running-req: 32, #token: 11179, token usage: 0.08, cuda graph: True, "
+                "gen throughput (token/s): 1635.11, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 32,
+                        "num_tokens": 11179,
+                        "kv_cache_usage": 0.08,
+                        "generation_throughput": 1635.11,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "\x1b[36m(CommandActor pid=105447)\x1b[0m [2026-10-06 11:01:01 TP0 EP0] Decode batch, #running-req: 13, "
+                "#full token: 8704, full token usage: 0.00, #swa token: 3712, swa token usage: 0.01, accept len: 3.19, "
+                "accept rate: 0.31, cuda graph: True, gen throughput (token/s): 0.50, #queue-req: 2",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 13,
+                        "num_tokens": 8704,
+                        "kv_cache_usage": 0.0,
+                        "cuda_graph": True,
+                        "generation_throughput": 0.5,
+                        "queue": 2,
+                        "extra": {"swa_token": 3712, "swa_token_usage": 0.01},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.19, "acceptance_rate": 0.31},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2026-09-30 08:30:35] Decode batch, #running-req: 9, #full token: 11584, full token usage: 0.01, mamba num: "
+                "36, mamba usage: 0.60, accept len: 3.04, accept rate: 0.68, cuda graph: True, gen throughput (token/s): "
+                "22.40, #queue-req: 1",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 9,
+                        "num_tokens": 11584,
+                        "kv_cache_usage": 0.01,
+                        "generation_throughput": 22.4,
+                        "queue": 1,
+                        "extra": {"mamba_num": 36, "mamba_usage": 0.6},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.04, "acceptance_rate": 0.68},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[03:51:54] Decode batch, #running-req: 6, #full token: 2435072, full token usage: 0.92, swa token usage: "
+                "0.09, gen throughput (token/s): 24.33",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 6,
+                        "num_tokens": 2435072,
+                        "kv_cache_usage": 0.92,
+                        "cuda_graph": None,
+                        "queue": None,
+                        "generation_throughput": 24.33,
+                        "extra": {"swa_token_usage": 0.09},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "Decode batch. #running-req: 233, #token: 370959, token usage: 0.82, cuda graph: True, gen throughput "
+                "(token/s): 4594.01, #queue-req: 317",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 233,
+                        "num_tokens": 370959,
+                        "kv_cache_usage": 0.82,
+                        "queue": 317,
+                        "generation_throughput": 4594.01,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2024-12-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, "
+                "gen throughput (token/s): 294.51, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 4,
+                        "num_tokens": 12840,
+                        "kv_cache_usage": 0.06,
+                        "generation_throughput": 294.51,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2025-01-10 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "gen throughput (token/s): 294.51, #queue-req: 0",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "generation_throughput": 294.51}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "[2025-03-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "gen throughput (token/s): 294.51, largest-len: 0, #queue-req: 0, ",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "queue": 0, "extra": {"largest_len": 0}}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "[2025-04-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "cuda_graph": True}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "[2025-10-01 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "accept rate: 0.71, cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {"format": "sglang-decode", "running": 4, "kv_cache_usage": 0.06, "cuda_graph": True, "queue": 0},
+                ),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": 0.71},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "[2026-10-01 10:00:00 TP0] Decode batch [1234], #running-req: 4, #token: 12840, token usage: 0.06, "
+                "cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0, est. decode TFLOPS/s (per GPU): 12.5, "
+                "est. read BW (GB/s per GPU): 1800.2, est. write BW (GB/s per GPU): 20.1, fwd occupancy: 91.20%, "
+                "fwd+idle occupancy: 95.00%",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 4,
+                        "queue": 0,
+                        "extra": {
+                            "forward_iter": 1234,
+                            "est_decode_tflops_s_per_gpu": 12.5,
+                            "est_read_bw_gb_s_per_gpu": 1800.2,
+                            "est_write_bw_gb_s_per_gpu": 20.1,
+                            "fwd_occupancy": 0.912,
+                            "fwd_idle_occupancy": 0.95,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "[2026-06-01 10:00:00 TP0] Decode batch, #running-req: 4, #gpu token: 4096, gpu token usage: 0.50, "
+                "#cpu token: 65536, cpu token usage: 0.25, cuda graph: True, gen throughput (token/s): 100.00, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "num_tokens": 4096,
+                        "kv_cache_usage": 0.5,
+                        "cpu_kv_cache_usage": 0.25,
+                        "extra": {"cpu_token": 65536},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "[2025-11-01 10:00:00 TP0] Decode batch, #running-req: 8, #token: 4000, token usage: 0.10, pre-allocated "
+                "usage: 0.05, #prealloc-req: 1, #transfer-req: 2, #retracted-req: 3, cuda graph: True, gen throughput "
+                "(token/s): 500.00, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 8,
+                        "extra": {
+                            "pre_allocated_usage": 0.05,
+                            "prealloc_req": 1,
+                            "transfer_req": 2,
+                            "retracted_req": 3,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "[2025-01-07 20:16:02 TP0] Prefill batch. #new-seq: 1, #new-token: 75, #cached-token: 0, cache hit rate: 0.00%, "
+                "token usage: 0.01, #running-req: 1, #queue-req: 62",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 75,
+                        "cached_tokens": 0,
+                        "prefix_cache_hit_rate": 0.0,
+                        "kv_cache_usage": 0.01,
+                        "running": 1,
+                        "queue": 62,
+                        "extra": {"new_seq": 1},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-21",
+                "[2026-05-15 12:50:14] Prefill batch, #new-seq: 1, #new-token: 2048, #cached-token: 0, full token usage: 0.01, "
+                "swa token usage: 0.02, #running-req: 0, #queue-req: 0, input throughput (token/s): 46.36, cuda graph: False",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 2048,
+                        "kv_cache_usage": 0.01,
+                        "prompt_throughput": 46.36,
+                        "cuda_graph": None,
+                        "extra": {"new_seq": 1, "swa_token_usage": 0.02, "cuda_graph": "False"},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-22",
+                "[2026-04-05 20:02:51] Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, "
+                "#running-req: 31, #queue-req: 0, cuda graph: True, input throughput (token/s): 559.53",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 158,
+                        "running": 31,
+                        "queue": 0,
+                        "prompt_throughput": 559.53,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-23",
+                "[2026-07-21 15:00:13 TP0 EP0] Prefill batch, #new-seq: 8, #new-token: 54400, #cached-token: 482304, token "
+                "usage: 0.66, #running-req: 16, #queue-req: 2, #pending-token: 0, npu graph: False, input throughput "
+                "(token/s): 2793.64",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 54400,
+                        "cached_tokens": 482304,
+                        "kv_cache_usage": 0.66,
+                        "running": 16,
+                        "queue": 2,
+                        "prompt_throughput": 2793.64,
+                        "extra": {"new_seq": 8, "pending_token": 0, "cuda_graph": "False", "graph_device": "npu"},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-24",
+                "[2026-09-30 08:30:15] Prefill batch, #new-seq: 1, #new-token: 64, #cached-token: 128, full token usage: 0.00, "
+                "mamba usage: 0.05, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: False, input throughput "
+                "(token/s): 7.34",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 64,
+                        "cached_tokens": 128,
+                        "kv_cache_usage": 0.0,
+                        "prompt_throughput": 7.34,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-25",
+                "[2025-10-01 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 512, #cached-token: 0, token usage: 0.01, "
+                "#running-req: 3, #queue-req: 0, ",
+                ("scheduler_stats", {"format": "sglang-prefill", "new_tokens": 512, "running": 3, "queue": 0}),
+                exact=True,
+            ),
+            case(
+                "row-26",
+                "[2025-07-01 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 512, #cached-token: 0, token usage: 0.01, "
+                "#unbootstrapped-req: 0, #queue-req: 0, #transferring-req: 1, input throughput (token/s): 1024.55, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "running": None,
+                        "new_tokens": 512,
+                        "prompt_throughput": 1024.55,
+                        "extra": {"new_seq": 1, "unbootstrapped_req": 0, "transferring_req": 1},
+                    },
+                ),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -840,10 +1297,18 @@ GRAMMARS: list[Grammar] = [
         ("server_args=",),
         parse_server_args,
         (
-            "[2026-09-24 01:50:02] server_args={'model_path': '/models/x', 'tp_size': 2, 'quantization': "
-            "'auto-round', 'kv_cache_dtype': 'fp8_e4m3', 'speculative_algorithm': 'DFLASH'}",
-            "[2025-01-23 19:34:55] server_args=ServerArgs(model_path='meta-llama/Meta-Llama-3.1-8B-Instruct', "
-            "tp_size=1, disable_cuda_graph=False, cuda_graph_max_bs=160)",
+            case(
+                "sample-1",
+                "[2026-09-24 01:50:02] server_args={'model_path': '/models/x', 'tp_size': 2, 'quantization': "
+                "'auto-round', 'kv_cache_dtype': 'fp8_e4m3', 'speculative_algorithm': 'DFLASH'}",
+                ("startup_config", {}),
+            ),
+            case(
+                "sample-2",
+                "[2025-01-23 19:34:55] server_args=ServerArgs(model_path='meta-llama/Meta-Llama-3.1-8B-Instruct', "
+                "tp_size=1, disable_cuda_graph=False, cuda_graph_max_bs=160)",
+                ("startup_config", {}),
+            ),
         ),
     ),
     Grammar(
@@ -851,14 +1316,55 @@ GRAMMARS: list[Grammar] = [
         "sglang",
         ("sglang==", "sglang[all]==", "sglang: ", "lmsysorg/sglang:"),
         parse_version,
-        ("sglang: 0.5.6.post2", "pip install sglang==0.4.6.post5"),
+        (
+            case("sample-1", "sglang: 0.5.6.post2", ("engine_version", {})),
+            case("sample-2", "pip install sglang==0.4.6.post5", ("engine_version", {})),
+            case(
+                "row-1",
+                "sglang: 0.5.6.post2",
+                ("engine_version", {"version": "0.5.6.post2", "origin": "check_env", "engine": "sglang"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "pip install sglang[all]==0.4.6.post5",
+                ("engine_version", {"version": "0.4.6.post5", "origin": "package pin"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "docker run --gpus all lmsysorg/sglang:v0.5.20-cu129 python3 -m sglang.launch_server",
+                ("engine_version", {"version": "0.5.20", "origin": "docker image"}),
+                exact=True,
+            ),
+        ),
     ),
     Grammar(
         "sglang.nccl_version",
         "sglang",
         ("sglang is using nccl==",),
         parse_nccl_version,
-        ("[2025-03-04 00:36:46 TP0] sglang is using nccl==2.21.5",),
+        (
+            case("sample-1", "[2025-03-04 00:36:46 TP0] sglang is using nccl==2.21.5", ("nccl_version", {})),
+            case(
+                "row-1",
+                "[2025-03-04 00:36:46 TP0] sglang is using nccl==2.21.5",
+                ("nccl_version", {"version": "2.21.5", "engine": "sglang"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2025-02-24 14:09:34 TP12] sglang is using nccl==2.21.5",
+                ("nccl_version", {"version": "2.21.5"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2026-01-01 10:00:00 TP0] sglang is using nccl==2.27.",
+                ("nccl_version", {"version": "2.27.0"}),
+                exact=True,
+            ),
+        ),
     ),
     Grammar(
         "sglang.memory",
@@ -883,13 +1389,263 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_memory,
         (
-            "[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB",
-            "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, "
-            "K size: 3.46 GB, V size: 3.46 GB",
-            "[2025-09-11 10:26:01 TP0] max_total_num_tokens=903439, chunked_prefill_size=8192, max_prefill_tokens=16384, "
-            "max_running_requests=3529, context_len=131072, available_gpu_mem=10.26 GB",
-            "[2026-10-10 11:59:39] Mamba Cache is allocated. max_mamba_cache_size: 117, conv_state size: 0.28GB, "
-            "ssm_state size: 8.07GB ",
+            case(
+                "sample-1",
+                "[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB",
+                ("compile_time", {}),
+                ("model_info", {}),
+            ),
+            case(
+                "sample-2",
+                "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, "
+                "K size: 3.46 GB, V size: 3.46 GB",
+                ("kv_cache", {}),
+            ),
+            case(
+                "sample-3",
+                "[2025-09-11 10:26:01 TP0] max_total_num_tokens=903439, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+                "max_running_requests=3529, context_len=131072, available_gpu_mem=10.26 GB",
+                ("kv_cache", {}),
+                ("scheduler_config", {}),
+                ("model_info", {}),
+            ),
+            case(
+                "sample-4",
+                "[2026-10-10 11:59:39] Mamba Cache is allocated. max_mamba_cache_size: 117, conv_state size: 0.28GB, "
+                "ssm_state size: 8.07GB ",
+                ("hybrid_model", {}),
+            ),
+            case(
+                "row-1",
+                "[2025-10-16 09:06:09 TP0] Init torch distributed ends. mem usage=1.96 GB",
+                ("compile_time", {"kind": "distributed_init", "seconds": None, "memory_gib": 1.96}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2026-09-11 23:34:12 TP0 EP0] Init torch distributed ends. elapsed=1.33 s, mem usage=0.61 GB",
+                ("compile_time", {"kind": "distributed_init", "seconds": 1.33, "memory_gib": 0.61}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2026-10-20 10:00:00 TP0] Init parallel ends. elapsed=2.10 s",
+                ("compile_time", {"kind": "distributed_init", "seconds": 2.1}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2025-01-23 19:35:20 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.72 GB",
+                ("compile_time", {"kind": "weights_load", "seconds": None, "memory_gib": None}),
+                ("model_info", {"architecture": "LlamaForCausalLM", "dtype": "torch.bfloat16"}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2026-08-28 21:32:38] Load weight end. elapsed=787.55 s, type=Qwen4ExpForConditionalGeneration, "
+                "quant=modelopt_fp4, quant_algo=NVFP4, avail mem=29.01 GB, mem usage=82.97 GB.",
+                ("compile_time", {"kind": "weights_load", "seconds": 787.55, "memory_gib": 82.97}),
+                ("model_info", {"architecture": "Qwen4ExpForConditionalGeneration", "dtype": None}),
+                ("quantization", {"method": "modelopt_fp4", "fallback": False}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2026-08-28 21:34:13] Load weight end. elapsed=94.49 s, type=Qwen4ExpForCausalLMMTP, quant=modelopt_fp4, "
+                "quant_algo=NVFP4, avail mem=30.67 GB, mem usage=-1.86 GB.",
+                ("compile_time", {"kind": "draft_weights_load", "seconds": 94.49, "memory_gib": -1.86}),
+                ("quantization", {"method": "modelopt_fp4"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2026-10-10 11:59:36] Load weight end. elapsed=329.53 s, type=BailingMoeV3ForCausalLM, quant=fp8, fmt=e4m3, "
+                "avail mem=29.67 GB, mem usage=80.31 GB.",
+                ("compile_time", {"kind": "weights_load", "seconds": 329.53, "memory_gib": 80.31}),
+                ("model_info", {"architecture": "BailingMoeV3ForCausalLM"}),
+                ("quantization", {"method": "fp8"}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2025-04-01 10:00:00 TP0] Load weight end. type=DeepseekV3ForCausalLMNextN, dtype=torch.bfloat16, avail "
+                "mem=20.10 GB, mem usage=1.20 GB.",
+                ("compile_time", {"kind": "draft_weights_load", "memory_gib": 1.2}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2026-09-01 10:00:00 TP0] Load weight end. Committed real weights after CUDA graph capture in 12.50 s "
+                "(capture overlap window 8.00 s, startup overlap total 20.00 s)",
+                ("compile_time", {"kind": "weights_load", "seconds": 12.5}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: "
+                "3.46 GB, V size: 3.46 GB",
+                ("kv_cache", {"kv_tokens": 454112, "kv_cache_memory_gib": 6.92}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: "
+                "1.08 GB, V size: 1.08 GB",
+                ("kv_cache", {"kv_tokens": 454112, "kv_cache_memory_gib": 2.16}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2026-10-10 11:59:41] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1226984, KV size: 9.21 GB",
+                ("kv_cache", {"kv_tokens": 1226984, "kv_cache_memory_gib": 9.21}),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2025-01-23 19:35:20 TP0] KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",
+                ("kv_cache", {"kv_tokens": None, "kv_cache_memory_gib": 54.26}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "[2025-03-06 06:15:00 TP0] KV Cache is allocated. #tokens: 444500, K size: 27.13 GB, V size: 27.13 GB",
+                ("kv_cache", {"kv_tokens": 444500, "kv_cache_memory_gib": 54.26}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "[2026-08-10 10:00:00 TP0] MiniMax MSA-v1 main NVFP4 KV Cache is allocated. dtype: torch.uint8, #tokens: "
+                "800000, KV size: 4.50 GB",
+                ("kv_cache", {"kv_tokens": 800000, "kv_cache_memory_gib": 4.5}),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "[2026-07-25 10:00:00 TP0] Post-capture KV sizing: max_total_num_tokens=523264, free memory=6.20 GB",
+                ("kv_cache", {"kv_tokens": 523264, "free_memory_gib": 6.2}),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "[2026-07-25 10:00:00 TP0] Post-capture KV sizing: max_running_requests 512 -> 256",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 256}),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "[2026-07-25 10:00:00 TP0] Post-capture KV sizing: decode CUDA graph max_bs=64 < max_running_requests=256; "
+                "reserving activation headroom",
+                ("cuda_graph", {"kind": "capture_capped", "role": "target", "max_batch_size": 64}),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "[2025-12-01 10:00:00 TP0] Use sliding window memory pool. full_layer_tokens=1048576, swa_layer_tokens=262144",
+                ("kv_cache", {"kv_tokens": 1048576}),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "[2026-07-01 10:00:00 TP0] [unified-memory-pool]   total_bytes=85899345920, max_total_num_tokens=2000000, "
+                "max_mamba_cache_size=256, max_num_reqs=256, speculative_num_draft_tokens=4",
+                ("kv_cache", {"kv_tokens": 2000000}),
+                exact=True,
+            ),
+            case(
+                "row-21",
+                "[2025-08-11 17:17:03] max_total_num_tokens=665690, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+                "max_running_requests=4096, context_len=65536, available_gpu_mem=13.50 GB",
+                ("kv_cache", {"kv_tokens": 665690, "free_memory_gib": 13.5}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 4096}),
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": True, "value": 8192}),
+                ("model_info", {"max_model_len": 65536}),
+                exact=True,
+            ),
+            case(
+                "row-22",
+                "[2025-09-11 10:26:01 TP0] max_total_num_tokens=903439, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+                "max_running_requests=3529, context_len=131072, available_gpu_mem=10.26 GB",
+                ("kv_cache", {"kv_tokens": 903439, "free_memory_gib": 10.26}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 3529}),
+                ("scheduler_config", {"kind": "chunked-prefill", "value": 8192}),
+                ("model_info", {"max_model_len": 131072}),
+                exact=True,
+            ),
+            case(
+                "row-23",
+                "[2025-01-23 19:35:27 TP0] max_total_num_tokens=444500, max_prefill_tokens=16384, max_running_requests=2049, "
+                "context_len=131072",
+                ("kv_cache", {"kv_tokens": 444500, "free_memory_gib": None}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 2049}),
+                ("model_info", {"max_model_len": 131072}),
+                exact=True,
+            ),
+            case(
+                "row-24",
+                "[2025-05-01 10:00:00 TP0] max_total_num_tokens=100000, chunked_prefill_size=-1, max_prefill_tokens=16384, "
+                "max_running_requests=64, context_len=8192, available_gpu_mem=5.00 GB",
+                ("kv_cache", {"kv_tokens": 100000}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 64}),
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False, "value": None}),
+                ("model_info", {"max_model_len": 8192}),
+                exact=True,
+            ),
+            case("row-25", "max_total_num_tokens=425344", ("kv_cache", {"kv_tokens": 425344}), exact=True),
+            case(
+                "row-26",
+                "[2026-10-10 11:59:39] Mamba Cache is allocated. max_mamba_cache_size: 117, conv_state size: 0.28GB, "
+                "ssm_state size: 8.07GB ",
+                ("hybrid_model", {"kind": "mamba-pool"}),
+                exact=True,
+            ),
+            case(
+                "row-27",
+                "[2026-01-01 00:01:01] Mamba Cache is allocated. max_mamba_cache_size: 22, conv_state size: 0.06GB, ssm_state "
+                "size: 3.23GB intermediate_ssm_state_cache size: 2.25GB intermediate_conv_window_cache size: 0.02GB",
+                ("hybrid_model", {"kind": "mamba-pool"}),
+                exact=True,
+            ),
+            case(
+                "row-28",
+                "[2026-08-08 10:00:00 TP0] max_running_requests is capped to 21 by the mamba state cache "
+                "(max_mamba_cache_size=117, 5 state slots per request). To raise it: increase --mamba-full-memory-ratio or "
+                "--max-mamba-cache-size, or halve the state size with --mamba-ssm-dtype bfloat16.",
+                ("hybrid_model", {"kind": "mamba-pool"}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 21}),
+                exact=True,
+            ),
+            case(
+                "row-29",
+                "[2025-10-16 10:00:00 TP0] Using hybrid linear attention backend for hybrid GDN models.",
+                ("hybrid_model", {"kind": "hybrid-detected"}),
+                exact=True,
+            ),
+            case(
+                "row-30",
+                "[2026-04-08 10:00:00 TP0] Linear attention kernel backend: decode=triton, prefill=triton",
+                ("hybrid_model", {"kind": "linear-attention-backend"}),
+                exact=True,
+            ),
+            case(
+                "row-31",
+                "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: "
+                "self.server_args.mem_fraction_static=0.8",
+                ("engine_failure", {"kind": "startup-failed"}),
+                exact=True,
+            ),
+            case(
+                "row-32",
+                "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88.",
+                ("engine_failure", {"kind": "startup-failed"}),
+                exact=True,
+            ),
+            case(
+                "row-33",
+                "[2025-04-01 10:00:00 TP1] The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+                "min_per_gpu_memory=70.1, local_gpu_memory=78.2, local_gpu_memory * 0.9=70.38",
+                ("perf_warning", {"topic": "memory-imbalance"}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -908,11 +1664,154 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_cuda_graph,
         (
-            "[2025-09-11 10:26:00 TP0] Capture cuda graph end. Time elapsed: 17.13 s. mem usage=0.89 GB. "
-            "avail mem=10.26 GB.",
-            "[2026-02-01 00:05:03 TP0] Capture cuda graph bs [1, 2, 4, 8]",
-            "[2026-08-28 21:34:50] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=4, "
-            "bs=[1, 2], avail mem=26.27 GB",
+            case(
+                "sample-1",
+                "[2025-09-11 10:26:00 TP0] Capture cuda graph end. Time elapsed: 17.13 s. mem usage=0.89 GB. "
+                "avail mem=10.26 GB.",
+                ("cuda_graph", {}),
+            ),
+            case("sample-2", "[2026-02-01 00:05:03 TP0] Capture cuda graph bs [1, 2, 4, 8]", ("cuda_graph", {})),
+            case(
+                "sample-3",
+                "[2026-08-28 21:34:50] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=4, "
+                "bs=[1, 2], avail mem=26.27 GB",
+                ("cuda_graph", {}),
+            ),
+            case(
+                "row-1",
+                "[2025-01-23 19:35:27 TP0] Capture cuda graph end. Time elapsed: 6.57 s",
+                ("cuda_graph", {"kind": "capture_finished", "role": "target", "seconds": 6.57, "memory_gib": None}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2025-09-11 10:26:00 TP0] Capture cuda graph end. Time elapsed: 17.13 s. mem usage=0.89 GB. avail mem=10.26 GB.",
+                ("cuda_graph", {"kind": "capture_finished", "role": "target", "seconds": 17.13, "memory_gib": 0.89}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2026-02-01 00:05:03 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=2.98 GB",
+                ("cuda_graph", {"kind": "capture_started", "role": "target", "seconds": None}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2026-02-01 00:05:03 TP0] Capture cuda graph bs [1, 2, 4, 8]",
+                (
+                    "cuda_graph",
+                    {"kind": "capture_sizes", "role": "target", "batch_sizes": [1, 2, 4, 8], "max_batch_size": 8},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2025-06-01 10:00:00 TP0] Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, …, 256]",
+                ("cuda_graph", {"kind": "capture_sizes", "max_batch_size": 256}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2026-08-28 21:34:50] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=4, bs=[1, 2], "
+                "avail mem=26.27 GB",
+                (
+                    "cuda_graph",
+                    {"kind": "capture_started", "role": "target", "batch_sizes": [1, 2], "max_batch_size": 2},
+                ),
+                ("cuda_graph", {"kind": "capture_sizes", "role": "target", "batch_sizes": [1, 2], "max_batch_size": 2}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2026-08-28 21:34:51] Capture target verify CUDA graph end. elapsed=1.61 s, mem usage=0.11 GB, avail mem=26.15 GB.",
+                ("cuda_graph", {"kind": "capture_finished", "role": "target", "seconds": 1.61, "memory_gib": 0.11}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2026-10-20 10:00:00] Capture target decode CUDA graph end. bs=[1, 2, 4], elapsed=3.00 s, mem usage=0.50 GB, "
+                "avail mem=20.00 GB.",
+                ("cuda_graph", {"kind": "capture_finished", "seconds": 3.0, "max_batch_size": 4}),
+                ("cuda_graph", {"kind": "capture_sizes", "max_batch_size": 4}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2025-07-01 10:00:00 TP0] Capture draft cuda graph end. Time elapsed: 2.50 s. mem usage=0.20 GB. avail mem="
+                "30.00 GB.",
+                ("cuda_graph", {"kind": "capture_finished", "role": "drafter", "seconds": 2.5, "memory_gib": 0.2}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2026-01-01 10:00:00 TP0] Capture draft extend cuda graph begin (step 1). This can take up to several "
+                "minutes. avail mem=30.00 GB",
+                ("cuda_graph", {"kind": "capture_started", "role": "drafter"}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2026-07-01 10:00:00 TP0] Capture draft decode CUDA graph begin. backend=full, num_tokens_per_req=1, "
+                "bs=[1, 2, 4], avail mem=30.00 GB",
+                ("cuda_graph", {"kind": "capture_started", "role": "drafter"}),
+                ("cuda_graph", {"kind": "capture_sizes", "role": "drafter"}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2026-05-16 10:00:00 TP0] Capture Frozen-KV MTP draft cuda graph begin.",
+                ("cuda_graph", {"kind": "capture_started", "role": "drafter"}),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2026-01-01 10:00:00 TP0] Capture piecewise CUDA graph end. Time elapsed: 4.00 s. mem usage=0.30 GB. avail "
+                "mem=20.00 GB.",
+                ("cuda_graph", {"kind": "capture_finished", "role": "target", "seconds": 4.0}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB",
+                ("cuda_graph", {"kind": "capture_failed", "role": "target"}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "[2025-02-01 10:00:00 TP0] Cuda graph is disabled because of using torch native attention backend",
+                ("cuda_graph", {"kind": "eager_mode", "role": "target"}),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "[2025-10-01 10:00:00] Cuda graph is disabled because of using torch Flex Attention backend",
+                ("cuda_graph", {"kind": "eager_mode"}),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "[2025-06-01 10:00:00] Cuda graph is disabled because deepep_mode=`normal`",
+                ("cuda_graph", {"kind": "eager_mode"}),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "[2026-05-07 10:00:00] CUDA graph is disabled because --enable-mis is set.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "[2025-12-01 10:00:00] Cuda graph is disabled for prefill server when piecewise cuda graph is not enabled.",
+                ("perf_warning", {"topic": "prefill-cuda-graph"}),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "[2026-02-01 10:00:00] Disable piecewise CUDA graph because --disable-piecewise-cuda-graph is set",
+                ("perf_warning", {"topic": "prefill-cuda-graph"}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -929,8 +1828,109 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_attention,
         (
-            "[2025-08-01 10:01:12 TP0] Attention backend not explicitly specified. Use fa3 backend by default.",
-            "[2025-03-31 04:29:49 TP0] MLA optimization is turned on. Use triton backend.",
+            case(
+                "sample-1",
+                "[2025-08-01 10:01:12 TP0] Attention backend not explicitly specified. Use fa3 backend by default.",
+                ("attention_backend", {}),
+            ),
+            case(
+                "sample-2",
+                "[2025-03-31 04:29:49 TP0] MLA optimization is turned on. Use triton backend.",
+                ("attention_backend", {}),
+            ),
+            case(
+                "row-1",
+                "WARNING:sglang.srt.server_args:Attention backend not explicitly specified. Use flashinfer backend by default.",
+                ("attention_backend", {"backend": "FLASHINFER", "role": "target", "level": "WARNING"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2025-06-20 10:01:12 TP0] Attention backend not set. Use flashinfer backend by default.",
+                ("attention_backend", {"backend": "FLASHINFER"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2025-08-01 10:01:12 TP0] Attention backend not explicitly specified. Use fa3 backend by default.",
+                ("attention_backend", {"backend": "FA3"}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2026-01-20 10:01:12] Attention backend not specified. Use trtllm_mha backend by default.",
+                ("attention_backend", {"backend": "TRTLLM_MHA"}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2025-03-31 04:29:49 TP0] MLA optimization is turned on. Use triton backend.",
+                ("attention_backend", {"backend": "TRITON", "role": "target"}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2025-03-01 10:00:00 TP0] MLA optimization is turned on. Use flashinfer mla backend.",
+                ("attention_backend", {"backend": "FLASHINFER_MLA"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2025-04-01 10:00:00 TP0] MLA optimization is turned on. Use flashmla decode.",
+                ("attention_backend", {"backend": "FLASHMLA", "role": "decode"}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2025-08-01 10:00:00 TP0] Using hybrid attention backend for decode and prefill: decode_backend=flashinfer, "
+                "prefill_backend=fa3.",
+                ("attention_backend", {"backend": "FLASHINFER", "role": "decode"}),
+                ("attention_backend", {"backend": "FA3", "role": "prefill"}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2025-10-01 10:00:00] Use trtllm_mla as attention backend on sm100 for DeepseekV3ForCausalLM",
+                ("attention_backend", {"backend": "TRTLLM_MLA"}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2026-03-01 10:00:00] Using triton as attention backend for Qwen3NextForCausalLM.",
+                ("attention_backend", {"backend": "TRITON"}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2026-01-01 10:00:00] Overriding draft attention backend to triton.",
+                ("attention_backend", {"backend": "TRITON", "role": "drafter"}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2025-05-01 10:00:00] FlashAttention3 only supports fp8_e4m3 if using FP8; Setting attention backend to triton.",
+                (
+                    "attention_backend",
+                    {
+                        "backend": "TRITON",
+                        "fallback_reason": "FlashAttention3 does not support this FP8 KV-cache dtype",
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2025-12-01 10:00:00] Attention backend not specified. Falling back to 'triton' for deterministic inference. "
+                "You can explicitly set --attention-backend to one of ['fa3', 'flashinfer', 'triton'].",
+                ("attention_backend", {"backend": "TRITON", "fallback_reason": "deterministic inference"}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "[2025-09-01 10:00:00 TP0] Multimodal attention backend not set. Use sdpa.",
+                ("attention_backend", {"backend": "SDPA", "role": "encoder"}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -958,9 +1958,125 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_spec,
         (
-            "[2026-01-20 10:01:12] Max running requests is reset to 48 for speculative decoding. You can override this "
-            "by explicitly setting --max-running-requests.",
-            "[2025-06-20 10:01:12] Overlap scheduler is disabled because of using eagle speculative decoding.",
+            case(
+                "sample-1",
+                "[2026-01-20 10:01:12] Max running requests is reset to 48 for speculative decoding. You can override this "
+                "by explicitly setting --max-running-requests.",
+                ("scheduler_config", {}),
+            ),
+            case(
+                "sample-2",
+                "[2025-06-20 10:01:12] Overlap scheduler is disabled because of using eagle speculative decoding.",
+                ("scheduler_config", {}),
+            ),
+            case(
+                "row-1",
+                "[2026-01-20 10:01:12] Max running requests is reset to 48 for speculative decoding. You can override this by "
+                "explicitly setting --max-running-requests.",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 48}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2025-01-10 10:00:00] The radix cache, chunked prefill, and overlap scheduler are disabled because of using "
+                "eagle speculative decoding.",
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2025-03-01 10:00:00] Overlap scheduler are disabled because of using eagle speculative decoding.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2025-06-20 10:01:12] Overlap scheduler is disabled because of using eagle speculative decoding.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2026-01-01 10:00:00] Overlap scheduler is disabled when spec v2 is off or using unsupported speculative "
+                "algorithm. You can set env SGLANG_ENABLE_SPEC_V2=True to enable the experimental overlap scheduler. ",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2026-01-01 10:00:00] Spec v2 is enabled for eagle/eagle3 speculative decoding and overlap schedule is "
+                "turned on.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": True}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2026-05-07 10:00:00] Spec v1 is used for eagle/eagle3/standalone speculative decoding because overlap "
+                "schedule is disabled.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2026-06-15 10:00:00] Non-overlap (synchronous) spec v2 is used for eagle/eagle3/standalone speculative "
+                "decoding.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2025-11-17 10:00:00] Disabling overlap schedule since MambaRadixCache is not compatible with overlap "
+                "schedule currently, try to use --disable-radix-cache if overlap schedule is necessary",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2025-08-01 10:00:00] Mixed chunked prefill is disabled because of using eagle speculative decoding.",
+                ("scheduler_config", {"kind": "mixed-chunk", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2026-01-23 10:00:00] Disabling radix cache since speculative decoding for NemotronHForCausalLM is not "
+                "supported with radix cache yet.",
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2025-08-01 10:00:00] DP attention is enabled. The chunked prefill size is adjusted to 4096 to avoid MoE "
+                "kernel issues.",
+                ("scheduler_config", {"kind": "chunked-prefill", "value": 4096}),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2026-07-25 10:00:00] DP attention is enabled. chunked prefill size is adjusted from 16384 to 2048.",
+                ("scheduler_config", {"kind": "chunked-prefill", "value": 2048}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "[2025-06-01 10:00:00] speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when "
+                "speculative_eagle_topk == 1",
+                ("perf_warning", {"topic": "spec-config"}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "[2026-05-16 10:00:00 TP0] MTP depth 4 exceeds the checkpoint's num_draft_slots=3.",
+                ("perf_warning", {"topic": "spec-config"}),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "[2026-10-30 10:00:00 TP0] avg_spec_accept_length=3.04512345",
+                ("spec_decode_stats", {"format": "sglang", "interval": False, "mean_acceptance_length": 3.04512345}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -987,8 +2103,97 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_allreduce,
         (
-            "[2025-06-12 22:41:35 TP0] Custom allreduce is disabled because it's not supported on more than two "
-            "PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+            case(
+                "sample-1",
+                "[2025-06-12 22:41:35 TP0] Custom allreduce is disabled because it's not supported on more than two "
+                "PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {}),
+            ),
+            case(
+                "row-1",
+                "[2025-06-12 22:41:35 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only "
+                "GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "pcie-more-than-two", "engine": "sglang"}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2025-04-01 10:00:00 TP1] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P "
+                "test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "no-p2p"}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2025-04-01 10:00:00 TP0] Custom allreduce is disabled due to an unsupported world size: 3. Supported world "
+                "sizes: [2, 4, 6, 8]. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "world-size"}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2025-04-01 10:00:00 TP8] Custom allreduce is disabled because this process group spans across nodes.",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2026-04-08 10:00:00 TP0] CustomAllReduceV2 is disabled because your platform lacks GPU P2P capability or P2P "
+                "test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "no-p2p"}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2025-04-01 10:00:00 TP0] Setup Custom allreduce failed with CUDA error: invalid argument. To silence this "
+                "warning, specify --disable-custom-all-reduce explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "library"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2025-10-01 10:00:00] NCCL_ALGO is set to 'allreduce:tree' and custom all reduce is disabled for "
+                "deterministic inference when TP size > 1.",
+                ("custom_allreduce", {"enabled": False, "reason": "user"}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2026-05-16 10:00:00] Disabling SGLANG_OPT_USE_CUSTOM_ALL_REDUCE_V2 because nnodes=2 (custom all-reduce v2 is "
+                "intra-node only).",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2026-01-01 10:00:00 TP0] [AR] All-reduce call path: NCCL (custom AR disabled)",
+                ("custom_allreduce", {"enabled": False}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2026-04-08 10:00:00 TP0] [AR] Using CustomAllReduceV2 (JIT-compiled)",
+                ("custom_allreduce", {"enabled": True}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2025-04-01 10:00:00 TP0] reading GPU P2P access cache from /root/.cache/sglang/gpu_p2p_access_cache_for_0,1.json",
+                ("p2p_check", {"supported": None}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2025-04-01 10:00:00 TP1] Two processes do not agree on the P2P access status on 0 -> 1, treat as disabled.",
+                ("p2p_check", {"supported": False}),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "RuntimeError: CUDART error: peer access is not supported between these two devices",
+                ("p2p_check", {"supported": False}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
@@ -1009,11 +2214,93 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_runtime,
         (
-            "[2026-05-24 03:51:47 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, "
-            "#new_tokens_gained: 65536, #new_token_ratio: 0.4213 -> 0.7000",
-            "[2025-01-23 19:35:33] The server is fired up and ready to roll!",
-            "[2025-03-31 04:29:49 TP0] awq quantization is not fully optimized yet. The speed can be slower than "
-            "non-quantized models.",
+            case(
+                "sample-1",
+                "[2026-05-24 03:51:47 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, "
+                "#new_tokens_gained: 65536, #new_token_ratio: 0.4213 -> 0.7000",
+                ("preemption", {}),
+            ),
+            case("sample-2", "[2025-01-23 19:35:33] The server is fired up and ready to roll!", ("compile_time", {})),
+            case(
+                "sample-3",
+                "[2025-03-31 04:29:49 TP0] awq quantization is not fully optimized yet. The speed can be slower than "
+                "non-quantized models.",
+                ("quantization", {}),
+            ),
+            case(
+                "row-1",
+                "KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000",
+                ("preemption", {"mode": "retract", "count": 1}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2026-05-24 03:51:47 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 2, #new_tokens_gained: "
+                "65536, #new_token_ratio: 0.4213 -> 0.7000",
+                ("preemption", {"mode": "retract", "count": 2}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2024-12-01 10:00:00 TP0] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.5000 -> 0.8000",
+                ("preemption", {"mode": "retract", "count": 3}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "[2026-04-08 10:00:00 TP0] retract_decode: aborted last request 5f2c due to OOM",
+                ("preemption", {"mode": "retract-abort", "count": 1}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2025-02-09 21:23:00] Received sigquit from a child proces. It usually means the child failed.",
+                ("engine_failure", {"kind": "worker-died"}),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2025-02-09 21:23:00 TP2] Scheduler hit an exception: Traceback (most recent call last):",
+                ("engine_failure", {"kind": "exception"}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2025-05-01 10:00:00 TP0] Watchdog timeout (self.watchdog_timeout=300)",
+                ("engine_failure", {"kind": "watchdog"}),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "[2026-01-01 10:00:00 TP0] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
+                ("engine_failure", {"kind": "watchdog"}),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2025-09-01 10:00:00 TP0] token_to_kv_pool_allocator memory leak detected! available_size=10, protected=0",
+                ("engine_failure", {"kind": "memory-leak"}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[2025-03-31 04:29:49 TP0] awq quantization is not fully optimized yet. The speed can be slower than "
+                "non-quantized models.",
+                ("quantization", {"method": "awq", "fallback": True}),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "[2025-03-31 04:29:49 TP0] Casting torch.bfloat16 to torch.float16.",
+                ("model_info", {"dtype": "torch.float16"}),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2025-01-23 19:35:33] The server is fired up and ready to roll!",
+                ("compile_time", {"kind": "server_ready"}),
+                exact=True,
+            ),
         ),
     ),
 ]

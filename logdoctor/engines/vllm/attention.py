@@ -11,7 +11,7 @@ from logdoctor.events import (
     PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # The English names of V0 (0.6 - 0.10) and early V1 (0.7 - 0.11.0) lines, as the enum (0.11.1+) names them.
 _BACKEND_ENGLISH: dict[str, str] = {
@@ -242,15 +242,191 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_attention,
         (
-            "INFO 02-19 19:18:30 cuda.py:230] Using Flash Attention backend.",
-            "INFO 06-04 13:12:34 [cuda.py:217] Using Flash Attention backend on V1 engine.",
-            "(Worker_TP0 pid=117124) INFO 01-04 14:48:25 [cuda.py:351] Using FLASH_ATTN attention backend out of "
-            "potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')",
-            "(Worker_TP1 pid=3261) INFO 04-27 12:49:29 [cuda.py:337] Using AttentionBackendEnum.FLASH_ATTN_V100 "
-            "backend.",
-            "INFO 08-07 16:06:47 selector.py:189] Cannot use FlashAttention-2 backend because the vllm_flash_attn "
-            "package is not found. `pip install vllm-flash-attn` for better performance.",
-            "(EngineCore pid=144178) INFO 07-28 09:43:02 [flash_attn.py:789] Using FlashAttention version 2",
+            case(
+                "sample-1",
+                "INFO 08-07 16:06:47 selector.py:189] Cannot use FlashAttention-2 backend because the vllm_flash_attn "
+                "package is not found. `pip install vllm-flash-attn` for better performance.",
+                ("attention_backend", {}),
+            ),
+            case(
+                "sample-2",
+                "(EngineCore pid=144178) INFO 07-28 09:43:02 [flash_attn.py:789] Using FlashAttention version 2",
+                ("attention_backend", {}),
+            ),
+            case(
+                "attn-v0-flash",
+                "INFO 02-19 19:18:30 cuda.py:230] Using Flash Attention backend.",
+                ("attention_backend", {"backend": "FLASH_ATTN", "forced": False}),
+            ),
+            case(
+                "attn-v0-xformers-after-fa-missing",
+                "INFO 08-07 16:06:47 selector.py:189] Cannot use FlashAttention-2 backend because the vllm_flash_attn package "
+                "is not found. `pip install vllm-flash-attn` for better performance.\n"
+                "INFO 08-07 16:06:47 selector.py:54] Using XFormers backend.",
+                ("attention_backend", {"backend": None, "fallback_reason": "package-missing"}),
+                ("attention_backend", {"backend": "XFORMERS"}),
+            ),
+            case(
+                "attn-no-header-pasted",
+                " Cannot use FlashAttention-2 backend because the flash_attn package is not found. Please install it for "
+                "better performance.\n Using XFormers backend.",
+                ("attention_backend", {"fallback_reason": "package-missing"}),
+                ("attention_backend", {"backend": "XFORMERS"}),
+            ),
+            case(
+                "attn-v0-flashinfer-0.6",
+                "INFO 10-01 10:00:00 selector.py:141] Using Flashinfer backend.",
+                ("attention_backend", {"backend": "FLASHINFER"}),
+            ),
+            case(
+                "attn-v0-sdpa",
+                "INFO 10-01 10:00:00 cpu.py:30] Using Torch SDPA backend.",
+                ("attention_backend", {"backend": "TORCH_SDPA"}),
+            ),
+            case(
+                "attn-v0-rocm",
+                "INFO 10-01 10:00:00 rocm.py:110] Using ROCmFlashAttention backend.",
+                ("attention_backend", {"backend": "ROCM_FLASH"}),
+            ),
+            case(
+                "attn-v1-0.9-flash",
+                "INFO 06-04 13:12:34 [cuda.py:217] Using Flash Attention backend on V1 engine.",
+                ("attention_backend", {"backend": "FLASH_ATTN"}),
+            ),
+            case(
+                "attn-v1-triton-ray",
+                "(EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.9.225) INFO 09-10 23:27:30 [cuda.py:323] Using "
+                "Triton backend on V1 engine. [repeated 3x across cluster]",
+                ("attention_backend", {"backend": "TRITON_ATTN"}),
+            ),
+            case(
+                "attn-v1-flex-for",
+                "INFO 08-01 10:00:00 [cuda.py:250] Using FlexAttention backend for head_size=72 on V1 engine.",
+                ("attention_backend", {"backend": "FLEX_ATTENTION"}),
+            ),
+            case(
+                "attn-v1-blackwell-hnd",
+                "INFO 08-01 10:00:00 [cuda.py:230] Using FlashInfer backend with HND KV cache layout on V1 engine by default for "
+                "Blackwell (SM 10.0) GPUs.",
+                ("attention_backend", {"backend": "FLASHINFER"}),
+            ),
+            case(
+                "attn-0.14-tuple",
+                "(Worker_TP0 pid=117124) INFO 01-04 14:48:25 [cuda.py:351] Using FLASH_ATTN attention backend out of potential "
+                "backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')",
+                (
+                    "attention_backend",
+                    {
+                        "backend": "FLASH_ATTN",
+                        "role": "target",
+                        "candidates": ["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION"],
+                    },
+                ),
+            ),
+            case(
+                "attn-0.12-list-triton",
+                "(Worker_TP0 pid=7) INFO 12-05 10:00:00 [cuda.py:340] Using TRITON_ATTN attention backend out of potential "
+                "backends: ['TRITON_ATTN', 'FLEX_ATTENTION']",
+                ("attention_backend", {"backend": "TRITON_ATTN", "candidates": ["TRITON_ATTN", "FLEX_ATTENTION"]}),
+            ),
+            case(
+                "attn-forced-enum",
+                "(Worker_TP1 pid=3261) INFO 04-27 12:49:29 [cuda.py:337] Using AttentionBackendEnum.FLASH_ATTN_V100 backend.",
+                ("attention_backend", {"backend": "FLASH_ATTN_V100", "forced": True}),
+            ),
+            case(
+                "attn-encoder-mm",
+                "(Worker_TP0 pid=3259) INFO 04-27 12:49:29 [mm_encoder_attention.py:77] Using AttentionBackendEnum.TORCH_SDPA for "
+                "MMEncoderAttention.",
+                ("attention_backend", {"backend": "TORCH_SDPA", "role": "encoder", "forced": False}),
+            ),
+            case(
+                "attn-encoder-vit",
+                "(Worker_TP0 pid=7) INFO 01-20 10:00:00 [vision.py:90] Using backend AttentionBackendEnum.FLASH_ATTN for vit "
+                "attention",
+                ("attention_backend", {"backend": "FLASH_ATTN", "role": "encoder"}),
+            ),
+            case(
+                "attn-rocm-forced",
+                "(Worker_TP0 pid=7) INFO 04-10 10:00:00 [rocm.py:300] Using ROCM_AITER_FA backend (selected via "
+                "--attention-backend).",
+                ("attention_backend", {"backend": "ROCM_AITER_FA", "forced": True}),
+            ),
+            case(
+                "attn-cannot-fa2-volta",
+                "INFO 10-01 10:00:00 selector.py:120] Cannot use FlashAttention-2 backend for Volta and Turing GPUs.",
+                ("attention_backend", {"fallback_reason": "unsupported-gpu"}),
+            ),
+            case(
+                "attn-cannot-fa2-dtype",
+                "INFO 10-01 10:00:00 selector.py:120] Cannot use FlashAttention-2 backend for dtype other than torch.float16 or "
+                "torch.bfloat16.",
+                ("attention_backend", {"fallback_reason": "dtype"}),
+            ),
+            case(
+                "attn-cannot-fa-fp8-kv",
+                "INFO 05-01 10:00:00 [cuda.py:200] Cannot use FlashAttention backend for FP8 KV cache.",
+                ("attention_backend", {"fallback_reason": "fp8-kv-cache"}),
+            ),
+            case(
+                "attn-cannot-fa2-head-size",
+                "INFO 10-01 10:00:00 selector.py:120] Cannot use FlashAttention-2 backend for head size 72.",
+                ("attention_backend", {"fallback_reason": "head-size"}),
+            ),
+            case(
+                "attn-cannot-fa2-sliding-window",
+                "INFO 09-01 10:00:00 selector.py:120] Cannot use FlashAttention-2 backend due to sliding window.",
+                ("attention_backend", {"fallback_reason": "sliding-window"}),
+            ),
+            case(
+                "attn-block-size-precluded",
+                "(Worker_TP0 pid=7) WARNING 03-20 10:00:00 [cuda.py:400] --block-size 32 precluded higher-priority backend(s) "
+                "['FLASH_ATTN', 'FLASHINFER']. Using TRITON_ATTN instead, which may result in reduced performance. Consider "
+                "removing --block-size to auto-select the optimal block size.",
+                (
+                    "attention_backend",
+                    {
+                        "backend": "TRITON_ATTN",
+                        "fallback_reason": "block-size",
+                        "candidates": ["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN"],
+                    },
+                ),
+            ),
+            case(
+                "attn-fa3-blackwell",
+                "(Worker_TP0 pid=7) WARNING 06-01 10:00:00 [fa_utils.py:60] Cannot use FA version 3 on Blackwell platform "
+                "defaulting to FA version 2.",
+                ("attention_backend", {"backend": "FLASH_ATTN", "version": "2", "fallback_reason": "fa3-blackwell"}),
+            ),
+            case(
+                "attn-fa4-alibi",
+                "(Worker_TP0 pid=7) WARNING 06-01 10:00:00 [fa_utils.py:70] Cannot use FA version 4 with ALiBi, defaulting to "
+                "FA version 2.",
+                ("attention_backend", {"version": "2", "fallback_reason": "alibi"}),
+            ),
+            case(
+                "attn-no-valid-backend",
+                "(Worker_TP4_EP4 pid=2532) ERROR 12-29 15:21:11 [multiproc_executor.py:751] ValueError: No valid attention "
+                "backend found for cuda with AttentionSelectorConfig(head_size=576, dtype=torch.bfloat16, kv_cache_dtype=auto, "
+                "block_size=None, use_mla=True, has_sink=False, use_sparse=True, use_mm_prefix=False, attn_type=decoder). "
+                "Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not supported, FlashAttention MLA not "
+                "supported on this device], FLASHMLA: [...], FLASHINFER_MLA: [...], TRITON_MLA: [sparse not supported], "
+                "FLASHMLA_SPARSE: [compute capability not supported]}.",
+                ("attention_backend", {"fallback_reason": "no-valid-backend"}),
+                ("engine_failure", {"kind": "startup-failed"}),
+            ),
+            case(
+                "attn-selected-not-valid-drafter",
+                "(EngineCore pid=7) ValueError: Selected backend AttentionBackendEnum.TRITON_ATTN is not valid for this "
+                "configuration. Reason: ['non-causal attention not supported']",
+                ("attention_backend", {"backend": "TRITON_ATTN", "fallback_reason": "not-valid"}),
+                ("engine_failure", {"kind": "startup-failed"}),
+            ),
+            case(
+                "attn-mla-prefill",
+                "(Worker_TP0 pid=7) INFO 05-20 10:00:00 [selector.py:80] Using FLASHINFER MLA prefill backend.",
+                ("attention_backend", {"backend": "FLASHINFER", "role": "prefill"}),
+            ),
         ),
     ),
     _grammar(
@@ -265,8 +441,26 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_env_warnings,
         (
-            "(APIServer pid=1) WARNING 02-26 10:00:00 [envs.py:1650] Unknown vLLM environment variable detected: "
-            "VLLM_ATTENTION_BACKEND",
+            case(
+                "attn-env-unknown",
+                "(APIServer pid=1) WARNING 02-26 10:00:00 [envs.py:1650] Unknown vLLM environment variable detected: "
+                "VLLM_ATTENTION_BACKEND",
+                ("perf_warning", {"topic": "env-unknown"}),
+                ("attention_backend", {"fallback_reason": "env-var-ignored"}),
+            ),
+            case(
+                "attn-env-deprecated-0.13",
+                "(APIServer pid=1) WARNING 12-20 10:00:00 [envs.py:100] Using VLLM_ATTENTION_BACKEND environment variable is "
+                "deprecated and will be removed in v0.14.0 or v1.0.0, whichever is soonest. Please use "
+                "--attention-config.backend command line argument or AttentionConfig(backend=...) config field instead.",
+                ("perf_warning", {"topic": "env-deprecated"}),
+            ),
+            case(
+                "env-trace-function",
+                "WARNING 10-01 10:00:00 logger.py:200] VLLM_TRACE_FUNCTION is enabled. It will record every function executed "
+                "by Python. This will slow down the code.",
+                ("perf_warning", {"topic": "trace-function"}),
+            ),
         ),
     ),
 ]

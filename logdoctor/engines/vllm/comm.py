@@ -14,7 +14,7 @@ from logdoctor.events import (
     PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # Why custom all-reduce is off: (regex, reason code).
 _CUSTOM_AR_DISABLED: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -140,12 +140,62 @@ GRAMMARS: list[Grammar] = [
         ("Custom allreduce is disabled", "Custom collectives are disabled", "cuda graph addresses"),
         parse_custom_allreduce,
         (
-            "(eager_allreduce pid=3040) WARNING 05-13 08:48:35 custom_all_reduce.py:166] Custom allreduce is disabled "
-            "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
-            "disable_custom_all_reduce=True explicitly.",
-            "(VllmWorkerProcess pid=191) WARNING 02-22 22:09:01 custom_all_reduce.py:136] Custom allreduce is disabled "
-            "because it's not supported on more than two PCIe-only GPU[s…]",
-            "(Worker_TP0 pid=147) INFO 05-14 00:05:01 [custom_all_reduce.py:203] Registering 4355 cuda graph addresses",
+            case(
+                "sample-1",
+                "(Worker_TP0 pid=147) INFO 05-14 00:05:01 [custom_all_reduce.py:203] Registering 4355 cuda graph addresses",
+                ("custom_allreduce", {}),
+            ),
+            case(
+                "custom-ar-no-p2p-0.4",
+                "(eager_allreduce pid=3040) WARNING 05-13 08:48:35 custom_all_reduce.py:166] Custom allreduce is disabled "
+                "because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+                "disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "no-p2p"}),
+            ),
+            case(
+                "custom-ar-pcie-0.7.3",
+                "(VllmWorkerProcess pid=191) WARNING 02-22 22:09:01 custom_all_reduce.py:136] Custom allreduce is disabled "
+                "because it's not supported on more than two PCIe-only GPU[s…]",
+                ("custom_allreduce", {"enabled": False, "reason": "pcie-more-than-two"}),
+            ),
+            case(
+                "custom-ar-pcie-colour-codes",
+                "[1;36m(VllmWorker rank=0 pid=14480)[0;0m WARNING 07-28 06:36:18 [custom_all_reduce.py:137] Custom allreduce "
+                "is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify "
+                "disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "pcie-more-than-two", "level": "WARNING"}),
+            ),
+            case(
+                "custom-ar-world-size",
+                "(Worker_TP0 pid=7) WARNING 05-20 12:00:00 [custom_all_reduce.py:150] Custom allreduce is disabled due to an "
+                "unsupported world size: 3. Supported world sizes: [2, 4, 6, 8]. To silence this warning, specify "
+                "disable_custom_all_reduce=True explicitly.",
+                ("custom_allreduce", {"enabled": False, "reason": "world-size"}),
+            ),
+            case(
+                "custom-ar-spans-nodes-ray",
+                "(EngineCore_0 pid=1159) (RayWorkerWrapper pid=343, ip=10.42.9.224) WARNING 09-10 23:27:29 "
+                "[custom_all_reduce.py:85] Custom allreduce is disabled because this process group spans across nodes.",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+            ),
+            case(
+                "custom-ar-mnnvl",
+                "(Worker_TP0 pid=7) WARNING 09-15 12:00:00 [custom_all_reduce.py:160] Custom collectives are disabled because "
+                "this multi-node group does not have MNNVL-capable GPUs on every rank.",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+            ),
+            case(
+                "custom-ar-library",
+                "(Worker_TP0 pid=7) INFO 05-20 12:00:00 [custom_all_reduce.py:70] Custom allreduce is disabled because of "
+                "missing custom allreduce library",
+                ("custom_allreduce", {"enabled": False, "reason": "library"}),
+            ),
+            case(
+                "custom-ar-registering-addresses",
+                "(VllmWorker rank=0 pid=2445155) INFO 05-10 16:00:15 [custom_all_reduce.py:195] Registering 4355 cuda graph "
+                "addresses",
+                ("custom_allreduce", {"enabled": True}),
+            ),
         ),
     ),
     _grammar(
@@ -173,16 +223,114 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_comm,
         (
-            "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:53 [pynccl.py:69] vLLM is using nccl==2.21.5",
-            "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:54 [custom_all_reduce_utils.py:244] reading GPU P2P "
-            "access cache from /users/7/eloualic/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
-            "INFO 06-04 13:12:34 [parallel_state.py:1064] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, "
-            "TP rank 0, EP rank 0",
-            "(Worker_TP0 pid=120) INFO 07-10 10:00:00 [cuda_communicator.py:353] Using ['CUSTOM', 'PYNCCL'] all-reduce "
-            "backends (in dispatch order) for group 'tp:0' out of potential backends: ['FLASHINFER_PCIE_IPC', "
-            "'FLASHINFER', 'NCCL_SYMM_MEM', 'QUICK_REDUCE', 'AITER_CUSTOM', 'CUSTOM', 'SYMM_MEM', 'PYNCCL'].",
-            "(Worker_TP1 pid=148) INFO 05-14 00:03:10 [parallel_state.py:1208] world_size=2 rank=1 local_rank=1 "
-            "distributed_init_method=tcp://127.0.0.1:44131 backend=nccl",
+            case(
+                "sample-1",
+                "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:53 [pynccl.py:69] vLLM is using nccl==2.21.5",
+                ("nccl_version", {}),
+            ),
+            case(
+                "sample-2",
+                "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:54 [custom_all_reduce_utils.py:244] reading GPU P2P "
+                "access cache from /users/7/eloualic/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
+                ("p2p_check", {}),
+            ),
+            case(
+                "nccl-version-and-p2p-cache-0.8",
+                "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:53 [pynccl.py:69] vLLM is using nccl==2.21.5\n"
+                "(VllmWorker rank=0 pid=3008574) INFO 05-29 23:36:53 [utils.py:1055] Found nccl from library libnccl.so.2\n"
+                "(VllmWorker rank=1 pid=3008575) INFO 05-29 23:36:54 [custom_all_reduce_utils.py:244] reading GPU P2P access "
+                "cache from /users/7/eloualic/.cache/vllm/gpu_p2p_access_cache_for_0,1.json",
+                ("nccl_version", {"version": "2.21.5", "engine": "vllm"}),
+                ("nccl_info", {"kind": "library", "values": {"library": "libnccl.so.2"}}),
+                ("p2p_check", {"supported": None}),
+            ),
+            case(
+                "p2p-disagree",
+                "(VllmWorkerProcess pid=191) WARNING 02-22 22:09:01 custom_all_reduce_utils.py:250] Two processes do not agree "
+                "on the P2P access status on 0 -> 1, treat as disabled.",
+                ("p2p_check", {"supported": False}),
+            ),
+            case(
+                "allreduce-backends-0.25",
+                "(Worker_TP0 pid=120) INFO 07-10 10:00:00 [cuda_communicator.py:353] Using ['CUSTOM', 'PYNCCL'] all-reduce "
+                "backends (in dispatch order) for group 'tp:0' out of potential backends: ['FLASHINFER_PCIE_IPC', 'FLASHINFER', "
+                "'NCCL_SYMM_MEM', 'QUICK_REDUCE', 'AITER_CUSTOM', 'CUSTOM', 'SYMM_MEM', 'PYNCCL'].",
+                (
+                    "allreduce_backends",
+                    {
+                        "backends": ["CUSTOM", "PYNCCL"],
+                        "group": "tp:0",
+                        "candidates": [
+                            "FLASHINFER_PCIE_IPC",
+                            "FLASHINFER",
+                            "NCCL_SYMM_MEM",
+                            "QUICK_REDUCE",
+                            "AITER_CUSTOM",
+                            "CUSTOM",
+                            "SYMM_MEM",
+                            "PYNCCL",
+                        ],
+                    },
+                ),
+                ("custom_allreduce", {"enabled": True}),
+            ),
+            case(
+                "allreduce-backends-without-custom",
+                "(Worker_TP0 pid=120) INFO 07-10 10:00:00 [cuda_communicator.py:353] Using ['PYNCCL'] all-reduce backends (in "
+                "dispatch order) for group 'tp:0' out of potential backends: ['CUSTOM', 'PYNCCL'].",
+                ("allreduce_backends", {"backends": ["PYNCCL"]}),
+            ),
+            case(
+                "symm-mem-warning",
+                "(Worker_TP0 pid=120) WARNING 11-20 10:00:00 [symm_mem.py:60] SymmMemCommunicator: Device capability 8.6 not "
+                "supported, communicator is not available.",
+                ("perf_warning", {"topic": "symm-mem"}),
+            ),
+            case(
+                "flashinfer-ar-workspace",
+                "(Worker_TP0 pid=120) WARNING 04-10 10:00:00 [flashinfer_all_reduce.py:90] Failed to initialize FlashInfer All "
+                "Reduce workspace: no NVSwitch. This is expected on GPUs without NVSwitch (e.g., NVLink bridge-only or PCIe "
+                "topologies).",
+                ("perf_warning", {"topic": "flashinfer-allreduce"}),
+            ),
+            case(
+                "distributed-init-0.12",
+                "(Worker_TP1 pid=148) INFO 05-14 00:03:10 [parallel_state.py:1208] world_size=2 rank=1 local_rank=1 "
+                "distributed_init_method=tcp://127.0.0.1:44131 backend=nccl",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "distributed-init",
+                        "values": {"world_size": 2, "rank": 1, "local_rank": 1, "backend": "nccl"},
+                    },
+                ),
+            ),
+            case(
+                "rank-assignment-0.9",
+                "INFO 06-04 13:12:34 [parallel_state.py:1064] rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP "
+                "rank 0, EP rank 0",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "rank-assignment",
+                        "values": {"rank": 0, "world_size": 1, "dp_rank": 0, "tp_rank": 0, "ep_rank": 0},
+                    },
+                ),
+            ),
+            case(
+                "rank-assignment-0.16-na",
+                "(Worker_TP1 pid=4243) INFO 05-20 12:00:02 [parallel_state.py:1723] rank 1 in world size 2 is assigned as DP "
+                "rank 0, PP rank 0, PCP rank 0, TP rank 1, EP rank N/A, EPLB rank N/A",
+                ("nccl_info", {"kind": "rank-assignment", "values": {"tp_rank": 1, "pcp_rank": 0, "ep_rank": "N/A"}}),
+            ),
+            case(
+                "ray-tp-spans-nodes",
+                "(_EngineBackgroundProcess pid=19245) WARNING 04-15 10:19:12 ray_utils.py:180] tensor_parallel_size=2 is bigger "
+                "than a reserved number of GPUs (1 GPUs) in a node 348553707a378daeb5edea16f5fe9c5aafbdcd7ff550361a6988df81. "
+                "Tensor parallel workers can be spread out to 2+ nodes which can degrade the performance unless you have fast "
+                "interconnect across nodes, like Infiniband.",
+                ("perf_warning", {"topic": "tp-spans-nodes"}),
+            ),
         ),
     ),
 ]

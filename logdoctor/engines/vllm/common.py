@@ -1,21 +1,9 @@
-"""Grammars for vLLM server lines (catalogue/vllm.md), v0.6 to v0.33: every performance-relevant line family
-turned into a typed event.
-
-    (APIServer pid=1) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.87, ...
-        -> SpecDecodeStats(format="vllm-v1-0.11", mean_acceptance_length=2.87, acceptance_rate=0.311, ...)
-    (Worker_TP0 pid=7) WARNING 07-28 06:36:18 [custom_all_reduce.py:137] Custom allreduce is disabled because ...
-        -> CustomAllReduce(enabled=False, reason="pcie-more-than-two")
-
-Each family is one `Grammar` (keywords, a parse function, verbatim samples); the parse function tries the
-family's named regexes, one per format, and returns None when the line is not its business. Lines from
-another engine's header (SGLang, NCCL) are never claimed here.
+"""What every vLLM line type shares: the number and unit helpers, the event base, and `_grammar`, which makes a
+line type that leaves alone lines another engine's header (or --engine) says are not vLLM's.
 
 Normalisation (see events.py): rates are fractions 0..1, memory GiB, times seconds, and the mean acceptance
 length always counts the bonus token. Where a version changes a number's meaning the parser decides from
 the line itself when it can, else from what the log said earlier (`ctx.state`).
-
-Configuration dumps that a terminal wrapped over several physical lines (`non-default args`, the engine-init
-dump, `args: Namespace(...)`) are collected through `ctx.block` and parsed once whole.
 """
 
 from __future__ import annotations
@@ -31,7 +19,7 @@ from logdoctor.events import (
     PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Case, Grammar, ParseContext
 
 Events = list[EventBase]
 ParseFn = Callable[[LogLine, ParseContext], "Events | None"]
@@ -156,10 +144,10 @@ def _claims(line: LogLine, ctx: ParseContext) -> bool:
     return ctx.forced_engine in (None, "vllm") and line.engine_hint in (None, "vllm")
 
 
-def _grammar(name: str, keywords: Iterable[str], parse: ParseFn, samples: Iterable[str]) -> Grammar:
+def _grammar(name: str, keywords: Iterable[str], parse: ParseFn, cases: Iterable[Case]) -> Grammar:
     def guarded(line: LogLine, ctx: ParseContext) -> Events | None:
         return parse(line, ctx) if _claims(line, ctx) else None
 
     guarded.__name__ = parse.__name__
     guarded.__doc__ = parse.__doc__
-    return Grammar(f"vllm.{name}", "vllm", tuple(keywords), guarded, tuple(samples))
+    return Grammar(f"vllm.{name}", "vllm", tuple(keywords), guarded, tuple(cases))

@@ -14,7 +14,7 @@ from logdoctor.events import (
     StartupConfig,
 )
 from logdoctor.parse.envelope import LogLine, has_header
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
 
 _ENGINE_INIT_RE = re.compile(
@@ -235,11 +235,76 @@ GRAMMARS: list[Grammar] = [
         ("non-default args:",),
         parse_non_default_args,
         (
-            "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:233] non-default args: {'model_tag': "
-            "'/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf', 'max_model_len': 16384, 'served_model_name': "
-            "['Qwen/Qwen3-8B'], 'gpu_memory_utilization': 0.79, 'kv_cache_dtype': 'fp8', 'max_num_seqs': 16}",
-            "(APIServer pid=1009) INFO 09-10 23:26:12 [utils.py:326] non-default args: {'model_tag': 'gpt-oss-120b', "
-            "'port': 8081, 'model': 'gpt-oss-120b', 'max_model_len': 16384, 'tensor_parallel_size': 4}",
+            case(
+                "sample-1",
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:233] non-default args: {'model_tag': "
+                "'/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf', 'max_model_len': 16384, 'served_model_name': "
+                "['Qwen/Qwen3-8B'], 'gpu_memory_utilization': 0.79, 'kv_cache_dtype': 'fp8', 'max_num_seqs': 16}",
+                ("startup_config", {}),
+            ),
+            case(
+                "sample-2",
+                "(APIServer pid=1009) INFO 09-10 23:26:12 [utils.py:326] non-default args: {'model_tag': 'gpt-oss-120b', "
+                "'port': 8081, 'model': 'gpt-oss-120b', 'max_model_len': 16384, 'tensor_parallel_size': 4}",
+                ("startup_config", {}),
+            ),
+            case(
+                "non-default-args-0.18",
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:233] non-default args: {'model_tag': "
+                "'/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf', 'model': "
+                "'/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf', 'tokenizer': '/models/Qwen/Qwen3-8B', "
+                "'hf_config_path': '/models/Qwen/Qwen3-8B', 'max_model_len': 16384, 'served_model_name': ['Qwen/Qwen3-8B'], "
+                "'gpu_memory_utilization': 0.79, 'kv_cache_dtype': 'fp8', 'kv_offloading_size': 16.0, 'max_num_seqs': 16, "
+                "'disable_hybrid_kv_cache_manager': True, 'disable_log_stats': True}",
+                (
+                    "startup_config",
+                    {
+                        "origin": "non-default args",
+                        "truncated": False,
+                        "config": {
+                            "max_model_len": 16384,
+                            "served_model_name": ["Qwen/Qwen3-8B"],
+                            "gpu_memory_utilization": 0.79,
+                            "kv_cache_dtype": "fp8",
+                            "kv_offloading_size": 16.0,
+                            "disable_log_stats": True,
+                        },
+                    },
+                ),
+            ),
+            case(
+                "non-default-args-spec-rendered",
+                "(APIServer pid=1) INFO 05-08 16:20:01 [utils.py:233] non-default args: {'model_tag': 'Qwen/Qwen3.6-27B', "
+                "'model': 'Qwen/Qwen3.6-27B', 'tensor_parallel_size': 2, 'max_model_len': 65536, 'gpu_memory_utilization': "
+                "0.92, 'enable_prefix_caching': True, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}",
+                (
+                    "startup_config",
+                    {
+                        "config": {
+                            "tensor_parallel_size": 2,
+                            "speculative_config": {"method": "mtp", "num_speculative_tokens": 3},
+                        }
+                    },
+                ),
+            ),
+            case(
+                "non-default-args-wrapped-by-terminal",
+                "(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', "
+                "'port': 8081, 'model': 'Qwe\n"
+                "n2-7B-Instruct', 'max_model_len': 16384, 'gpu_memory_utilization': 0.5}",
+                (
+                    "startup_config",
+                    {"truncated": False, "config": {"model": "Qwen2-7B-Instruct", "gpu_memory_utilization": 0.5}},
+                ),
+            ),
+            case(
+                "spec-synthetic-rejection",
+                "(APIServer pid=1) INFO 05-20 12:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B', "
+                "'speculative_config': {'method': 'dflash', 'num_speculative_tokens': 15, 'rejection_sample_method': "
+                "'synthetic'}}",
+                ("startup_config", {"config": {"speculative_config": {"rejection_sample_method": "synthetic"}}}),
+                ("perf_warning", {"topic": "spec-synthetic-rejection"}),
+            ),
         ),
     ),
     _grammar(
@@ -247,8 +312,28 @@ GRAMMARS: list[Grammar] = [
         ("args: Namespace(",),
         parse_namespace,
         (
-            "INFO 02-07 18:06:00 api_server.py:841] args: Namespace(subparser='serve', model_tag='.', config='', "
-            "host=None, port=8000, ... , dispatch_function=<function ServeSubcommand.cmd at 0x7dc10ca6fba0>)",
+            case(
+                "namespace-0.7",
+                "INFO 02-07 18:06:00 api_server.py:841] args: Namespace(subparser='serve', model_tag='.', config='', "
+                "host=None, port=8000, ... , dispatch_function=<function ServeSubcommand.cmd at 0x7dc10ca6fba0>)",
+                (
+                    "startup_config",
+                    {"origin": "namespace", "config": {"subparser": "serve", "model_tag": ".", "port": 8000}},
+                ),
+            ),
+            case(
+                "namespace-v0-spec-flags-rendered",
+                "INFO 11-20 10:00:00 api_server.py:585] args: Namespace(model='/models/Llama-70B', "
+                "speculative_model='/models/Llama-8B', num_speculative_tokens=3, speculative_draft_tensor_parallel_size=4, "
+                "tensor_parallel_size=4)",
+                (
+                    "startup_config",
+                    {
+                        "origin": "namespace",
+                        "config": {"num_speculative_tokens": 3, "speculative_model": "/models/Llama-8B"},
+                    },
+                ),
+            ),
         ),
     ),
     _grammar(
@@ -256,17 +341,168 @@ GRAMMARS: list[Grammar] = [
         ("LLM engine (v",),
         parse_engine_init,
         (
-            "INFO 02-02 17:59:18 llm_engine.py:232] Initializing a V0 LLM engine (v0.7.1) with config: "
-            "model='/home/bruce/Downloads/models/Qwen2.5-32B-Instruct', speculative_config=None, ... "
-            "tensor_parallel_size=2, ..., enforce_eager=True, kv_cache_dtype=auto,  device_config=cuda, ... "
-            'compilation_config={"splitting_ops":[],"compile_sizes":[],"cudagraph_capture_sizes":[],'
-            '"max_capture_size":0}, use_cached_outputs=True, ',
-            "(EngineCore pid=129) INFO 05-06 06:05:38 [core.py:109] Initializing a V1 LLM engine "
-            "(v0.20.2rc1.dev49+g9b4e83934) with config: model='/model', speculative_config=SpeculativeConfig("
-            "method='mtp', model='google/gemma-4-31B-it-assistant', num_spec_tokens=4), tokenizer='/model', "
-            "enforce_eager=False, kv_cache_dtype=fp8, device_config=cuda, structured_outputs_config="
-            "StructuredOutputsConfig(backend='auto', ...), observability_config=ObservabilityConfig("
-            "show_hidden_metrics_for_version=None, ..., cudagraph_metrics=False, enable_logging_iteration_details=F...",
+            case(
+                "sample-1",
+                "(EngineCore pid=129) INFO 05-06 06:05:38 [core.py:109] Initializing a V1 LLM engine "
+                "(v0.20.2rc1.dev49+g9b4e83934) with config: model='/model', speculative_config=SpeculativeConfig("
+                "method='mtp', model='google/gemma-4-31B-it-assistant', num_spec_tokens=4), tokenizer='/model', "
+                "enforce_eager=False, kv_cache_dtype=fp8, device_config=cuda, structured_outputs_config="
+                "StructuredOutputsConfig(backend='auto', ...), observability_config=ObservabilityConfig("
+                "show_hidden_metrics_for_version=None, ..., cudagraph_metrics=False, enable_logging_iteration_details=F...",
+                ("engine_version", {}),
+                ("startup_config", {}),
+            ),
+            case(
+                "engine-init-0.20.2-mtp",
+                "(EngineCore pid=129) INFO 05-06 06:05:38 [core.py:109] Initializing a V1 LLM engine (v0.20.2rc1.dev49+g9b4e83934)"
+                " with config: model='/model', speculative_config=SpeculativeConfig(method='mtp', "
+                "model='google/gemma-4-31B-it-assistant', num_spec_tokens=4), tokenizer='/model', skip_tokenizer_init=False, "
+                "tokenizer_mode=auto, revision=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, "
+                "max_seq_len=65536, download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, "
+                "data_parallel_size=1, decode_context_parallel_size=1, dcp_comm_backend=ag_rs, disable_custom_all_reduce=False,"
+                " quantization=compressed-tensors, quantization_config=None, enforce_eager=False, "
+                "enable_return_routed_experts=False, kv_cache_dtype=fp8, device_config=cuda, structured_outputs_config="
+                "StructuredOutputsConfig(backend='auto', ...), observability_config=ObservabilityConfig("
+                "show_hidden_metrics_for_version=None, ..., cudagraph_metrics=False, enable_layerwise_nvtx_tracing=False, "
+                "enable_mfu_metrics=False, enable_mm_processor_stats=False, enable_logging_iteration_details=F...",
+                (
+                    "engine_version",
+                    {"version": "0.20.2rc1.dev49+g9b4e83934", "engine_generation": "V1", "origin": "engine init"},
+                ),
+                (
+                    "startup_config",
+                    {
+                        "origin": "engine init",
+                        "truncated": True,
+                        "config": {
+                            "speculative_config": {"method": "mtp", "num_spec_tokens": 4},
+                            "quantization": "compressed-tensors",
+                            "kv_cache_dtype": "fp8",
+                            "max_seq_len": 65536,
+                            "enforce_eager": False,
+                            "dtype": "torch.bfloat16",
+                        },
+                    },
+                ),
+            ),
+            case(
+                "engine-init-0.19.1-elided",
+                "(EngineCore pid=1992630) INFO 08-26 22:26:28 [core.py:105] Initializing a V1 LLM engine (v0.19.1) with config: "
+                "model='castorini/rank_vicuna_7b_v1', speculative_config=None, ... tensor_parallel_size=1, ..., "
+                "enforce_eager=False, ... enable_prefix_caching=True, enable_chunked_prefill=...",
+                ("engine_version", {"version": "0.19.1"}),
+                (
+                    "startup_config",
+                    {
+                        "config": {
+                            "model": "castorini/rank_vicuna_7b_v1",
+                            "speculative_config": None,
+                            "tensor_parallel_size": 1,
+                            "enforce_eager": False,
+                            "enable_prefix_caching": True,
+                        }
+                    },
+                ),
+            ),
+            case(
+                "engine-init-0.8.3-json-compilation-config",
+                "INFO 04-04 16:30:36 [core.py:61] Initializing a V1 LLM engine (v0.8.3.dev244+g8b3a4a17e) with config: "
+                'model=\'google/gemma-3-1b-it\', speculative_config=None, ... compilation_config={"level":3,"custom_ops":'
+                '["none"],"splitting_ops":["vllm.unified_attention","vllm.unified_attention_with_output"],"use_inductor":true,'
+                '"compile_sizes":[],"use_cudagraph":true,"cudagraph_num_of_warmups":1,"cudagraph_capture_sizes":[512,504,496,'
+                "488,480...",
+                ("engine_version", {"version": "0.8.3.dev244+g8b3a4a17e"}),
+                (
+                    "startup_config",
+                    {
+                        "truncated": True,
+                        "config": {
+                            "model": "google/gemma-3-1b-it",
+                            "compilation_config": {"level": 3, "use_cudagraph": True, "custom_ops": ["none"]},
+                        },
+                    },
+                ),
+            ),
+            case(
+                "engine-init-0.14-dict-compilation-config-rendered",
+                "(EngineCore_DP0 pid=7) INFO 01-20 10:00:00 [core.py:93] Initializing a V1 LLM engine (v0.14.0) with config: "
+                "model='Qwen/Qwen3-8B', speculative_config=None, enforce_eager=False, compilation_config={'mode': "
+                "<CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, "
+                "'cudagraph_num_of_warmups': 1, 'cudagraph_capture_sizes': [1, 2, 4, 8, 16, 24, ..., 512], "
+                "'cudagraph_copy_inputs': False, 'max_cudagraph_capture_size': 512, 'dynamic_shapes_config': {'type': "
+                "<DynamicShapesType.BACKED: 'backed'>}, 'local_cache_dir': None, 'static_all_moe_layers': []}",
+                (
+                    "startup_config",
+                    {
+                        "truncated": False,
+                        "config": {
+                            "compilation_config": {
+                                "mode": {"__enum__": "CompilationMode.VLLM_COMPILE", "value": 3},
+                                "cudagraph_mode": {"__enum__": "CUDAGraphMode.FULL_AND_PIECEWISE", "value": [2, 1]},
+                                "max_cudagraph_capture_size": 512,
+                            }
+                        },
+                    },
+                ),
+            ),
+            case(
+                "engine-init-v0-0.7.1",
+                "INFO 02-02 17:59:18 llm_engine.py:232] Initializing a V0 LLM engine (v0.7.1) with config: "
+                "model='/home/bruce/Downloads/models/Qwen2.5-32B-Instruct', speculative_config=None, ... "
+                "tensor_parallel_size=2, ..., enforce_eager=True, kv_cache_dtype=auto,  device_config=cuda, ... "
+                'compilation_config={"splitting_ops":[],"compile_sizes":[],"cudagraph_capture_sizes":[],"max_capture_size":0},'
+                " use_cached_outputs=True, ",
+                ("engine_version", {"version": "0.7.1", "engine_generation": "V0"}),
+                (
+                    "startup_config",
+                    {
+                        "truncated": False,
+                        "config": {
+                            "tensor_parallel_size": 2,
+                            "enforce_eager": True,
+                            "device_config": "cuda",
+                            "compilation_config": {"cudagraph_capture_sizes": [], "max_capture_size": 0},
+                            "use_cached_outputs": True,
+                        },
+                    },
+                ),
+            ),
+            case(
+                "engine-init-foreign-header",
+                "[2025-05-22 12:33:26] INFO core.py:58: Initializing a V1 LLM engine (v0.8.5) ...",
+                ("engine_version", {"version": "0.8.5", "engine_generation": "V1", "level": "INFO"}),
+            ),
+            case(
+                "engine-init-wrapped-by-terminal",
+                "(EngineCore_0 pid=2881) INFO 09-04 01:29:00 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with "
+                "config: model='Qwen2-7B-Instruct'\n"
+                ", speculative_config=None, tokenizer='Qwen2-7B-Instruct', tensor_parallel_si\n"
+                'ze=1, enforce_eager=False, compilation_config={"level":3,"cudagraph_capture_sizes":[512,504,4\n'
+                '96,8,4,2,1],"max_capture_size":512}\n'
+                "(EngineCore_0 pid=2881) INFO 09-04 01:29:05 [default_loader.py:262] Loading weights took 2.68 seconds",
+                ("engine_version", {"version": "0.10.1.1"}),
+                (
+                    "startup_config",
+                    {
+                        "line": 1,
+                        "end_line": 4,
+                        "truncated": False,
+                        "config": {
+                            "model": "Qwen2-7B-Instruct",
+                            "tensor_parallel_size": 1,
+                            "enforce_eager": False,
+                            "compilation_config": {"cudagraph_capture_sizes": [512, 504, 496, 8, 4, 2, 1]},
+                        },
+                    },
+                ),
+                ("compile_time", {"kind": "weights_load", "seconds": 2.68, "line": 5}),
+            ),
+            case(
+                "dump-input-before-crash-rendered",
+                "ERROR 06-15 13:57:57 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.9.1) with config: "
+                "model='Qwen/Qwen3-8B', speculative_config=None, ",
+                ("engine_version", {"version": "0.9.1", "engine_generation": "V1", "origin": "dump input"}),
+            ),
         ),
     ),
 ]

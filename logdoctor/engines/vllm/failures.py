@@ -9,7 +9,7 @@ from logdoctor.events import (
     EngineFailure,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # (regex, EngineFailure kind), first match wins. Exception lines (`RuntimeError: ...`) are matched by their
 # text, so a traceback logged through vLLM's formatter and one Python printed bare give the same event.
@@ -107,16 +107,153 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_failure,
         (
-            "(EngineCore pid=74) ERROR 05-07 06:12:45 [core.py:1136] EngineCore failed to start.",
-            "ERROR 04-28 02:37:03 [core.py:398] EngineCore encountered a fatal error.",
-            "(APIServer pid=1179246) RuntimeError: Engine core initialization failed. See root cause above. Failed "
-            "core proc(s): {}",
-            "(EngineCore pid=112) ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: CUDA out of memory. "
-            "Tried to allocate 50.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 21.75 MiB is free. "
-            "Including non-PyTorch memory, this process has 23.50 GiB memory in use.",
-            "(RayWorkerWrapper pid=489968) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective "
-            "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1572864, NumelOut=1572864, "
-            "Timeout(ms)=600000) ran for 600021 milliseconds before timing out.",
+            case(
+                "sample-1",
+                "(EngineCore pid=74) ERROR 05-07 06:12:45 [core.py:1136] EngineCore failed to start.",
+                ("engine_failure", {}),
+            ),
+            case(
+                "sample-2",
+                "ERROR 04-28 02:37:03 [core.py:398] EngineCore encountered a fatal error.",
+                ("engine_failure", {}),
+            ),
+            case(
+                "startup-failed-apiserver-runtime-error",
+                "(APIServer pid=1179246) RuntimeError: Engine core initialization failed. See root cause above. Failed core "
+                "proc(s): {}",
+                ("engine_failure", {"kind": "startup-failed", "engine": "vllm"}),
+            ),
+            case(
+                "fatal-error-0.8.5",
+                "ERROR 04-28 02:37:03 [core.py:398] EngineCore encountered a fatal error.\n"
+                "ERROR 04-28 02:37:03 [core.py:398] Traceback (most recent call last):",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "hang-dump-then-death-0.9",
+                "ERROR 06-15 13:57:57 [dump_input.py:79] Dumping scheduler output for model execution:\n"
+                "ERROR 06-15 13:57:57 [dump_input.py:80] SchedulerOutput(scheduled_new_reqs=[], scheduled_cached_reqs=[], "
+                "num_scheduled_tokens={}, total_num_scheduled_tokens=1, scheduled_spec_decode_tokens={})\n"
+                "ERROR 06-15 13:57:57 [core.py:517] EngineCore encountered a fatal error.",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "rpc-timeout-then-output-handler",
+                "ERROR 09-06 04:14:11 [core.py:640] TimeoutError: RPC call to execute_model timed out.\n"
+                "ERROR 09-06 04:14:11 [async_llm.py:416] AsyncLLM output_handler failed.",
+                ("engine_failure", {"kind": "rpc-timeout"}),
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "engine-dead-apiserver-0.20",
+                "(APIServer pid=1) ERROR 07-23 06:51:50 [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: "
+                "EngineCore encountered an issue. See stack trace (above) for the root cause.\n"
+                "(APIServer pid=1) ERROR 07-23 06:51:50 [serving.py:820] Error in chat completion stream generator.",
+                ("engine_failure", {"kind": "engine-dead"}),
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "engine-core-proc-died-dp",
+                "ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died unexpectedly, shutting down "
+                "client.",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "worker-proc-died",
+                "ERROR 07-01 10:00:00 [multiproc_executor.py:140] Worker proc VllmWorker-2 died unexpectedly, shutting down "
+                "executor.",
+                ("engine_failure", {"kind": "worker-died"}),
+            ),
+            case(
+                "worker-proc-died-exit-code-0.29",
+                "(EngineCore pid=7) ERROR 09-15 10:00:00 [multiproc_executor.py:300] Worker proc Worker_TP1 died unexpectedly "
+                "(exit code: -9), shutting down executor.",
+                ("engine_failure", {"kind": "worker-died"}),
+            ),
+            case(
+                "workerproc-hit-exception",
+                "(Worker_TP1 pid=1014) ERROR 01-14 18:56:27 [multiproc_executor.py:824] WorkerProc hit an exception.",
+                ("engine_failure", {"kind": "worker-died"}),
+            ),
+            case(
+                "v0-background-loop",
+                "vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already.",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "v0-shm-no-block-colour-codes",
+                "^[[1;36m(VllmWorkerProcess pid=340358)^[[0;0m WARNING 08-28 14:16:50 shm_broadcast.py:404] No available block "
+                "found in 60 second.",
+                ("engine_failure", {"kind": "shm-broadcast-wait", "level": "WARNING"}),
+            ),
+            case(
+                "v0-engine-iteration-timeout",
+                "ERROR 06-22 20:16:34 async_llm_engine.py:60] Engine iteration timed out. This should never happen!",
+                ("engine_failure", {"kind": "rpc-timeout"}),
+            ),
+            case(
+                "cuda-oom-traceback",
+                "(EngineCore pid=112) ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+                "allocate 50.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 21.75 MiB is free. Including non-PyTorch "
+                "memory, this process has 23.50 GiB memory in use.",
+                ("engine_failure", {"kind": "cuda-oom", "engine": "vllm"}),
+            ),
+            case(
+                "cuda-oom-sampler-warmup",
+                "(EngineCore_DP0 pid=7) RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy "
+                "requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
+                ("engine_failure", {"kind": "cuda-oom"}),
+            ),
+            case(
+                "cuda-error-illegal-access",
+                "(Worker_TP0 pid=7) ERROR 05-01 10:00:00 [multiproc_executor.py:600] RuntimeError: CUDA error: an illegal "
+                "memory access was encountered",
+                ("engine_failure", {"kind": "cuda-error"}),
+            ),
+            case(
+                "c10d-watchdog-ray",
+                "(RayWorkerWrapper pid=489968) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1572864, NumelOut=1572864, Timeout(ms)=600000) "
+                "ran for 600021 milliseconds before timing out.",
+                ("engine_failure", {"kind": "watchdog", "level": "ERROR", "engine": "vllm"}),
+            ),
+            case(
+                "c10d-watchdog-glog",
+                "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600005 "
+                "milliseconds before timing out.",
+                ("engine_failure", {"kind": "watchdog", "engine": "unknown"}),
+            ),
+            case(
+                "nccl-error-v0",
+                "(VllmWorkerProcess pid=236) ERROR 08-23 08:25:25 multiproc_worker_utils.py:226] RuntimeError: NCCL error: "
+                "unhandled system error",
+                ("engine_failure", {"kind": "nccl-error"}),
+            ),
+            case(
+                "nccl-error-debug-path",
+                "ERROR 11-04 18:02:56 [v1/executor/multiproc_executor.py:597] RuntimeError: NCCL error: unhandled cuda error "
+                "(run with NCCL_DEBUG=INFO for details)",
+                ("engine_failure", {"kind": "nccl-error", "engine": "vllm"}),
+            ),
+            case(
+                "shutdown-engine-exited",
+                "(APIServer pid=1) WARNING 07-20 10:00:00 [core_client.py:700] [shutdown] MPClient: engine core exited "
+                "unexpectedly; starting cleanup",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "engine-ready-timeout",
+                "(APIServer pid=1) TimeoutError: Timed out waiting for engine core processes to start. This is often caused by "
+                "slow weight loading for large models. Waited 600s (configured by VLLM_ENGINE_READY_TIMEOUT_S).",
+                ("engine_failure", {"kind": "startup-failed"}),
+            ),
+            case(
+                "nccl-runtime-error",
+                "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+                ("engine_failure", {}),
+                exact=True,
+            ),
         ),
     ),
 ]

@@ -13,7 +13,7 @@ from logdoctor.events import (
     PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _CAPTURE_BAR_RE = re.compile(
     r"Capturing (?:(?P<what>[\w-]+(?: [\w-]+)?) )?CUDA graph(?:s| shapes)"
@@ -238,9 +238,37 @@ GRAMMARS: list[Grammar] = [
         ("Capturing CUDA graph", "CUDA graphs:"),
         parse_capture_bar,
         (
-            "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:03<00:00, 18.59it/s]",
-            "(EngineCore_DP0 pid=9) Capturing CUDA graphs (decode, FULL): 100%|██████████| 35/35 [00:02<00:00, "
-            "16.81it/s]",
+            case(
+                "sample-1",
+                "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:03<00:00, 18.59it/s]",
+                ("cuda_graph", {}),
+            ),
+            case(
+                "spec-dflash-capture-bar",
+                "Capturing dflash CUDA graphs: 100%|██████████| 35/35 [00:04<00:00,  8.10it/s]",
+                ("cuda_graph", {"kind": "capture_progress", "role": "drafter", "seconds": 4.0}),
+            ),
+            case(
+                "capture-bar-tqdm-redraws",
+                "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):   0%|          | 0/67 [00:00<?, ?it/s]\r"
+                "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%|██████████| 67/67 [00:03<00:00, 18.59it/s]",
+                ("cuda_graph", {"kind": "capture_progress", "mode": "PIECEWISE", "seconds": 3.0, "role": "target"}),
+            ),
+            case(
+                "capture-bar-decode-full-prefixed",
+                "(EngineCore_DP0 pid=9) Capturing CUDA graphs (decode, FULL): 100%|██████████| 35/35 [00:02<00:00, 16.81it/s]",
+                ("cuda_graph", {"kind": "capture_progress", "mode": "FULL", "seconds": 2.0}),
+            ),
+            case(
+                "capture-bar-0.10-shapes",
+                "Capturing CUDA graph shapes: 100%|██████████| 67/67 [00:25<00:00,  2.63it/s]",
+                ("cuda_graph", {"kind": "capture_progress", "mode": None, "seconds": 25.0}),
+            ),
+            case(
+                "capture-bar-mojibake",
+                "Capturing CUDA graphs (decode, FULL): 100%|â–ˆâ–ˆâ–ˆ| 35/35 [00:02<00:00, 16.81it/s]",
+                ("cuda_graph", {"kind": "capture_progress", "mode": "FULL"}),
+            ),
         ),
     ),
     _grammar(
@@ -273,13 +301,133 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_cuda_graphs,
         (
-            "(VllmWorker rank=0 pid=2445155) INFO 05-10 16:00:15 [gpu_model_runner.py:1686] Graph capturing finished "
-            "in 112 secs, took 0.95 GiB",
-            "(EngineCore pid=1762577) INFO 04-20 14:42:51 [vllm.py:1081] Cudagraph is disabled under eager mode",
-            "(Worker_TP0 pid=169) WARNING 06-25 05:45:32 [compilation.py:1407] CUDAGraphMode.FULL_AND_PIECEWISE is "
-            "not supported with spec-decode for attention…",
-            "(Worker_TP1 pid=148) INFO 05-14 00:04:16 [gpu_model_runner.py:6143] Estimated CUDA graph memory: 0.17 "
-            "GiB total",
+            case(
+                "sample-1",
+                "(Worker_TP1 pid=148) INFO 05-14 00:04:16 [gpu_model_runner.py:6143] Estimated CUDA graph memory: 0.17 "
+                "GiB total",
+                ("cuda_graph", {}),
+            ),
+            case(
+                "spec-dflash-capture-model",
+                "(Worker_TP0 pid=147) INFO 07-20 10:00:00 [speculator.py:180] Capturing model for DFlash speculator...",
+                ("cuda_graph", {"kind": "capture_started", "role": "drafter"}),
+            ),
+            case(
+                "kv-cuda-graph-profiling-0.21",
+                "(Worker_TP1 pid=148) INFO 05-14 00:04:16 [gpu_model_runner.py:6143] Estimated CUDA graph memory: 0.17 GiB "
+                "total\n"
+                "(Worker_TP0 pid=147) INFO 05-14 00:04:17 [gpu_worker.py:460] Available KV cache memory: 15.72 GiB\n"
+                "(Worker_TP0 pid=147) INFO 05-14 00:04:17 [gpu_worker.py:475] CUDA graph memory profiling is enabled (default "
+                "since v0.21.0). The current --gpu-memory-utilization=0.9200 is equivalent to --gpu-memory-utilization=0.9129 "
+                "without CUDA graph memory profiling. To maintain the same effective KV cache size as before, increase "
+                "--gpu-memory-utilization to 0.9271. To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.",
+                ("cuda_graph", {"kind": "memory_profile", "memory_gib": 0.17}),
+                ("kv_cache", {"available_memory_gib": 15.72}),
+                ("cuda_graph", {"kind": "memory_profile", "memory_gib": None}),
+            ),
+            case(
+                "capture-finished-0.8",
+                "(VllmWorker rank=0 pid=2445155) INFO 05-10 16:00:15 [gpu_model_runner.py:1686] Graph capturing finished in 112 "
+                "secs, took 0.95 GiB",
+                ("cuda_graph", {"kind": "capture_finished", "seconds": 112.0, "memory_gib": 0.95, "role": "target"}),
+            ),
+            case(
+                "capture-finished-0.21",
+                "(Worker_TP0 pid=147) INFO 05-14 00:05:02 [gpu_model_runner.py:6398] Graph capturing finished in 19 secs, took "
+                "1.07 GiB",
+                ("cuda_graph", {"kind": "capture_finished", "seconds": 19.0, "memory_gib": 1.07}),
+            ),
+            case(
+                "capture-finished-encoder",
+                "(Worker_TP0 pid=147) INFO 11-02 10:00:00 [mm_encoder_model_runner.py:300] Encoder graph capturing finished in "
+                "4 secs, took 0.21 GiB (12 graphs)",
+                ("cuda_graph", {"kind": "capture_finished", "role": "encoder", "memory_gib": 0.21}),
+            ),
+            case(
+                "capture-started-v0",
+                "INFO 12-27 10:00:00 model_runner.py:1400] Capturing cudagraphs for decoding. This may lead to unexpected "
+                "consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use "
+                "'--enforce-eager' in the CLI.",
+                ("cuda_graph", {"kind": "capture_started"}),
+            ),
+            case(
+                "eager-cudagraph-disabled",
+                "(EngineCore pid=1762577) INFO 04-20 14:42:51 [vllm.py:1081] Cudagraph is disabled under eager mode",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "eager-enforce-eager-set",
+                "(APIServer pid=1) WARNING 02-26 10:00:00 [vllm.py:900] Enforce eager set, disabling torch.compile and "
+                "CUDAGraphs. This is equivalent to setting -cc.mode=none -cc.cudagraph_mode=none",
+                ("cuda_graph", {"kind": "eager_mode", "mode_to": "NONE"}),
+                ("compile_time", {"kind": "compile_disabled"}),
+            ),
+            case(
+                "eager-dp-0.8",
+                "INFO 03-20 10:00:00 [config.py:3500] Data Parallel: Forcing enforce eager to be True since DP is currently not "
+                "supported with CUDA Graphs.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "eager-deepep",
+                "INFO 01-20 10:00:00 [config.py:500] DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are "
+                "optimized for prefill and are incompatible with CUDA Graphs.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "mode-downgrade-spec-truncated",
+                "(Worker_TP0 pid=169) WARNING 06-25 05:45:32 [compilation.py:1407] CUDAGraphMode.FULL_AND_PIECEWISE is not "
+                "supported with spec-decode for attention…",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": None}),
+            ),
+            case(
+                "mode-downgrade-spec-full",
+                "(Worker_TP0 pid=169) WARNING 06-25 05:45:32 [compilation.py:1407] CUDAGraphMode.FULL_AND_PIECEWISE is not "
+                "supported with spec-decode for attention backend FlashInferBackend (support: "
+                "AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); setting cudagraph_mode=PIECEWISE",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": "PIECEWISE"}),
+            ),
+            case(
+                "mode-downgrade-backend",
+                "(Worker_TP0 pid=169) WARNING 10-05 10:00:00 [compilation.py:900] CUDAGraphMode.FULL is not supported with "
+                "TRITON_ATTN backend (support: AttentionCGSupport.NEVER); setting cudagraph_mode=PIECEWISE because attention is "
+                "compiled piecewise",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_from": "FULL", "mode_to": "PIECEWISE"}),
+            ),
+            case(
+                "mode-downgrade-compilation-mode",
+                "(APIServer pid=1) INFO 12-05 10:00:00 [vllm.py:500] Cudagraph mode FULL_AND_PIECEWISE is not compatible with "
+                "compilation mode NONE.Overriding to NONE.",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": "NONE"}),
+            ),
+            case(
+                "mode-downgrade-kv-connector",
+                "(APIServer pid=1) WARNING 03-10 10:00:00 [vllm.py:600] KV connector LMCacheConnectorV1 requires PIECEWISE CUDA "
+                "graph mode due to layerwise async operations that cannot be captured in CUDA graphs. Overriding cudagraph_mode "
+                "from FULL_AND_PIECEWISE to PIECEWISE.",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": "PIECEWISE"}),
+            ),
+            case(
+                "mode-downgrade-encoder-decoder",
+                "(APIServer pid=1) WARNING 03-10 10:00:00 [vllm.py:610] Encoder-decoder models do not support "
+                "FULL_AND_PIECEWISE. Overriding cudagraph_mode to FULL_DECODE_ONLY.",
+                (
+                    "cuda_graph",
+                    {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": "FULL_DECODE_ONLY"},
+                ),
+            ),
+            case(
+                "capture-skipped",
+                "(Worker_TP0 pid=7) WARNING 10-05 10:00:00 [gpu_model_runner.py:3000] Skipping CUDA graph capture. To turn on "
+                "CUDA graph capture, ensure `cudagraph_mode` was not manually set to `NONE`",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "capture-size-override",
+                "(APIServer pid=1009) INFO 09-10 23:26:32 [config.py:273] Overriding max cuda graph capture size to 1024 for "
+                "performance.",
+                ("cuda_graph", {"kind": "capture_sizes", "max_batch_size": 1024}),
+            ),
         ),
     ),
     _grammar(
@@ -304,13 +452,84 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_compile,
         (
-            "(Worker_TP0 pid=118) INFO 05-04 01:03:11 [backends.py:1128] Dynamo bytecode transform time: 14.14 s",
-            "(Worker_TP0 pid=118) INFO 05-04 01:03:57 [backends.py:391] Compiling a graph for compile range (1, 8192) "
-            "takes 44.99 s",
-            "(Worker_TP0 pid=118) INFO 05-04 01:04:19 [monitor.py:53] torch.compile took 82.29 s in total",
-            "(Worker_TP0 pid=119) INFO 05-15 16:02:37 [backends.py:292] Directly load the compiled graph(s) for "
-            "compile range (1, 8192) from the cache, took 5.958 s",
-            "INFO 01-30 03:19:13 monitor.py:31] torch.compile takes 54.73 s in total",
+            case(
+                "sample-1",
+                "(Worker_TP0 pid=118) INFO 05-04 01:03:11 [backends.py:1128] Dynamo bytecode transform time: 14.14 s",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-2",
+                "(Worker_TP0 pid=118) INFO 05-04 01:03:57 [backends.py:391] Compiling a graph for compile range (1, 8192) "
+                "takes 44.99 s",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-3",
+                "(Worker_TP0 pid=118) INFO 05-04 01:04:19 [monitor.py:53] torch.compile took 82.29 s in total",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-4",
+                "(Worker_TP0 pid=119) INFO 05-15 16:02:37 [backends.py:292] Directly load the compiled graph(s) for "
+                "compile range (1, 8192) from the cache, took 5.958 s",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-5",
+                "INFO 01-30 03:19:13 monitor.py:31] torch.compile takes 54.73 s in total",
+                ("compile_time", {}),
+            ),
+            case(
+                "compile-cold-0.21",
+                "(Worker_TP0 pid=118) INFO 05-04 01:03:11 [backends.py:1128] Dynamo bytecode transform time: 14.14 s\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:03:16 [backends.py:376] Cache the graph of compile range (1, 8192) for "
+                "later use\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:03:57 [backends.py:391] Compiling a graph for compile range (1, 8192) takes "
+                "44.99 s\n"
+                "(EngineCore pid=109) INFO 05-04 01:03:58 [shm_broadcast.py:681] No available shared memory broadcast block "
+                "found in 60 seconds. This typically happens when some processes are hanging or doing some time-consuming work "
+                "(e.g. compilation, weight/kv cache quantization).\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:04:19 [monitor.py:53] torch.compile took 82.29 s in total\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:05:36 [monitor.py:81] Initial profiling/warmup run took 76.71 s",
+                ("compile_time", {"kind": "dynamo", "seconds": 14.14}),
+                ("compile_time", {"kind": "cache_save", "cache_hit": False}),
+                ("compile_time", {"kind": "graph_compile", "seconds": 44.99}),
+                ("engine_failure", {"kind": "shm-broadcast-wait"}),
+                ("compile_time", {"kind": "torch_compile", "seconds": 82.29}),
+                ("compile_time", {"kind": "warmup", "seconds": 76.71}),
+            ),
+            case(
+                "compile-warm-cache",
+                "(Worker_TP0 pid=119) INFO 05-15 16:02:37 [backends.py:292] Directly load the compiled graph(s) for compile "
+                "range (1, 8192) from the cache, took 5.958 s\n"
+                "(Worker_TP0 pid=119) INFO 05-15 16:02:37 [monitor.py:53] torch.compile took 9.61 s in total",
+                ("compile_time", {"kind": "cache_load", "cache_hit": True, "seconds": 5.958}),
+                ("compile_time", {"kind": "torch_compile", "seconds": 9.61}),
+            ),
+            case(
+                "compile-0.7.1",
+                "INFO 01-30 03:19:07 backends.py:321] Compiling a graph for general shape takes 41.86 s\n"
+                "INFO 01-30 03:19:13 monitor.py:31] torch.compile takes 54.73 s in total",
+                ("compile_time", {"kind": "graph_compile", "seconds": 41.86}),
+                ("compile_time", {"kind": "torch_compile", "seconds": 54.73}),
+            ),
+            case(
+                "compile-docker-prefixed",
+                "[2025-10-16T06:09:23Z] (EngineCore_DP0 pid=23579) INFO 10-15 23:09:23 [backends.py:274] Compiling a graph for "
+                "dynamic shape takes 41.40 s",
+                ("compile_time", {"kind": "graph_compile", "seconds": 41.4}),
+            ),
+            case(
+                "compile-cache-dir-and-together",
+                "(EngineCore_0 pid=2881) INFO 09-04 01:29:15 [backends.py:548] Using cache directory: "
+                "/home/cdsw/.cache/vllm/torch_compile_cache/23ca404a2f/rank_0_0/backbone for vLLM's torch.compile\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:05:36 [monitor.py:90] torch.compile and initial profiling/warmup run "
+                "together took 158.00 s in total\n"
+                "(Worker_TP0 pid=118) INFO 05-04 01:05:36 [backends.py:500] vLLM's torch.compile cache is disabled.",
+                ("compile_time", {"kind": "cache_dir"}),
+                ("compile_time", {"kind": "compile_and_warmup", "seconds": 158.0}),
+                ("compile_time", {"kind": "cache_disabled", "cache_hit": False}),
+            ),
         ),
     ),
 ]

@@ -12,7 +12,7 @@ from logdoctor.events import (
     SchedulerConfig,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _ATTN_BLOCK_SIZE_RE = re.compile(r"Setting attention block size to (?P<size>\d+) tokens")
 _MAMBA_PADDING_RE = re.compile(r"Padding mamba page size by (?P<pct>[\d.]+)%")
@@ -191,12 +191,112 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_hybrid,
         (
-            "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:928] Setting attention block size to 480 "
-            "tokens to ensure that attention page size is >= mamba page size.",
-            "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:952] Padding mamba page size by 1.27% to "
-            "ensure that mamba page size and attention page size are exactly equal.",
-            "Mamba cache mode is set to 'align' for Qwen3_5ForConditionalGeneration by default when prefix caching is "
-            "enabled",
+            case(
+                "sample-1",
+                "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:928] Setting attention block size to 480 "
+                "tokens to ensure that attention page size is >= mamba page size.",
+                ("hybrid_model", {}),
+            ),
+            case(
+                "sample-2",
+                "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:952] Padding mamba page size by 1.27% to "
+                "ensure that mamba page size and attention page size are exactly equal.",
+                ("hybrid_model", {}),
+            ),
+            case(
+                "hybrid-dflash-0.28",
+                "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:928] Setting attention block size to 480 tokens to "
+                "ensure that attention page size is >= mamba page size.\n"
+                "(EngineCore pid=227331) INFO 09-15 12:31:29 [interface.py:952] Padding mamba page size by 1.27% to ensure that "
+                "mamba page size and attention page size are exactly equal.",
+                ("hybrid_model", {"kind": "block-size-alignment", "attention_block_size": 480}),
+                ("hybrid_model", {"kind": "mamba-page-padding", "padding_percent": 1.27}),
+            ),
+            case(
+                "hybrid-0.18-xpu",
+                "INFO 03-30 07:05:40 [config.py:228] Setting attention block size to 528 tokens to ensure that attention page "
+                "size is >= mamba page size.\n"
+                "INFO 03-30 07:05:40 [config.py:259] Padding mamba page size by 0.76% to ensure that mamba page size and "
+                "attention page size are exactly equal.",
+                ("hybrid_model", {"attention_block_size": 528}),
+                ("hybrid_model", {"padding_percent": 0.76}),
+            ),
+            case(
+                "hybrid-0.20-tp2",
+                "(Worker_TP1 pid=47) INFO 05-09 04:43:30 [interface.py:633] Padding mamba page size by 0.25% to ensure that "
+                "mamba page size and attention page size are exactly equal.",
+                ("hybrid_model", {"kind": "mamba-page-padding", "padding_percent": 0.25}),
+            ),
+            case(
+                "hybrid-pasted-without-timestamp",
+                "INFO [config.py:281] Setting attention block size to 528 tokens to ensure that attention page size is >= "
+                "mamba page size.",
+                ("hybrid_model", {"attention_block_size": 528}),
+            ),
+            case(
+                "hybrid-xpu-0.33-scaled",
+                "(Worker pid=7) INFO 11-02 10:00:00 [xpu.py:300] [XPU]Scaled mamba_page_size_padded from 1000 to 1010 bytes "
+                "accordingly.",
+                ("hybrid_model", {"kind": "mamba-page-padding", "padding_percent": 1.0}),
+            ),
+            case(
+                "hybrid-mamba-cache-mode-align",
+                "Mamba cache mode is set to 'align' for Qwen3_5ForConditionalGeneration by default when prefix caching is "
+                "enabled",
+                ("hybrid_model", {"kind": "mamba-cache-mode", "mamba_cache_mode": "align", "prefix_caching": True}),
+            ),
+            case(
+                "hybrid-mamba-cache-mode-none",
+                "(EngineCore pid=7) WARNING 03-01 10:00:00 [vllm.py:700] Mamba cache mode is set to 'none' when prefix caching "
+                "is disabled",
+                ("hybrid_model", {"mamba_cache_mode": "none", "prefix_caching": False}),
+            ),
+            case(
+                "hybrid-prefix-caching-disabled-0.10",
+                "INFO 09-20 10:00:00 [config.py:400] Hybrid or mamba-based model detected: disabling prefix caching since it is "
+                "not yet supported.",
+                ("hybrid_model", {"kind": "prefix-caching", "prefix_caching": False}),
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
+            case(
+                "hybrid-cudagraph-full-and-piecewise",
+                "INFO 09-20 10:00:00 [config.py:410] Hybrid or mamba-based model detected: setting cudagraph mode to "
+                "FULL_AND_PIECEWISE in order to optimize performance.",
+                ("hybrid_model", {"kind": "hybrid-detected"}),
+            ),
+            case(
+                "hybrid-prefix-caching-experimental",
+                "INFO 02-01 10:00:00 [config.py:300] Warning: Prefix caching in Mamba cache 'align' mode is currently enabled. "
+                "Its support for Mamba layers is experimental. Please report any issues you may observe.",
+                ("hybrid_model", {"kind": "prefix-caching", "prefix_caching": True, "mamba_cache_mode": "align"}),
+            ),
+            case(
+                "hybrid-cudagraph-capped",
+                "(Worker_TP0 pid=7) WARNING 03-25 10:00:00 [gpu_model_runner.py:4500] Capping cudagraph capture sizes from max "
+                "512 to 64 to fit Mamba cache blocks (66 blocks available). This limits the maximum batch size that can use "
+                "CUDA graphs. To increase this limit, reduce max_num_seqs or increase available GPU memory.",
+                ("cuda_graph", {"kind": "capture_capped", "max_batch_size": 64}),
+                ("hybrid_model", {"kind": "cudagraph-cap"}),
+            ),
+            case(
+                "hybrid-cudagraph-capture-disabled",
+                "(Worker_TP0 pid=7) WARNING 03-25 10:00:00 [gpu_model_runner.py:4510] No valid cudagraph capture sizes remain "
+                "after capping to Mamba cache blocks (3). The smallest capture size was 4. Disabling cudagraph capture. "
+                "Consider reducing max_num_seqs or increasing available GPU memory.",
+                ("cuda_graph", {"kind": "capture_capped", "max_batch_size": 0, "mode_to": "NONE"}),
+            ),
+            case(
+                "hybrid-gdn-fallback",
+                "(Worker_TP0 pid=7) WARNING 03-20 10:00:00 [qwen_next.py:300] GDN prefill backend 'flashinfer' is selected but "
+                "cannot use this kernel on the current platform. Falling back to Triton/FLA.",
+                ("hybrid_model", {"kind": "gdn-kernel-fallback"}),
+            ),
+            case(
+                "hybrid-spec-not-supported",
+                "(EngineCore_DP0 pid=7) NotImplementedError: Mamba with speculative decoding is not supported yet.",
+                ("hybrid_model", {"kind": "spec-decode"}),
+                ("engine_failure", {"kind": "startup-failed"}),
+            ),
         ),
     ),
 ]

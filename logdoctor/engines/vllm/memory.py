@@ -26,7 +26,7 @@ from logdoctor.events import (
     ModelInfo,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<blocks>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
 _KV_SIZE_RE = re.compile(
@@ -240,12 +240,101 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_kv_cache,
         (
-            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB",
-            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
-            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 "
-            "tokens per request: 1.30x",
-            "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381",
-            "INFO 05-11 12:04:07 [executor_base.py:112] # cpu blocks: 1170, # CPU blocks: 0",
+            case(
+                "sample-1",
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB",
+                ("kv_cache", {}),
+            ),
+            case(
+                "sample-2",
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
+                ("kv_cache", {}),
+            ),
+            case(
+                "sample-3",
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 "
+                "tokens per request: 1.30x",
+                ("kv_cache", {}),
+            ),
+            case("sample-4", "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381", ("kv_cache", {})),
+            case(
+                "sample-5",
+                "INFO 05-11 12:04:07 [executor_base.py:112] # cpu blocks: 1170, # CPU blocks: 0",
+                ("kv_cache", {}),
+            ),
+            case(
+                "kv-v1-0.11",
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB\n"
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens\n"
+                "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 "
+                "tokens per request: 1.30x",
+                ("kv_cache", {"available_memory_gib": 6.51}),
+                ("kv_cache", {"kv_tokens": 42656}),
+                ("kv_cache", {"tokens_per_request": 32768, "max_concurrency": 1.3}),
+            ),
+            case(
+                "kv-v0-0.8-cpu",
+                "INFO 05-11 12:04:07 [executor_base.py:112] # cpu blocks: 1170, # CPU blocks: 0\n"
+                "INFO 05-11 12:04:07 [executor_base.py:117] Maximum concurrency for 32768 tokens per request: 4.57x\n"
+                "INFO 05-11 12:04:07 [llm_engine.py:435] init engine (profile, create kv cache, warmup model) took 0.15 seconds",
+                ("kv_cache", {"gpu_blocks": 1170, "cpu_blocks": 0}),
+                ("kv_cache", {"max_concurrency": 4.57, "tokens_per_request": 32768}),
+                ("compile_time", {"kind": "init_engine", "seconds": 0.15}),
+            ),
+            case(
+                "kv-v1-0.8.0-thousands",
+                "INFO 02-19 23:56:55 kv_cache_utils.py:524] GPU KV cache size: 2,042,016 tokens\n"
+                "INFO 02-19 23:56:55 kv_cache_utils.py:527] Maximum concurrency for 2,048 tokens per request: 997.08x",
+                ("kv_cache", {"kv_tokens": 2042016}),
+                ("kv_cache", {"tokens_per_request": 2048, "max_concurrency": 997.08}),
+            ),
+            case(
+                "kv-merged-0.29",
+                "(EngineCore pid=43) INFO 09-15 12:00:00 [kv_cache_utils.py:1300] GPU KV cache size: 123,456 tokens, Maximum "
+                "concurrency for 32,768 tokens per request: 3.77x",
+                ("kv_cache", {"kv_tokens": 123456, "tokens_per_request": 32768, "max_concurrency": 3.77}),
+            ),
+            case(
+                "kv-merged-0.33-host",
+                "(EngineCore pid=43) INFO 11-02 12:00:00 [kv_cache_utils.py:1300] GPU + host KV cache size: 500,000 tokens, "
+                "Maximum concurrency for 32,768 tokens per request: 15.26x",
+                ("kv_cache", {"kv_tokens": 500000, "max_concurrency": 15.26}),
+            ),
+            case(
+                "kv-padding-layers",
+                "(EngineCore pid=43) WARNING 05-07 02:17:00 [kv_cache_utils.py:900] Add 2 padding layers, may waste at most "
+                "6.25% KV cache memory",
+                ("hybrid_model", {"kind": "padding-layers", "padding_percent": 6.25}),
+            ),
+            case(
+                "memory-profiling-v0-three-lines",
+                "INFO 12-27 10:00:00 worker.py:265] Memory profiling takes 5.21 seconds\n"
+                "INFO 12-27 10:00:00 worker.py:265] the current vLLM instance can use total_gpu_memory (23.58GiB) x "
+                "gpu_memory_utilization (0.90) = 21.22GiB\n"
+                "INFO 12-27 10:00:00 worker.py:265] model weights take 14.99GiB; non_torch_memory takes 0.12GiB; PyTorch "
+                "activation peak memory takes 1.20GiB; the rest of the memory reserved for KV Cache is 4.91GiB.",
+                ("compile_time", {"kind": "memory_profiling", "seconds": 5.21}),
+                ("kv_cache", {"kv_cache_memory_gib": 4.91}),
+            ),
+            case(
+                "kv-cache-config-info-wrapped",
+                "(APIServer pid=2739) INFO 09-04 01:29:30 [loggers.py:142] Engine 000: vllm cache_config_info with "
+                "initialization after num_gpu_blocks is\n"
+                ": 29053",
+                ("kv_cache", {"gpu_blocks": 29053}),
+            ),
+            case(
+                "kv-auto-fit",
+                "(EngineCore pid=43) INFO 01-20 10:00:00 [kv_cache_utils.py:1100] Auto-fit max_model_len: reduced from 262144 to "
+                "50512 to fit in available GPU memory (6.94 GiB available for KV cache)",
+                ("model_info", {"max_model_len": 50512}),
+                ("kv_cache", {"available_memory_gib": 6.94}),
+            ),
+            case(
+                "kv-block-size-forced-mla",
+                "(Worker_TP0 pid=7) INFO 06-01 10:00:00 [cuda.py:150] Forcing kv cache block size to 64 for FlashMLA backend.",
+                ("kv_cache", {"block_size": 64}),
+            ),
         ),
     ),
     _grammar(
@@ -258,14 +347,45 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_kv_errors,
         (
-            "(EngineCore_DP0 pid=494) ValueError: To serve at least one request with the models's max seq len "
-            "(262144), (36.0 GiB KV cache is needed, which is larger than the available KV cache memory (6.94 GiB). "
-            "Based on the available memory, the estimated maximum model length is 50512. Try increasing "
-            "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See "
-            "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
-            "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV "
-            "cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
-            "the engine.",
+            case(
+                "sample-1",
+                "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV "
+                "cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+                "the engine.",
+                ("engine_failure", {}),
+                ("kv_cache", {}),
+            ),
+            case(
+                "kv-error-0.14-too-small",
+                "(EngineCore_DP0 pid=494) ValueError: To serve at least one request with the models's max seq len (262144), "
+                "(36.0 GiB KV cache is needed, which is larger than the available KV cache memory (6.94 GiB). Based on the "
+                "available memory, the estimated maximum model length is 50512. Try increasing `gpu_memory_utilization` or "
+                "decreasing `max_model_len` when initializing the engine. See "
+                "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+                ("engine_failure", {"kind": "kv-cache-insufficient", "engine": "vllm"}),
+                ("kv_cache", {"available_memory_gib": 6.94, "tokens_per_request": 262144}),
+            ),
+            case(
+                "kv-error-0.8.5-significant-digits",
+                "ERROR 05-01 10:00:00 [core.py:390] ValueError: To serve at least one request with the models's max seq len "
+                "(131072), (3.6e+01 GiB KV cache is needed, which is larger than the available KV cache memory (5.5 GiB). "
+                "Based on the available memory, the estimated maximum model length is 20000. Try increasing "
+                "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+                ("kv_cache", {"available_memory_gib": 5.5, "tokens_per_request": 131072}),
+            ),
+            case(
+                "kv-error-no-memory",
+                "(EngineCore_DP0 pid=494) ValueError: No available memory for the cache blocks. Try increasing "
+                "`gpu_memory_utilization` when initializing the engine.",
+                ("engine_failure", {"kind": "kv-cache-insufficient"}),
+            ),
+            case(
+                "kv-error-free-memory",
+                "(EngineCore_DP0 pid=494) ValueError: Free memory on device (7.1/23.56 GiB) on startup is less than desired GPU "
+                "memory utilization (0.9, 21.2 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
+                "processes.",
+                ("engine_failure", {"kind": "gpu-memory-insufficient"}),
+            ),
         ),
     ),
     _grammar(
@@ -279,11 +399,74 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_model_load,
         (
-            "(Worker_TP0 pid=34322) INFO 05-06 20:59:57 [default_loader.py:384] Loading weights took 24.84 seconds",
-            "(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading took 12.66 GiB "
-            "memory and 31.657031 seconds",
-            "INFO 05-11 12:04:07 [llm_engine.py:435] init engine (profile, create kv cache, warmup model) took 0.15 "
-            "seconds",
+            case(
+                "sample-1",
+                "(Worker_TP0 pid=34322) INFO 05-06 20:59:57 [default_loader.py:384] Loading weights took 24.84 seconds",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-2",
+                "(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading took 12.66 GiB "
+                "memory and 31.657031 seconds",
+                ("compile_time", {}),
+            ),
+            case(
+                "sample-3",
+                "INFO 05-11 12:04:07 [llm_engine.py:435] init engine (profile, create kv cache, warmup model) took 0.15 "
+                "seconds",
+                ("compile_time", {}),
+            ),
+            case(
+                "kv-v0-0.6.4-stripped-prefixes",
+                "Loading model weights took 14.9888 GB\n"
+                "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB "
+                "memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=2.89GiB "
+                "gpu_memory_utilization=0.90\n"
+                "# GPU blocks: 1478, # CPU blocks: 2048\n"
+                "Maximum concurrency for 29000 tokens per request: 0.82x\n"
+                "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache "
+                "(23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+                ("compile_time", {"kind": "model_load", "memory_gib": 14.9888}),
+                ("kv_cache", {"kv_cache_memory_gib": 2.89}),
+                ("kv_cache", {"gpu_blocks": 1478, "cpu_blocks": 2048}),
+                ("kv_cache", {"tokens_per_request": 29000, "max_concurrency": 0.82}),
+                ("engine_failure", {"kind": "kv-cache-insufficient"}),
+                ("kv_cache", {"kv_tokens": 23648, "tokens_per_request": 29000}),
+            ),
+            case(
+                "model-loading-0.19-tp2",
+                "(Worker_TP0 pid=34322) INFO 05-06 20:59:57 [default_loader.py:384] Loading weights took 24.84 seconds\n"
+                "(Worker_TP0 pid=34322) INFO 05-06 20:59:59 [gpu_model_runner.py:4879] Model loading took 12.66 GiB memory and "
+                "31.657031 seconds",
+                ("compile_time", {"kind": "weights_load", "seconds": 24.84}),
+                ("compile_time", {"kind": "model_load", "memory_gib": 12.66, "seconds": 31.657031}),
+            ),
+            case(
+                "kv-v1-0.7.1",
+                "INFO 01-30 03:18:12 gpu_model_runner.py:848] Loading model weights took 67.7229 GB\n"
+                "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381\n"
+                "INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens per request: 10.79x",
+                ("compile_time", {"kind": "model_load", "memory_gib": 67.7229}),
+                ("kv_cache", {"gpu_blocks": 1381, "cpu_blocks": None}),
+                ("kv_cache", {"max_concurrency": 10.79, "tokens_per_request": 2048}),
+            ),
+            case(
+                "init-engine-0.20-compilation",
+                "(EngineCore pid=43) INFO 05-07 02:18:01 [core.py:312] init engine (profile, create kv cache, warmup model) took "
+                "182.37 s (compilation: 96.10 s)",
+                ("compile_time", {"kind": "init_engine", "seconds": 182.37}),
+                ("compile_time", {"kind": "compilation", "seconds": 96.1}),
+            ),
+            case(
+                "startup-failed-0.20",
+                "(EngineCore pid=74) INFO 05-07 06:12:45 [default_loader.py:391] Loading weights took 62.80 seconds\n"
+                "(EngineCore pid=74) ERROR 05-07 06:12:45 [core.py:1136] EngineCore failed to start.\n"
+                "(EngineCore pid=74) ERROR 05-07 06:12:45 [core.py:1136] Traceback (most recent call last):\n"
+                '(EngineCore pid=74) ERROR 05-07 06:12:45 [core.py:1136]   File "/usr/local/lib/python3.12/dist-packages/vllm/'
+                'v1/engine/core.py", line 1110, in run_engine_core',
+                ("compile_time", {"kind": "weights_load", "seconds": 62.8}),
+                ("engine_failure", {"kind": "startup-failed", "engine": "vllm", "level": "ERROR"}),
+            ),
         ),
     ),
 ]

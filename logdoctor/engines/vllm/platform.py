@@ -13,7 +13,7 @@ from logdoctor.events import (
     Quantization,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _MAX_MODEL_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
 _ARCHITECTURE_RE = re.compile(r"Resolved architecture: (?P<arch>\S+)")
@@ -199,8 +199,53 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_model,
         (
-            "(APIServer pid=1009) INFO 09-10 23:26:31 [__init__.py:1750] Using max model len 16384",
-            "(APIServer pid=1009) INFO 09-10 23:26:29 [__init__.py:711] Resolved architecture: GptOssForCausalLM",
+            case(
+                "sample-1",
+                "(APIServer pid=1009) INFO 09-10 23:26:29 [__init__.py:711] Resolved architecture: GptOssForCausalLM",
+                ("model_info", {}),
+            ),
+            case(
+                "attn-0.25-list-and-fa-version",
+                "(EngineCore pid=144178) INFO 07-28 09:43:00 [gpu_worker.py:385] Using V2 Model Runner\n"
+                "(EngineCore pid=144178) INFO 07-28 09:43:02 [cuda.py:482] Using FLASH_ATTN attention backend out of potential "
+                "backends: ['FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION'].\n"
+                "(EngineCore pid=144178) INFO 07-28 09:43:02 [flash_attn.py:789] Using FlashAttention version 2",
+                ("perf_warning", {"topic": "model-runner"}),
+                (
+                    "attention_backend",
+                    {
+                        "backend": "FLASH_ATTN",
+                        "candidates": ["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION"],
+                    },
+                ),
+                ("attention_backend", {"backend": "FLASH_ATTN", "version": "2"}),
+            ),
+            case(
+                "max-model-len",
+                "(APIServer pid=1009) INFO 09-10 23:26:31 [__init__.py:1750] Using max model len 16384",
+                ("model_info", {"max_model_len": 16384}),
+            ),
+            case(
+                "model-identity-0.10",
+                "(APIServer pid=1009) INFO 09-10 23:26:29 [__init__.py:711] Resolved architecture: GptOssForCausalLM\n"
+                "(APIServer pid=1009) INFO 09-10 23:26:31 [__init__.py:2816] Downcasting torch.float32 to torch.bfloat16.",
+                ("model_info", {"architecture": "GptOssForCausalLM"}),
+                ("model_info", {"dtype": "torch.bfloat16"}),
+            ),
+            case(
+                "transformers-fallback",
+                "(EngineCore pid=7) WARNING 05-01 10:00:00 [utils.py:200] MyModelForCausalLM has no vLLM implementation, "
+                "falling back to Transformers implementation. Some features may not be supported and performance may not be "
+                "optimal.",
+                ("perf_warning", {"topic": "transformers-backend"}),
+                ("model_info", {"architecture": "MyModelForCausalLM"}),
+            ),
+            case(
+                "slow-tokenizer",
+                "(APIServer pid=1) WARNING 10-01 10:00:00 [registry.py:80] Using a slow tokenizer. This might cause a "
+                "significant slowdown. Consider using a fast tokenizer instead.",
+                ("perf_warning", {"topic": "tokenizer"}),
+            ),
         ),
     ),
     _grammar(
@@ -225,15 +270,94 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_quantization,
         (
-            "WARNING 05-13 14:43:17 [marlin_utils_fp8.py:167] Your GPU does not have native support for FP8 "
-            "computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the "
-            "Marlin kernel. This may degrade performance for compute-heavy workloads.",
-            "(VllmWorker rank=1 pid=236) WARNING 05-03 17:42:23 [fused_moe.py:668] Using default MoE config. "
-            "Performance might be sub-optimal! Config file not found at /usr/local/lib/python3.12/dist-packages/vllm/"
-            "model_executor/layers/fused_moe/configs/E=16,N=1536,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,"
-            "block_shape=[128,128].json",
-            "INFO 09-24 15:46:11 gptq_marlin.py:112] Detected that the model can run with gptq_marlin, however you "
-            "specified quantization=gptq explicitly, so forcing gptq. Use quantization=gptq_marlin for faster inference",
+            case(
+                "sample-1",
+                "INFO 09-24 15:46:11 gptq_marlin.py:112] Detected that the model can run with gptq_marlin, however you "
+                "specified quantization=gptq explicitly, so forcing gptq. Use quantization=gptq_marlin for faster inference",
+                ("quantization", {}),
+            ),
+            case(
+                "marlin-fp8-no-native",
+                "WARNING 05-13 14:43:17 [marlin_utils_fp8.py:167] Your GPU does not have native support for FP8 computation but "
+                "FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. This "
+                "may degrade performance for compute-heavy workloads.",
+                ("quantization", {"method": "fp8", "kernel": "Marlin", "fallback": True}),
+            ),
+            case(
+                "marlin-fp4-no-native-truncated",
+                "(EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.11.243) WARNING 09-10 23:47:47 "
+                "[marlin_utils_fp4.py:196] Your GPU does not have native support for FP4 computation but FP4 quantization is "
+                "being used. Weight-only FP4 compression will be used leveraging the Marlin kernel. This may degrade p",
+                ("quantization", {"method": "fp4", "kernel": "Marlin", "fallback": True}),
+            ),
+            case(
+                "gptq-forced-markdown-bold",
+                "INFO 09-24 15:46:11 gptq_marlin.py:112] Detected that the model can run with gptq_marlin, **however you "
+                "specified quantization=gptq explicitly, so forcing gptq. Use quantization=gptq_marlin for faster inference**\n"
+                "WARNING 09-24 15:46:11 config.py:335] gptq quantization is not fully optimized yet. The speed can be slower "
+                "than non-quantized models.\n"
+                "**INFO 09-24 15:46:11 gptq_marlin.py:108] The model is convertible to gptq_marlin during runtime. Using "
+                "gptq_marlin kernel.**",
+                ("quantization", {"method": "gptq", "fallback": True}),
+                ("quantization", {"method": "gptq", "fallback": False}),
+                ("quantization", {"method": "gptq_marlin", "kernel": "gptq_marlin", "fallback": False}),
+            ),
+            case(
+                "awq-forced",
+                "INFO 09-24 15:46:11 awq_marlin.py:110] Detected that the model can run with awq_marlin, however you specified "
+                "quantization=awq explicitly, so forcing awq. Use quantization=awq_marlin for faster inference",
+                ("quantization", {"method": "awq", "fallback": True}),
+            ),
+            case(
+                "moe-default-config-0.8.5",
+                "(VllmWorker rank=1 pid=236) WARNING 05-03 17:42:23 [fused_moe.py:668] Using default MoE config. Performance "
+                "might be sub-optimal! Config file not found at /usr/local/lib/python3.12/dist-packages/vllm/model_executor/"
+                "layers/fused_moe/configs/E=16,N=1536,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128,128]"
+                ".json",
+                ("perf_warning", {"topic": "moe-config"}),
+            ),
+            case(
+                "moe-default-config-stacked-prefixes",
+                "(EngineCore_0 pid=2875517) (VllmWorker pid=2875530) WARNING 08-15 12:11:58 [fused_moe.py:727] Using default "
+                "MoE config. Performance might be sub-optimal! Config file not found at [...]",
+                ("perf_warning", {"topic": "moe-config"}),
+            ),
+            case(
+                "moe-default-config-colour-reset",
+                "(VllmWorker rank=0 pid=281) [0;0m WARNING 05-15 11:07:08 [fused_moe.py:659] Using default MoE config. "
+                "Performance might be sub-optimal! Config file not found at /x/E=128,N=384,device_name=Tesla_T4.json",
+                ("perf_warning", {"topic": "moe-config", "level": "WARNING"}),
+            ),
+            case(
+                "w8a8-block-fp8-default",
+                "(Worker_TP0 pid=7) WARNING 05-01 10:00:00 [fp8_utils.py:500] Using default W8A8 Block FP8 kernel config. "
+                "Performance might be sub-optimal! Config file not found at /x/N=7168,K=2048,device_name=NVIDIA_H20.json",
+                ("perf_warning", {"topic": "fp8-block-config"}),
+            ),
+            case(
+                "gptq-marlin-kernel",
+                "INFO 10-01 10:00:00 gptq_marlin.py:200] Using MacheteLinearKernel for GPTQMarlinLinearMethod",
+                ("quantization", {"method": "gptq_marlin", "kernel": "MacheteLinearKernel"}),
+            ),
+            case(
+                "selected-kernel",
+                "(Worker_TP0 pid=7) INFO 03-10 10:00:00 [__init__.py:90] Selected CutlassFP8ScaledMMLinearKernel for "
+                "Fp8LinearMethod",
+                ("quantization", {"kernel": "CutlassFP8ScaledMMLinearKernel", "method": "Fp8LinearMethod"}),
+            ),
+            case(
+                "fp8-moe-backend-not-attention",
+                "(Worker_TP0 pid=7) INFO 02-01 10:00:00 [fp8.py:120] Using TRITON Fp8 MoE backend out of potential backends: "
+                "['DEEPGEMM', 'TRITON'].",
+                ("quantization", {"method": "fp8", "kernel": "TRITON"}),
+            ),
+            case(
+                "moe-emulation",
+                "(Worker_TP0 pid=7) WARNING 05-01 10:00:00 [nvfp4_emulation_moe.py:50] Using "
+                "Nvfp4QuantizationEmulationTritonExperts MOE backend. This will dequantize weights on the fly and may be slower "
+                "than native quantized MOE.",
+                ("quantization", {"kernel": "Nvfp4QuantizationEmulationTritonExperts", "fallback": True}),
+            ),
         ),
     ),
     _grammar(
@@ -250,8 +374,40 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_platform,
         (
-            "INFO 09-10 23:26:06 [__init__.py:241] Automatically detected platform cuda.",
-            "(EngineCore_DP0 pid=8933) WARNING 10-23 18:38:47 [cpu.py:316] Pin memory is not supported on CPU.",
+            case(
+                "sample-1",
+                "INFO 09-10 23:26:06 [__init__.py:241] Automatically detected platform cuda.",
+                ("platform", {}),
+            ),
+            case(
+                "sample-2",
+                "(EngineCore_DP0 pid=8933) WARNING 10-23 18:38:47 [cpu.py:316] Pin memory is not supported on CPU.",
+                ("platform", {}),
+            ),
+            case(
+                "platform-cpu",
+                "INFO 05-11 12:03:00 [__init__.py:239] Automatically detected platform cpu.\n"
+                "(EngineCore_DP0 pid=8933) WARNING 10-23 18:38:47 [cpu.py:316] Pin memory is not supported on CPU.",
+                ("platform", {"platform": "cpu", "level": "INFO"}),
+                ("platform", {"platform": "cpu", "level": "WARNING"}),
+            ),
+            case(
+                "swap-space",
+                "WARNING 10-01 10:00:00 config.py:600] Possibly too large swap space. 16.00 GiB out of the 31.00 GiB total CPU "
+                "memory is allocated for the swap space.",
+                ("offload", {"kind": "swap", "gib": 16.0}),
+            ),
+            case(
+                "cpu-offload-weights",
+                "(Worker_TP0 pid=7) INFO 02-26 10:00:00 [utils.py:600] Total CPU offloaded parameters: 12.5 GBs",
+                ("offload", {"kind": "weights", "gib": 12.5}),
+            ),
+            case(
+                "kv-connector",
+                "(Worker_TP0 pid=7) WARNING 10-03 16:22:00 [base.py:80] Initializing KVConnectorBase_V1. This API is "
+                "experimental and subject to change in the future as we iterate the design.",
+                ("offload", {"kind": "kv"}),
+            ),
         ),
     ),
 ]

@@ -10,7 +10,7 @@ from logdoctor.events import (
     SchedulerConfig,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _CHUNKED_PREFILL_RE = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(?P<n>\d+)")
 _CHUNKED_PREFILL_32K_RE = re.compile(r"Chunked prefill is enabled by default for models with max_model_len > 32K")
@@ -119,8 +119,72 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_scheduling,
         (
-            "INFO 07-28 09:35:08 [scheduler.py:242] Chunked prefill is enabled with max_num_batched_tokens=2048.",
-            "INFO 07-28 09:35:08 [vllm.py:1118] Asynchronous scheduling is enabled.",
+            case(
+                "sample-1",
+                "INFO 07-28 09:35:08 [scheduler.py:242] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+                ("scheduler_config", {}),
+            ),
+            case(
+                "sample-2",
+                "INFO 07-28 09:35:08 [vllm.py:1118] Asynchronous scheduling is enabled.",
+                ("scheduler_config", {}),
+            ),
+            case(
+                "chunked-prefill-and-async-0.26",
+                "INFO 07-28 09:35:08 [scheduler.py:242] Chunked prefill is enabled with max_num_batched_tokens=2048.\n"
+                "INFO 07-28 09:35:08 [vllm.py:1118] Asynchronous scheduling is enabled.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": True, "value": 2048}),
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": True}),
+            ),
+            case(
+                "async-disabled",
+                "(APIServer pid=1) INFO 02-01 10:00:00 [vllm.py:1118] Asynchronous scheduling is disabled.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+            ),
+            case(
+                "async-disabled-ngram",
+                "(APIServer pid=1) WARNING 02-01 10:00:00 [vllm.py:700] Async scheduling not supported with ngram-based "
+                "speculative decoding and will be disabled.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+            ),
+            case(
+                "async-disabled-executor",
+                "(APIServer pid=1) WARNING 02-01 10:00:00 [vllm.py:710] Async scheduling will be disabled because it is not "
+                "supported with the `ray` distributed executor backend (only `mp`, `uni`, and `external_launcher` are "
+                "supported).",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+            ),
+            case(
+                "async-disabled-spec-0.11",
+                "(APIServer pid=1) WARNING 11-20 10:00:00 [vllm.py:710] Async scheduling is not yet supported with speculative "
+                "decoding  or pipeline_parallel_size > 1 and will be disabled.",
+                ("scheduler_config", {"kind": "async-scheduling", "enabled": False}),
+            ),
+            case(
+                "chunked-prefill-non-causal",
+                "(EngineCore pid=7) INFO 07-20 10:00:00 [core.py:150] Disabling chunked prefill: model has non-causal attention "
+                "layers.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+            ),
+            case(
+                "encoder-decoder-disables-both",
+                "(APIServer pid=1) INFO 11-20 10:00:00 [scheduler.py:200] Encoder-decoder models do not support chunked prefill "
+                "nor prefix caching; disabling both.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
+            case(
+                "max-num-seqs-usage-context",
+                "WARNING 03-20 10:00:00 [arg_utils.py:1500] Setting max_num_seqs to 256 for OPENAI_API_SERVER usage context.",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 256}),
+            ),
+            case(
+                "chunked-prefill-by-default",
+                "INFO 07-08 10:00:00 [arg_utils.py:1600] (Enabling) chunked prefill by default\n"
+                "INFO 07-08 10:00:00 [arg_utils.py:1610] (Disabling) prefix caching by default",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": True}),
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
         ),
     ),
 ]

@@ -15,7 +15,7 @@ from logdoctor.events import (
     SpecDecodeStats,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _SPEC_V1_RE = re.compile(
     r"SpecDecoding metrics: (?:Draft acceptance rate: (?P<rate_old>[\d.]+|nan)%, )?"
@@ -202,11 +202,134 @@ GRAMMARS: list[Grammar] = [
         ("SpecDecoding metrics:",),
         parse_spec_decode_v1,
         (
-            "(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length:"
-            " 2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: 489 tokens, "
-            "Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, 0.057, Avg Draft "
-            "acceptance rate: 31.1%",
-            "SpecDecoding metrics: Draft acceptance rate: 100.0%, Accepted: 66 tokens, Drafted: 66 tokens",
+            case(
+                "spec-v1-0.20-mtp-k6",
+                "(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: "
+                "2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: 489 tokens, "
+                "Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, 0.057, Avg Draft "
+                "acceptance rate: 31.1%",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "vllm-v1-0.11",
+                        "interval": True,
+                        "mean_acceptance_length": 2.87,
+                        "acceptance_rate": 0.311,
+                        "num_speculative_tokens": 6,
+                        "accepted_tokens": 489,
+                        "drafted_tokens": 1572,
+                        "num_drafts": 262,
+                        "accepted_throughput": 48.9,
+                        "drafted_throughput": 157.19,
+                        "per_position_acceptance": [0.74, 0.473, 0.309, 0.187, 0.099, 0.057],
+                    },
+                ),
+            ),
+            case(
+                "spec-v1-dflash-k15-low",
+                "(APIServer pid=1) INFO 05-01 14:24:50 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.37, "
+                "Accepted throughput: 8.90 tokens/s, Drafted throughput: 97.50 tokens/s, Accepted: 89 tokens, Drafted: 975 "
+                "tokens, Per-position acceptance rate: 0.600, 0.385, 0.215, 0.108, 0.062, 0.000, 0.000, 0.000, 0.000, 0.000, "
+                "0.000, 0.000, 0.000, 0.000, 0.000, Avg Draft acceptance rate: 9.1%",
+                (
+                    "spec_decode_stats",
+                    {
+                        "mean_acceptance_length": 2.37,
+                        "acceptance_rate": 0.091,
+                        "num_speculative_tokens": 15,
+                        "num_drafts": 65,
+                    },
+                ),
+            ),
+            case(
+                "spec-v1-dflash-k5",
+                "(APIServer pid=1) INFO 05-07 04:56:17 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.63, "
+                "Accepted throughput: 76.80 tokens/s, Drafted throughput: 235.49 tokens/s, Accepted: 768 tokens, Drafted: 2355 "
+                "tokens, Per-position acceptance rate: 0.726, 0.467, 0.240, 0.134, 0.064, Avg Draft acceptance rate: 32.6%",
+                (
+                    "spec_decode_stats",
+                    {"mean_acceptance_length": 2.63, "acceptance_rate": 0.326, "num_speculative_tokens": 5},
+                ),
+            ),
+            case(
+                "spec-v1-metrics-120-k3",
+                "(APIServer pid=1) INFO 07-06 23:21:13 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: 2.89, "
+                "Accepted throughput: 59.80 tokens/s, Drafted throughput: 95.10 tokens/s, Accepted: 598 tokens, Drafted: 951 "
+                "tokens, Per-position acceptance rate: 0.814, 0.615, 0.457, Avg Draft acceptance rate: 62.9%",
+                (
+                    "spec_decode_stats",
+                    {"mean_acceptance_length": 2.89, "acceptance_rate": 0.629, "num_speculative_tokens": 3},
+                ),
+            ),
+            case(
+                "spec-v1-ascend-zero-acceptance",
+                "(APIServer pid=6485) INFO 08-05 20:20:43 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: 1.00, "
+                "Accepted throughput: 0.00 tokens/s, Drafted throughput: 1.23 tokens/s, Accepted: 0 tokens, Drafted: 495 "
+                "tokens, Per-position acceptance rate: 0.000, 0.000, 0.000, 0.000, 0.000, Avg Draft acceptance rate: 0.0%",
+                (
+                    "spec_decode_stats",
+                    {
+                        "mean_acceptance_length": 1.0,
+                        "acceptance_rate": 0.0,
+                        "accepted_tokens": 0,
+                        "drafted_tokens": 495,
+                    },
+                ),
+            ),
+            case(
+                "spec-v1-pr-review-ordering",
+                "(APIServer pid=2236552) INFO 09-09 11:51:35 [metrics.py:96] SpecDecoding metrics: Draft acceptance rate: 88.8%, "
+                "Mean acceptance length: 5.44, Accepted throughput: 4.37 tokens/s, Drafted throughput: 4.92 tokens/s, Accepted: "
+                "262 tokens, Drafted: 295 tokens, Per-position acceptance rate: 0.983, 0.949, 0.915, 0.881, 0.712",
+                (
+                    "spec_decode_stats",
+                    {"mean_acceptance_length": 5.44, "acceptance_rate": 0.888, "num_speculative_tokens": 5},
+                ),
+            ),
+            case(
+                "spec-v1-0.8.3-short",
+                "SpecDecoding metrics: Draft acceptance rate: 100.0%, Accepted: 66 tokens, Drafted: 66 tokens",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "vllm-v1-0.8.3",
+                        "acceptance_rate": 1.0,
+                        "accepted_tokens": 66,
+                        "drafted_tokens": 66,
+                        "mean_acceptance_length": None,
+                    },
+                ),
+            ),
+            case(
+                "spec-v1-0.8.3-short-k-from-config",
+                "INFO 04-04 16:30:36 [core.py:61] Initializing a V1 LLM engine (v0.8.3) with config: model='m', "
+                "speculative_config=SpeculativeConfig(method='ngram', model=None, num_spec_tokens=2), compilation_config={}\n"
+                "INFO 04-04 16:31:36 [loggers.py:87] SpecDecoding metrics: Draft acceptance rate: 50.0%, Accepted: 66 tokens, "
+                "Drafted: 132 tokens",
+                ("spec_decode_stats", {"num_speculative_tokens": 2, "num_drafts": 66, "mean_acceptance_length": 2.0}),
+            ),
+            case(
+                "spec-v1-0.8.5-no-bonus-rendered",
+                "INFO 04-30 10:00:00 [loggers.py:111] SpecDecoding metrics: Draft acceptance rate: 45.0%, Mean acceptance "
+                "length: 0.90, Accepted: 90 tokens, Drafted: 200 tokens, Per-position acceptance rate: 0.600, 0.300",
+                (
+                    "spec_decode_stats",
+                    {"format": "vllm-v1-0.8.5", "mean_acceptance_length": 1.9, "acceptance_rate": 0.45},
+                ),
+            ),
+            case(
+                "spec-v1-0.9-bonus-rendered",
+                "INFO 06-30 10:00:00 [metrics.py:86] SpecDecoding metrics: Draft acceptance rate: 45.0%, Mean acceptance "
+                "length: 1.90, Accepted: 90 tokens, Drafted: 200 tokens, Per-position acceptance rate: 0.600, 0.300",
+                ("spec_decode_stats", {"format": "vllm-v1-0.9", "mean_acceptance_length": 1.9, "num_drafts": 100}),
+            ),
+            case(
+                "spec-v1-0.8.5-by-version-line",
+                "INFO 04-30 09:59:00 [api_server.py:1043] vLLM API server version 0.8.5\n"
+                "INFO 04-30 10:00:00 [loggers.py:111] SpecDecoding metrics: Draft acceptance rate: 45.0%, Mean acceptance "
+                "length: 0.90, Accepted: 90 tokens, Drafted: 200 tokens",
+                ("spec_decode_stats", {"format": "vllm-v1-0.8.5", "mean_acceptance_length": 1.9}),
+            ),
         ),
     ),
     _grammar(
@@ -214,12 +337,37 @@ GRAMMARS: list[Grammar] = [
         ("Speculative metrics:",),
         parse_spec_decode_v0,
         (
-            "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency:"
-            " 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311,"
-            " Number of emitted tokens: 10616.",
-            "INFO 02-06 03:18:09 metrics.py:475] Speculative metrics: Draft acceptance rate: 0.067, System efficiency:"
-            " 0.167, Number of speculative tokens: 5, Number of accepted tokens: 1, Number of draft tokens: 15, "
-            "Number of emitted tokens: 3.",
+            case(
+                "spec-v0-0.6.3-cumulative",
+                "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: "
+                "0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, "
+                "Number of emitted tokens: 10616.",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "vllm-v0",
+                        "interval": False,
+                        "acceptance_rate": 0.642,
+                        "system_efficiency": 0.598,
+                        "num_speculative_tokens": 3,
+                        "accepted_tokens": 8547,
+                        "drafted_tokens": 13311,
+                        "emitted_tokens": 10616,
+                        "num_drafts": 4437,
+                        "mean_acceptance_length": 2.3926,
+                    },
+                ),
+            ),
+            case(
+                "spec-v0-0.7",
+                "INFO 02-06 03:18:09 metrics.py:475] Speculative metrics: Draft acceptance rate: 0.067, System efficiency: "
+                "0.167, Number of speculative tokens: 5, Number of accepted tokens: 1, Number of draft tokens: 15, Number of "
+                "emitted tokens: 3.",
+                (
+                    "spec_decode_stats",
+                    {"acceptance_rate": 0.067, "system_efficiency": 0.167, "mean_acceptance_length": 1.0},
+                ),
+            ),
         ),
     ),
     _grammar(
@@ -249,18 +397,95 @@ GRAMMARS: list[Grammar] = [
         ),
         parse_spec_notices,
         (
-            "(EngineCore pid=43) WARNING 05-06 06:17:48 [vllm.py:1406] max_num_scheduled_tokens is set to 8188 based "
-            "on the speculative decoding settings. This may lead to suboptimal performance. Consider increasing "
-            "max_num_batched_tokens to accommodate the additional draft token slots, or decrease "
-            "num_speculative_tokens or max_num_seqs.",
-            "WARNING 03-20 10:00:00 [arg_utils.py:1700] Speculative Decoding is not supported by the V1 Engine. "
-            "Falling back to V0. ",
-            "(Worker_TP0 pid=147) WARNING 09-15 12:31:40 [qwen3_dflash.py:412] DFlash buffer initialization was "
-            "skipped. If dummy weights are not in use, this may indicate an error in weight loading.",
-            "(Worker_TP0 pid=147) WARNING 09-15 12:33:02 [speculator.py:201] DFlash draft attention (TRITON_ATTN) does "
-            "not support full CUDA graphs; running the draft eagerly.",
-            "INFO 10-16 19:00:01 spec_decode_worker.py:300] [Speculative Decoding] Use batch expansion for scoring "
-            "proposals.",
+            case(
+                "sample-1",
+                "(Worker_TP0 pid=147) WARNING 09-15 12:31:40 [qwen3_dflash.py:412] DFlash buffer initialization was "
+                "skipped. If dummy weights are not in use, this may indicate an error in weight loading.",
+                ("perf_warning", {}),
+            ),
+            case(
+                "spec-v0-batch-expansion",
+                "INFO 10-16 19:00:01 spec_decode_worker.py:300] [Speculative Decoding] Use batch expansion for scoring "
+                "proposals.",
+                ("perf_warning", {"topic": "spec-scorer-batch-expansion"}),
+            ),
+            case(
+                "spec-v0-mqa-disabled",
+                "INFO 10-16 19:00:01 spec_decode_worker.py:290] [Speculative Decoding] Disabling MQA scorer as the MQA is only "
+                "available with flash attn backend.",
+                ("perf_warning", {"topic": "spec-scorer-batch-expansion"}),
+            ),
+            case(
+                "spec-v0-mqa-scorer",
+                "INFO 10-16 19:00:01 spec_decode_worker.py:300] [Speculative Decoding] Use MQA scorer for scoring proposals.",
+                ("perf_warning", {"topic": "spec-scorer-mqa"}),
+            ),
+            case(
+                "spec-v0-fallback",
+                "WARNING 03-20 10:00:00 [arg_utils.py:1700] Speculative Decoding is not supported by the V1 Engine. Falling "
+                "back to V0. ",
+                ("engine_version", {"engine_generation": "V0", "origin": "V1 fallback"}),
+                ("perf_warning", {"topic": "v0-fallback"}),
+            ),
+            case(
+                "attention-env-v0-fallback",
+                "WARNING 03-20 10:00:00 [arg_utils.py:1700] VLLM_ATTENTION_BACKEND=XFORMERS is not supported by the V1 Engine. "
+                "Falling back to V0. We recommend to remove VLLM_ATTENTION_BACKEND=XFORMERS from your config in favor of the "
+                "V1 Engine.",
+                ("engine_version", {"engine_generation": "V0"}),
+            ),
+            case(
+                "spec-dflash-buffer-skipped",
+                "(Worker_TP0 pid=147) WARNING 05-06 06:18:10 [qwen3_dflash.py:412] DFlash buffer initialization was skipped. "
+                "If dummy weights are not in use, this may indicate an error in weight loading.",
+                ("perf_warning", {"topic": "spec-drafter-weights"}),
+            ),
+            case(
+                "spec-draft-eager-0.29",
+                "(Worker_TP0 pid=147) WARNING 09-15 12:33:02 [speculator.py:201] DFlash draft attention (TRITON_ATTN) does not "
+                "support full CUDA graphs; running the draft eagerly.",
+                ("cuda_graph", {"kind": "drafter_eager", "role": "drafter"}),
+                ("attention_backend", {"backend": "TRITON_ATTN", "role": "drafter"}),
+            ),
+            case(
+                "spec-eagle-proposer-piecewise",
+                "(Worker_TP0 pid=147) WARNING 11-20 10:00:00 [eagle.py:80] Currently the eagle proposer only supports "
+                "cudagraph_mode PIECEWISE, if you want the drafter to use cuda graphs, please set "
+                "compilation_config.cudagraph_mode to PIECEWISE or FULL_AND_PIECEWISE",
+                ("cuda_graph", {"kind": "drafter_eager", "role": "drafter"}),
+            ),
+            case(
+                "spec-token-budget-0.20",
+                "(EngineCore pid=43) WARNING 05-06 06:17:48 [vllm.py:1406] max_num_scheduled_tokens is set to 8188 based on the "
+                "speculative decoding settings. This may lead to suboptimal performance. Consider increasing "
+                "max_num_batched_tokens to accommodate the additional draft token slots, or decrease num_speculative_tokens or "
+                "max_num_seqs.",
+                ("scheduler_config", {"kind": "spec-token-budget", "value": 8188}),
+            ),
+            case(
+                "spec-token-budget-0.29",
+                "(EngineCore pid=43) WARNING 09-15 12:00:00 [vllm.py:1500] max_num_scheduled_tokens is set to 4094 based on the "
+                "speculative decoding settings. This may lead to suboptimal performance. Consider increasing "
+                "max_num_batched_tokens to accommodate the additional draft token slots, or decrease num_speculative_tokens.",
+                ("scheduler_config", {"kind": "spec-token-budget", "value": 4094}),
+            ),
+            case(
+                "spec-loading-drafter",
+                "(Worker_TP0 pid=147) INFO 05-06 06:10:00 [gpu_model_runner.py:3100] Loading drafter model...",
+                ("perf_warning", {"topic": "spec-drafter"}),
+            ),
+            case(
+                "spec-mtp-multistep-0.11-typo",
+                "(APIServer pid=1) WARNING 10-05 10:00:00 [speculative.py:300] Enabling num_speculative_tokens > 1 will "
+                "runmultiple times of forward on same MTP layer,which may result in lower acceptance rate",
+                ("perf_warning", {"topic": "spec-mtp-multistep"}),
+            ),
+            case(
+                "spec-drafter-flashinfer-non-causal",
+                "(Worker_TP0 pid=147) INFO 07-20 10:00:00 [flashinfer.py:500] Using FlashInfer for draft model non-causal "
+                "attention; TRTLLM can still be used for target model causal attention.",
+                ("attention_backend", {"backend": "FLASHINFER", "role": "drafter"}),
+            ),
         ),
     ),
 ]

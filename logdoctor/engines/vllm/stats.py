@@ -11,7 +11,7 @@ from logdoctor.events import (
     SchedulerStats,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _STATS_HEAD_RE = re.compile(
     r"(?:Engine (?P<eng>\d{3}): |(?P<n_eng>\d+) Engines Aggregated: )?"
@@ -173,12 +173,153 @@ GRAMMARS: list[Grammar] = [
         ("Avg prompt throughput:",),
         parse_stats,
         (
-            "(APIServer pid=3646) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
-            "tokens/s, Avg generation throughput: 1055.3 tokens/s, Running: 18 reqs, Waiting: 43 reqs, GPU KV cache "
-            "usage: 95.9%, Prefix cache hit rate: 0.0%",
-            "INFO 05-25 06:50:29 [metrics.py:486] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
-            "15.5 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV "
-            "cache usage: 0.1%.",
+            case(
+                "sample-1",
+                "INFO 05-25 06:50:29 [metrics.py:486] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+                "15.5 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV "
+                "cache usage: 0.1%.",
+                ("scheduler_stats", {}),
+            ),
+            case(
+                "stats-v1-0.20-saturated",
+                "(APIServer pid=3646) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+                "Avg generation throughput: 1055.3 tokens/s, Running: 18 reqs, Waiting: 43 reqs, GPU KV cache usage: 95.9%, "
+                "Prefix cache hit rate: 0.0%",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "vllm-v1",
+                        "engine_index": 0,
+                        "prompt_throughput": 0.0,
+                        "generation_throughput": 1055.3,
+                        "running": 18,
+                        "waiting": 43,
+                        "kv_cache_usage": 0.959,
+                        "prefix_cache_hit_rate": 0.0,
+                        "swapped": None,
+                    },
+                ),
+            ),
+            case(
+                "stats-v1-0.20-prefill",
+                "(APIServer pid=3646) INFO 05-19 10:13:31 [loggers.py:271] Engine 000: Avg prompt throughput: 12068.8 tokens/s, "
+                "Avg generation throughput: 734.9 tokens/s, Running: 18 reqs, Waiting: 33 reqs, GPU KV cache usage: 87.7%, "
+                "Prefix cache hit rate: 0.0%",
+                ("scheduler_stats", {"prompt_throughput": 12068.8, "waiting": 33, "kv_cache_usage": 0.877}),
+            ),
+            case(
+                "stats-v1-0.10-no-prefix",
+                "INFO 07-28 06:40:59 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+                "throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%, Prefix cache hit "
+                "rate: 0.0%",
+                ("scheduler_stats", {"running": 8, "generation_throughput": 239.2, "kv_cache_usage": 0.912}),
+            ),
+            case(
+                "stats-v1-0.13",
+                "(APIServer pid=324144) INFO 12-25 13:39:40 [loggers.py:248] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+                "Avg generation throughput: 149.8 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 3.3%, "
+                "Prefix cache hit rate: 18.8%",
+                ("scheduler_stats", {"prefix_cache_hit_rate": 0.188, "kv_cache_usage": 0.033}),
+            ),
+            case(
+                "stats-v1-0.21-all-optional",
+                "(APIServer pid=1) INFO 05-20 12:00:10 [loggers.py:271] Engine 000: Avg prompt throughput: 812.4 tokens/s, Avg "
+                "generation throughput: 301.7 tokens/s, Running: 24 reqs, Waiting: 9 reqs, Deferred: 3 reqs, Preemptions: 5, "
+                "GPU KV cache usage: 99.1%, Prefix cache hit rate: 42.0%, MM cache hit rate: 10.3%",
+                (
+                    "scheduler_stats",
+                    {
+                        "waiting": 9,
+                        "deferred": 3,
+                        "preemptions": 5,
+                        "kv_cache_usage": 0.991,
+                        "prefix_cache_hit_rate": 0.42,
+                        "extra": {"mm_cache_hit_rate": 0.103},
+                    },
+                ),
+            ),
+            case(
+                "stats-v1-0.33",
+                "(APIServer pid=1) INFO 11-29 10:00:10 [loggers.py:318] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+                "generation throughput: 73.2 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 4.1%, Prefix "
+                "cache hit rate: 0.0%",
+                ("scheduler_stats", {"generation_throughput": 73.2, "kv_cache_usage": 0.041}),
+            ),
+            case(
+                "stats-v1-engines-aggregated",
+                "(APIServer pid=1) INFO 11-29 10:00:10 [loggers.py:318] 2 Engines Aggregated: Avg prompt throughput: 10.0 "
+                "tokens/s, Avg generation throughput: 20.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: "
+                "1.0%, Prefix cache hit rate: 0.0%",
+                ("scheduler_stats", {"engine_index": None, "running": 2, "extra": {"engines_aggregated": 2}}),
+            ),
+            case(
+                "stats-v1-0.33-xpu-kv-fetch",
+                "(APIServer pid=1) INFO 11-29 10:00:10 [loggers.py:318] Engine 001: Avg prompt throughput: 0.0 tokens/s, Avg "
+                "generation throughput: 50.0 tokens/s, Running: 2 reqs, Waiting: 1 reqs, KV fetch: 1 waiting to start, 2 in "
+                "progress, 0 completed waiting, XPU KV cache usage: 12.5%",
+                (
+                    "scheduler_stats",
+                    {
+                        "engine_index": 1,
+                        "kv_cache_usage": 0.125,
+                        "extra": {"kv_cache_device": "XPU", "kv_fetch_waiting": 1, "kv_fetch_in_progress": 2},
+                    },
+                ),
+            ),
+            case(
+                "stats-v1-external-prefix-corrupted",
+                "(APIServer pid=1) INFO 11-29 10:00:10 [loggers.py:271] Engine 000: Avg prompt throughput: 5.0 tokens/s, Avg "
+                "generation throughput: 50.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.5%, Prefix "
+                "cache hit rate: 50.0%, Corrupted: 1 reqs, External prefix cache hit rate: 25.0%",
+                (
+                    "scheduler_stats",
+                    {
+                        "prefix_cache_hit_rate": 0.5,
+                        "extra": {"external_prefix_cache_hit_rate": 0.25, "corrupted_requests": 1},
+                    },
+                ),
+            ),
+            case(
+                "stats-v0-0.5-docker-timestamp",
+                "[2024-07-08 15:17:34] INFO 07-08 07:17:34 metrics.py:334] Avg prompt throughput: 6501.4 tokens/s, Avg "
+                "generation throughput: 69.1 tokens/s, Running: 4 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: "
+                "15.6%, CPU KV cache usage: 0.0%",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "vllm-v0",
+                        "prompt_throughput": 6501.4,
+                        "running": 4,
+                        "swapped": 0,
+                        "waiting": 0,
+                        "kv_cache_usage": 0.156,
+                        "cpu_kv_cache_usage": 0.0,
+                    },
+                ),
+            ),
+            case(
+                "stats-v0-0.8-bracketed-with-prefix-line",
+                "INFO 05-25 06:50:29 [metrics.py:486] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 15.5 "
+                "tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: "
+                "0.1%.\n"
+                "INFO 05-25 06:50:29 [metrics.py:502] Prefix cache hit rate: GPU: 0.00%, CPU: 90.00%",
+                ("scheduler_stats", {"format": "vllm-v0", "cpu_kv_cache_usage": 0.001, "generation_throughput": 15.5}),
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "vllm-v0-prefix-cache",
+                        "prefix_cache_hit_rate": 0.0,
+                        "extra": {"cpu_prefix_cache_hit_rate": 0.9},
+                    },
+                ),
+            ),
+            case(
+                "stats-v0-wrapped-by-terminal",
+                "INFO 07-03 23:23:42 [metrics.py:536] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 616.1 "
+                "tokens/s, Running: 32 r\n"
+                "eqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 17.6%, CPU KV cache usage: 0.0%.",
+                ("scheduler_stats", {"running": 32, "kv_cache_usage": 0.176, "line": 1, "end_line": 2}),
+            ),
         ),
     ),
     _grammar(
@@ -186,9 +327,41 @@ GRAMMARS: list[Grammar] = [
         ("Prefix cache hit rate: GPU:", "context requests,", "TF/s/device", "api_server_count more than 1"),
         parse_stats_extras,
         (
-            "INFO 05-25 06:50:29 [metrics.py:502] Prefix cache hit rate: GPU: 0.00%, CPU: 90.00%",
-            "(EngineCore pid=52) INFO 06-01 10:00:00 [core.py:401] Iteration(1234): 0 context requests, 0 context "
-            "tokens, 1 generation requests, 4 generation tokens, iteration elapsed time: 13.72 ms",
+            case(
+                "sample-1",
+                "INFO 05-25 06:50:29 [metrics.py:502] Prefix cache hit rate: GPU: 0.00%, CPU: 90.00%",
+                ("scheduler_stats", {}),
+            ),
+            case(
+                "iteration-0.14",
+                "(EngineCore pid=52) INFO 06-01 10:00:00 [core.py:401] Iteration(1234): 0 context requests, 0 context tokens, "
+                "1 generation requests, 4 generation tokens, iteration elapsed time: 13.72 ms",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "vllm-iteration",
+                        "running": 1,
+                        "num_tokens": 4,
+                        "extra": {"iteration": 1234, "generation_tokens": 4, "iteration_seconds": 0.01372},
+                    },
+                ),
+            ),
+            case(
+                "iteration-0.29",
+                "(APIServer pid=1) INFO 09-15 10:00:00 [loggers.py:330] Engine 000: Iteration(77): 2 context requests, 4096 "
+                "context tokens, 6 generation requests, 6 generation tokens, iteration elapsed time: 80.50 ms, GPU KV cache "
+                "usage: 12.5%",
+                (
+                    "scheduler_stats",
+                    {"format": "vllm-iteration", "engine_index": 0, "kv_cache_usage": 0.125, "num_tokens": 4102},
+                ),
+            ),
+            case(
+                "stats-disabled-api-server-count",
+                "(APIServer pid=1) WARNING 09-15 10:00:00 [async_llm.py:150] AsyncLLM created with api_server_count more than "
+                "1; disabling stats logging to avoid incomplete stats.",
+                ("perf_warning", {"topic": "stats-disabled"}),
+            ),
         ),
     ),
     _grammar(
@@ -196,10 +369,22 @@ GRAMMARS: list[Grammar] = [
         ("PreemptionMode.", "not enough kv cache blocks"),
         parse_preemption,
         (
-            "WARNING 08-20 10:18:39 scheduler.py:1141] Sequence group 147 is preempted by PreemptionMode.RECOMPUTE "
-            "mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase "
-            "gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. "
-            "total_num_cumulative_preemption=1",
+            case(
+                "preemption-v0",
+                "WARNING 08-20 10:18:39 scheduler.py:1141] Sequence group 147 is preempted by PreemptionMode.RECOMPUTE mode "
+                "because there is not enough KV cache space. This can affect the end-to-end performance. Increase "
+                "gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. "
+                "total_num_cumulative_preemption=1",
+                ("preemption", {"mode": "RECOMPUTE", "cumulative": 1}),
+            ),
+            case(
+                "preemption-v0-0.6.1-wording",
+                "WARNING 09-05 10:00:00 scheduler.py:1089] Sequence group 12 is preempted in PreemptionMode.SWAP mode because "
+                "there is not enough KV cache space. This can impact the end-to-end performance. Increase "
+                "gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. "
+                "total_num_cumulative_preemption=51",
+                ("preemption", {"mode": "SWAP", "cumulative": 51}),
+            ),
         ),
     ),
 ]

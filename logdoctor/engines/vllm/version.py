@@ -9,7 +9,7 @@ from logdoctor.events import (
     EngineVersion,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _VERSION_RE = re.compile(
     r"vLLM (?:API |gRPC )?server version (?P<ver>\S+?)(?:, serving model (?P<model>\S+))?\s*$"
@@ -41,11 +41,44 @@ GRAMMARS: list[Grammar] = [
         ("server version", "█  version", "█  model", "processing API version"),
         parse_version,
         (
-            "INFO 07-08 11:49:48 api_server.py:206] vLLM API server version 0.5.1",
-            "INFO 02-07 18:06:00 api_server.py:840] vLLM API server version 0.7.3.dev21+g0630d453",
-            "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.18.0",
-            "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]   █▄█▀ █     █     █     █  model   "
-            "/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf",
+            case(
+                "sample-1",
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.18.0",
+                ("engine_version", {}),
+            ),
+            case(
+                "sample-2",
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]   █▄█▀ █     █     █     █  model   "
+                "/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf",
+                ("engine_version", {}),
+            ),
+            case(
+                "version-0.5.1",
+                "INFO 07-08 11:49:48 api_server.py:206] vLLM API server version 0.5.1",
+                ("engine_version", {"version": "0.5.1", "origin": "version line", "engine": "vllm"}),
+            ),
+            case(
+                "version-dev-build",
+                "INFO 02-07 18:06:00 api_server.py:840] vLLM API server version 0.7.3.dev21+g0630d453",
+                ("engine_version", {"version": "0.7.3.dev21+g0630d453"}),
+            ),
+            case(
+                "version-serving-model-rendered",
+                "(APIServer pid=1) INFO 05-20 12:00:00 [utils.py:290] vLLM server version 0.21.0, serving model Qwen/Qwen3-8B",
+                ("engine_version", {"version": "0.21.0", "model": "Qwen/Qwen3-8B"}),
+            ),
+            case(
+                "logo-0.18",
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297] \n"
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]        █     █     █▄   ▄█\n"
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.18.0\n"
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]   █▄█▀ █     █     █     █  model   "
+                "/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf\n"
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297]    ▀▀  ▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀\n"
+                "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297] ",
+                ("engine_version", {"version": "0.18.0", "origin": "logo"}),
+                ("engine_version", {"model": "/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf", "origin": "logo"}),
+            ),
         ),
     ),
 ]

@@ -22,7 +22,7 @@ from typing import Any
 from logdoctor.events import BenchmarkResult, EventBase
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext
+from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
 _OPEN = "bench.open"  # the result block being read, so `finish` can close it
 _SEEN = "bench.seen"  # rows already reported (a bench_one_batch_server case and its summary-table row)
@@ -346,7 +346,7 @@ GRAMMARS: list[Grammar] = [
         "bench",
         ("Serving Benchmark Result",),
         parse_serving_header,
-        ("============ Serving Benchmark Result ============",),
+        (case("sample-1", "============ Serving Benchmark Result ============"),),
     ),
     Grammar(
         "bench.table",
@@ -354,18 +354,33 @@ GRAMMARS: list[Grammar] = [
         ("Agg tok/s", "| batch size | input len |"),
         parse_table_header,
         (
-            "C | Agg tok/s | Per-req tok/s | TTFT(s) | Tokens | Wall(s) | Ok | Fail",
-            "| batch size | input len | latency (s) | input throughput (tok/s) | output throughput (tok/s) | acc length "
-            "| ITL (ms) | input cost ($/1M) | output cost ($/1M) | cache hit rate |",
+            case("sample-1", "C | Agg tok/s | Per-req tok/s | TTFT(s) | Tokens | Wall(s) | Ok | Fail"),
+            case(
+                "sample-2",
+                "| batch size | input len | latency (s) | input throughput (tok/s) | output throughput (tok/s) | acc length "
+                "| ITL (ms) | input cost ($/1M) | output cost ($/1M) | cache hit rate |",
+            ),
         ),
     ),
-    Grammar("bench.one_batch_case", "bench", ("batch size: ",), parse_case_start, ("batch size: 1",)),
+    Grammar(
+        "bench.one_batch_case",
+        "bench",
+        ("batch size: ",),
+        parse_case_start,
+        (case("sample-1", "batch size: 1", ("benchmark_result", {})),),
+    ),
     Grammar(
         "bench.one_batch_offline",
         "bench",
         ("median throughput:", ". Batch size: "),
         parse_offline,
-        ("Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",),
+        (
+            case(
+                "sample-1",
+                "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",
+                ("benchmark_result", {}),
+            ),
+        ),
     ),
 ]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuTopology, HostInfo
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext
+from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
 # `\tGPU0\tGPU1\tNIC0\tCPU Affinity\t...` (topo -m) or ` \tGPU0\tGPU1\t` (topo -p2p): the GPU columns first.
 _MATRIX_HEADER_RE = re.compile(r"^\s*GPU0(?P<more>(?:\s+GPU\d+)*)(?P<rest>(?:\s+.*)?)$")
@@ -214,23 +214,46 @@ GRAMMARS: list[Grammar] = [
         "host",
         ("GPU0\t", "GPU0 ", "CPU Affinity"),
         parse_matrix_header,
-        ("\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID", " \tGPU0\tGPU1\t"),
+        (
+            case("sample-1", "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"),
+            case("sample-2", " \tGPU0\tGPU1\t"),
+        ),
     ),
-    Grammar("host.p2p_mode", "host", ("topo -p2p ",), parse_p2p_mode, ("==> nvidia-smi topo -p2p r <==",)),
+    Grammar(
+        "host.p2p_mode", "host", ("topo -p2p ",), parse_p2p_mode, (case("sample-1", "==> nvidia-smi topo -p2p r <=="),)
+    ),
     Grammar(
         "host.query_gpu",
         "host",
         ("memory.total", "pci.bus_id", "driver_version"),
         parse_csv_header,
-        ("index, name, pci.bus_id, memory.total [MiB], driver_version",),
+        (case("sample-1", "index, name, pci.bus_id, memory.total [MiB], driver_version"),),
     ),
-    Grammar("host.gpu_list", "host", ("(UUID: GPU-",), parse_gpu_list, ("GPU 0: NVIDIA H200 (UUID: GPU-3c1e0a)",)),
+    Grammar(
+        "host.gpu_list",
+        "host",
+        ("(UUID: GPU-",),
+        parse_gpu_list,
+        (case("sample-1", "GPU 0: NVIDIA H200 (UUID: GPU-3c1e0a)", ("gpu_info", {})),),
+    ),
     Grammar(
         "host.driver",
         "host",
         ("Driver Version:",),
         parse_driver,
-        ("| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",),
+        (
+            case(
+                "sample-1",
+                "| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",
+                ("host_info", {}),
+            ),
+        ),
     ),
-    Grammar("host.hypervisor", "host", ("Hypervisor vendor:",), parse_hypervisor, ("Hypervisor vendor:: KVM",)),
+    Grammar(
+        "host.hypervisor",
+        "host",
+        ("Hypervisor vendor:",),
+        parse_hypervisor,
+        (case("sample-1", "Hypervisor vendor:: KVM", ("host_info", {})),),
+    ),
 ]
