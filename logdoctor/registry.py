@@ -88,6 +88,7 @@ class Registry:
     def __init__(self, modules: tuple[str, ...]) -> None:
         self._modules = list(modules)
         self._specs: dict[str, EngineSpec] | None = None
+        self._header_owners: dict[str, str] | None = None
         self._lock = threading.Lock()
 
     def _load(self) -> dict[str, EngineSpec]:
@@ -113,6 +114,7 @@ class Registry:
         specs[spec.name] = spec
         with self._lock:
             self._specs = specs
+            self._header_owners = None
         _changed()
 
     def unregister(self, name: str) -> None:
@@ -120,6 +122,7 @@ class Registry:
         specs.pop(name, None)
         with self._lock:
             self._specs = specs
+            self._header_owners = None
         _changed()
 
     def specs(self) -> tuple[EngineSpec, ...]:
@@ -135,13 +138,12 @@ class Registry:
         return tuple(g for s in self._load().values() for g in s.grammars)
 
     def header_engine(self, header: str | None) -> str | None:
-        """The engine that owns an envelope header id, if one does."""
-        if header is None:
-            return None
-        for spec in self._load().values():
-            if header in spec.headers:
-                return spec.name
-        return None
+        """The engine that owns an envelope header id, if one does (asked for every candidate line)."""
+        owners = self._header_owners
+        if owners is None:
+            owners = {h: spec.name for spec in reversed(self._load().values()) for h in spec.headers}
+            self._header_owners = owners
+        return owners.get(header) if header is not None else None
 
     def label(self, name: str) -> str:
         spec = self.get(name)

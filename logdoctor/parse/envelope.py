@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from logdoctor.events import ProcessInfo
+from logdoctor.registry import REGISTRY
 
 # `\x1b[1;36m`, and the same with the ESC byte lost in a copy (` [36m`, `[0;0m`). Also OSC-less `^[[`.
 ANSI_RE = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m|\[[0-9][0-9;]*m")
@@ -127,13 +128,8 @@ class LogLine:
 
     @property
     def engine_hint(self) -> str | None:
-        if self.header in ("vllm", "vllm-old"):
-            return "vllm"
-        if self.header in ("sglang", "sglang-plain"):
-            return "sglang"
-        if self.header == "nccl":
-            return "nccl"
-        return None
+        """The engine whose header this line carries (the specs say which headers each engine owns)."""
+        return REGISTRY.header_engine(self.header)
 
 
 def clean_physical(raw: str) -> str:

@@ -146,6 +146,8 @@ _CONNECTED_RE = re.compile(
 _P2P_TYPE_RE = re.compile(
     r"Check P2P Type isAllDirectP2p (?P<direct>\d+) directMode (?P<mode>\d+)(?: isAllCudaP2p (?P<cuda>\d+))?"
 )
+# NCCL 2.19+ (init.cc): whether every pair of this node's GPUs can use P2P; 0 means some pairs go through SHM.
+_INTRA_NODE_P2P_RE = re.compile(r"Check P2P Type intraNodeP2pSupport (?P<support>\d+) directMode (?P<mode>\d+)")
 
 
 def _values(m: re.Match[str], *names: str) -> Values:
@@ -196,6 +198,12 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _P2P_TYPE_RE.search(message)
     if m:
         return info("p2p-type", _values(m, "direct", "mode", "cuda"))
+    m = _INTRA_NODE_P2P_RE.search(message)
+    if m:
+        supported = m.group("support") != "0"
+        return info(
+            "p2p-type" if supported else "p2p-disabled", {"intra_node_p2p": supported, "mode": int(m.group("mode"))}
+        )
     return None
 
 
@@ -826,6 +834,18 @@ GRAMMARS: list[Grammar] = [
                 "row-22",
                 "vm:668:668 [0] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 0 isAllCudaP2p 1",
                 ("nccl_info", {"kind": "p2p-type", "values": {"direct": 0, "mode": 0, "cuda": 1}}),
+                exact=True,
+            ),
+            case(
+                "intra-node-p2p-0",
+                "node1:123:123 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 0 directMode 1",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"intra_node_p2p": False, "mode": 1}}),
+                exact=True,
+            ),
+            case(
+                "intra-node-p2p-1",
+                "node1:123:123 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 1 directMode 0",
+                ("nccl_info", {"kind": "p2p-type", "values": {"intra_node_p2p": True, "mode": 0}}),
                 exact=True,
             ),
         ),

@@ -60,6 +60,10 @@ _FA_DOWNGRADE_RE = re.compile(
     r"Cannot use FA version (?P<old>\d) (?P<why>on Blackwell platform|with ALiBi|with batch invariance),? "
     r"defaulting to FA version (?P<new>\d)(?P<maybe> if supported)?"
 )
+# vLLM 0.33 (v1/attention/backends/fa_utils.py, flash_attn.py): FA4 kernels on Blackwell that cannot run a shape.
+_FA4_DOWNGRADE_RE = re.compile(
+    r"FA4(?:'s Blackwell head_size=256 kernel| on Blackwell) does not support .*?defaulting to FA version (?P<new>\d)"
+)
 _CANNOT_USE_FA_RE = re.compile(r"Cannot use FlashAttention(?:-2)? backend (?P<why>.*?)\.?\s*$")
 _FA_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Volta and Turing"), "unsupported-gpu"),
@@ -143,6 +147,17 @@ def parse_attention(line: LogLine, ctx: ParseContext) -> Events | None:
                 backend="FLASH_ATTN",
                 version=None if m.group("maybe") else m.group("new"),
                 fallback_reason=why[m.group("why")],
+                message=_msg(line),
+            )
+        ]
+    m = _FA4_DOWNGRADE_RE.search(text)
+    if m:
+        return [
+            AttentionBackend(
+                **base,
+                backend="FLASH_ATTN",
+                version=m.group("new"),
+                fallback_reason="fa4-blackwell",
                 message=_msg(line),
             )
         ]
@@ -239,6 +254,7 @@ GRAMMARS: list[Grammar] = [
             "FlashInfer failed to import",
             "Please use FlashInfer backend with FP8 KV Cache",
             "backend to prevent mixed-backend",
+            "defaulting to FA version",
         ),
         parse_attention,
         (
@@ -426,6 +442,18 @@ GRAMMARS: list[Grammar] = [
                 "attn-mla-prefill",
                 "(Worker_TP0 pid=7) INFO 05-20 10:00:00 [selector.py:80] Using FLASHINFER MLA prefill backend.",
                 ("attention_backend", {"backend": "FLASHINFER", "role": "prefill"}),
+            ),
+            case(
+                "fa4-head-size-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [fa_utils.py:204] FA4 on Blackwell does not support head_size=512 "
+                "due to TMEM capacity limits, defaulting to FA version 2.",
+                ("attention_backend", {"backend": "FLASH_ATTN", "version": "2", "fallback_reason": "fa4-blackwell"}),
+            ),
+            case(
+                "fa4-hd256-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [fa_utils.py:186] FA4's Blackwell head_size=256 kernel does not "
+                "support softcap, defaulting to FA version 2.",
+                ("attention_backend", {"version": "2", "fallback_reason": "fa4-blackwell"}),
             ),
         ),
     ),

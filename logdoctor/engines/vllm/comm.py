@@ -71,9 +71,17 @@ def parse_custom_allreduce(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+# vLLM 0.33 (distributed/parallel_state.py): collectives over gloo (host memory, TCP) instead of NCCL.
+_GLOO_FALLBACK_RE = re.compile(r"Distributed backend (?P<backend>\w+) is not available; falling back to gloo")
+
+
 def parse_comm(line: LogLine, ctx: ParseContext) -> Events | None:
     text = line.message
     base = _base(line, ctx)
+    m = _GLOO_FALLBACK_RE.search(text)
+    if m:
+        fallback = {"backend": "gloo", "requested_backend": m.group("backend")}
+        return [NcclInfo(**base, kind="distributed-init", message=_msg(line), values=fallback)]
     m = _NCCL_VERSION_RE.search(text)
     if m:
         return [NcclVersion(**base, version=m.group("ver"))]
@@ -220,6 +228,7 @@ GRAMMARS: list[Grammar] = [
             "AllReduce fusion pass is disabled",
             "NCCL_CUMEM_ENABLE is set to",
             "Reducing Torch parallelism",
+            "falling back to gloo",
         ),
         parse_comm,
         (
@@ -330,6 +339,12 @@ GRAMMARS: list[Grammar] = [
                 "Tensor parallel workers can be spread out to 2+ nodes which can degrade the performance unless you have fast "
                 "interconnect across nodes, like Infiniband.",
                 ("perf_warning", {"topic": "tp-spans-nodes"}),
+            ),
+            case(
+                "gloo-fallback-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [parallel_state.py:1942] Distributed backend nccl is not available; "
+                "falling back to gloo.",
+                ("nccl_info", {"kind": "distributed-init", "values": {"backend": "gloo", "requested_backend": "nccl"}}),
             ),
         ),
     ),

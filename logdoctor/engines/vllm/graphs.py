@@ -45,6 +45,11 @@ _MODE_OVERRIDE_RE = re.compile(
     r"[Oo]verriding cudagraph_mode (?:from )?(?:(?:CUDAGraphMode\.)?(?P<from>[A-Z_]+) )?to (?:CUDAGraphMode\.)?(?P<to>[A-Z_]+)"
 )
 _MODE_SET_NONE_RE = re.compile(r"Setting cudagraph_mode to (?P<to>[A-Z_]+)")
+# vLLM 0.33 (config/compilation.py): a model with neither a compiled submodule nor breakable graphs.
+_MODE_PIECEWISE_RE = re.compile(
+    r"Cudagraph mode (?:CUDAGraphMode\.)?(?P<from>\w+) requires piecewise capture\b.*?"
+    r"Overriding to (?:CUDAGraphMode\.)?(?P<to>[A-Z_]+)"
+)
 _MODE_FROM_SUPPORT_RE = re.compile(r"do not support (?P<from>[A-Z_]+)\.")
 _CAPTURE_SIZES_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"Truncating max_cudagraph_capture_size to (?P<n>\d+)"),
@@ -157,7 +162,7 @@ def parse_cuda_graphs(line: LogLine, ctx: ParseContext) -> Events | None:
                 message=_msg(line),
             )
         ]
-    m = _MODE_OVERRIDE_RE.search(text) or _MODE_SET_NONE_RE.search(text)
+    m = _MODE_OVERRIDE_RE.search(text) or _MODE_SET_NONE_RE.search(text) or _MODE_PIECEWISE_RE.search(text)
     if m:
         mode_from = m.groupdict().get("from")
         if mode_from is None:
@@ -197,9 +202,15 @@ def parse_cuda_graphs(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+# vLLM 0.33 (utils/jit_monitor.py): a kernel compiled or autotuned while serving, a latency spike each time.
+_JIT_DURING_INFERENCE_RE = re.compile(r"(?P<backend>\w+) (?P<event>[\w -]+?) during inference: (?P<fn>\S+?)[ .(]")
+
+
 def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:
     text = line.message
     base = _base(line, ctx)
+    if _JIT_DURING_INFERENCE_RE.search(text):
+        return [PerfWarning(**base, topic="jit-during-inference", message=_msg(line))]
     for kind, pattern in (
         ("dynamo", _DYNAMO_RE),
         ("graph_compile", _GRAPH_COMPILE_RE),
@@ -298,6 +309,7 @@ GRAMMARS: list[Grammar] = [
             "CUDA graph memory",
             "CUDA graph pool memory",
             "cascade attention. Will fall back",
+            "requires piecewise capture",
         ),
         parse_cuda_graphs,
         (
@@ -428,6 +440,16 @@ GRAMMARS: list[Grammar] = [
                 "performance.",
                 ("cuda_graph", {"kind": "capture_sizes", "max_batch_size": 1024}),
             ),
+            case(
+                "piecewise-override-0.33",
+                "(EngineCore pid=7) WARNING 11-30 10:00:00 [compilation.py:1473] Cudagraph mode FULL_AND_PIECEWISE requires "
+                "piecewise capture, but the loaded model provides neither a compiled submodule nor breakable CUDA graphs. "
+                "Overriding to FULL_DECODE_ONLY.",
+                (
+                    "cuda_graph",
+                    {"kind": "mode_downgrade", "mode_from": "FULL_AND_PIECEWISE", "mode_to": "FULL_DECODE_ONLY"},
+                ),
+            ),
         ),
     ),
     _grammar(
@@ -449,6 +471,7 @@ GRAMMARS: list[Grammar] = [
             "Inductor compilation was disabled",
             "TORCH_COMPILE_DISABLE is set",
             "CPU offload is not supported with `torch.compile`",
+            "during inference: ",
         ),
         parse_compile,
         (
@@ -529,6 +552,12 @@ GRAMMARS: list[Grammar] = [
                 ("compile_time", {"kind": "cache_dir"}),
                 ("compile_time", {"kind": "compile_and_warmup", "seconds": 158.0}),
                 ("compile_time", {"kind": "cache_disabled", "cache_hit": False}),
+            ),
+            case(
+                "jit-monitor-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [jit_monitor.py:137] Triton JIT compilation during inference: "
+                "_fwd_kernel (BLOCK_M=64). This causes a latency spike; consider extending warmup to cover this shape/config.",
+                ("perf_warning", {"topic": "jit-during-inference"}),
             ),
         ),
     ),

@@ -49,6 +49,8 @@ _AUTO_FIT_RE = re.compile(
     r"(?:GPU|KV cache) memory \((?:(?P<gib>[\d.]+) GiB available for KV cache)?|full model context length "
     r"(?P<full>\d+) fits)"
 )
+# vLLM 0.33 (v1/core/kv_cache_planning.py): `... KV cache memory (12.5 GiB GPU)`, the limiting worker's KV memory.
+_AUTO_FIT_MEMORY_RE = re.compile(r"available KV cache memory \((?P<gib>[\d.]+) GiB\b")
 _PADDING_LAYERS_RE = re.compile(r"Add (?P<n>\d+) padding layers, may waste at most (?P<pct>[\d.]+)% KV cache memory")
 # OOM-ish startup errors (raised ValueError / RuntimeError, seen inside `EngineCore failed to start` tracebacks).
 _KV_NO_MEMORY_RE = re.compile(r"No available memory for the cache blocks")
@@ -127,8 +129,10 @@ def parse_kv_cache(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _AUTO_FIT_RE.search(text)
     if m:
         events: Events = [ModelInfo(**base, max_model_len=int(m.group("new") or m.group("full")))]
-        if m.group("gib"):
-            events.append(KVCache(**base, available_memory_gib=float(m.group("gib")), message=_msg(line)))
+        memory = _AUTO_FIT_MEMORY_RE.search(text)
+        gib = m.group("gib") or (memory.group("gib") if memory else None)
+        if gib:
+            events.append(KVCache(**base, available_memory_gib=float(gib), message=_msg(line)))
         return events
     m = _PADDING_LAYERS_RE.search(text)
     if m:
@@ -334,6 +338,20 @@ GRAMMARS: list[Grammar] = [
                 "kv-block-size-forced-mla",
                 "(Worker_TP0 pid=7) INFO 06-01 10:00:00 [cuda.py:150] Forcing kv cache block size to 64 for FlashMLA backend.",
                 ("kv_cache", {"block_size": 64}),
+            ),
+            case(
+                "auto-fit-reduced-0.33",
+                "(EngineCore pid=7) INFO 11-30 10:00:00 [kv_cache_planning.py:1404] Auto-fit max_model_len: reduced from "
+                "262144 to 98304 to fit in available KV cache memory (12.5 GiB GPU)",
+                ("model_info", {"max_model_len": 98304}),
+                ("kv_cache", {"available_memory_gib": 12.5}),
+            ),
+            case(
+                "auto-fit-fits-0.33",
+                "(EngineCore pid=7) INFO 11-30 10:00:00 [kv_cache_planning.py:1395] Auto-fit max_model_len: full model context "
+                "length 40960 fits in available KV cache memory (30.2 GiB GPU)",
+                ("model_info", {"max_model_len": 40960}),
+                ("kv_cache", {"available_memory_gib": 30.2}),
             ),
         ),
     ),

@@ -58,6 +58,25 @@ _MXFP4_NO_FLASHINFER_RE = re.compile(r"MXFP4 MoE is enabled on Hopper/Blackwell 
 _DEEPGEMM_RE = re.compile(
     r"Using DeepGemm kernels for (?P<method>\w+)|(?P<unsupported>DeepGemm not supported on the current platform)"
 )
+# vLLM 0.33 folds gptq/gptq_marlin into AutoGPTQ and awq/awq_marlin into AutoAWQ: the kernel is named only here.
+# vllm/model_executor/kernels/linear/__init__.py lists the CUDA kernels "in priority/performance order":
+# CutlassW4A8, Machete, Marlin, then Conch, Exllama, TritonW4A16, Humming - chosen only when the faster ones
+# cannot run this layer or GPU.
+_MIXED_PRECISION_KERNEL_RE = re.compile(
+    r"Using (?P<kernel>\w+?)(?:LinearKernel)? for "
+    r"(?P<what>AutoGPTQLinearMethod|mixed-precision linear|CompressedTensorsWNA16\b)"
+)
+_SLOW_MIXED_PRECISION_KERNELS = frozenset({"Conch", "Exllama", "TritonW4A16", "Humming"})
+_MIXED_PRECISION_METHOD = {
+    "AutoGPTQLinearMethod": "gptq",
+    "CompressedTensorsWNA16": "compressed-tensors",
+    "mixed-precision linear": None,
+}
+_AWQ_UNOPTIMIZED_RE = re.compile(r"is not supported by AutoAWQMarlin\. Falling back to unoptimized AWQ kernels")
+_EMULATION_FALLBACK_RE = re.compile(
+    r"(?P<fmt>NVFP4) linear falling back to the slow and unoptimized emulation backend"
+    r"|does not support native (?P<fmt2>MXFP4) computation\. Using (?P<kernel>Emulation\w+)"
+)
 _CHECKPOINT_RE = re.compile(r"Detected (?P<method>fp8|ModelOpt NVFP4) checkpoint")
 _QUANT_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Using default MoE config\. Performance might be sub-optimal"), "moe-config"),
@@ -66,6 +85,8 @@ _QUANT_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 _PLATFORM_RE = re.compile(r"Automatically detected platform (?P<platform>\w+)")
+# No GPU platform plugin activated: vLLM runs on UnspecifiedPlatform (no CUDA/ROCm device found).
+_NO_PLATFORM_RE = re.compile(r"No platform detected, vLLM is running on (?P<platform>Unspecified)Platform")
 _PIN_MEMORY_RE = re.compile(r"Pin memory is not supported on (?P<platform>\w+)")
 _SWAP_SPACE_RE = re.compile(r"Possibly too large swap space\. (?P<gib>[\d.]+) GiB out of the")
 _CPU_OFFLOAD_RE = re.compile(r"Total CPU offloaded parameters: (?P<value>[\d.]+)(?: ?(?P<unit>[GMT]i?Bs?))?")
@@ -149,6 +170,26 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
                 message=_msg(line),
             )
         ]
+    m = _MIXED_PRECISION_KERNEL_RE.search(text)
+    if m:
+        kernel = m.group("kernel")
+        return [
+            Quantization(
+                **base,
+                method=_MIXED_PRECISION_METHOD[m.group("what")],
+                kernel=kernel,
+                fallback=kernel in _SLOW_MIXED_PRECISION_KERNELS,
+                message=_msg(line),
+            )
+        ]
+    if _AWQ_UNOPTIMIZED_RE.search(text):
+        return [Quantization(**base, method="awq", fallback=True, message=_msg(line))]
+    m = _EMULATION_FALLBACK_RE.search(text)
+    if m:
+        fmt = (m.group("fmt") or m.group("fmt2")).lower()
+        return [
+            Quantization(**base, method=fmt, kernel=m.group("kernel") or "emulation", fallback=True, message=_msg(line))
+        ]
     m = _CHECKPOINT_RE.search(text)
     if m:
         method = "fp8" if m.group("method") == "fp8" else "modelopt_fp4"
@@ -162,7 +203,7 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
 def parse_platform(line: LogLine, ctx: ParseContext) -> Events | None:
     text = line.message
     base = _base(line, ctx)
-    m = _PLATFORM_RE.search(text) or _PIN_MEMORY_RE.search(text)
+    m = _PLATFORM_RE.search(text) or _PIN_MEMORY_RE.search(text) or _NO_PLATFORM_RE.search(text)
     if m:
         return [Platform(**base, platform=m.group("platform").lower(), message=_msg(line))]
     m = _SWAP_SPACE_RE.search(text)
@@ -171,7 +212,8 @@ def parse_platform(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _CPU_OFFLOAD_RE.search(text)
     if m:
         unit = m.group("unit")
-        gib = _gib(m.group("value"), unit) if unit else None
+        # vLLM 0.33 prints `format_gib(bytes)`, a bare number of GiB (vllm/utils/mem_utils.py).
+        gib = _gib(m.group("value"), unit) if unit else float(m.group("value"))
         return [Offload(**base, kind="weights", gib=gib, message=_msg(line))]
     if any(p.search(text) for p in _KV_OFFLOAD_RES):
         return [Offload(**base, kind="kv", message=_msg(line))]
@@ -267,6 +309,12 @@ GRAMMARS: list[Grammar] = [
             "checkpoint. Please note",
             "Using default MoE config",
             "Using default W8A8 Block",
+            "for AutoGPTQLinearMethod",
+            "for mixed-precision linear",
+            "for CompressedTensorsWNA16",
+            "Falling back to unoptimized AWQ",
+            "linear falling back to the slow and unoptimized emulation",
+            "does not support native MXFP4 computation",
         ),
         parse_quantization,
         (
@@ -358,6 +406,42 @@ GRAMMARS: list[Grammar] = [
                 "than native quantized MOE.",
                 ("quantization", {"kernel": "Nvfp4QuantizationEmulationTritonExperts", "fallback": True}),
             ),
+            case(
+                "autogptq-machete-0.33",
+                "(Worker_TP0 pid=9) INFO 11-30 10:00:00 [auto_gptq.py:352] Using MacheteLinearKernel for AutoGPTQLinearMethod",
+                ("quantization", {"method": "gptq", "kernel": "Machete", "fallback": False}),
+            ),
+            case(
+                "mixed-precision-exllama-0.33",
+                "(Worker_TP0 pid=9) INFO 11-30 10:00:00 [__init__.py:945] Using ExllamaLinearKernel for mixed-precision linear",
+                ("quantization", {"method": None, "kernel": "Exllama", "fallback": True}),
+            ),
+            case(
+                "wna16-marlin-0.33",
+                "(Worker_TP0 pid=9) INFO 11-30 10:00:00 [compressed_tensors_wNa16.py:153] Using MarlinLinearKernel for "
+                "CompressedTensorsWNA16",
+                ("quantization", {"method": "compressed-tensors", "kernel": "Marlin", "fallback": False}),
+            ),
+            case(
+                "autoawq-unoptimized-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [auto_awq.py:325] Layer 'model.layers.0.mlp.gate_up_proj' is not "
+                "supported by AutoAWQMarlin. Falling back to unoptimized AWQ kernels.",
+                ("quantization", {"method": "awq", "fallback": True}),
+            ),
+            case(
+                "nvfp4-emulation-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [__init__.py:1294] NVFP4 linear falling back to the slow and "
+                "unoptimized emulation backend as no optimized backend is available (unavailable reasons: "
+                "CutlassNvFp4LinearKernel: requires SM100)",
+                ("quantization", {"method": "nvfp4", "kernel": "emulation", "fallback": True}),
+            ),
+            case(
+                "mxfp4-emulation-0.33",
+                "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [emulation.py:101] The current platform does not support native "
+                "MXFP4 computation. Using EmulationMxfp4LinearKernel, with simulated weight dequantization and activation "
+                "QDQ (quantize and dequantize), with the linear in high precision.",
+                ("quantization", {"method": "mxfp4", "kernel": "EmulationMxfp4LinearKernel", "fallback": True}),
+            ),
         ),
     ),
     _grammar(
@@ -371,6 +455,7 @@ GRAMMARS: list[Grammar] = [
             "disabling CPU offload since",
             "cudaHostRegister failed",
             "Initializing KVConnectorBase_V1",
+            "No platform detected",
         ),
         parse_platform,
         (
@@ -407,6 +492,21 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=7) WARNING 10-03 16:22:00 [base.py:80] Initializing KVConnectorBase_V1. This API is "
                 "experimental and subject to change in the future as we iterate the design.",
                 ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "no-platform-0.8",
+                "INFO 03-01 10:00:00 [__init__.py:211] No platform detected, vLLM is running on UnspecifiedPlatform",
+                ("platform", {"platform": "unspecified"}),
+            ),
+            case(
+                "no-platform-debug-0.33",
+                "DEBUG 03-01 10:00:00 [platforms/__init__.py:291] No platform detected, vLLM is running on UnspecifiedPlatform",
+                ("platform", {"platform": "unspecified"}),
+            ),
+            case(
+                "cpu-offload-bare-gib-0.33",
+                "(Worker_TP0 pid=9) INFO 11-30 10:00:00 [uva.py:68] Total CPU offloaded parameters: 12.0",
+                ("offload", {"kind": "weights", "gib": 12.0}),
             ),
         ),
     ),

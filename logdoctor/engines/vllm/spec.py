@@ -30,7 +30,8 @@ _SPEC_V1_RE = re.compile(
 _SPEC_V0_RE = re.compile(
     r"Speculative metrics: Draft acceptance rate: (?P<rate>[\d.]+|nan), System efficiency: (?P<eff>[\d.]+|nan), "
     r"Number of speculative tokens: (?P<k>\d+), Number of accepted tokens: (?P<acc>\d+), "
-    r"Number of draft tokens: (?P<dr>\d+), Number of emitted tokens: (?P<em>\d+)"
+    # Some V0 builds print the unit twice: `Number of draft tokens tokens: 42272`.
+    r"Number of draft tokens(?: tokens)?: (?P<dr>\d+), Number of emitted tokens(?: tokens)?: (?P<em>\d+)"
 )
 
 
@@ -367,6 +368,13 @@ GRAMMARS: list[Grammar] = [
                     "spec_decode_stats",
                     {"acceptance_rate": 0.067, "system_efficiency": 0.167, "mean_acceptance_length": 1.0},
                 ),
+            ),
+            case(
+                "spec-v0-unit-doubled",
+                "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.000, System efficiency: "
+                "0.059, Number of speculative tokens: 16, Number of accepted tokens: 0, Number of draft tokens tokens: 42272, "
+                "Number of emitted tokens tokens: 2642.",
+                ("spec_decode_stats", {"format": "vllm-v0", "num_speculative_tokens": 16, "acceptance_rate": 0.0}),
             ),
         ),
     ),
