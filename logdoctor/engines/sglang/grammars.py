@@ -111,8 +111,30 @@ def parse_version(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     ):
         m = regex.search(line.message)
         if m:
+            ctx.state.setdefault(_VERSION, _version_tuple(m.group("ver")))
             return [EngineVersion(**ctx.base(line, "sglang"), version=m.group("ver"), origin=origin)]
     return None
+
+
+# ctx.state keys this module owns.
+_VERSION = "sglang.version"  # tuple[int, ...] of the first version the log printed
+_DRAFT_TOKENS = "sglang.speculative_num_draft_tokens"  # from server_args: k + 1
+
+# What `accept rate` on a Decode batch line means (see `_spec_stats`). Before 0.5.11 it was accept_len divided by
+# the draft slots per step (speculative_num_draft_tokens = k + 1); from 0.5.11 it is correct drafts / drafted
+# tokens (scheduler_components/metrics_reporter.py: num_correct_drafts / (forward_ct * (num_draft_tokens - 1))).
+ACCEPT_RATE_PER_DRAFT_SINCE = (0, 5, 11)
+
+
+def _whole_within(numerator: float, rate: float, half_step: float = 0.005) -> bool:
+    """Is numerator / rate a whole number >= 1 for some values that print as these two (`{x:.2f}`)?"""
+    low = max(numerator - half_step, 0.0) / (rate + half_step)
+    high = (numerator + half_step) / max(rate - half_step, 1e-9)
+    return high >= 1 and int(high) >= max(low, 1.0)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text.split("+")[0])[:3])
 
 
 _NCCL_VERSION_RE = re.compile(r"sglang is using nccl==(?P<ver>\d+\.\d+\.\d*)")
@@ -165,6 +187,9 @@ def _server_args_event(line: LogLine, ctx: ParseContext, dump: str, end: int | N
     config = parsed.value if isinstance(parsed.value, dict) else {}
     if config.get("__class__") == "ServerArgs":
         config = {k: v for k, v in config.items() if k != "__class__"}
+    draft_tokens = config.get("speculative_num_draft_tokens")
+    if isinstance(draft_tokens, int) and not isinstance(draft_tokens, bool) and draft_tokens >= 2:
+        ctx.state[_DRAFT_TOKENS] = draft_tokens
     base = ctx.base(line, "sglang")
     if end is not None:
         base["end_line"] = end
@@ -300,16 +325,39 @@ def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         )
     ]
     if accept_len is not None or accept_rate is not None:
-        events.append(
-            SpecDecodeStats(
-                **base,
-                format="sglang",
-                interval=True,
-                mean_acceptance_length=accept_len,
-                acceptance_rate=accept_rate,
-            )
-        )
+        events.append(_spec_stats(base, accept_len, accept_rate, ctx))
     return events
+
+
+def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, ctx: ParseContext) -> SpecDecodeStats:
+    """`accept len` / `accept rate` of a Decode batch line, with the rate's definition decided.
+
+    format "sglang": the rate before 0.5.11, length / draft slots (k + 1), converted by the facts;
+    "sglang-per-draft": the 0.5.11+ rate, already accepted / drafted, with k = round((length - 1) / rate).
+    The version printed earlier decides; without one, the draft-token count from server_args; without that, the
+    definition under which the implied draft count is a whole number within the rounding of the printed values
+    (`{x:.2f}`), and where both are, the 0.5.11+ one (today's releases)."""
+    per_draft: bool | None = None
+    version = ctx.state.get(_VERSION)
+    if version:
+        per_draft = version >= ACCEPT_RATE_PER_DRAFT_SINCE
+    elif length is not None and rate:
+        slots = ctx.state.get(_DRAFT_TOKENS)
+        if isinstance(slots, int):
+            old_k, new_k = length / rate - 1, (length - 1) / rate
+            per_draft = abs(new_k - (slots - 1)) < abs(old_k - (slots - 1))
+        else:
+            per_draft = _whole_within(length - 1, rate) or not _whole_within(length, rate)
+    if per_draft and length is not None and rate:
+        return SpecDecodeStats(
+            **base,
+            format="sglang-per-draft",
+            interval=True,
+            mean_acceptance_length=length,
+            acceptance_rate=rate,
+            num_speculative_tokens=max(1, round((length - 1) / rate)),
+        )
+    return SpecDecodeStats(**base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate)
 
 
 # --- memory, weights, KV pool, mamba pool ---------------------------------------------------------
@@ -883,7 +931,13 @@ GRAMMARS: list[Grammar] = [
                 ),
                 (
                     "spec_decode_stats",
-                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.05, "acceptance_rate": 0.68},
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.05,
+                        "acceptance_rate": 0.68,
+                        "num_speculative_tokens": 3,
+                    },
                 ),
                 exact=True,
             ),
@@ -990,7 +1044,13 @@ GRAMMARS: list[Grammar] = [
                 ),
                 (
                     "spec_decode_stats",
-                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.19, "acceptance_rate": 0.31},
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.19,
+                        "acceptance_rate": 0.31,
+                        "num_speculative_tokens": 7,
+                    },
                 ),
                 exact=True,
             ),
@@ -1013,7 +1073,13 @@ GRAMMARS: list[Grammar] = [
                 ),
                 (
                     "spec_decode_stats",
-                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.04, "acceptance_rate": 0.68},
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.04,
+                        "acceptance_rate": 0.68,
+                        "num_speculative_tokens": 3,
+                    },
                 ),
                 exact=True,
             ),
@@ -1113,7 +1179,13 @@ GRAMMARS: list[Grammar] = [
                 ),
                 (
                     "spec_decode_stats",
-                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": 0.71},
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.12,
+                        "acceptance_rate": 0.71,
+                        "num_speculative_tokens": 3,
+                    },
                 ),
                 exact=True,
             ),
@@ -1288,6 +1360,34 @@ GRAMMARS: list[Grammar] = [
                     },
                 ),
                 exact=True,
+            ),
+            case(
+                "accept-rate-per-draft-from-server-args",
+                "[2026-03-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, "
+                "speculative_algorithm='EAGLE', speculative_num_steps=3, speculative_num_draft_tokens=4)\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 1.42, "
+                "accept rate: 0.14, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang-per-draft", "acceptance_rate": 0.14, "num_speculative_tokens": 3},
+                ),
+            ),
+            case(
+                "accept-rate-per-slot-before-0.5.11",
+                "sglang: 0.5.10\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 3.12, "
+                "accept rate: 0.78, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                ("spec_decode_stats", {"format": "sglang", "mean_acceptance_length": 3.12, "acceptance_rate": 0.78}),
+            ),
+            case(
+                "accept-rate-per-draft-from-0.5.11",
+                "sglang: 0.5.11\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 3.12, "
+                "accept rate: 0.78, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang-per-draft", "acceptance_rate": 0.78, "num_speculative_tokens": 3},
+                ),
             ),
         ),
     ),
