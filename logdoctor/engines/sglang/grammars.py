@@ -866,6 +866,51 @@ def parse_runtime(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return _apply(_RUNTIME_RULES, line, ctx)
 
 
+# --- quantization kernels and their tuned configs ---------------------------------------------------------------
+# SGLang carries vLLM's quantization layers (the Marlin FP8 fallback wording is vLLM's) and its own Triton MoE /
+# block-FP8 kernels, which fall back to a default config when no tuned file exists for this GPU and shape.
+
+
+def _quant(method: str | None, kernel: str | None, fallback: bool) -> Build:
+    def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
+        groups = m.groupdict()
+        found = groups.get("method")
+        return [
+            Quantization(
+                **base,
+                method=(found.lower() if found else method),
+                kernel=groups.get("kernel") or kernel,
+                fallback=fallback,
+                message=message,
+            )
+        ]
+
+    return build
+
+
+_QUANTIZATION_RULES = [
+    Rule(re.compile(r"Using default MoE kernel config\. Performance might be sub-optimal"), _perf("moe-config")),
+    Rule(re.compile(r"Using default W8A8 Block FP8 kernel config"), _perf("fp8-block-config")),
+    Rule(re.compile(r"Using default W8A8 Block INT8 kernel config"), _perf("int8-block-config")),
+    Rule(
+        re.compile(r"however you specified quantization=(?P<method>awq|gptq) explicitly, so forcing (?:awq|gptq)"),
+        _quant(None, None, True),
+    ),
+    Rule(
+        re.compile(r"Your GPU does not have native support for (?P<method>FP8|FP4) computation but \S+ quantization"),
+        _quant(None, "Marlin", True),
+    ),
+    Rule(
+        re.compile(r"The model is convertible to (?P<method>\w+) during runtime\. Using (?P<kernel>\w+) kernel"),
+        _quant(None, None, False),
+    ),
+]
+
+
+def parse_quantization(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    return _apply(_QUANTIZATION_RULES, line, ctx)
+
+
 GRAMMARS: list[Grammar] = [
     Grammar(
         "sglang.batch",
@@ -2399,6 +2444,56 @@ GRAMMARS: list[Grammar] = [
                 "row-12",
                 "[2025-01-23 19:35:33] The server is fired up and ready to roll!",
                 ("compile_time", {"kind": "server_ready"}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "sglang.quantization",
+        "sglang",
+        (
+            "Using default MoE kernel config",
+            "Using default W8A8 Block",
+            "explicitly, so forcing",
+            "does not have native support for",
+            "during runtime. Using",
+        ),
+        parse_quantization,
+        (
+            case(
+                "default-moe-config",
+                "[2025-05-09 11:14:36 TP0] Using default MoE kernel config. Performance might be sub-optimal! Config "
+                "file not found at /sgl/configs/E=64,N=1408,device_name=NVIDIA_A100-SXM4-80GB.json, you can create them "
+                "with https://github.com/sgl-project/sglang/tree/main/benchmark/kernels/fused_moe_triton",
+                ("perf_warning", {"topic": "moe-config"}),
+                exact=True,
+            ),
+            case(
+                "default-block-fp8-config",
+                "[2025-05-09 11:14:36 TP0] Using default W8A8 Block FP8 kernel config. Performance might be "
+                "sub-optimal! Config file not found at /sgl/configs/N=4096,K=7168,device_name=NVIDIA_H20.json",
+                ("perf_warning", {"topic": "fp8-block-config"}),
+                exact=True,
+            ),
+            case(
+                "awq-forced",
+                "[2025-05-09 11:14:36 TP0] Detected that the model can run with awq_marlin, however you specified "
+                "quantization=awq explicitly, so forcing awq. Use quantization=awq_marlin for faster inference",
+                ("quantization", {"method": "awq", "fallback": True}),
+                exact=True,
+            ),
+            case(
+                "marlin-fp8-fallback",
+                "[2025-05-09 11:14:36 TP0] Your GPU does not have native support for FP8 computation but FP8 "
+                "quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin kernel. "
+                "This may degrade performance for compute-heavy workloads.",
+                ("quantization", {"method": "fp8", "kernel": "Marlin", "fallback": True}),
+                exact=True,
+            ),
+            case(
+                "awq-marlin-convertible",
+                "[2025-05-09 11:14:36 TP0] The model is convertible to awq_marlin during runtime. Using awq_marlin kernel.",
+                ("quantization", {"method": "awq_marlin", "kernel": "awq_marlin", "fallback": False}),
                 exact=True,
             ),
         ),
