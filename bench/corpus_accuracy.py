@@ -19,6 +19,7 @@ fixtures/logs/realworld (real logs collected afterwards, not used to write the r
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     print()
     for corpus, rows in per_corpus:
-        print(Summary.of(rows).line(str(corpus)))
+        print(Summary.of(rows).line(os.path.relpath(corpus)))
     total = Summary.of(everything)
     if len(per_corpus) > 1:
         print(total.line("all corpora"))
