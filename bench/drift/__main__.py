@@ -10,11 +10,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from bench.drift import report
-from bench.drift.check import check
-from bench.drift.extract import extract_cached
-from bench.drift.relevance import RelevanceError, Relevant, load_relevance
-from bench.drift.wheels import CACHE, WheelError, newest_version, wheel_for
+from . import report
+from .check import check
+from .extract import extract_cached
+from .relevance import REPO, RelevanceError, Relevant, load_relevance
+from .wheels import CACHE, WheelError, newest_version, wheel_for
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 3
     if report.update_doc():
-        print(f"updated {report.DOC.relative_to(report.REPO)}")
+        print(f"updated {report.DOC.relative_to(REPO)}")
     return 0
 
 
@@ -69,9 +69,9 @@ def _check_one(engine: str, version: str, wheel: Path, entries: list[Relevant]) 
         print(f"    {cause:36} {per[cause]['right']:3}/{n:<3}")
     for entry in absent:
         print(f"  not printed by {engine} {version}: {entry.key}")
-    for change in report.changes(previous, cases, absent):
+    for change in report.changes(previous, cases, len(extraction.messages)):
         print(f"  {change}")
-    print(f"  wrote {path.relative_to(report.REPO)}")
+    print(f"  wrote {path.relative_to(REPO)}")
 
 
 if __name__ == "__main__":

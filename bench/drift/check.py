@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.drift.classify import classify
-from bench.drift.extract import Extraction, Message
-from bench.drift.relevance import Relevant
-from bench.drift.render import render_line
+from .classify import classify
+from .extract import Extraction, Message
+from .relevance import Relevant
+from .render import render_line
 
 
 @dataclass

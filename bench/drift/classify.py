@@ -1,8 +1,8 @@
 """Parse one rendered line and say how logdoctor did: right, wrong-values, wrong-event or missed.
 
-    classify("(Worker_TP0 pid=226) WARNING ... Custom allreduce is disabled because ...", "vllm",
-             "CustomAllReduce", {"enabled": False, "reason": "no-p2p"})
-    -> Outcome(status="right", got=["CustomAllReduce"], diff={})
+classify("(Worker_TP0 pid=226) WARNING ... Custom allreduce is disabled because ...", "vllm",
+         "CustomAllReduce", {"enabled": False, "reason": "no-p2p"})
+-> Outcome(status="right", got=["CustomAllReduce"], diff={})
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from logdoctor.events import EventBase, EngineVersion
+from logdoctor.events import EngineVersion, EventBase
 from logdoctor.parse.pipeline import parse_text
 
 Status = Literal["right", "wrong-values", "wrong-event", "missed"]

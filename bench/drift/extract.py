@@ -46,7 +46,9 @@ HELPERS: dict[str, tuple[str, int]] = {  # function name -> (level, index of the
 }
 LOG_FN_PARAMS = frozenset({"log_fn", "log_func", "logger_fn", "log_method", "print_fn"})
 _ORDER = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-_PERCENT = re.compile(r"%(?:\((?P<key>\w+)\))?(?P<spec>[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<conv>[diouxXeEfFgGcrsa%]))")
+_PERCENT = re.compile(
+    r"%(?:\((?P<key>\w+)\))?(?P<spec>[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<conv>[diouxXeEfFgGcrsa%]))"
+)
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ class _Visitor(ast.NodeVisitor):
                     spec = ""
                     if value.format_spec is not None and isinstance(value.format_spec, ast.JoinedStr):
                         spec = "".join(
-                            v.value if isinstance(v, ast.Constant) else "?" for v in value.format_spec.values
+                            str(v.value) if isinstance(v, ast.Constant) else "?" for v in value.format_spec.values
                         )
                     conv = "" if value.conversion == -1 else "!" + chr(value.conversion)
                     out.append(Placeholder(self._src(value.value), "{" + conv + (":" + spec if spec else "") + "}"))
@@ -319,13 +321,21 @@ class _Visitor(ast.NodeVisitor):
     def _bind(self, targets: list[ast.expr], value: ast.expr) -> None:
         scope = self.scopes[-1]
         for target in targets:
-            name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+            name = (
+                target.id
+                if isinstance(target, ast.Name)
+                else target.attr
+                if isinstance(target, ast.Attribute)
+                else None
+            )
             if name is None:
                 continue
             if self._is_logger_factory(value):
                 self.logger_names.add(name)
             elif isinstance(target, ast.Name):
-                levels = [self._level_of(v) for v in ([value.body, value.orelse] if isinstance(value, ast.IfExp) else [value])]
+                levels = [
+                    self._level_of(v) for v in ([value.body, value.orelse] if isinstance(value, ast.IfExp) else [value])
+                ]
                 if all(levels):
                     # `log_fn = logger.debug if idle else logger.info`: the line a busy server prints.
                     scope.level_aliases[name] = max((lv for lv in levels if lv), key=_ORDER.index)

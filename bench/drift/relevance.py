@@ -42,7 +42,9 @@ class Relevant(BaseModel):
     event: str
     fields: dict[str, Any] = Field(default_factory=dict)
     values: dict[str | int, Any] = Field(default_factory=dict)
-    drop: list[str] = Field(default_factory=list)  # regexes cut from the rendered text: optional parts a real line lacks
+    drop: list[str] = Field(
+        default_factory=list
+    )  # regexes cut from the rendered text: optional parts a real line lacks
     process: str | None = None  # the process prefix to render, when the module's default is wrong
     level: str | None = None  # the level to render, when the call site cannot say (a log_fn parameter)
     note: str | None = None

@@ -1,7 +1,7 @@
 """A message template with plausible values, as a full log line in the engine version's header format.
 
-    vLLM 0.30+:  (Worker_TP0 pid=2201) WARNING 11-30 10:00:00 [custom_all_reduce.py:283] Custom allreduce is ...
-    SGLang:      [2025-11-30 10:00:00 TP0] Decode batch, #running-req: 5, ...
+vLLM 0.30+:  (Worker_TP0 pid=2201) WARNING 11-30 10:00:00 [custom_all_reduce.py:283] Custom allreduce is ...
+SGLang:      [2025-11-30 10:00:00 TP0] Decode batch, #running-req: 5, ...
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench.drift.extract import Message, Placeholder
-from bench.drift.relevance import Relevant
+from .extract import Message, Placeholder
+from .relevance import Relevant
 
 _NUMERIC_HINT = re.compile(
     r"(num|len|size|count|time|sec|memory|mem|gib|gb|mb|bytes|tokens|usage|rate|ratio|util|ms|blocks|bs|step|total)",
@@ -18,15 +18,38 @@ _NUMERIC_HINT = re.compile(
 )
 
 # vLLM modules whose messages are printed by the API server or the engine core (everything else runs in a worker).
-_VLLM_API = ("vllm/entrypoints/", "vllm/v1/metrics/", "vllm/v1/engine/async_llm.py", "vllm/v1/engine/core_client.py",
-             "vllm/config/", "vllm/engine/arg_utils.py", "vllm/v1/spec_decode/metrics.py", "vllm/platforms/__init__.py",
-             "vllm/transformers_utils/", "vllm/tokenizers/", "vllm/renderers/", "vllm/usage/", "vllm/envs.py")
-_VLLM_CORE = ("vllm/v1/engine/", "vllm/v1/core/", "vllm/v1/executor/", "vllm/v1/structured_output/",
-              "vllm/distributed/kv_transfer/kv_connector/v1/base.py")
+_VLLM_API = (
+    "vllm/entrypoints/",
+    "vllm/v1/metrics/",
+    "vllm/v1/engine/async_llm.py",
+    "vllm/v1/engine/core_client.py",
+    "vllm/config/",
+    "vllm/engine/arg_utils.py",
+    "vllm/v1/spec_decode/metrics.py",
+    "vllm/platforms/__init__.py",
+    "vllm/transformers_utils/",
+    "vllm/tokenizers/",
+    "vllm/renderers/",
+    "vllm/usage/",
+    "vllm/envs.py",
+)
+_VLLM_CORE = (
+    "vllm/v1/engine/",
+    "vllm/v1/core/",
+    "vllm/v1/executor/",
+    "vllm/v1/structured_output/",
+    "vllm/distributed/kv_transfer/kv_connector/v1/base.py",
+)
 # SGLang modules that run in the main process (no rank suffix in the header).
-_SGLANG_MAIN = ("sglang/srt/entrypoints/", "sglang/srt/server_args.py", "sglang/srt/managers/tokenizer_manager.py",
-                "sglang/launch_server.py", "sglang/srt/managers/detokenizer_manager.py",
-                "sglang/srt/managers/data_parallel_controller.py", "sglang/srt/managers/template_manager.py")
+_SGLANG_MAIN = (
+    "sglang/srt/entrypoints/",
+    "sglang/srt/server_args.py",
+    "sglang/srt/managers/tokenizer_manager.py",
+    "sglang/launch_server.py",
+    "sglang/srt/managers/detokenizer_manager.py",
+    "sglang/srt/managers/data_parallel_controller.py",
+    "sglang/srt/managers/template_manager.py",
+)
 
 
 def vllm_process(module: str) -> str:

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from bench.drift.check import Case
-from bench.drift.classify import STATUSES
-from bench.drift.relevance import REPO, Relevant
+from .check import Case
+from .classify import STATUSES
+from .relevance import REPO, Relevant
 
 FIXTURES = REPO / "fixtures" / "drift"
 DOC = REPO / "docs" / "drift.md"
@@ -60,14 +60,14 @@ def write_fixture(
     return path
 
 
-def changes(previous: dict[str, Any] | None, cases: list[Case], absent: list[Relevant]) -> list[str]:
+def changes(previous: dict[str, Any] | None, cases: list[Case], extracted: int) -> list[str]:
     """What moved since the last committed check: messages gone, new, reworded, and status changes."""
     if previous is None:
         return ["no earlier committed check for this engine"]
     before = {c["key"]: c for c in previous.get("cases", [])}
     now = {c.key: c for c in cases}
     lines = []
-    label = f"since {previous['engine']} {previous['version']}"
+    label = f"since the committed check of {previous['engine']} {previous['version']}"
     for key in sorted(set(before) - set(now)):
         lines.append(f"disappeared {label}: {key}  (was {before[key]['status']})")
     for key in sorted(set(now) - set(before)):
@@ -78,8 +78,7 @@ def changes(previous: dict[str, Any] | None, cases: list[Case], absent: list[Rel
             lines.append(f"reworded {label}: {key}\n    was: {old['template']}\n    now: {new.template}")
         if old["status"] != new.status:
             lines.append(f"status {label}: {key}: {old['status']} -> {new.status}")
-    old_extracted = previous.get("messages_extracted")
-    lines.append(f"logger calls extracted {label}: {old_extracted} -> (this release's count in the fixture)")
+    lines.append(f"logger calls {label}: {previous.get('messages_extracted')} -> {extracted}")
     return lines
 
 
@@ -87,7 +86,10 @@ def _table(data: dict[str, Any]) -> list[str]:
     per: dict[str, Counter[str]] = {}
     for c in data["cases"]:
         per.setdefault(c["cause"], Counter())[c["status"]] += 1
-    rows = ["| cause | messages | right | wrong values | wrong event | missed | coverage |", "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| cause | messages | right | wrong values | wrong event | missed | coverage |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     total: Counter[str] = Counter()
     for cause in sorted(per):
         n = sum(per[cause].values())
@@ -141,7 +143,9 @@ def doc_section() -> str:
                 msg = c["template"].replace("|", "\\|").replace("\n", " ")
                 if len(msg) > 160:
                     msg = msg[:157] + "..."
-                out.append(f"| `{c['cause']}` | {c['status']}{got.replace('|', '/')} | {expected.replace('|', '/')} | `{msg}` ({c['source']}) |")
+                out.append(
+                    f"| `{c['cause']}` | {c['status']}{got.replace('|', '/')} | {expected.replace('|', '/')} | `{msg}` ({c['source']}) |"
+                )
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -1,6 +1,6 @@
 """Engine wheels from the package index, cached under `.drift-cache/` (ignored by git), never installed.
 
-    wheel_for("vllm", "0.33.0")  ->  .drift-cache/vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl
+wheel_for("vllm", "0.33.0")  ->  .drift-cache/vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.drift.relevance import REPO
+from .relevance import REPO
 
 CACHE = REPO / ".drift-cache"
 PACKAGES = {"vllm": "vllm", "sglang": "sglang"}
