@@ -13,6 +13,7 @@ from pathlib import Path
 from . import report
 from .check import check
 from .extract import extract_cached
+from .formats import write_formats
 from .relevance import REPO, RelevanceError, Relevant, load_relevance
 from .wheels import CACHE, WheelError, newest_version, wheel_for
 
@@ -22,7 +23,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vllm", default="", help="vLLM versions, space or comma separated (default: newest)")
     parser.add_argument("--sglang", default="", help="SGLang versions, space or comma separated (default: newest)")
     parser.add_argument("--engines", default="vllm,sglang", help="which engines to check")
+    parser.add_argument("--docs-only", action="store_true", help="only rebuild docs from the committed fixtures")
     args = parser.parse_args(argv)
+    if args.docs_only:
+        return _docs()
     try:
         relevance = load_relevance()
     except RelevanceError as exc:
@@ -41,15 +45,20 @@ def main(argv: list[str] | None = None) -> int:
         except WheelError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 3
+    return _docs()
+
+
+def _docs() -> int:
     if report.update_doc():
         print(f"updated {report.DOC.relative_to(REPO)}")
+    print(f"wrote {write_formats().relative_to(REPO)}")
     return 0
 
 
 def _check_one(engine: str, version: str, wheel: Path, entries: list[Relevant]) -> None:
     extraction = extract_cached(wheel, engine, version)
     cases, absent = check(extraction, entries)
-    earlier = report.committed(engine)
+    earlier = report.last_committed(engine)
     same = [d for v, d in earlier if v == version]
     older = [d for v, d in earlier if report.version_key(v) < report.version_key(version)]
     previous = same[0] if same else (older[-1] if older else None)

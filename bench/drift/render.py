@@ -133,6 +133,9 @@ def render_line(engine: str, version: str, message: Message, entry: Relevant) ->
     level = entry.level or message.level
     if engine == "vllm":
         filename = message.module.rsplit("/", 1)[-1]
+        if level == "DEBUG" and _version_tuple(version) >= (0, 11):
+            # Only a VLLM_LOGGING_LEVEL=DEBUG run prints DEBUG lines, and from 0.11 it names the file by its path.
+            filename = message.module.removeprefix("vllm/")
         header = f"{level} 11-30 10:00:00 [{filename}:{message.line}] "
         if _version_tuple(version) >= (0, 30):
             return f"({entry.process or vllm_process(message.module)}) {header}{text}"

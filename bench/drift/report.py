@@ -7,6 +7,7 @@ fixtures/drift/<engine>-<version>.yaml holds one release's cases; docs/drift.md 
 from __future__ import annotations
 
 import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,31 @@ def committed(engine: str) -> list[tuple[str, dict[str, Any]]]:
     for path in FIXTURES.glob(f"{engine}-*.yaml"):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         out.append((str(data["version"]), data))
+    return sorted(out, key=lambda vd: version_key(vd[0]))
+
+
+def last_committed(engine: str) -> list[tuple[str, dict[str, Any]]]:
+    """The fixtures of an engine as git's HEAD has them (what "since the last committed check" compares with);
+    the working tree's when this is not a git checkout."""
+    rel = FIXTURES.relative_to(REPO).as_posix()
+    listing = subprocess.run(
+        ["git", "-C", str(REPO), "ls-tree", "--name-only", "HEAD", rel + "/"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listing.returncode != 0:
+        return committed(engine)
+    out = []
+    for name in listing.stdout.split():
+        if not Path(name).name.startswith(engine + "-"):
+            continue
+        shown = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"HEAD:{name}"], capture_output=True, text=True, check=False
+        )
+        if shown.returncode == 0:
+            data = yaml.safe_load(shown.stdout)
+            out.append((str(data["version"]), data))
     return sorted(out, key=lambda vd: version_key(vd[0]))
 
 
