@@ -14,6 +14,9 @@ from .relevance import REPO
 
 CACHE = REPO / ".drift-cache"
 PACKAGES = {"vllm": "vllm", "sglang": "sglang"}
+_PLATFORMS = [
+    f"--platform={p}" for p in ("manylinux_2_34_x86_64", "manylinux_2_28_x86_64", "manylinux2014_x86_64", "any")
+]
 
 
 class WheelError(Exception):
@@ -41,12 +44,20 @@ def wheel_for(engine: str, version: str, cache: Path = CACHE) -> Path:
     hit = _cached(engine, version, cache)
     if hit is not None:
         return hit
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet",
-           "-d", str(cache), f"{PACKAGES[engine]}=={version}"]  # fmt: skip
+    base = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--quiet", "-d", str(cache)]
     print(f"downloading {PACKAGES[engine]}=={version} into {cache}", file=sys.stderr)
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    hit = _cached(engine, version, cache)
-    if proc.returncode != 0 or hit is None:
-        last = (proc.stderr.strip().splitlines() or ["no wheel found"])[-1]
-        raise WheelError(f"pip download {PACKAGES[engine]}=={version} failed: {last}")
-    return hit
+    # A wheel built for another interpreter is as good (only its .py files are read): when none matches this
+    # one, ask for the CPython versions and Linux platforms the engines publish.
+    attempts: list[list[str]] = [[]] + [
+        ["--python-version", py, "--implementation", "cp", *_PLATFORMS] for py in ("3.12", "3.11", "3.10")
+    ]
+    last = "no wheel found"
+    for extra in attempts:
+        proc = subprocess.run(
+            [*base, *extra, f"{PACKAGES[engine]}=={version}"], capture_output=True, text=True, check=False
+        )
+        hit = _cached(engine, version, cache)
+        if proc.returncode == 0 and hit is not None:
+            return hit
+        last = (proc.stderr.strip().splitlines() or [last])[-1]
+    raise WheelError(f"pip download {PACKAGES[engine]}=={version} failed: {last}")
