@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from drift.classify import classify
 from drift.extract import Placeholder, extract_source
@@ -100,3 +101,54 @@ def test_placeholder_defaults_are_plausible() -> None:
     assert default_value(Placeholder("num_gpu_blocks", "%d")) == 4
     assert default_value(Placeholder("ratio", "{:.2f}")) == 1.5
     assert default_value(Placeholder("backend", "%s")) == "backend"
+
+
+def test_changes_since_the_last_check() -> None:
+    from drift.check import Case
+    from drift.report import changes
+
+    def case(key: str, status: str, template: str) -> Case:
+        return Case(
+            key, "kv-cache-pressure", "vllm", "0.33.0", "m.py:1", "INFO", template, "line", "KVCache", {}, status, []
+        )
+
+    previous = {
+        "engine": "vllm",
+        "version": "0.32.0",
+        "messages_extracted": 3400,
+        "cases": [
+            {"key": "a::gone", "status": "right", "template": "gone"},
+            {"key": "a::kept", "status": "missed", "template": "old wording {x|%d}"},
+        ],
+    }
+    lines = changes(previous, [case("a::kept", "right", "new wording {x|%d}"), case("a::new", "missed", "new")], 3496)
+    assert any(line.startswith("disappeared") and "a::gone" in line for line in lines)
+    assert any(line.startswith("appeared") and "a::new" in line for line in lines)
+    assert any(line.startswith("reworded") and "old wording" in line and "new wording" in line for line in lines)
+    assert any("a::kept: missed -> right" in line for line in lines)
+    assert lines[-1].endswith("3400 -> 3496")
+
+
+def test_relevance_list_errors_name_the_entry(tmp_path: Path) -> None:
+    import pytest
+    from drift.relevance import RelevanceError, load_relevance
+
+    bad = tmp_path / "relevance.yaml"
+    bad.write_text(
+        "vllm:\n"
+        "- {module: vllm/a.py, match: x, cause: no-such-cause, event: KVCache}\n"
+        "- {module: vllm/a.py, match: x, cause: kv-cache-pressure, event: KVCache}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RelevanceError) as err:
+        load_relevance(bad)
+    assert "vllm[0] ('x'): unknown cause 'no-such-cause'" in str(err.value)
+    assert "vllm[1] ('x'): duplicate key" in str(err.value)
+    bad.write_text(
+        "vllm:\n- {module: vllm/a.py, match: x, cause: kv-cache-pressure, event: KVCache, fields: {kv_tokenz: 1}}\n"
+    )
+    with pytest.raises(RelevanceError, match="KVCache has no field"):
+        load_relevance(bad)
+    bad.write_text("vllm:\n- {module: vllm/a.py, match: x, cause: kv-cache-pressure, event: none-fits}\n")
+    with pytest.raises(RelevanceError, match="needs a note"):
+        load_relevance(bad)
