@@ -38,6 +38,8 @@ CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
     ("kv", "KV cache usage", "%", (("kv_usage_percent", "KV usage"),)),
     ("queue", "Running and waiting requests", "requests", (("running", "running"), ("waiting", "waiting"))),
 )
+LONG_LINE = 400
+FOLDED_START = 240
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -142,6 +144,16 @@ def _environment(facts: dict[str, Any]) -> str:
     return f'<dl class="environment">{cells}</dl>'
 
 
+def _evidence_text(text: str) -> str:
+    """A line in full; a very long one (a configuration dump) folded after its start, a click away."""
+    if len(text) <= LONG_LINE:
+        return f"<pre>{_e(text)}</pre>"
+    return (
+        f'<details class="long"><summary><pre>{_e(text[:FOLDED_START])} … '
+        f"({len(text)} characters)</pre></summary><pre>{_e(text)}</pre></details>"
+    )
+
+
 def finding_html(prefix: str, index: int, f: Finding, note: str = "") -> str:
     parts = [
         f'<article class="finding sev-{_e(f.severity)}" id="{prefix}-finding-{index}">',
@@ -153,7 +165,7 @@ def finding_html(prefix: str, index: int, f: Finding, note: str = "") -> str:
         parts.append(f'<p class="estimate"><em>Estimated effect:</em> {_e(f.estimate)}</p>')
     if f.evidence:
         rows = "".join(
-            f'<tr><td class="loc">{_e(_short(e.source))}:{e.line}</td><td><pre>{_e(e.text)}</pre></td></tr>'
+            f'<tr><td class="loc">{_e(_short(e.source))}:{e.line}</td><td>{_evidence_text(e.text)}</td></tr>'
             for e in f.evidence
         )
         parts.append(f'<h5>Evidence</h5><table class="evidence">{rows}</table>')

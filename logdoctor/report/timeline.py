@@ -7,7 +7,8 @@
 
 `t` is seconds since the deployment's first throughput line (so two deployments overlay on the moment
 they started serving; start-up events get negative times). Events without a timestamp are not placed.
-vLLM prints no year: `MM-DD HH:MM:SS` is read in a leap year so `02-29` parses.
+vLLM prints no year: `MM-DD HH:MM:SS` is read in a leap year so `02-29` parses. Two lines of one
+series within the same second (an SGLang prefill and decode line) are 1 ms apart (REPEAT_STEP).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ SERIES = (
     "running",
     "waiting",
 )
+# Timestamps have whole seconds: a second line of one series within the same second is placed this much later,
+# so every line keeps its point (a chart needs distinct x values) and the order the log printed them in.
+REPEAT_STEP = 0.001
 MarkerKind = Literal["restart", "preemption", "warning", "failure"]
 _DECODE_FORMATS = ("vllm-v0", "vllm-v1", "sglang-decode")
 _START_ORIGINS = ("version line", "logo", "engine init")
@@ -110,6 +114,13 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
     placed.sort(key=lambda pair: pair[0])  # a stable sort: one source's order is kept within a second
     origin = _origin(placed)
     series: dict[str, list[tuple[float, float]]] = {name: [] for name in SERIES}
+
+    def add(name: str, t: float, value: float) -> None:
+        points = series[name]
+        if points and points[-1][0] >= t:  # another line of the same second: keep both, in log order
+            t = round(points[-1][0] + REPEAT_STEP, 6)
+        points.append((t, value))
+
     markers: list[Marker] = []
     serving = False  # a decode line was seen since the last start: the next start is a restart
     preemptions: int | None = None
@@ -124,25 +135,23 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
             if _decode(event):
                 assert event.generation_throughput is not None
                 serving = True
-                series["decode_tok_s"].append((t, event.generation_throughput))
+                add("decode_tok_s", t, event.generation_throughput)
                 if event.running:
-                    series["decode_tok_s_per_request"].append(
-                        (t, round(event.generation_throughput / event.running, 3))
-                    )
+                    add("decode_tok_s_per_request", t, round(event.generation_throughput / event.running, 3))
             if event.kv_cache_usage is not None:
-                series["kv_usage_percent"].append((t, round(event.kv_cache_usage * 100, 3)))
+                add("kv_usage_percent", t, round(event.kv_cache_usage * 100, 3))
             if event.running is not None:
-                series["running"].append((t, event.running))
+                add("running", t, event.running)
             waiting = event.waiting if event.waiting is not None else event.queue
             if waiting is not None:
-                series["waiting"].append((t, waiting))
+                add("waiting", t, waiting)
             if event.preemptions is not None:
                 if preemptions is not None and event.preemptions > preemptions:
                     mark("preemption", f"{event.preemptions - preemptions} preemption(s)")
                 preemptions = event.preemptions
         elif isinstance(event, SpecDecodeStats):
             if event.mean_acceptance_length is not None:
-                series["acceptance_length"].append((t, event.mean_acceptance_length))
+                add("acceptance_length", t, event.mean_acceptance_length)
         elif isinstance(event, EngineVersion | StartupConfig) and serving:
             if isinstance(event, StartupConfig) or event.origin in _START_ORIGINS:
                 serving = False
