@@ -128,9 +128,10 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
     lines += [f"{level} Diagnosis (logdoctor {prose(tool)})", "", f"**{prose(d.verdict.summary)}**", ""]
     for index, finding in enumerate(d.findings, start=1):
         lines += [*finding_summary(index, finding), ""]
-    if d.ruled_out:
-        causes = ", ".join(inline_code(c) for c in sorted({o.cause for o in d.ruled_out}))
-        lines += [f"Ruled out: {causes}.", ""]
+    found = {f.cause for f in d.findings}
+    ruled_out = sorted({o.cause for o in d.ruled_out} - found)  # a cause with a finding is not ruled out
+    if ruled_out:
+        lines += [f"Ruled out: {', '.join(inline_code(c) for c in ruled_out)}.", ""]
     if d.insufficient_data:
         lines += [f"Could not check {len(d.insufficient_data)} rule(s) for lack of data in the log.", ""]
     if d.findings:
