@@ -53,7 +53,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     lines += [f"**{report.verdict.summary}**", ""]
     in_baseline = set(report.baseline.findings)
     for index, finding in enumerate(report.findings, start=1):
-        block = finding_lines(index, finding)
+        block = finding_lines(index, finding, excerpt=index == 1)
         if finding.rule in in_baseline:
             block[0] += " *(also in the baseline)*"
         lines += block
