@@ -39,7 +39,7 @@ def test_story_keeps_what_matters() -> None:
     assert headings[1] == "1. `spec-net-loss` 82, rule `below-break-even`"
     assert len(headings) == 1 + 5  # the five likely causes; the two minor ones share a line
     assert "Minor: `chunked-prefill-or-batching-config` 30 (rule `spec-token-budget`)" in text
-    assert "num_speculative_tokens\": 3}" in text  # the fix
+    assert 'num_speculative_tokens": 3}' in text  # the fix
     assert "(lines 20, 15)" in text  # the evidence of finding 2, by line number
     fences = [t.content for t in tokens if t.type == "fence"]
     assert len(fences) == 1 and fences[0].startswith("60: SpecDecoding metrics: Mean acceptance length: 1.27")
