@@ -29,7 +29,8 @@ _DUMP_KEYS = re.compile(
     r"quantization|kv_cache_dtype|dtype|disable_custom_all_reduce|enable_torch_compile|enforce_eager|"
     r"schedule_policy|enable_mixed_chunk|disable_radix_cache|enable_prefix_caching|mamba_.*)$"
 )
-_SECRET_KEYS = re.compile(r"api[_-]?key|token|secret|password|passwd", re.IGNORECASE)
+# A setting named like a secret: `api_key`, `hf_token`, `ssl_keyfile_password`; not `num_draft_tokens`.
+_SECRET_KEYS = re.compile(r"(^|[_-])(api[_-]?key|token|secret|secret[_-]?key|password|passwd)$", re.IGNORECASE)
 _ORIGIN_ORDER = ("command line", "non-default args", "server_args", "namespace")
 
 

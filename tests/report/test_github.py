@@ -75,6 +75,7 @@ def test_sglang_launch_is_a_selection_of_server_args() -> None:
     settings = dict(line.split(": ", 1) for line in launch.content.splitlines())
     assert settings["tp_size"] == "2"
     assert settings["speculative_algorithm"] in ("EAGLE", "NEXTN", "MTP", "EAGLE3")
+    assert settings["speculative_num_draft_tokens"] == "4"  # a count named "tokens" is no secret
     assert "tokenizer_mode" not in settings  # a default-looking setting of the full dump is left out
     assert len(settings) < 40
     assert "the settings that bear on speed" in text
@@ -109,3 +110,19 @@ def test_diff_has_no_github_format() -> None:
     result = CliRunner().invoke(main, ["diff", str(SGLANG), str(DFLASH), "--format", "github"])
     assert result.exit_code == 2
     assert result.stderr.strip().count("\n") == 0 and "run `logdoctor diagnose`" in result.stderr
+
+
+def test_settings_named_like_secrets_are_masked_whatever_their_value() -> None:
+    from logdoctor.events import StartupConfig
+    from logdoctor.report.observed import launch_of
+
+    config = {"hf_token": "plain-value", "ssl_keyfile_password": "x", "api_key": None, "max_num_batched_tokens": 8192}
+    event = StartupConfig(source="x.log", line=1, origin="non-default args", config=config)
+    launch = launch_of([event])
+    assert launch is not None
+    assert launch.settings == {
+        "hf_token": "***",
+        "ssl_keyfile_password": "***",
+        "api_key": None,
+        "max_num_batched_tokens": 8192,
+    }
