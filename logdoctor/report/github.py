@@ -31,6 +31,7 @@ from logdoctor.report.observed import Launch, Observed, environment_rows
 
 EVIDENCE_CHARS = 300  # a longer line (a config dump) is cut, with the count of what was left out
 EVIDENCE_LINES = 6
+GPU_QUERY = "nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv"  # asked for when missing
 _PROSE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#])")
 _BACKTICKS = re.compile(r"`+")
 
@@ -118,6 +119,8 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
     lines = [f"{level} Environment", ""]
     rows = environment_rows(d.facts)
     lines += [f"- **{label}**: {inline_code(value)}" for label, value in rows] or ["- the log does not show it"]
+    if not any(label == "GPU" for label, _ in rows):
+        lines.append(f"- **GPU**: not in the log; add the output of {inline_code(GPU_QUERY)}")
     sources = ", ".join(inline_code(_short(s.name)) for s in d.sources)
     if sources:
         lines.append(f"- **log**: {sources}")

@@ -49,6 +49,7 @@ def test_vllm_issue_body_structure() -> None:
     for shown in ("<code>vllm</code>", "<code>0.20.1</code>", "<code>/root/models/Qwen3.6-27B</code>"):
         assert shown in environment
     assert "<strong>TP</strong>: <code>2</code>" in environment
+    assert "<strong>GPU</strong>: not in the log; add the output of <code>nvidia-smi --query-gpu=" in environment
     fences = [t for t in toks if t.type == "fence"]
     launch, evidence = fences[0], fences[1:]
     assert "tensor_parallel_size: 2" in launch.content and "api_key: ***" in launch.content
@@ -126,3 +127,11 @@ def test_settings_named_like_secrets_are_masked_whatever_their_value() -> None:
         "api_key": None,
         "max_num_batched_tokens": 8192,
     }
+
+
+def test_gpu_from_a_pasted_nvidia_smi_listing() -> None:
+    case = ROOT / "fixtures" / "logs" / "corpus" / "nccl-2xh200-p2p-disabled"
+    result = CliRunner().invoke(main, ["diagnose", *map(str, sorted(case.iterdir())), "--format", "github"])
+    environment = result.stdout.split("### Diagnosis")[0]
+    assert "- **GPU**: `NVIDIA H200`\n- **GPUs**: `2`\n" in environment
+    assert "not in the log" not in environment
