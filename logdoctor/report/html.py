@@ -26,17 +26,18 @@ from logdoctor.report.timeline import Marker, Timeline
 if TYPE_CHECKING:
     from logdoctor.diff import Difference, DiffReport, DiffSide
 
-# (chart id, title, unit, [(series, label)])
-CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
+# (chart id, title, unit, [(series, label, axis)]): axis "y" is the left one, "y2" the right one, for a
+# series whose values are of another size (per-request tok/s is the aggregate over 48 running requests).
+CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
     (
         "decode",
         "Decode throughput",
         "tok/s",
-        (("decode_tok_s", "aggregate"), ("decode_tok_s_per_request", "per request")),
+        (("decode_tok_s", "aggregate", "y"), ("decode_tok_s_per_request", "per request (right axis)", "y2")),
     ),
-    ("acceptance", "Acceptance length", "tokens a step", (("acceptance_length", "mean acceptance length"),)),
-    ("kv", "KV cache usage", "%", (("kv_usage_percent", "KV usage"),)),
-    ("queue", "Running and waiting requests", "requests", (("running", "running"), ("waiting", "waiting"))),
+    ("acceptance", "Acceptance length", "tokens a step", (("acceptance_length", "mean acceptance length", "y"),)),
+    ("kv", "KV cache usage", "%", (("kv_usage_percent", "KV usage", "y"),)),
+    ("queue", "Running and waiting requests", "requests", (("running", "running", "y"), ("waiting", "waiting", "y"))),
 )
 LONG_LINE = 400
 FOLDED_START = 240
@@ -74,12 +75,13 @@ class _Page:
             element_id = f"{prefix}-{chart_id}"
             spec_series: list[dict[str, Any]] = []
             for side_index, (side_label, timeline) in enumerate(sides):
-                for name, label in series:
+                for name, label, axis in series:
                     points = timeline.series.get(name, [])
                     spec_series.append(
                         {
                             "label": f"{side_label}: {label}" if side_label else label,
                             "side": side_index,
+                            "scale": axis,
                             "points": [[t, v] for t, v in points],
                         }
                     )
@@ -199,6 +201,13 @@ def _markers(markers: Sequence[Marker], label: str = "") -> str:
     )
 
 
+def _warmup_note(timeline: Timeline, side: str = "") -> str:
+    if not timeline.warmup:
+        return ""
+    whose = f"{side}: " if side else ""
+    return f"; {whose}{timeline.warmup} start-up point(s) before the first throughput line are not drawn"
+
+
 def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observed, heading: str) -> str:
     sources = ", ".join(_short(s.name) for s in d.sources) or "-"
     parts = [
@@ -210,7 +219,8 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
         "<h3>Timelines</h3>",
         '<p class="axis-note">seconds since the first throughput line; vertical marks: '
         '<span class="k-restart">restart</span>, <span class="k-preemption">preemption</span>, '
-        '<span class="k-warning">warning</span>, <span class="k-failure">failure</span></p>',
+        '<span class="k-warning">warning</span>, <span class="k-failure">failure</span>'
+        f"{_warmup_note(observed.timeline)}</p>",
         page.charts_html(prefix, [("", observed.timeline)]),
         _markers(observed.timeline.markers),
         f"<h3>Findings ({len(d.findings)})</h3>",
@@ -318,7 +328,8 @@ def render_diff_html(report: DiffReport, baseline: Observed, candidate: Observed
     parts.append("<h3>Timelines, overlaid</h3>")
     parts.append(
         '<p class="axis-note">seconds since each deployment\'s first throughput line; '
-        "solid: baseline, dashed: candidate</p>"
+        "solid: baseline, dashed: candidate"
+        f"{_warmup_note(baseline.timeline, 'baseline')}{_warmup_note(candidate.timeline, 'candidate')}</p>"
     )
     parts.append(page.charts_html("diff", [("baseline", baseline.timeline), ("candidate", candidate.timeline)]))
     parts.append(_markers(baseline.timeline.markers, "baseline"))

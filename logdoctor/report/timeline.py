@@ -6,7 +6,9 @@
        kv_usage_percent (0.0, 1.4)
 
 `t` is seconds since the deployment's first throughput line (so two deployments overlay on the moment
-they started serving; start-up events get negative times). Events without a timestamp are not placed.
+they started serving). Start-up events get negative times: markers keep them (the report lists them),
+series drop them (an SGLang warm-up prefill minutes before serving would squeeze every chart into its
+last pixels; `warmup` counts them). Events without a timestamp are not placed.
 vLLM prints no year: `MM-DD HH:MM:SS` is read in a leap year so `02-29` parses. Two lines of one
 series within the same second (an SGLang prefill and decode line) are 1 ms apart (REPEAT_STEP).
 """
@@ -65,6 +67,7 @@ class Timeline(_Model):
     series: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
     markers: list[Marker] = Field(default_factory=list)
     unplaced: int = 0  # stats events without a timestamp
+    warmup: int = 0  # points before the first throughput line, not drawn (start-up and warm-up requests)
 
     def points(self, name: str) -> int:
         return len(self.series.get(name, []))
@@ -115,7 +118,13 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
     origin = _origin(placed)
     series: dict[str, list[tuple[float, float]]] = {name: [] for name in SERIES}
 
+    warmup = 0
+
     def add(name: str, t: float, value: float) -> None:
+        nonlocal warmup
+        if t < 0:
+            warmup += 1
+            return
         points = series[name]
         if points and points[-1][0] >= t:  # another line of the same second: keep both, in log order
             t = round(points[-1][0] + REPEAT_STEP, 6)
@@ -166,7 +175,9 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
             or event.level in ("WARNING", "ERROR")
         ):
             mark("warning", _label(event))
-    return Timeline(series={k: v for k, v in series.items() if v}, markers=_distinct(markers), unplaced=unplaced)
+    return Timeline(
+        series={k: v for k, v in series.items() if v}, markers=_distinct(markers), unplaced=unplaced, warmup=warmup
+    )
 
 
 def _distinct(markers: list[Marker]) -> list[Marker]:

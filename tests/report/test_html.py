@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -28,9 +30,26 @@ HEALTHY = STORY / "vllm-mtp-tp2-a6000-healthy.log"
 DECODE_FORMATS = {"vllm-v0", "vllm-v1", "sglang-decode"}
 
 
+def _time(event: dict[str, Any]) -> datetime | None:
+    stamp = event.get("timestamp")
+    if stamp is None:
+        return None
+    return datetime.strptime(stamp if stamp[:4].isdigit() else "2000-" + stamp, "%Y-%m-%d %H:%M:%S")
+
+
 def expected_points(log: Path) -> dict[str, int]:
-    """What each chart must hold, counted from the golden events (all story events carry a timestamp)."""
+    """What each chart must hold, counted from the golden events: the stats lines from the first
+    throughput line on (earlier ones are start-up, not drawn)."""
     events = [json.loads(line) for line in log.with_name(log.name.replace(".log", ".events.jsonl")).open()]
+    placed = [(when, e) for e in events if (when := _time(e)) is not None]
+    serving = min(
+        when
+        for when, e in placed
+        if e["type"] == "scheduler_stats"
+        and e["format"] in DECODE_FORMATS
+        and e.get("generation_throughput") is not None
+    )
+    events = [e for when, e in placed if when >= serving]
     stats = [e for e in events if e["type"] == "scheduler_stats"]
     decode = [e for e in stats if e["format"] in DECODE_FORMATS and e.get("generation_throughput") is not None]
     return {
@@ -116,10 +135,12 @@ def test_diff_overlays_both_timelines(browser: Browser, tmp_path: Path) -> None:
     )
     assert json.loads(series) == [
         "baseline: aggregate",
-        "baseline: per request",
+        "baseline: per request (right axis)",
         "candidate: aggregate",
-        "candidate: per request",
+        "candidate: per request (right axis)",
     ]
+    assert page.evaluate("document.querySelectorAll('#diff-decode .u-axis').length") == 3  # x, tok/s, per request
+    assert page.evaluate("document.querySelectorAll('#diff-kv .u-axis').length") == 2
     text = page.evaluate("document.body.innerText")
     assert "candidate is 4.0x slower per request" in text
     assert "num_speculative_tokens" in text

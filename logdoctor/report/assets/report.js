@@ -55,11 +55,14 @@
     var columns = align(chart.series);
     var perSide = {};
     var series = [{ label: "t (s)" }];
+    var rightAxis = false;
     chart.series.forEach(function (s) {
       var n = perSide[s.side] || 0;
       perSide[s.side] = n + 1;
+      rightAxis = rightAxis || s.scale === "y2";
       series.push({
         label: s.label,
+        scale: s.scale,
         stroke: COLOURS[s.side % 2][n % 2],
         width: 1.5,
         dash: s.side === 1 ? [6, 4] : undefined,
@@ -67,13 +70,17 @@
         points: { show: s.points.length < 60, size: 4 },
       });
     });
+    var axes = [{ label: "s" }, { label: chart.unit, scale: "y", size: 60 }];
+    if (rightAxis) {
+      axes.push({ label: chart.unit + " per request", scale: "y2", side: 1, size: 60, grid: { show: false } });
+    }
     var width = Math.max(320, Math.floor(target.getBoundingClientRect().width) || 560);
     var plot = new uPlot(
       {
         width: width,
         height: 220,
         scales: { x: { time: false } },
-        axes: [{ label: "s" }, { label: chart.unit, size: 60 }],
+        axes: axes,
         series: series,
         plugins: [markerPlugin(chart.markers)],
         legend: { live: false },
