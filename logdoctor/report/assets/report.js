@@ -33,6 +33,10 @@
     };
   }
 
+  function fromZero(u, min, max) {
+    return [Math.min(0, min), max > 0 ? max * 1.08 : 1];
+  }
+
   function align(series) {
     // uPlot wants one x array; each series gets null where it has no point at that x.
     var xs = {};
@@ -79,7 +83,8 @@
       {
         width: width,
         height: 220,
-        scales: { x: { time: false } },
+        // y axes start at zero: an auto range would draw 18 -> 15 tok/s as a fall to the floor
+        scales: { x: { time: false }, y: { range: fromZero }, y2: { range: fromZero } },
         axes: axes,
         series: series,
         plugins: [markerPlugin(chart.markers)],
