@@ -5,11 +5,12 @@
 
     - fix: `drop --disable-custom-all-reduce if it was set`
 
-Short on purpose (a third of what it was on the story fixtures): findings below 50 get one line;
-the top finding's first EVIDENCE_LINES lines are quoted, cut after EVIDENCE_CHARS without their
-`(Proc pid=N) LEVEL date [file.py:N]` header, and the other findings name their lines by number,
-so no configuration dump is printed, let alone five times; ruled out and could-not-check are one
-line each. The whole story is in `--format json` and `--format html`.
+Short on purpose (at most a third of what it was on the story fixtures): findings below 50 share
+one line; a finding quotes one evidence line not quoted before in the report (a configuration dump
+only when all its evidence is), cut after EVIDENCE_CHARS without its `(Proc pid=N) LEVEL date
+[file.py:N]` header, and names its other lines by number, so the engine-init dump that four findings
+cite is not printed four times; ruled out and could-not-check are one line each. The whole story is
+in `--format json` and `--format html`.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from collections.abc import Sequence
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 
 LIKELY = 50  # a finding scoring less gets one line (the verdict's "likely" threshold)
-EVIDENCE_LINES = 1  # excerpts of the top finding's evidence
-EVIDENCE_REFS = 6  # line numbers of the other findings' evidence
-EVIDENCE_CHARS = 100
+EVIDENCE_LINES = 1  # quoted a finding
+EVIDENCE_REFS = 6  # named by number a finding
+DUMP_CHARS = 400  # a longer line is a configuration dump: quoted only when a finding has nothing else
+EVIDENCE_CHARS = 140
 _HEADER_RE = re.compile(
     r"^(?:\([^()]*pid=\d+[^()]*\)\s*)*(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]\s]+\] )?"
     r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z0-9 ]+)?\] )?"
@@ -46,15 +48,22 @@ def _fix(step: str) -> str:
     return f"`{code(step)}`" if step.startswith("-") or " --" in step else step
 
 
-def finding_lines(index: int, f: Finding, *, excerpt: bool = True, one_source: bool = False) -> list[str]:
-    """A finding in a few lines: its evidence as an excerpt of its first line (`excerpt`) and the
-    numbers of the others; `one_source`: the report has one log, so a line is named by its number."""
+def finding_lines(
+    index: int, f: Finding, shown: set[tuple[str, int]] | None = None, *, one_source: bool = False
+) -> list[str]:
+    """A finding in a few lines, quoting one evidence line that `shown` (the lines quoted so far in the
+    report) does not hold, a configuration dump only when all its lines are; the others by number. `one_source`: the
+    report has one log, so a line is named by its number alone."""
+    seen = set() if shown is None else shown
 
     def where(source: str, line: int) -> str:
         return str(line) if one_source else f"{_short(source)}:{line}"
 
-    quoted = f.evidence[:EVIDENCE_LINES] if excerpt else []
-    named = f.evidence[len(quoted) : len(quoted) + EVIDENCE_REFS]
+    dumps_only = all(len(e.text) > DUMP_CHARS for e in f.evidence)
+    fresh = [e for e in f.evidence if (e.source, e.line) not in seen and (dumps_only or len(e.text) <= DUMP_CHARS)]
+    quoted = fresh[:EVIDENCE_LINES]
+    seen.update((e.source, e.line) for e in quoted)
+    named = [e for e in f.evidence if e not in quoted][:EVIDENCE_REFS]
     refs = ""
     if named:
         label = ("also " if quoted else "") + ("lines " if len(named) > 1 else "line ")
@@ -83,8 +92,9 @@ def render_markdown(d: Diagnosis) -> str:
     lines = ["## logdoctor diagnosis", "", f"**{d.verdict.summary}**", "", f"{d.engine.name}{version} · {sources}", ""]
     likely = [f for f in d.findings if f.score >= LIKELY]
     one_source = len(d.sources) == 1
+    shown: set[tuple[str, int]] = set()
     for index, finding in enumerate(likely, start=1):
-        lines += finding_lines(index, finding, excerpt=index == 1, one_source=one_source)
+        lines += finding_lines(index, finding, shown, one_source=one_source)
     minor = [f for f in d.findings if f.score < LIKELY]
     if minor:
         lines += ["Minor: " + ", ".join(f"`{f.cause}` {f.score} (rule `{f.rule}`)" for f in minor), ""]
