@@ -14,10 +14,11 @@ from datetime import date
 from typing import Any
 
 from logdoctor import __version__
-from logdoctor.engine.evaluate import evaluate, verdict_for
+from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
+from logdoctor.engine.verdict import decide
 from logdoctor.events import EventBase
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.detect import Detection
@@ -130,18 +131,20 @@ def diagnose_parsed(
     detection: list[str] = []
     for stat, det in zip(parsed.stats, parsed.detections, strict=True):
         detection.extend(f"{stat.name}: {reason}" for reason in det.reasons())
+    reports = [source_report(s) for s in parsed.stats]
+    facts = _fact_values(profile)
     diagnosis = Diagnosis(
         tool={"name": "logdoctor", "version": __version__},
-        sources=[source_report(s) for s in parsed.stats],
+        sources=reports,
         engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
-        verdict=verdict_for(findings, outcomes),
+        verdict=decide(findings, outcomes, reports, profile.engine, facts),
         findings=findings,
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
         not_applicable=pick("not_applicable"),
         suppressed=pick("suppressed"),
         warnings=warnings,
-        facts=_fact_values(profile),
+        facts=facts,
     )
     return diagnosis, profile
 

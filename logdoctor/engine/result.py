@@ -77,9 +77,17 @@ class EngineReport(_Model):
     detection: list[str] = Field(default_factory=list)
 
 
+VerdictKind = Literal["healthy", "problems", "inconclusive", "not-a-log"]
+
+
 class Verdict(_Model):
+    """logdoctor/engine/verdict.py decides it; `healthy` is kept for readers of schema 1."""
+
     healthy: bool
     summary: str
+    kind: VerdictKind = "problems"
+    missing: list[str] = Field(default_factory=list)  # inconclusive: what is missing and how to get it
+    not_understood: int = 0  # candidate lines (with a known keyword) that no line type understood
 
 
 class Diagnosis(_Model):

@@ -1,0 +1,72 @@
+"""The verdict on real and hostile inputs: never healthy on what was not understood (logdoctor/engine/verdict.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from logdoctor.engine.result import Diagnosis
+from logdoctor.engine.rules import load_rules
+from logdoctor.run import LineSource, diagnose_sources
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = ROOT / "fixtures" / "logs" / "story"
+
+
+def diagnose(text: str) -> Diagnosis:
+    lines = list(enumerate(text.split("\n"), start=1))
+    return diagnose_sources([LineSource(name="input", lines=lines)], load_rules())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        (ROOT / "README.md").read_text(encoding="utf-8"),
+        os.urandom(20_000).decode("latin-1"),
+        "x" * 200_000,
+    ],
+    ids=["empty", "readme", "random-bytes", "one-long-line"],
+)
+def test_not_a_log(text: str) -> None:
+    verdict = diagnose(text).verdict
+    assert verdict.kind == "not-a-log" and not verdict.healthy
+
+
+def test_problem_log() -> None:
+    verdict = diagnose((STORY / "vllm-dflash-tp2-a6000.log").read_text(encoding="utf-8")).verdict
+    assert verdict.kind == "problems" and not verdict.healthy
+    assert verdict.summary.startswith("5 likely cause(s); top: spec-net-loss")
+
+
+def test_healthy_log_with_configuration_and_measurements() -> None:
+    verdict = diagnose((STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")).verdict
+    assert verdict.kind == "healthy" and verdict.healthy and verdict.missing == []
+
+
+def test_stats_excerpt_is_healthy_but_says_what_it_did_not_read() -> None:
+    text = (
+        "(APIServer pid=1) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+        "Avg generation throughput: 655.3 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 25.9%, "
+        "Prefix cache hit rate: 0.0%\n"
+    ) * 6
+    verdict = diagnose(text).verdict
+    assert verdict.kind == "healthy"
+    assert [m.split(":")[0] for m in verdict.missing] == ["configuration"]
+    assert "not read: configuration" in verdict.summary
+
+
+def test_a_vllm_header_without_any_event_is_inconclusive_not_healthy() -> None:
+    text = "(APIServer pid=1) INFO 05-19 10:13:11 [api_server.py:100] Started server process\n"
+    verdict = diagnose(text).verdict
+    assert verdict.kind in ("inconclusive", "not-a-log") and not verdict.healthy
+
+
+def test_lines_with_a_keyword_that_no_line_type_understood_are_counted() -> None:
+    text = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    text += "(APIServer pid=1) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: garbled\n"
+    verdict = diagnose(text).verdict
+    assert verdict.not_understood == 1
+    assert "1 line(s) not understood" in verdict.summary
