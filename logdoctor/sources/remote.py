@@ -12,7 +12,9 @@ Every failure becomes a `RemoteFailure` (or `HostKeyError`) with one line of tex
 
 from __future__ import annotations
 
+import base64
 import errno
+import hashlib
 import logging
 import os
 import secrets
@@ -26,6 +28,7 @@ from dataclasses import dataclass, replace
 import paramiko
 
 from logdoctor.errors import CollectionError, ConfigError, HostKeyError
+from logdoctor.sources.knownhosts import Entry, KnownHosts, blob_key_type
 from logdoctor.sources.sshconfig import ResolvedHost, SshConfig, resolve
 from logdoctor.sources.target import parse_target
 
@@ -111,31 +114,83 @@ def fingerprint(key: paramiko.PKey) -> str:
     return f"{key.get_name()} {key.fingerprint}"
 
 
-class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
-    """OpenSSH's StrictHostKeyChecking=yes, or =accept-new with `accept_new` (changed keys never pass:
-    paramiko raises BadHostKeyException before asking a policy)."""
+class RevokedHostKeyError(HostKeyError):
+    kind = "host-key-revoked"
 
-    def __init__(self, host: ResolvedHost, files: tuple[str, ...], accept_new: bool, record_to: str | None) -> None:
+
+class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """OpenSSH's StrictHostKeyChecking=yes, or =accept-new with `accept_new`, decided by our own
+    known_hosts matcher (`knownhosts.py`): paramiko is given no host keys, so it asks this policy
+    about every key, and a changed or revoked key never passes."""
+
+    def __init__(
+        self,
+        host: ResolvedHost,
+        files: tuple[str, ...],
+        accept_new: bool,
+        record_to: str | None,
+        notes: list[str],
+    ) -> None:
         self.host = host
         self.files = files
         self.accept_new = accept_new
         self.record_to = record_to
+        self.notes = notes
         self.accepted: str | None = None
 
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        blob = key.asbytes()
+        key_type = blob_key_type(blob) or key.get_name()
+        book = KnownHosts.load(self.files)
+        self.notes.extend(book.notes)
+        verdict = book.check(hostname, key_type, blob)
+        if verdict.status == "new" and self.host.port != 22:
+            # OpenSSH then looks the key up under the port-less name too ("found matching key w/out
+            # port"): only a match there counts, a different key under it leaves the key unknown.
+            bare = book.check(self.host.hostname, key_type, blob)
+            if bare.status == "ok":
+                verdict = bare
+        self.notes.extend(verdict.notes)
+        if verdict.status == "ok":
+            return
+        if verdict.status == "revoked":
+            assert verdict.entry is not None
+            raise RevokedHostKeyError(
+                f"REVOKED HOST KEY for {hostname}: the host presents {fingerprint(key)}, which "
+                f"{verdict.entry.where} marks @revoked; refused (--accept-new never overrides this)"
+            )
+        if verdict.status == "changed":
+            assert verdict.entry is not None
+            holder = verdict.entry.path
+            raise ChangedHostKeyError(
+                f"HOST KEY CHANGED for {hostname}: the host now presents {fingerprint(key)}, "
+                f"but {verdict.entry.where} has {_entry_fingerprint(verdict.entry)}. Someone may be intercepting "
+                f"the connection (man-in-the-middle), or the host was reinstalled; refused (--accept-new never "
+                f"overrides this). If the change is expected, remove the old key: ssh-keygen -R '{hostname}' -f {holder}"
+            )
         where = ", ".join(self.files) or "no known_hosts file"
+        if verdict.other_types:
+            # OpenSSH would treat this as a new key; logdoctor refuses it even with --accept-new
+            # (a host that suddenly offers another key type is worth a look).
+            raise ChangedHostKeyError(
+                f"host key type changed for {hostname}: the host presents {fingerprint(key)}, but {where} "
+                f"knows it only with {', '.join(verdict.other_types)} keys; refused (--accept-new never "
+                f"accepts this). Check the fingerprint with the host's owner, then add the key to known_hosts"
+            )
         if not self.accept_new or self.record_to is None:
             raise UnknownHostKeyError(
                 f"unknown host key for {hostname}: {fingerprint(key)} (not in {where}); refused. "
                 f"Check the fingerprint with the host's owner (on the host: ssh-keygen -lf "
                 f"/etc/ssh/ssh_host_{_key_file_stem(key)}_key.pub), then rerun with --accept-new to trust and record it"
             )
-        client.get_host_keys().add(hostname, key.get_name(), key)
         name = paramiko.HostKeys.hash_host(hostname) if self.host.hash_known_hosts else hostname
         line = f"{name} {key.get_name()} {key.get_base64()}\n"
         path = self.record_to
         try:
             with _known_hosts_lock:
+                # another host of this run (an alias of the same address) may have recorded it meanwhile
+                if KnownHosts.load([path]).check(hostname, key_type, blob).status == "ok":
+                    return
                 os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
                 fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
                 with os.fdopen(fd, "a", encoding="ascii") as fh:
@@ -147,6 +202,11 @@ class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
         self.accepted = f"new host key {fingerprint(key)} for {hostname} trusted and added to {path} (--accept-new)"
 
 
+def _entry_fingerprint(entry: Entry) -> str:
+    digest = base64.b64encode(hashlib.sha256(entry.blob).digest()).decode().rstrip("=")
+    return f"{entry.key_type} SHA256:{digest}"
+
+
 def _key_file_stem(key: paramiko.PKey) -> str:
     name = key.get_name()
     if "ed25519" in name:
@@ -154,16 +214,6 @@ def _key_file_stem(key: paramiko.PKey) -> str:
     if "ecdsa" in name:
         return "ecdsa"
     return "rsa"
-
-
-def _known_hosts_with(files: tuple[str, ...], name: str) -> str | None:
-    for path in files:
-        try:
-            if paramiko.HostKeys(path).lookup(name) is not None:
-                return path
-        except (OSError, paramiko.SSHException):
-            continue
-    return None
 
 
 class Connection:
@@ -529,19 +579,11 @@ def _connect(
         global_files: tuple[str, ...] = ()
     else:
         user_files, global_files = host.user_known_hosts, host.global_known_hosts
-    for path in global_files:
-        if os.path.isfile(path):
-            try:
-                client.load_system_host_keys(path)
-            except (OSError, paramiko.SSHException) as exc:
-                notes.append(f"cannot read {path}: {_describe(exc)}")
-    for path in user_files:
-        if os.path.isfile(path):
-            try:
-                client.get_host_keys().load(path)
-            except (OSError, paramiko.SSHException) as exc:
-                notes.append(f"cannot read {path}: {_describe(exc)}")
-    policy = _HostKeyPolicy(host, user_files + global_files, settings.accept_new, user_files[0] if user_files else None)
+    # No key is handed to paramiko: it then asks the policy about every key, and the policy decides
+    # with OpenSSH's matching rules (patterns, negations, several lines a host, @revoked).
+    policy = _HostKeyPolicy(
+        host, user_files + global_files, settings.accept_new, user_files[0] if user_files else None, notes
+    )
     client.set_missing_host_key_policy(policy)
 
     keys = [p for p in host.identity_files if os.path.isfile(p)]
@@ -566,15 +608,6 @@ def _connect(
             sock=sock,
             compress=host.compression,
         )
-    except paramiko.BadHostKeyException as exc:
-        client.close()
-        holder = _known_hosts_with(user_files + global_files, host.known_hosts_name) or "known_hosts"
-        raise ChangedHostKeyError(
-            f"HOST KEY CHANGED for {host.known_hosts_name}: the host now presents {fingerprint(exc.key)}, "
-            f"but {holder} has {fingerprint(exc.expected_key)}. Someone may be intercepting the connection "
-            f"(man-in-the-middle), or the host was reinstalled; refused (--accept-new never overrides this). "
-            f"If the change is expected, remove the old key: ssh-keygen -R '{host.known_hosts_name}' -f {holder}"
-        ) from exc
     except HostKeyError:
         client.close()
         raise
