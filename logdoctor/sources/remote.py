@@ -17,8 +17,10 @@ import errno
 import hashlib
 import logging
 import os
+import re
 import secrets
 import select
+import shlex
 import socket
 import threading
 import time
@@ -98,6 +100,28 @@ class CommandResult:
     capped: bool = False
     started: float = 0.0
     seconds: float = 0.0
+    sent_bytes: int | None = None  # stdout bytes the host says the command wrote (the shared shell's frame)
+    ended: bool = False  # the end of the command's output was seen (its frame, or the session's EOF and status)
+
+    @property
+    def complete(self) -> bool:
+        """Everything the command wrote arrived: it ended, was neither capped nor timed out, its exit
+        status is known and, where the host counted them, as many bytes arrived as it wrote."""
+        if self.capped or self.timed_out or not self.ended or self.exit_status is None:
+            return False
+        return self.sent_bytes is None or self.sent_bytes == self.stdout_bytes
+
+    @property
+    def incomplete_reason(self) -> str:
+        if self.timed_out:
+            return f"stopped after {self.seconds:.0f}s (time limit)"
+        if self.capped:
+            return "cut at the byte limit"
+        if not self.ended or self.exit_status is None:
+            return "the connection or the remote shell ended before the command's end frame arrived"
+        if self.sent_bytes is not None and self.sent_bytes != self.stdout_bytes:
+            return f"{self.stdout_bytes} of the {self.sent_bytes} bytes the host wrote arrived"
+        return ""
 
     @property
     def bytes_transferred(self) -> int:
@@ -301,12 +325,15 @@ class Connection:
             _pump(chan, shell, result, stderr, deadline, stdout_limit, on_stdout)
             if shell is not None:
                 result.exit_status = shell.status
+                result.sent_bytes = shell.stdout.sent_bytes
+                result.ended = shell.finished
             else:
                 if not (result.capped or result.timed_out):
                     # the status usually follows the EOF at once
                     chan.status_event.wait(max(0.0, min(deadline - time.monotonic(), 10.0)))
                 if chan.exit_status_ready():
                     result.exit_status = chan.recv_exit_status()
+                    result.ended = not (result.capped or result.timed_out)
         except (paramiko.SSHException, EOFError, OSError) as exc:
             if shell is not None:
                 shell.close()
@@ -407,6 +434,7 @@ class _EndMarker:
         self.pending = b""
         self.done = False
         self.status: int | None = None
+        self.sent_bytes: int | None = None
 
     def feed(self, data: bytes) -> bytes:
         if self.done:
@@ -421,8 +449,7 @@ class _EndMarker:
         if end < 0:  # the status has not arrived yet
             self.pending = buf[at:]
             return buf[:at]
-        status = buf[at + len(self.prefix) : end]
-        self.status = int(status) if status.isdigit() else None
+        self.status, self.sent_bytes = _frame_payload(buf[at + len(self.prefix) : end])
         self.done = True
         self.pending = b""
         return buf[:at]
@@ -430,6 +457,40 @@ class _EndMarker:
     def flush(self) -> bytes:
         rest, self.pending = self.pending, b""
         return rest
+
+
+_FRAME_STATUS_RE = re.compile(rb"(?:^|\n)s (\d+)(?:\n|$)")
+_FRAME_BYTES_RE = re.compile(rb"(\d+) bytes")
+
+
+def _frame_payload(payload: bytes) -> tuple[int | None, int | None]:
+    """(exit status, stdout bytes) of an end frame: a bare status (`7`), or what `ld_run` prints:
+    `s STATUS` and dd's own count (`... 1234 bytes (1.2 kB) copied ...`) in either order."""
+    if payload.isdigit():
+        return int(payload), None
+    status = _FRAME_STATUS_RE.search(payload)
+    count = _FRAME_BYTES_RE.search(payload)
+    return (int(status.group(1)) if status else None), (int(count.group(1)) if count else None)
+
+
+# Sent once to each shared `sh -s` (its fd 3 is the session's stdin). `ld_run COMMAND` runs COMMAND in a
+# process group of its own (setsid), stdout counted by dd, while a watcher waits on the session's
+# stdin: logdoctor never writes to it while a command runs, so the watcher wakes only at EOF, i.e.
+# when the channel is closed (a time limit, a byte cap) or the connection is cut, and then kills the
+# whole group (TERM, then KILL a second later), so nothing of ours keeps running on the host. Hosts
+# without setsid or dd get the plain frame (exit status only).
+SHELL_PRELUDE = r"""ld_kill() { kill -TERM -"$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null; sleep 1; kill -KILL -"$1" 2>/dev/null; }
+ld_run() {
+  exec 4>&1
+  ld_r=$( { { setsid sh -c "$1" </dev/null 3<&- 4>&- 5>&- & ld_p=$!
+    { read -r ld_x <&3; ld_kill "$ld_p"; } </dev/null >/dev/null 2>&1 4>&- 5>&- & ld_w=$!
+    wait "$ld_p"; ld_s=$?
+    kill "$ld_w" 2>/dev/null; wait "$ld_w" 2>/dev/null
+    echo "s $ld_s" >&5; } | LC_ALL=C dd bs=65536 2>&1 >&4 4>&- 5>&-; } 5>&1 )
+  exec 4>&-
+}
+if command -v setsid >/dev/null 2>&1 && command -v dd >/dev/null 2>&1; then ld_safe=1; else ld_safe=; fi
+"""
 
 
 class _Shell:
@@ -449,6 +510,7 @@ class _Shell:
         self.stderr = _EndMarker(nonce)
         self.end = b"printf '\\000logdoctor-end-" + nonce + b":%s\\000' "
         self.dead = False
+        self.prelude_sent = False
 
     def begin(self, wait: float) -> bool:
         """Start `sh -s` once the login shell's startup files have run, and wait until it says so.
@@ -456,7 +518,7 @@ class _Shell:
         The markers are printed by the login shell just before it execs `sh -s`; whatever its startup
         files printed before them is dropped. False when they do not come within `wait` seconds (a
         startup file that reads stdin would otherwise eat the first command)."""
-        self.chan.exec_command(self.end + b"0; " + self.end + b"0 >&2; exec sh -s")
+        self.chan.exec_command(self.end + b"0; " + self.end + b"0 >&2; exec sh -s 3<&0")
         deadline = time.monotonic() + wait
         while not self.finished:
             if self.chan.recv_ready():
@@ -472,7 +534,23 @@ class _Shell:
     def start(self, command: bytes) -> paramiko.Channel:
         self.stdout.reset()
         self.stderr.reset()
-        self.chan.sendall(command + b" </dev/null; " + self.end + b'"$?"; ' + self.end + b"0 >&2\n")
+        prelude = b"" if self.prelude_sent else SHELL_PRELUDE.encode()
+        self.prelude_sent = True
+        quoted = shlex.quote(command.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        self.chan.sendall(
+            prelude
+            + b'if [ -n "$ld_safe" ]; then ld_run '
+            + quoted
+            + b"; "
+            + self.end
+            + b'"$ld_r"; else '
+            + command
+            + b" </dev/null; "
+            + self.end
+            + b'"$?"; fi; '
+            + self.end
+            + b"0 >&2\n"
+        )
         return self.chan
 
     @property
