@@ -462,6 +462,19 @@ def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
     )
 
 
+def mark_partial(d: Diagnosis, where: str, problems: Sequence[str]) -> Diagnosis:
+    """A diagnosis of partial data (a cut, a time limit, a cap, an unfinished --save) says so, and is never healthy."""
+    from logdoctor.engine.result import Verdict
+
+    if not problems:
+        return d
+    errors = [*d.errors, *({"host": where, "error": p} for p in problems)]
+    verdict = d.verdict
+    if verdict.healthy:
+        verdict = Verdict(healthy=False, summary=f"not called healthy: partial data ({problems[0]})")
+    return d.model_copy(update={"errors": errors, "verdict": verdict})
+
+
 def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *, alone: bool, debug: bool) -> Diagnosis:
     """A collected host's diagnosis; in a fleet, a bug that breaks one host's diagnosis fails that host
     (reported, exit 3) instead of the whole run. Errors of ours (the rules) still stop everything."""
@@ -488,8 +501,10 @@ def collect_for_diagnosis(
     """Collect every host (progress, what was found and notes on stderr); `--save` each one.
 
     `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
-    from logdoctor.sources.ssh import collect_hosts, parse_target, save_collection
+    from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
+    if save is not None:
+        prepare_save_dir(save)  # new or empty, before any host is contacted
     err = stderr_console()
     lock = threading.Lock()
 
@@ -506,6 +521,8 @@ def collect_for_diagnosis(
             err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
         for note in col.notes:
             err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
+        for line in col.incomplete:
+            err.print(f"{col.host}: incomplete: {line}", highlight=False, markup=False, style="yellow", soft_wrap=True)
         if save is not None:
             where = save_collection(col, save)
             err.print(
@@ -586,9 +603,13 @@ def diagnose(
         rules = load_rule_set(rule_dirs, no_builtin_rules)
         parsed = parse_sources(local_line_sources(targets), engine)
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+        from logdoctor.sources.ssh import saved_bundle_problems
+
+        partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
+        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
         with written_to(output):
             emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
-        ctx.exit(exit_code_for([diagnosis], fail_on))
+        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
     from logdoctor.sources.ssh import SshOptions
 
     options = SshOptions(
@@ -637,10 +658,11 @@ def diagnose(
             host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)
         ]
+    diagnoses = [mark_partial(d, c.host, c.incomplete) for d, c in zip(diagnoses, collections, strict=True)]
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
-    failed = any(c.error is not None for c in collections)
+    failed = any(not c.complete for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))
 
 

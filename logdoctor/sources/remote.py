@@ -129,7 +129,7 @@ class CommandResult:
 
     def stderr_first_line(self) -> str:
         for line in self.stderr.splitlines():
-            if line.strip():
+            if line.strip() and not line.startswith("#logdoctor-status "):  # the read scripts' stage statuses
                 return line.strip()[:300]
         return ""
 
@@ -264,6 +264,11 @@ class Connection:
         conn = cls(host, client, gateways)
         conn.notes = notes
         return conn
+
+    @property
+    def alive(self) -> bool:
+        transport = self.client.get_transport()
+        return transport is not None and transport.is_active()
 
     def close(self) -> None:
         if self._shell is not None:

@@ -648,7 +648,9 @@ def test_save_and_reread_offline(ssh_lab: SshLab, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     assert events and {e["line"] for e in events} <= {42, 277}
-    # saving again replaces the earlier files
+    assert data["complete"] is True and entry["complete"] is True and entry["lines_expected"] == 2
+    # saving again never writes into the earlier bundle: the host gets a new directory
     col.sources[0].name = "renamed.log"
-    save_collection(col, tmp_path / "collected")
-    assert not saved.exists() and (host_dir / "renamed.log").exists()
+    again = save_collection(col, tmp_path / "collected")
+    assert again == tmp_path / "collected" / "root@kpro5-2"
+    assert saved.exists() and (again / "renamed.log").exists() and not (host_dir / "renamed.log").exists()
