@@ -353,7 +353,18 @@ def ssh_options(func: F) -> F:
         click.option(
             "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
         ),
-        click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds to connect and log in (default 10)."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
+        ),
+        click.option(
+            "--read-timeout",
+            type=click.FloatRange(min=0.1),
+            default=300.0,
+            show_default=True,
+            help="Seconds one remote log read may take (what arrived is kept, marked partial).",
+        ),
         click.option(
             "--log",
             "logs",
@@ -565,6 +576,7 @@ def diagnose(
     identities: tuple[str, ...],
     known_hosts: str | None,
     timeout: float | None,
+    read_timeout: float,
     logs: tuple[str, ...],
     sudo: bool,
     save: str | None,
@@ -621,6 +633,7 @@ def diagnose(
         sudo=sudo,
         max_bytes=max_bytes,
         accept_new=accept_new,
+        command_timeout=read_timeout,
     )
     from concurrent.futures import ThreadPoolExecutor
 
@@ -714,11 +727,14 @@ def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) ->
         sudo=ssh["sudo"],
         max_bytes=ssh["max_bytes"],
         accept_new=ssh["accept_new"],
+        command_timeout=ssh["read_timeout"],
     )
     collections = collect_for_diagnosis(hosts, options, ssh["jobs"], ssh["save"])
     for collection in collections:
         if collection.error is not None:
             raise CollectionError(f"{side}: {collection.error}")
+        if collection.incomplete:  # a diff of partial data would invent differences
+            raise CollectionError(f"{side}: {collection.host}: {'; '.join(collection.incomplete)}")
     return [source for collection in collections for source in remote_line_sources(collection)]
 
 

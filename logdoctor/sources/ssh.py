@@ -59,7 +59,14 @@ from logdoctor.sources.discovery import (
 )
 from logdoctor.sources.feed import Feed
 from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
-from logdoctor.sources.remote import CommandResult, Connection, ConnectSettings, RemoteFailure, failure_kind
+from logdoctor.sources.remote import (
+    CommandResult,
+    Connection,
+    ConnectSettings,
+    RemoteFailure,
+    connect_timeout,
+    failure_kind,
+)
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, looks_like_host, parse_target
 
@@ -106,7 +113,7 @@ class SshOptions:
     accept_new: bool = False  # --accept-new: trust and record an unknown host key
     use_agent: bool = True
     use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
-    command_timeout: float = 300.0  # one remote command; a log read past it keeps what arrived
+    command_timeout: float = 300.0  # --read-timeout: one log read (what arrived is kept, marked partial)
     facts: bool = True  # nvidia-smi, engine versions, container detection
     compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
     shared_shell: bool = True  # every command in one `sh -s` session: one login shell a host, not one a command
@@ -375,6 +382,7 @@ class _HostRun:
         self.compress = False  # the host has gzip: reads send their lines compressed
         self.used_names: set[str] = set()
         self.denied: list[str] = []
+        self.short_limit = options.command_timeout
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -396,11 +404,13 @@ class _HostRun:
 
     def _capture(self, conn: Connection, command: str, purpose: str) -> tuple[bytes, CommandResult]:
         out = bytearray()
-        result = self._run(conn, command, purpose, out.extend, _SMALL_OUTPUT, self.options.command_timeout)
+        result = self._run(conn, command, purpose, out.extend, _SMALL_OUTPUT, self.short_limit)
         if result.timed_out:
             raise RemoteFailure(
-                f"timeout: {purpose} did not finish within {self.options.command_timeout:g}s", "timeout"
+                f"timeout: {purpose} did not finish within {self.short_limit:g}s (--timeout)", "timeout"
             )
+        if result.capped:
+            raise RemoteFailure(f"{purpose}: more than {_SMALL_OUTPUT >> 20} MiB of output (cut)", "partial")
         if not result.complete:
             raise RemoteFailure(f"{purpose}: incomplete: {result.incomplete_reason}", "partial")
         return bytes(out), result
@@ -425,6 +435,9 @@ class _HostRun:
             alias, self.config, user=self.target.user, port=self.target.port, identity_files=options.identity_files
         )
         col.address = resolved.address
+        # every command that is not a log read (probe, sudo check, listing, discovery, host facts) has
+        # --timeout (else the config's ConnectTimeout, else 10 s), as connecting has; a read has --read-timeout
+        self.short_limit = min(connect_timeout(resolved, options.connect_settings()), self.options.command_timeout)
         self.say(f"connecting to {resolved.address}")
         with Connection.open(resolved, options.connect_settings(), self.config) as conn:
             col.notes.extend(conn.notes)
@@ -557,7 +570,7 @@ class _HostRun:
             self.col.notes.append(f"{path}: skipped (--max-bytes spent)")
             return
         reader = _LineReader(numbered=False)
-        result = self._run(conn, command, path, reader.feed, limit, min(self.options.command_timeout, 60.0))
+        result = self._run(conn, command, path, reader.feed, limit, self.short_limit)
         reader.close(cut=result.capped or result.timed_out)
         self.remaining -= result.bytes_transferred
         if result.exit_status == 127:
