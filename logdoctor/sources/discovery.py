@@ -89,7 +89,16 @@ for c in $(grep -l -a -i -e vllm -e sglang /proc/[0-9]*/cmdline 2>/dev/null); do
         /dev/*) ;;
         /*)
           b=${t% (deleted)}
+          bd=$(readlink -f -- "${b%/*}" 2>/dev/null)
           for s in "$b".[0-9]* "$b"-[0-9]*; do
+            if [ -L "$s" ]; then
+              # a rotated sibling that is a symlink is read only when it points into the log's directory
+              st=$(readlink -f -- "$s" 2>/dev/null)
+              case $st in
+                "$bd"/*) [ -n "$bd" ] || { printf 'symlink-out:%s\000' "$s"; continue; } ;;
+                *) printf 'symlink-out:%s\000' "$s"; continue ;;
+              esac
+            fi
             if [ -f "$s" ]; then printf 'rotated:%s\000' "$s"; fi
           done ;;
       esac
@@ -149,6 +158,16 @@ for p do
   for f in $p; do
     if [ -e "$f" ] || [ -L "$f" ]; then
       n=$((n + 1))
+      if [ "$f" != "$p" ] && [ -L "$f" ]; then
+        # matched by a glob, not named: a symlink is read only when it points into its own directory
+        case $f in */*) fd=${f%/*} ;; *) fd=. ;; esac
+        fd=$(readlink -f -- "${fd:-/}" 2>/dev/null)
+        ft=$(readlink -f -- "$f" 2>/dev/null)
+        case $ft in
+          "$fd"/*) [ -n "$fd" ] || { printf 'symlink-out:%s:%s\000' "$i" "$f"; continue; } ;;
+          *) printf 'symlink-out:%s:%s\000' "$i" "$f"; continue ;;
+        esac
+      fi
       printf 'match:%s:%s\000' "$i" "$f"
     fi
   done
@@ -205,11 +224,11 @@ echo "#logdoctor-size $size"
 magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
 if [ "$magic" = 1f8b ]; then
   echo '#logdoctor-gzip'
-  { gzip -dc < "$f"; echo "#logdoctor-status gzip $?" >&2; } | { grep -a -n -E -e "$re"; echo "#logdoctor-status grep $?"; } | awk -v max="$max" '"""
+  { gzip -dc < "$f"; echo "#logdoctor-status gzip $?" >&2; } | { grep -a -n -E -e "$re"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 else
-  { grep -a -n -E -e "$re" < "$f"; echo "#logdoctor-status grep $?"; } | awk -v max="$max" '"""
+  { grep -a -n -E -e "$re" < "$f"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 fi
@@ -245,13 +264,13 @@ case $kind in
   docker|podman)
     { "$kind" logs --timestamps "$name" 2>&1 </dev/null; echo "#logdoctor-status $kind $?" >&2; } | awk '"""
     + _NUMBER_AWK
-    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; echo "#logdoctor-status grep $?"; } | awk -v max="$max" '"""
+    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
   journald)
     { journalctl -u "$name" --no-pager -o short </dev/null; echo "#logdoctor-status journalctl $?" >&2; } | awk '"""
     + _NUMBER_AWK
-    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; echo "#logdoctor-status grep $?"; } | awk -v max="$max" '"""
+    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
 esac
@@ -489,6 +508,12 @@ def parse_discovery(data: bytes) -> Discovery:
                 procs[parsed[0]].fds[int(fd_text)] = target
             else:
                 procs[parsed[0]].denied_fds.append(int(fd_text))
+            continue
+        if kind == "symlink-out":
+            found.notes.append(
+                f"{surrogate_safe(value)}: skipped, a symbolic link out of its log's directory "
+                "(name it with --log to read it)"
+            )
             continue
         if kind == "file":
             found.files.append(value)

@@ -482,13 +482,14 @@ def _frame_payload(payload: bytes) -> tuple[int | None, int | None]:
 # process group of its own (setsid), stdout counted by dd, while a watcher waits on the session's
 # stdin: logdoctor never writes to it while a command runs, so the watcher wakes only at EOF, i.e.
 # when the channel is closed (a time limit, a byte cap) or the connection is cut, and then kills the
-# whole group (TERM, then KILL a second later), so nothing of ours keeps running on the host. Hosts
+# whole group (TERM, then KILL a second later; once woken it ignores the TERM the frame sends it when
+# the command ends, so the KILL always follows), so nothing of ours keeps running on the host. Hosts
 # without setsid or dd get the plain frame (exit status only).
 SHELL_PRELUDE = r"""ld_kill() { kill -TERM -"$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null; sleep 1; kill -KILL -"$1" 2>/dev/null; }
 ld_run() {
   exec 4>&1
   ld_r=$( { { setsid sh -c "$1" </dev/null 3<&- 4>&- 5>&- & ld_p=$!
-    { read -r ld_x <&3; ld_kill "$ld_p"; } </dev/null >/dev/null 2>&1 4>&- 5>&- & ld_w=$!
+    { read -r ld_x <&3; trap '' TERM; ld_kill "$ld_p"; } </dev/null >/dev/null 2>&1 4>&- 5>&- & ld_w=$!
     wait "$ld_p"; ld_s=$?
     kill "$ld_w" 2>/dev/null; wait "$ld_w" 2>/dev/null
     echo "s $ld_s" >&5; } | LC_ALL=C dd bs=65536 2>&1 >&4 4>&- 5>&-; } 5>&1 )

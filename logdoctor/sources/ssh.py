@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import signal
 import stat
 import threading
@@ -338,6 +339,11 @@ class _LineReader:
         if stage and digits.isdigit():
             self.statuses[stage] = int(digits)
 
+    @property
+    def stages_ok(self) -> bool:
+        """Every stage of the host's pipeline that reported a status succeeded (grep: 1 = no match)."""
+        return all(status == 0 or (stage == "grep" and status == 1) for stage, status in self.statuses.items())
+
     def incomplete(self, result: CommandResult, stderr: str) -> str:
         """Why the lines that arrived are not all the host's filter kept ("" when they are)."""
         if not result.complete:
@@ -520,6 +526,11 @@ class _HostRun:
                 plans.append(
                     SourcePlan("file", rest, surrogate_safe(rest), "log", f"--log {pattern}", os.path.basename(rest))
                 )
+            elif kind == "symlink-out":
+                self.col.notes.append(
+                    f"--log {pattern}: skipped {surrogate_safe(rest)}, a symbolic link out of its directory "
+                    "(name it with --log to read it)"
+                )
             elif kind == "nomatch":
                 if rest == "permission":
                     self.denied.append(pattern)
@@ -628,14 +639,22 @@ class _HostRun:
 
         reader = _LineReader(numbered=True, on_lines=arrived)
         try:
-            result = self._run(
-                conn,
-                command,
-                f"read {plan.path}",
-                reader.feed,
-                self.remaining + _MARKER_SLACK,
-                self.options.command_timeout,
-            )
+            try:
+                result = self._run(
+                    conn,
+                    command,
+                    f"read {plan.path}",
+                    reader.feed,
+                    self.remaining + _MARKER_SLACK,
+                    self.options.command_timeout,
+                )
+            except RemoteFailure as exc:  # the connection broke mid-read: what arrived is kept, marked partial
+                reader.close(cut=True)
+                if source is not None:
+                    source.truncated = True
+                    source.partial = f"partial: {len(reader.lines)} of ? lines ({exc})"
+                    self.col.incomplete.append(f"{plan.path}: {source.partial}")
+                raise
             self._finish_read(plan, reader, result, source)
         finally:
             if source is not None:
@@ -696,7 +715,7 @@ class _HostRun:
         if why:
             # Known totals: what the host sent plus what its cap stage skipped; unknown when the
             # host's count never arrived (a cut, a timeout).
-            total = None if reader.sent is None else reader.sent + reader.skipped_lines
+            total = None if reader.sent is None or not reader.stages_ok else reader.sent + reader.skipped_lines
             source.partial = f"partial: {got} of {total if total is not None else '?'} lines ({why})"
             source.lines_expected = total
             col.incomplete.append(f"{plan.path}: {source.partial}")
@@ -962,7 +981,7 @@ class _SafeDir:
         self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
 
     def write(self, name: str, chunks: Iterable[bytes]) -> None:
-        tmp = f".{name}.tmp-{os.getpid()}-{threading.get_ident()}"
+        tmp = f".{name}.tmp-{secrets.token_hex(8)}"  # unguessable: a planted name cannot be in the way
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.fd)
         try:
             with os.fdopen(fd, "wb") as fh:
