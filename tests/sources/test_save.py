@@ -192,7 +192,16 @@ def test_non_utf8_log_path_still_saves(ssh_lab: SshLab, tmp_path: Path) -> None:
         fh.write(f"x\n{SPEC}\n")
     save = tmp_path / "bundle"
     logdoctor = Path(sys.executable).with_name("logdoctor")
-    args = [logdoctor, b"diagnose", b"kpro5", *(a.encode() for a in ssh_args(ssh_lab)), b"--log", raw, b"--save", save]
+    args: list[bytes | Path] = [
+        logdoctor,
+        b"diagnose",
+        b"kpro5",
+        *(a.encode() for a in ssh_args(ssh_lab)),
+        b"--log",
+        raw,
+        b"--save",
+        save,
+    ]
     proc = subprocess.run(args, capture_output=True, timeout=120, check=False)
     assert proc.returncode in (0, 1), proc.stderr.decode(errors="replace")
     assert b"Traceback" not in proc.stderr
