@@ -269,6 +269,7 @@ def test_cert_authority_line_is_noted_not_fatal(ssh_lab: SshLab, keys: dict[str,
     [
         ["[127.0.0.*]:{port} {key}"],  # matched by a pattern
         ["{hashed} {key}"],  # matched by a hashed name
+        ["{addr} {key}"],  # matched by the port-less name
         ["{name} {impostor}", "{name} {key}"],  # matched by the second line
     ],
 )

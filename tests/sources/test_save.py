@@ -205,6 +205,7 @@ def test_non_utf8_log_path_still_saves(ssh_lab: SshLab, tmp_path: Path) -> None:
     proc = subprocess.run(args, capture_output=True, timeout=120, check=False)
     assert proc.returncode in (0, 1), proc.stderr.decode(errors="replace")
     assert b"Traceback" not in proc.stderr
+    assert proc.stdout.strip(), "no report"
     (host_dir,) = save.iterdir()
     data = json.loads((host_dir / "manifest.json").read_text(encoding="utf-8"))
     assert data["complete"] is True
