@@ -671,7 +671,10 @@ def diagnose(
             host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)
         ]
-    diagnoses = [mark_partial(d, c.host, c.incomplete) for d, c in zip(diagnoses, collections, strict=True)]
+    diagnoses = [
+        mark_partial(d, c.host, c.incomplete if c.error is None else [])  # a failed host's error says it all
+        for d, c in zip(diagnoses, collections, strict=True)
+    ]
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
