@@ -353,7 +353,18 @@ def ssh_options(func: F) -> F:
         click.option(
             "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
         ),
-        click.option("--timeout", type=click.FloatRange(min=0.1), help="Seconds to connect and log in (default 10)."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
+        ),
+        click.option(
+            "--read-timeout",
+            type=click.FloatRange(min=0.1),
+            default=300.0,
+            show_default=True,
+            help="Seconds one remote log read may take (what arrived is kept, marked partial).",
+        ),
         click.option(
             "--log",
             "logs",
@@ -462,6 +473,19 @@ def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
     )
 
 
+def mark_partial(d: Diagnosis, where: str, problems: Sequence[str]) -> Diagnosis:
+    """A diagnosis of partial data (a cut, a time limit, a cap, an unfinished --save) says so, and is never healthy."""
+    from logdoctor.engine.result import Verdict
+
+    if not problems:
+        return d
+    errors = [*d.errors, *({"host": where, "error": p} for p in problems)]
+    verdict = d.verdict
+    if verdict.healthy:
+        verdict = Verdict(healthy=False, summary=f"not called healthy: partial data ({problems[0]})")
+    return d.model_copy(update={"errors": errors, "verdict": verdict})
+
+
 def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *, alone: bool, debug: bool) -> Diagnosis:
     """A collected host's diagnosis; in a fleet, a bug that breaks one host's diagnosis fails that host
     (reported, exit 3) instead of the whole run. Errors of ours (the rules) still stop everything."""
@@ -488,8 +512,10 @@ def collect_for_diagnosis(
     """Collect every host (progress, what was found and notes on stderr); `--save` each one.
 
     `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
-    from logdoctor.sources.ssh import collect_hosts, parse_target, save_collection
+    from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
+    if save is not None:
+        prepare_save_dir(save)  # new or empty, before any host is contacted
     err = stderr_console()
     lock = threading.Lock()
 
@@ -506,6 +532,8 @@ def collect_for_diagnosis(
             err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
         for note in col.notes:
             err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
+        for line in col.incomplete:
+            err.print(f"{col.host}: incomplete: {line}", highlight=False, markup=False, style="yellow", soft_wrap=True)
         if save is not None:
             where = save_collection(col, save)
             err.print(
@@ -548,6 +576,7 @@ def diagnose(
     identities: tuple[str, ...],
     known_hosts: str | None,
     timeout: float | None,
+    read_timeout: float,
     logs: tuple[str, ...],
     sudo: bool,
     save: str | None,
@@ -586,9 +615,13 @@ def diagnose(
         rules = load_rule_set(rule_dirs, no_builtin_rules)
         parsed = parse_sources(local_line_sources(targets), engine)
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+        from logdoctor.sources.ssh import saved_bundle_problems
+
+        partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
+        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
         with written_to(output):
             emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
-        ctx.exit(exit_code_for([diagnosis], fail_on))
+        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
     from logdoctor.sources.ssh import SshOptions
 
     options = SshOptions(
@@ -600,6 +633,7 @@ def diagnose(
         sudo=sudo,
         max_bytes=max_bytes,
         accept_new=accept_new,
+        command_timeout=read_timeout,
     )
     from concurrent.futures import ThreadPoolExecutor
 
@@ -637,10 +671,14 @@ def diagnose(
             host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)
         ]
+    diagnoses = [
+        mark_partial(d, c.host, c.incomplete if c.error is None else [])  # a failed host's error says it all
+        for d, c in zip(diagnoses, collections, strict=True)
+    ]
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
-    failed = any(c.error is not None for c in collections)
+    failed = any(not c.complete for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))
 
 
@@ -692,11 +730,14 @@ def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) ->
         sudo=ssh["sudo"],
         max_bytes=ssh["max_bytes"],
         accept_new=ssh["accept_new"],
+        command_timeout=ssh["read_timeout"],
     )
     collections = collect_for_diagnosis(hosts, options, ssh["jobs"], ssh["save"])
     for collection in collections:
         if collection.error is not None:
             raise CollectionError(f"{side}: {collection.error}")
+        if collection.incomplete:  # a diff of partial data would invent differences
+            raise CollectionError(f"{side}: {collection.host}: {'; '.join(collection.incomplete)}")
     return [source for collection in collections for source in remote_line_sources(collection)]
 
 

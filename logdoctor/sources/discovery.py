@@ -89,7 +89,16 @@ for c in $(grep -l -a -i -e vllm -e sglang /proc/[0-9]*/cmdline 2>/dev/null); do
         /dev/*) ;;
         /*)
           b=${t% (deleted)}
+          bd=$(readlink -f -- "${b%/*}" 2>/dev/null)
           for s in "$b".[0-9]* "$b"-[0-9]*; do
+            if [ -L "$s" ]; then
+              # a rotated sibling that is a symlink is read only when it points into the log's directory
+              st=$(readlink -f -- "$s" 2>/dev/null)
+              case $st in
+                "$bd"/*) [ -n "$bd" ] || { printf 'symlink-out:%s\000' "$s"; continue; } ;;
+                *) printf 'symlink-out:%s\000' "$s"; continue ;;
+              esac
+            fi
             if [ -f "$s" ]; then printf 'rotated:%s\000' "$s"; fi
           done ;;
       esac
@@ -149,6 +158,16 @@ for p do
   for f in $p; do
     if [ -e "$f" ] || [ -L "$f" ]; then
       n=$((n + 1))
+      if [ "$f" != "$p" ] && [ -L "$f" ]; then
+        # matched by a glob, not named: a symlink is read only when it points into its own directory
+        case $f in */*) fd=${f%/*} ;; *) fd=. ;; esac
+        fd=$(readlink -f -- "${fd:-/}" 2>/dev/null)
+        ft=$(readlink -f -- "$f" 2>/dev/null)
+        case $ft in
+          "$fd"/*) [ -n "$fd" ] || { printf 'symlink-out:%s:%s\000' "$i" "$f"; continue; } ;;
+          *) printf 'symlink-out:%s:%s\000' "$i" "$f"; continue ;;
+        esac
+      fi
       printf 'match:%s:%s\000' "$i" "$f"
     fi
   done
@@ -162,19 +181,21 @@ exit 0
 """
 
 # awk: keep at most `max` bytes of `N:text` lines: the first half as they come, then the newest
-# lines that fit in what is left; say how many lines were skipped in between.
+# lines that fit in what is left; say how many lines were skipped in between, and, last, how many
+# lines it sent (the reader checks that as many arrived: a read cut anywhere lacks this line).
 _CAP_AWK = r"""BEGIN { half = int(max / 2) }
 /^#logdoctor-/ { print; next }
 {
   n = length($0) + 1
-  if (!tailing && used + n <= half) { print; used += n; next }
+  if (!tailing && used + n <= half) { print; used += n; sent++; next }
   tailing = 1
   buf[t] = $0; bl[t] = n; t++; tb += n
   while (h < t && tb > max - used) { tb -= bl[h]; sb += bl[h]; delete buf[h]; delete bl[h]; h++; sk++ }
 }
 END {
   if (sk > 0) print "#logdoctor-skipped " sk " " sb
-  for (i = h; i < t; i++) print buf[i]
+  for (i = h; i < t; i++) { print buf[i]; sent++ }
+  print "#logdoctor-sent " (sent + 0)
 }"""
 
 # awk: number the lines of a stream (docker logs, journalctl) and count its bytes, for the grep after it.
@@ -192,6 +213,7 @@ z=$4
 LC_ALL=C
 export LC_ALL
 if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
+if [ -e "$f" ] && [ ! -f "$f" ]; then echo '#logdoctor-error not-regular'; exit 0; fi
 if ! (: < "$f") 2>/dev/null; then
   if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
   exit 0
@@ -202,11 +224,11 @@ echo "#logdoctor-size $size"
 magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
 if [ "$magic" = 1f8b ]; then
   echo '#logdoctor-gzip'
-  gzip -dc < "$f" | grep -a -n -E -e "$re" | awk -v max="$max" '"""
+  { gzip -dc < "$f"; echo "#logdoctor-status gzip $?" >&2; } | { grep -a -n -E -e "$re"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 else
-  grep -a -n -E -e "$re" < "$f" | awk -v max="$max" '"""
+  { grep -a -n -E -e "$re" < "$f"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 fi
@@ -240,15 +262,15 @@ esac
 read_stream() {
 case $kind in
   docker|podman)
-    "$kind" logs --timestamps "$name" 2>&1 </dev/null | awk '"""
+    { "$kind" logs --timestamps "$name" 2>&1 </dev/null; echo "#logdoctor-status $kind $?" >&2; } | awk '"""
     + _NUMBER_AWK
-    + r"""' | grep -a -E -e "$re" -e '^#logdoctor-size ' | awk -v max="$max" '"""
+    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
   journald)
-    journalctl -u "$name" --no-pager -o short </dev/null | awk '"""
+    { journalctl -u "$name" --no-pager -o short </dev/null; echo "#logdoctor-status journalctl $?" >&2; } | awk '"""
     + _NUMBER_AWK
-    + r"""' | grep -a -E -e "$re" -e '^#logdoctor-size ' | awk -v max="$max" '"""
+    + r"""' | { grep -a -E -e "$re" -e '^#logdoctor-size '; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""' ;;
 esac
@@ -486,6 +508,12 @@ def parse_discovery(data: bytes) -> Discovery:
                 procs[parsed[0]].fds[int(fd_text)] = target
             else:
                 procs[parsed[0]].denied_fds.append(int(fd_text))
+            continue
+        if kind == "symlink-out":
+            found.notes.append(
+                f"{surrogate_safe(value)}: skipped, a symbolic link out of its log's directory "
+                "(name it with --log to read it)"
+            )
             continue
         if kind == "file":
             found.files.append(value)

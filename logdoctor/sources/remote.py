@@ -12,11 +12,15 @@ Every failure becomes a `RemoteFailure` (or `HostKeyError`) with one line of tex
 
 from __future__ import annotations
 
+import base64
 import errno
+import hashlib
 import logging
 import os
+import re
 import secrets
 import select
+import shlex
 import socket
 import threading
 import time
@@ -26,6 +30,7 @@ from dataclasses import dataclass, replace
 import paramiko
 
 from logdoctor.errors import CollectionError, ConfigError, HostKeyError
+from logdoctor.sources.knownhosts import Entry, KnownHosts, blob_key_type
 from logdoctor.sources.sshconfig import ResolvedHost, SshConfig, resolve
 from logdoctor.sources.target import parse_target
 
@@ -95,6 +100,28 @@ class CommandResult:
     capped: bool = False
     started: float = 0.0
     seconds: float = 0.0
+    sent_bytes: int | None = None  # stdout bytes the host says the command wrote (the shared shell's frame)
+    ended: bool = False  # the end of the command's output was seen (its frame, or the session's EOF and status)
+
+    @property
+    def complete(self) -> bool:
+        """Everything the command wrote arrived: it ended, was neither capped nor timed out, its exit
+        status is known and, where the host counted them, as many bytes arrived as it wrote."""
+        if self.capped or self.timed_out or not self.ended or self.exit_status is None:
+            return False
+        return self.sent_bytes is None or self.sent_bytes == self.stdout_bytes
+
+    @property
+    def incomplete_reason(self) -> str:
+        if self.timed_out:
+            return f"stopped after {self.seconds:.0f}s (time limit)"
+        if self.capped:
+            return "cut at the byte limit"
+        if not self.ended or self.exit_status is None:
+            return "the connection or the remote shell ended before the command's end frame arrived"
+        if self.sent_bytes is not None and self.sent_bytes != self.stdout_bytes:
+            return f"{self.stdout_bytes} of the {self.sent_bytes} bytes the host wrote arrived"
+        return ""
 
     @property
     def bytes_transferred(self) -> int:
@@ -102,7 +129,7 @@ class CommandResult:
 
     def stderr_first_line(self) -> str:
         for line in self.stderr.splitlines():
-            if line.strip():
+            if line.strip() and not line.startswith("#logdoctor-status "):  # the read scripts' stage statuses
                 return line.strip()[:300]
         return ""
 
@@ -111,31 +138,83 @@ def fingerprint(key: paramiko.PKey) -> str:
     return f"{key.get_name()} {key.fingerprint}"
 
 
-class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
-    """OpenSSH's StrictHostKeyChecking=yes, or =accept-new with `accept_new` (changed keys never pass:
-    paramiko raises BadHostKeyException before asking a policy)."""
+class RevokedHostKeyError(HostKeyError):
+    kind = "host-key-revoked"
 
-    def __init__(self, host: ResolvedHost, files: tuple[str, ...], accept_new: bool, record_to: str | None) -> None:
+
+class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """OpenSSH's StrictHostKeyChecking=yes, or =accept-new with `accept_new`, decided by our own
+    known_hosts matcher (`knownhosts.py`): paramiko is given no host keys, so it asks this policy
+    about every key, and a changed or revoked key never passes."""
+
+    def __init__(
+        self,
+        host: ResolvedHost,
+        files: tuple[str, ...],
+        accept_new: bool,
+        record_to: str | None,
+        notes: list[str],
+    ) -> None:
         self.host = host
         self.files = files
         self.accept_new = accept_new
         self.record_to = record_to
+        self.notes = notes
         self.accepted: str | None = None
 
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        blob = key.asbytes()
+        key_type = blob_key_type(blob) or key.get_name()
+        book = KnownHosts.load(self.files)
+        self.notes.extend(book.notes)
+        verdict = book.check(hostname, key_type, blob)
+        if verdict.status == "new" and self.host.port != 22:
+            # OpenSSH then looks the key up under the port-less name too ("found matching key w/out
+            # port"): only a match there counts, a different key under it leaves the key unknown.
+            bare = book.check(self.host.hostname, key_type, blob)
+            if bare.status == "ok":
+                verdict = bare
+        self.notes.extend(verdict.notes)
+        if verdict.status == "ok":
+            return
+        if verdict.status == "revoked":
+            assert verdict.entry is not None
+            raise RevokedHostKeyError(
+                f"REVOKED HOST KEY for {hostname}: the host presents {fingerprint(key)}, which "
+                f"{verdict.entry.where} marks @revoked; refused (--accept-new never overrides this)"
+            )
+        if verdict.status == "changed":
+            assert verdict.entry is not None
+            holder = verdict.entry.path
+            raise ChangedHostKeyError(
+                f"HOST KEY CHANGED for {hostname}: the host now presents {fingerprint(key)}, "
+                f"but {verdict.entry.where} has {_entry_fingerprint(verdict.entry)}. Someone may be intercepting "
+                f"the connection (man-in-the-middle), or the host was reinstalled; refused (--accept-new never "
+                f"overrides this). If the change is expected, remove the old key: ssh-keygen -R '{hostname}' -f {holder}"
+            )
         where = ", ".join(self.files) or "no known_hosts file"
+        if verdict.other_types:
+            # OpenSSH would treat this as a new key; logdoctor refuses it even with --accept-new
+            # (a host that suddenly offers another key type is worth a look).
+            raise ChangedHostKeyError(
+                f"host key type changed for {hostname}: the host presents {fingerprint(key)}, but {where} "
+                f"knows it only with {', '.join(verdict.other_types)} keys; refused (--accept-new never "
+                f"accepts this). Check the fingerprint with the host's owner, then add the key to known_hosts"
+            )
         if not self.accept_new or self.record_to is None:
             raise UnknownHostKeyError(
                 f"unknown host key for {hostname}: {fingerprint(key)} (not in {where}); refused. "
                 f"Check the fingerprint with the host's owner (on the host: ssh-keygen -lf "
                 f"/etc/ssh/ssh_host_{_key_file_stem(key)}_key.pub), then rerun with --accept-new to trust and record it"
             )
-        client.get_host_keys().add(hostname, key.get_name(), key)
         name = paramiko.HostKeys.hash_host(hostname) if self.host.hash_known_hosts else hostname
         line = f"{name} {key.get_name()} {key.get_base64()}\n"
         path = self.record_to
         try:
             with _known_hosts_lock:
+                # another host of this run (an alias of the same address) may have recorded it meanwhile
+                if KnownHosts.load([path]).check(hostname, key_type, blob).status == "ok":
+                    return
                 os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
                 fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
                 with os.fdopen(fd, "a", encoding="ascii") as fh:
@@ -147,6 +226,11 @@ class _HostKeyPolicy(paramiko.MissingHostKeyPolicy):
         self.accepted = f"new host key {fingerprint(key)} for {hostname} trusted and added to {path} (--accept-new)"
 
 
+def _entry_fingerprint(entry: Entry) -> str:
+    digest = base64.b64encode(hashlib.sha256(entry.blob).digest()).decode().rstrip("=")
+    return f"{entry.key_type} SHA256:{digest}"
+
+
 def _key_file_stem(key: paramiko.PKey) -> str:
     name = key.get_name()
     if "ed25519" in name:
@@ -154,16 +238,6 @@ def _key_file_stem(key: paramiko.PKey) -> str:
     if "ecdsa" in name:
         return "ecdsa"
     return "rsa"
-
-
-def _known_hosts_with(files: tuple[str, ...], name: str) -> str | None:
-    for path in files:
-        try:
-            if paramiko.HostKeys(path).lookup(name) is not None:
-                return path
-        except (OSError, paramiko.SSHException):
-            continue
-    return None
 
 
 class Connection:
@@ -190,6 +264,11 @@ class Connection:
         conn = cls(host, client, gateways)
         conn.notes = notes
         return conn
+
+    @property
+    def alive(self) -> bool:
+        transport = self.client.get_transport()
+        return transport is not None and transport.is_active()
 
     def close(self) -> None:
         if self._shell is not None:
@@ -251,12 +330,15 @@ class Connection:
             _pump(chan, shell, result, stderr, deadline, stdout_limit, on_stdout)
             if shell is not None:
                 result.exit_status = shell.status
+                result.sent_bytes = shell.stdout.sent_bytes
+                result.ended = shell.finished
             else:
                 if not (result.capped or result.timed_out):
                     # the status usually follows the EOF at once
                     chan.status_event.wait(max(0.0, min(deadline - time.monotonic(), 10.0)))
                 if chan.exit_status_ready():
                     result.exit_status = chan.recv_exit_status()
+                    result.ended = not (result.capped or result.timed_out)
         except (paramiko.SSHException, EOFError, OSError) as exc:
             if shell is not None:
                 shell.close()
@@ -357,6 +439,7 @@ class _EndMarker:
         self.pending = b""
         self.done = False
         self.status: int | None = None
+        self.sent_bytes: int | None = None
 
     def feed(self, data: bytes) -> bytes:
         if self.done:
@@ -371,8 +454,7 @@ class _EndMarker:
         if end < 0:  # the status has not arrived yet
             self.pending = buf[at:]
             return buf[:at]
-        status = buf[at + len(self.prefix) : end]
-        self.status = int(status) if status.isdigit() else None
+        self.status, self.sent_bytes = _frame_payload(buf[at + len(self.prefix) : end])
         self.done = True
         self.pending = b""
         return buf[:at]
@@ -380,6 +462,41 @@ class _EndMarker:
     def flush(self) -> bytes:
         rest, self.pending = self.pending, b""
         return rest
+
+
+_FRAME_STATUS_RE = re.compile(rb"(?:^|\n)s (\d+)(?:\n|$)")
+_FRAME_BYTES_RE = re.compile(rb"(\d+) bytes")
+
+
+def _frame_payload(payload: bytes) -> tuple[int | None, int | None]:
+    """(exit status, stdout bytes) of an end frame: a bare status (`7`), or what `ld_run` prints:
+    `s STATUS` and dd's own count (`... 1234 bytes (1.2 kB) copied ...`) in either order."""
+    if payload.isdigit():
+        return int(payload), None
+    status = _FRAME_STATUS_RE.search(payload)
+    count = _FRAME_BYTES_RE.search(payload)
+    return (int(status.group(1)) if status else None), (int(count.group(1)) if count else None)
+
+
+# Sent once to each shared `sh -s` (its fd 3 is the session's stdin). `ld_run COMMAND` runs COMMAND in a
+# process group of its own (setsid), stdout counted by dd, while a watcher waits on the session's
+# stdin: logdoctor never writes to it while a command runs, so the watcher wakes only at EOF, i.e.
+# when the channel is closed (a time limit, a byte cap) or the connection is cut, and then kills the
+# whole group (TERM, then KILL a second later; once woken it ignores the TERM the frame sends it when
+# the command ends, so the KILL always follows), so nothing of ours keeps running on the host. Hosts
+# without setsid or dd get the plain frame (exit status only).
+SHELL_PRELUDE = r"""ld_kill() { kill -TERM -"$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null; sleep 1; kill -KILL -"$1" 2>/dev/null; }
+ld_run() {
+  exec 4>&1
+  ld_r=$( { { setsid sh -c "$1" </dev/null 3<&- 4>&- 5>&- & ld_p=$!
+    { read -r ld_x <&3; trap '' TERM; ld_kill "$ld_p"; } </dev/null >/dev/null 2>&1 4>&- 5>&- & ld_w=$!
+    wait "$ld_p"; ld_s=$?
+    kill "$ld_w" 2>/dev/null; wait "$ld_w" 2>/dev/null
+    echo "s $ld_s" >&5; } | LC_ALL=C dd bs=65536 2>&1 >&4 4>&- 5>&-; } 5>&1 )
+  exec 4>&-
+}
+if command -v setsid >/dev/null 2>&1 && command -v dd >/dev/null 2>&1; then ld_safe=1; else ld_safe=; fi
+"""
 
 
 class _Shell:
@@ -399,6 +516,7 @@ class _Shell:
         self.stderr = _EndMarker(nonce)
         self.end = b"printf '\\000logdoctor-end-" + nonce + b":%s\\000' "
         self.dead = False
+        self.prelude_sent = False
 
     def begin(self, wait: float) -> bool:
         """Start `sh -s` once the login shell's startup files have run, and wait until it says so.
@@ -406,7 +524,7 @@ class _Shell:
         The markers are printed by the login shell just before it execs `sh -s`; whatever its startup
         files printed before them is dropped. False when they do not come within `wait` seconds (a
         startup file that reads stdin would otherwise eat the first command)."""
-        self.chan.exec_command(self.end + b"0; " + self.end + b"0 >&2; exec sh -s")
+        self.chan.exec_command(self.end + b"0; " + self.end + b"0 >&2; exec sh -s 3<&0")
         deadline = time.monotonic() + wait
         while not self.finished:
             if self.chan.recv_ready():
@@ -422,7 +540,23 @@ class _Shell:
     def start(self, command: bytes) -> paramiko.Channel:
         self.stdout.reset()
         self.stderr.reset()
-        self.chan.sendall(command + b" </dev/null; " + self.end + b'"$?"; ' + self.end + b"0 >&2\n")
+        prelude = b"" if self.prelude_sent else SHELL_PRELUDE.encode()
+        self.prelude_sent = True
+        quoted = shlex.quote(command.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        self.chan.sendall(
+            prelude
+            + b'if [ -n "$ld_safe" ]; then ld_run '
+            + quoted
+            + b"; "
+            + self.end
+            + b'"$ld_r"; else '
+            + command
+            + b" </dev/null; "
+            + self.end
+            + b'"$?"; fi; '
+            + self.end
+            + b"0 >&2\n"
+        )
         return self.chan
 
     @property
@@ -529,19 +663,11 @@ def _connect(
         global_files: tuple[str, ...] = ()
     else:
         user_files, global_files = host.user_known_hosts, host.global_known_hosts
-    for path in global_files:
-        if os.path.isfile(path):
-            try:
-                client.load_system_host_keys(path)
-            except (OSError, paramiko.SSHException) as exc:
-                notes.append(f"cannot read {path}: {_describe(exc)}")
-    for path in user_files:
-        if os.path.isfile(path):
-            try:
-                client.get_host_keys().load(path)
-            except (OSError, paramiko.SSHException) as exc:
-                notes.append(f"cannot read {path}: {_describe(exc)}")
-    policy = _HostKeyPolicy(host, user_files + global_files, settings.accept_new, user_files[0] if user_files else None)
+    # No key is handed to paramiko: it then asks the policy about every key, and the policy decides
+    # with OpenSSH's matching rules (patterns, negations, several lines a host, @revoked).
+    policy = _HostKeyPolicy(
+        host, user_files + global_files, settings.accept_new, user_files[0] if user_files else None, notes
+    )
     client.set_missing_host_key_policy(policy)
 
     keys = [p for p in host.identity_files if os.path.isfile(p)]
@@ -566,15 +692,6 @@ def _connect(
             sock=sock,
             compress=host.compression,
         )
-    except paramiko.BadHostKeyException as exc:
-        client.close()
-        holder = _known_hosts_with(user_files + global_files, host.known_hosts_name) or "known_hosts"
-        raise ChangedHostKeyError(
-            f"HOST KEY CHANGED for {host.known_hosts_name}: the host now presents {fingerprint(exc.key)}, "
-            f"but {holder} has {fingerprint(exc.expected_key)}. Someone may be intercepting the connection "
-            f"(man-in-the-middle), or the host was reinstalled; refused (--accept-new never overrides this). "
-            f"If the change is expected, remove the old key: ssh-keygen -R '{host.known_hosts_name}' -f {holder}"
-        ) from exc
     except HostKeyError:
         client.close()
         raise

@@ -18,13 +18,17 @@ docs/ssh.md lists every remote command and the choices made.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import secrets
+import signal
+import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -56,7 +60,14 @@ from logdoctor.sources.discovery import (
 )
 from logdoctor.sources.feed import Feed
 from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
-from logdoctor.sources.remote import CommandResult, Connection, ConnectSettings, RemoteFailure, failure_kind
+from logdoctor.sources.remote import (
+    CommandResult,
+    Connection,
+    ConnectSettings,
+    RemoteFailure,
+    connect_timeout,
+    failure_kind,
+)
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, looks_like_host, parse_target
 
@@ -71,7 +82,9 @@ __all__ = [
     "collect_hosts",
     "looks_like_host",
     "parse_target",
+    "prepare_save_dir",
     "save_collection",
+    "saved_bundle_problems",
 ]
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # also in logdoctor/cli.py (kept out of its imports for start-up time)
@@ -80,6 +93,7 @@ _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts a
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
 _SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._@+-]+")
+MANIFEST_LIMIT = 64 * 1024 * 1024  # a manifest.json larger than this is not read back
 GZIP_STREAM_MARKER = b"#logdoctor-gzip-stream"  # the read scripts' output after this line is gzip
 
 ProgressCallback = Callable[[str, str], None]
@@ -100,7 +114,7 @@ class SshOptions:
     accept_new: bool = False  # --accept-new: trust and record an unknown host key
     use_agent: bool = True
     use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
-    command_timeout: float = 300.0  # one remote command; a log read past it keeps what arrived
+    command_timeout: float = 300.0  # --read-timeout: one log read (what arrived is kept, marked partial)
     facts: bool = True  # nvidia-smi, engine versions, container detection
     compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
     shared_shell: bool = True  # every command in one `sh -s` session: one login shell a host, not one a command
@@ -134,7 +148,9 @@ class RemoteSource:
     gzipped: bool = False
     skipped_lines: int = 0  # candidate lines dropped in the middle to stay under --max-bytes
     skipped_bytes: int = 0
-    truncated: bool = False  # cut by the byte budget or the command timeout on our side
+    truncated: bool = False  # not every candidate line is here: see `partial`
+    partial: str = ""  # "partial: N of M lines (why)": a cut, a time limit, a byte cap; "" when complete
+    lines_expected: int | None = None  # M above, when the host's count arrived
     # `lines` as they arrive: open while the host is still sending them (a log being read), closed
     # once every field above is final. `diagnose` parses from it while the read goes on.
     feed: Feed[tuple[int, str]] = field(init=False, repr=False, compare=False)
@@ -165,6 +181,9 @@ class HostCollection:
     started: float = 0.0
     finished: float = 0.0
     exception: BaseException | None = field(default=None, repr=False)  # for `--debug`
+    # one line for each source that is not whole, or not read at all (a cut, a time limit, a cap):
+    # the host then exits 3 and its report says so, even when its diagnosis came out
+    incomplete: list[str] = field(default_factory=list)
     # `sources` as each one starts to arrive; closed when the host is done (or failed).
     feed: Feed[RemoteSource] = field(init=False, repr=False, compare=False)
 
@@ -174,6 +193,10 @@ class HostCollection:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def complete(self) -> bool:
+        return self.error is None and not self.incomplete
 
     def publish(self, source: RemoteSource) -> None:
         self.feed.append(source)
@@ -214,6 +237,9 @@ class _LineReader:
         self._count = 0
         self._inflate: zlib._Decompress | None = None  # once the host said it sends gzip
         self.payload = 0  # bytes of (decompressed) output: what the --max-bytes budget counts
+        self.sent: int | None = None  # lines the host's cap stage says it sent (`#logdoctor-sent N`)
+        self.statuses: dict[str, int] = {}  # exit status of each stage of the host's pipeline
+        self.stream_ended = True  # False: a gzip stream from the host stopped before its end
 
     def feed(self, data: bytes) -> None:
         before = len(self.lines)
@@ -268,6 +294,8 @@ class _LineReader:
         """End of data; a last line without newline is kept unless the stream was cut mid-line."""
         if self._inflate is not None and not cut:
             self._split(self._inflated(None))
+        if self._inflate is not None and not self._inflate.eof:
+            self.stream_ended = False
         if self._partial and not cut:
             self._emit(bytes(self._partial))
         self._partial.clear()
@@ -299,6 +327,42 @@ class _LineReader:
                 self.skipped_lines, self.skipped_bytes = int(parts[0]), int(parts[1])
         elif word == "#logdoctor-error":
             self.error = rest.strip() or "error"
+        elif word == "#logdoctor-sent":
+            digits = rest.strip()
+            self.sent = int(digits) if digits.isdigit() else None
+        elif word == "#logdoctor-status":
+            self.status_marker(rest)
+
+    def status_marker(self, rest: str) -> None:
+        """`#logdoctor-status STAGE N`: on stdout (grep) or on stderr (gzip -dc, docker logs, journalctl)."""
+        stage, _, digits = rest.strip().partition(" ")
+        if stage and digits.isdigit():
+            self.statuses[stage] = int(digits)
+
+    @property
+    def stages_ok(self) -> bool:
+        """Every stage of the host's pipeline that reported a status succeeded (grep: 1 = no match)."""
+        return all(status == 0 or (stage == "grep" and status == 1) for stage, status in self.statuses.items())
+
+    def incomplete(self, result: CommandResult, stderr: str) -> str:
+        """Why the lines that arrived are not all the host's filter kept ("" when they are)."""
+        if not result.complete:
+            return result.incomplete_reason
+        for line in stderr.splitlines():
+            if line.startswith("#logdoctor-status "):
+                self.status_marker(line.removeprefix("#logdoctor-status "))
+        if self.error is not None:
+            return self.error
+        if not self.stream_ended:
+            return "the compressed stream from the host stopped before its end"
+        for stage, status in self.statuses.items():
+            if status != 0 and not (stage == "grep" and status == 1):  # grep: 1 = no line matched
+                return f"{stage} on the host exited with status {status}"
+        if self.sent is None:
+            return "the host's count of the lines it sent never arrived"
+        if self.sent != len(self.lines):
+            return f"the host sent {self.sent} lines, {len(self.lines)} arrived"
+        return ""
 
 
 # --- one host -------------------------------------------------------------------------------------
@@ -324,6 +388,7 @@ class _HostRun:
         self.compress = False  # the host has gzip: reads send their lines compressed
         self.used_names: set[str] = set()
         self.denied: list[str] = []
+        self.short_limit = options.command_timeout
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -345,11 +410,15 @@ class _HostRun:
 
     def _capture(self, conn: Connection, command: str, purpose: str) -> tuple[bytes, CommandResult]:
         out = bytearray()
-        result = self._run(conn, command, purpose, out.extend, _SMALL_OUTPUT, self.options.command_timeout)
+        result = self._run(conn, command, purpose, out.extend, _SMALL_OUTPUT, self.short_limit)
         if result.timed_out:
             raise RemoteFailure(
-                f"timeout: {purpose} did not finish within {self.options.command_timeout:g}s", "timeout"
+                f"timeout: {purpose} did not finish within {self.short_limit:g}s (--timeout)", "timeout"
             )
+        if result.capped:
+            raise RemoteFailure(f"{purpose}: more than {_SMALL_OUTPUT >> 20} MiB of output (cut)", "partial")
+        if not result.complete:
+            raise RemoteFailure(f"{purpose}: incomplete: {result.incomplete_reason}", "partial")
         return bytes(out), result
 
     def unique_name(self, base: str) -> str:
@@ -372,6 +441,9 @@ class _HostRun:
             alias, self.config, user=self.target.user, port=self.target.port, identity_files=options.identity_files
         )
         col.address = resolved.address
+        # every command that is not a log read (probe, sudo check, listing, discovery, host facts) has
+        # --timeout (else the config's ConnectTimeout, else 10 s), as connecting has; a read has --read-timeout
+        self.short_limit = min(connect_timeout(resolved, options.connect_settings()), self.options.command_timeout)
         self.say(f"connecting to {resolved.address}")
         with Connection.open(resolved, options.connect_settings(), self.config) as conn:
             col.notes.extend(conn.notes)
@@ -402,8 +474,20 @@ class _HostRun:
                 self._command_lines(discovery)
             if options.facts:
                 self._facts(conn, probe.tools, discovery)
-            for plan in plans:
-                self._read(conn, plan)
+            for index, plan in enumerate(plans):
+                try:
+                    if conn.alive:
+                        self._read(conn, plan)
+                except RemoteFailure:
+                    if conn.alive:
+                        raise
+                if not conn.alive:
+                    unread = [p.path for p in plans[index + 1 :]]
+                    col.incomplete.append(
+                        "the connection was lost"
+                        + (f"; not read: {', '.join(unread)}" if unread else f" while reading {plan.path}")
+                    )
+                    break
             col.notes.extend(conn.notes[seen_notes:])  # e.g. the shared shell could not start
         self._check_found()
 
@@ -441,6 +525,11 @@ class _HostRun:
                 seen.add(rest)
                 plans.append(
                     SourcePlan("file", rest, surrogate_safe(rest), "log", f"--log {pattern}", os.path.basename(rest))
+                )
+            elif kind == "symlink-out":
+                self.col.notes.append(
+                    f"--log {pattern}: skipped {surrogate_safe(rest)}, a symbolic link out of its directory "
+                    "(name it with --log to read it)"
                 )
             elif kind == "nomatch":
                 if rest == "permission":
@@ -492,7 +581,7 @@ class _HostRun:
             self.col.notes.append(f"{path}: skipped (--max-bytes spent)")
             return
         reader = _LineReader(numbered=False)
-        result = self._run(conn, command, path, reader.feed, limit, min(self.options.command_timeout, 60.0))
+        result = self._run(conn, command, path, reader.feed, limit, self.short_limit)
         reader.close(cut=result.capped or result.timed_out)
         self.remaining -= result.bytes_transferred
         if result.exit_status == 127:
@@ -523,7 +612,8 @@ class _HostRun:
                 description="host fact",
                 command=result.command,
                 filtered=False,
-                truncated=result.capped or result.timed_out,
+                truncated=not result.complete,
+                partial="" if result.complete else f"partial: {len(reader.lines)} lines ({result.incomplete_reason})",
             )
         )
 
@@ -531,6 +621,7 @@ class _HostRun:
         col = self.col
         if self.remaining < min(_MIN_READ_BUDGET, self.options.max_bytes):
             col.notes.append(f"{plan.path}: not read (--max-bytes {self.options.max_bytes} spent)")
+            col.incomplete.append(f"{plan.path}: not read (--max-bytes {self.options.max_bytes} spent)")
             return
         self.say(f"reading {plan.path}")
         command = plan.command(self.remaining, self.keywords, sudo=self.options.sudo, compress=self.compress)
@@ -548,14 +639,22 @@ class _HostRun:
 
         reader = _LineReader(numbered=True, on_lines=arrived)
         try:
-            result = self._run(
-                conn,
-                command,
-                f"read {plan.path}",
-                reader.feed,
-                self.remaining + _MARKER_SLACK,
-                self.options.command_timeout,
-            )
+            try:
+                result = self._run(
+                    conn,
+                    command,
+                    f"read {plan.path}",
+                    reader.feed,
+                    self.remaining + _MARKER_SLACK,
+                    self.options.command_timeout,
+                )
+            except RemoteFailure as exc:  # the connection broke mid-read: what arrived is kept, marked partial
+                reader.close(cut=True)
+                if source is not None:
+                    source.truncated = True
+                    source.partial = f"partial: {len(reader.lines)} of ? lines ({exc})"
+                    self.col.incomplete.append(f"{plan.path}: {source.partial}")
+                raise
             self._finish_read(plan, reader, result, source)
         finally:
             if source is not None:
@@ -586,12 +685,11 @@ class _HostRun:
         if reader.error is not None and source is None:
             self._source_error(plan, reader.error)
             return
+        why = reader.incomplete(result, result.stderr)
         if result.timed_out:
-            col.notes.append(
-                f"{plan.path}: stopped after {self.options.command_timeout:g}s; kept the lines that had arrived"
-            )
+            why = f"stopped after {self.options.command_timeout:g}s (the read's time limit)"
         elif result.capped:
-            col.notes.append(f"{plan.path}: cut at the --max-bytes budget")
+            why = "cut at the --max-bytes budget"
         err = result.stderr_first_line()
         if err and (result.exit_status not in (0, None) or not reader.lines):
             col.notes.append(f"{plan.path}: {err}")
@@ -603,20 +701,26 @@ class _HostRun:
                 f"{plan.path}: {reader.skipped_lines} candidate lines ({reader.skipped_bytes} bytes) in the middle "
                 f"skipped to stay under --max-bytes (kept the first and the last)"
             )
-        if source is None:  # no line at all: published now, complete
+        if source is None:  # no line at all: published now
             source = self._publish(plan, reader, live=False)
-        elif reader.error is not None:
-            col.notes.append(f"{plan.path}: {reader.error} (after {len(reader.lines)} lines)")
         source.bytes_read = reader.size or 0
         source.bytes_transferred = result.bytes_transferred
         source.command = result.command
         source.gzipped = reader.gzipped
         source.skipped_lines = reader.skipped_lines
         source.skipped_bytes = reader.skipped_bytes
-        source.truncated = cut
-        col.found.append(
-            f"{plan.path} ({plan.description}): {len(reader.lines)} lines kept of {_size(source.bytes_read)}"
-        )
+        got = len(reader.lines)
+        if not why and reader.skipped_lines:
+            why = f"{reader.skipped_lines} lines in the middle skipped to stay under --max-bytes"
+        if why:
+            # Known totals: what the host sent plus what its cap stage skipped; unknown when the
+            # host's count never arrived (a cut, a timeout).
+            total = None if reader.sent is None or not reader.stages_ok else reader.sent + reader.skipped_lines
+            source.partial = f"partial: {got} of {total if total is not None else '?'} lines ({why})"
+            source.lines_expected = total
+            col.incomplete.append(f"{plan.path}: {source.partial}")
+        source.truncated = cut or bool(why)
+        col.found.append(f"{plan.path} ({plan.description}): {got} lines kept of {_size(source.bytes_read)}")
 
     def _source_error(self, plan: SourcePlan, error: str) -> None:
         if error == "permission":
@@ -624,6 +728,10 @@ class _HostRun:
             self.col.notes.append(f"{plan.path}: permission denied" + ("" if self.options.sudo else " (try --sudo)"))
         elif error == "not-found":
             self.col.notes.append(f"{plan.path}: vanished before it could be read")
+        elif error == "not-regular":
+            self.col.notes.append(
+                f"{plan.path}: not a regular file (a FIFO, a device or a socket): not read, it could block for ever"
+            )
         elif error == "directory":
             self.col.notes.append(
                 f"{plan.path}: is a directory (give a file or a glob such as {plan.path.rstrip('/')}/*.log)"
@@ -634,6 +742,8 @@ class _HostRun:
     def _check_found(self) -> None:
         if any(s.is_log for s in self.col.sources):
             return
+        if self.col.incomplete:
+            raise RemoteFailure(f"no log was read: {'; '.join(self.col.incomplete)}", "partial")
         if self.denied:
             hint = "" if self.options.sudo else "; try --sudo"
             raise RemoteFailure(f"permission denied reading {', '.join(self.denied)}{hint}", "permission")
@@ -767,11 +877,13 @@ def manifest(collection: HostCollection) -> dict[str, Any]:
     """The `manifest.json` of a saved collection (also usable as the JSON report's per-host block)."""
     return {
         "logdoctor": __version__,
-        "format": 1,
+        "format": 2,
         "host": collection.host,
         "address": collection.address,
         "started": _iso(collection.started),
         "finished": _iso(collection.finished),
+        "complete": collection.complete,
+        "incomplete": collection.incomplete,
         "error": collection.error,
         "error_kind": collection.error_kind,
         "keywords": collection.keywords,
@@ -795,6 +907,9 @@ def manifest(collection: HostCollection) -> dict[str, Any]:
                 "skipped_lines": s.skipped_lines,
                 "skipped_bytes": s.skipped_bytes,
                 "truncated": s.truncated,
+                "complete": not s.truncated,
+                "partial": s.partial or None,
+                "lines_expected": len(s.lines) if not s.truncated else s.lines_expected,
                 "command": s.command,
             }
             for s in collection.sources
@@ -816,34 +931,171 @@ def manifest(collection: HostCollection) -> dict[str, Any]:
     }
 
 
-def save_collection(collection: HostCollection, directory: str | os.PathLike[str]) -> Path:
-    """Write `DIR/<host>/<source>.log` (numbered lines) and `DIR/<host>/manifest.json`; return the host dir.
+def _scrub(value: Any) -> Any:
+    """JSON-ready copy where every str encodes as UTF-8 (a non-UTF-8 remote or --log name shows U+FFFD)."""
+    if isinstance(value, str):
+        return surrogate_safe(value)
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v) for v in value]
+    return value
 
-    `logdoctor diagnose DIR/<host>/*.log` then reads the same lines with the same line numbers. Files of
-    an earlier save of the same host (listed in its manifest) are replaced.
-    """
-    host_dir = Path(directory) / host_dir_name(collection.host)
-    with _save_lock:
+
+def prepare_save_dir(directory: str | os.PathLike[str]) -> Path:
+    """`--save DIR`, checked before any host is contacted: DIR is created (0700), or it must be an
+    empty directory that is not a symbolic link; anything else is a one-line error (exit 2)."""
+    path = Path(directory)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
         try:
-            host_dir.mkdir(parents=True, exist_ok=True)
-            old_manifest = host_dir / "manifest.json"
-            if old_manifest.is_file():
-                try:
-                    old = json.loads(old_manifest.read_text(encoding="utf-8"))
-                    for entry in old.get("sources", []):
-                        name = str(entry.get("file", ""))
-                        if name and name == os.path.basename(name) and name.endswith(".log"):
-                            (host_dir / name).unlink(missing_ok=True)
-                except (OSError, ValueError, AttributeError):
-                    pass
-            for source in collection.sources:
-                with open(host_dir / source.name, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
-                    fh.write(NUMBERED_HEADER.decode() + "\n")
-                    for number, text in source.lines:
-                        fh.write(f"{number}:{text}\n")
-            tmp = host_dir / "manifest.json.tmp"
-            tmp.write_text(json.dumps(manifest(collection), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            tmp.replace(host_dir / "manifest.json")
+            os.makedirs(path, mode=0o700)
         except OSError as exc:
-            raise CollectionError(f"--save {directory}: cannot write {host_dir}: {exc.strerror or exc}") from exc
+            raise InputError(f"--save {directory}: cannot create it ({exc.strerror or exc})") from exc
+        return path
+    except OSError as exc:
+        raise InputError(f"--save {directory}: {exc.strerror or exc}") from exc
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(f"--save {directory}: is a symbolic link; give a new or an empty directory")
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(f"--save {directory}: exists and is not a directory; give a new or an empty directory")
+    try:
+        entries = os.listdir(path)
+    except OSError as exc:
+        raise InputError(f"--save {directory}: cannot list it ({exc.strerror or exc})") from exc
+    if entries:
+        raise InputError(
+            f"--save {directory}: is not empty ({len(entries)} entries); give a new or an empty directory "
+            "(a bundle is never written over)"
+        )
+    return path
+
+
+class _SafeDir:
+    """Files written into one directory that logdoctor created: each to a temporary name opened with
+    O_CREAT|O_EXCL|O_NOFOLLOW (a planted symlink is never followed), then renamed into place."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+    def write(self, name: str, chunks: Iterable[bytes]) -> None:
+        tmp = f".{name}.tmp-{secrets.token_hex(8)}"  # unguessable: a planted name cannot be in the way
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.fd)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+            os.rename(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)  # replaces a link, never follows it
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=self.fd)
+            raise
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _manifest_bytes(data: dict[str, Any]) -> list[bytes]:
+    return [(json.dumps(_scrub(data), indent=2, ensure_ascii=False) + "\n").encode("utf-8")]
+
+
+def _source_lines(source: RemoteSource) -> Iterator[bytes]:
+    yield NUMBERED_HEADER + b"\n"
+    batch: list[str] = []
+    for number, text in source.lines:
+        batch.append(f"{number}:{text}\n")
+        if len(batch) >= 4096:
+            yield "".join(batch).encode("utf-8", "surrogateescape")
+            batch.clear()
+    yield "".join(batch).encode("utf-8", "surrogateescape")
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM/SIGHUP during a save raise KeyboardInterrupt (main thread only), so the temporary file
+    is removed and the bundle stays marked partial instead of the process dying mid-file."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def save_collection(collection: HostCollection, directory: str | os.PathLike[str]) -> Path:
+    """Write `DIR/<host>/manifest.json` and `DIR/<host>/<source>.log` (numbered lines); return the host dir.
+
+    `logdoctor diagnose DIR/<host>/*.log` then reads the same lines with the same line numbers. The host
+    directory is always new (`<host>-2` when the name is taken); the manifest is written first with
+    `"complete": false`, then the logs, then the manifest again with the collection's own `complete`,
+    so a save cut anywhere (Ctrl-C, SIGTERM, a full disk) leaves a bundle an offline run calls partial.
+    """
+    base = Path(directory)
+    name = host_dir_name(collection.host)
+    with _save_lock, _sigterm_interrupts():
+        try:
+            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+            host_dir = base / name
+            for n in range(2, 1000):
+                try:
+                    os.mkdir(host_dir, 0o700)
+                    break
+                except FileExistsError:
+                    host_dir = base / f"{name}-{n}"
+            else:
+                raise CollectionError(f"--save {directory}: no free name for {name}")
+            out = _SafeDir(host_dir)
+            try:
+                data = manifest(collection)
+                final = dict(data)
+                data["complete"] = False
+                data["incomplete"] = ["the save did not finish", *collection.incomplete]
+                out.write("manifest.json", _manifest_bytes(data))
+                for source in collection.sources:
+                    out.write(source.name, _source_lines(source))
+                out.write("manifest.json", _manifest_bytes(final))
+            finally:
+                out.close()
+        except OSError as exc:
+            raise CollectionError(f"--save {directory}: cannot write {base / name}: {exc.strerror or exc}") from exc
     return host_dir
+
+
+def saved_bundle_problems(paths: Sequence[str]) -> list[str]:
+    """For `diagnose DIR/<host>/*.log`: one line for each saved bundle among `paths` whose manifest says
+    it is partial (the collection was cut, timed out or capped, or the save itself did not finish)."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        if p == "-":
+            continue
+        folder = os.path.dirname(os.path.abspath(p))
+        if folder in seen:
+            continue
+        seen.add(folder)
+        where = os.path.join(folder, "manifest.json")
+        try:
+            fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read(MANIFEST_LIMIT + 1)
+            data = json.loads(raw) if len(raw) <= MANIFEST_LIMIT else None
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or data.get("complete") is not False:
+            continue
+        why = data.get("incomplete")
+        detail = "; ".join(str(w) for w in why) if isinstance(why, list) and why else "no reason recorded"
+        problems.append(f"{folder}: partial bundle ({detail})")
+    return problems

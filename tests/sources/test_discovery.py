@@ -86,7 +86,8 @@ def test_read_file_budget_keeps_head_and_tail(shell: str, tmp_path: Path) -> Non
     assert reader.skipped_bytes > 0
     # the head is written as it arrives; the skipped marker and the tail come at the end
     marker = out.index(b"#logdoctor-skipped")
-    assert out[marker:].count(b"\n") == 1 + sum(1 for n in numbers if n > 500)
+    assert out[marker:].count(b"\n") == 2 + sum(1 for n in numbers if n > 500)  # + the `#logdoctor-sent` line
+    assert reader.sent == len(numbers)
 
 
 @pytest.mark.parametrize("shell", SHELLS)

@@ -518,17 +518,31 @@ def _run_text(conn: Connection, command: str) -> tuple[str, str, int | None]:
 
 def test_shared_shell_runs_every_command_in_one_shell(ssh_lab: SshLab) -> None:
     with _connection(ssh_lab, shared_shell=True) as conn:
-        parents = {_run_text(conn, "sh -c 'echo $PPID; cat /proc/$PPID/comm'")[0] for _ in range(3)}
-        assert len(parents) == 1 and parents.pop().endswith("\nsh\n")  # the same `sh -s` started all three
+        # walk up from the command to the outermost `sh -s` (the session's; its forks share its command
+        # line): the same one started all three
+        up = (
+            'sh -c \'p=$PPID; top=0; while [ "$p" -gt 1 ]; do '
+            '[ "$(tr "\\000" " " < /proc/$p/cmdline)" = "sh -s " ] && top=$p; '
+            'p=$(awk "/^PPid/ {print \\$2}" /proc/$p/status); done; echo $top\''
+        )
+        parents = {_run_text(conn, up)[0] for _ in range(3)}
+        assert len(parents) == 1 and int(parents.pop()) > 1
         assert _run_text(conn, "sh -c 'echo out; echo err >&2; exit 7'") == ("out\n", "err\n", 7)
         # no trailing newline; text that looks like the end marker but lacks the session's nonce
         fake = r"printf 'a\000logdoctor-end-0000:3\000b'"
         assert _run_text(conn, fake) == ("a\0logdoctor-end-0000:3\0b", "", 0)
         assert _run_text(conn, "cat") == ("", "", 0)  # stdin is /dev/null: the next command is not eaten
         assert _run_text(conn, "true") == ("", "", 0)
-        # a command that ends the shell itself: its output still arrives, the next command gets a new shell
-        out, _, status = _run_text(conn, "echo last; exit 4")
-        assert out == "last\n" and status is None
+        # `exit` ends the command, not the shared shell (each command runs in a process group of its own)
+        assert _run_text(conn, "echo last; exit 4") == ("last\n", "", 4)
+        assert _run_text(conn, "echo again") == ("again\n", "", 0)
+        # a command that ends the shell itself: its output still arrives, marked incomplete; the next
+        # command gets a new shell
+        out = bytearray()
+        killer = up.replace("echo $top", "echo last; kill -KILL $top")
+        result = conn.run(killer, purpose="t", time_limit=20, stdout_limit=1 << 20, on_stdout=out.extend)
+        assert out == b"last\n" and not result.complete and result.exit_status is None
+        assert "end frame" in result.incomplete_reason
         assert _run_text(conn, "echo again") == ("again\n", "", 0)
     with _connection(ssh_lab) as conn:  # a session each: the command's parent is sshd (or the login shell)
         assert not _run_text(conn, "sh -c 'cat /proc/$PPID/comm'")[0].startswith("sh\n")
@@ -634,7 +648,9 @@ def test_save_and_reread_offline(ssh_lab: SshLab, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     assert events and {e["line"] for e in events} <= {42, 277}
-    # saving again replaces the earlier files
+    assert data["complete"] is True and entry["complete"] is True and entry["lines_expected"] == 2
+    # saving again never writes into the earlier bundle: the host gets a new directory
     col.sources[0].name = "renamed.log"
-    save_collection(col, tmp_path / "collected")
-    assert not saved.exists() and (host_dir / "renamed.log").exists()
+    again = save_collection(col, tmp_path / "collected")
+    assert again == tmp_path / "collected" / "root@kpro5-2"
+    assert saved.exists() and (again / "renamed.log").exists() and not (host_dir / "renamed.log").exists()
