@@ -29,6 +29,7 @@ from logdoctor.events import (
     Engine,
     EventBase,
     PerfWarning,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext
@@ -91,7 +92,7 @@ def _msg(line: LogLine) -> str:
 
 
 def _table_warning(
-    table: tuple[tuple[re.Pattern[str], str], ...], text: str, base: dict[str, Any], line: LogLine
+    table: tuple[tuple[re.Pattern[str], WarningTopic], ...], text: str, base: dict[str, Any], line: LogLine
 ) -> list[EventBase] | None:
     """The PerfWarning of the first (pattern, topic) row of a warning table that matches `text`."""
     for pattern, topic in table:

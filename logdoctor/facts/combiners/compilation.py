@@ -33,7 +33,6 @@ class Compilation(Combiner):
     produces = (
         "compile.torch_seconds",
         "compile.init_seconds",
-        "compile.graph_capture_seconds",
         "compile.disabled",
         "compile.cache_hit",
         "compile.phase_seconds",
@@ -52,8 +51,6 @@ class Compilation(Combiner):
             b.set("compile.torch_seconds", ev.seconds, ev, ev.message, keep_first=True)
         elif ev.kind == "init_engine" and ev.seconds is not None:
             b.set("compile.init_seconds", ev.seconds, ev, ev.message, keep_first=True)
-        elif ev.kind == "graph_capture" and ev.seconds is not None:
-            b.set("compile.graph_capture_seconds", ev.seconds, ev, ev.message, keep_first=True)
         elif ev.kind == "compile_disabled":
             b.set("compile.disabled", True, ev, ev.message)
         if ev.cache_hit is not None:

@@ -6,11 +6,11 @@ EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], fai
 
 from __future__ import annotations
 
-from logdoctor.events import EngineFailure, EventBase, PerfWarning, SchedulerStats
+from logdoctor.events import EngineFailure, EventBase, FailureKind, PerfWarning, SchedulerStats, WarningTopic
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
-_SHM_WAIT = "shm-broadcast-wait"
+_SHM_WAIT: FailureKind = "shm-broadcast-wait"
 
 
 class Failures(Combiner):
@@ -19,8 +19,8 @@ class Failures(Combiner):
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
-        self.failures: list[str] = []
-        self.warnings: list[str] = []
+        self.failures: list[FailureKind] = []
+        self.warnings: list[WarningTopic] = []
         self.serving_sources: set[str] = set()  # sources whose stats lines have begun: the server is serving
 
     def add(self, ev: EventBase) -> None:

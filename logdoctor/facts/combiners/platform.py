@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from logdoctor.events import EventBase, ModelInfo, PerfWarning, Platform, Quantization
+from logdoctor.events import EventBase, ModelInfo, PerfWarning, Platform, Quantization, WarningTopic
 from logdoctor.facts.combiner import Combiner
 
-_DEFAULT_KERNEL_CONFIG = ("moe-config", "fp8-block-config", "int8-block-config")
+_DEFAULT_KERNEL_CONFIG: tuple[WarningTopic, ...] = ("moe-config", "fp8-block-config", "int8-block-config")
 
 
 class PlatformModel(Combiner):
