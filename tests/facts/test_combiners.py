@@ -11,9 +11,7 @@ import pytest
 from logdoctor.events import EVENT_TYPES, EventBase
 from logdoctor.facts import COMBINERS, FACTS, Combiner, Fact, ProfileBuilder, build_profile
 from logdoctor.facts.combiner import combine
-from logdoctor.registry import REGISTRY
 from logdoctor.run import LineSource, parse_sources
-from logdoctor.vocabulary import SETTINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = sorted(p for p in (ROOT / "fixtures" / "logs").rglob("*") if p.suffix in (".log", ".txt") and p.is_file())
@@ -38,12 +36,6 @@ def test_every_event_type_is_read_by_a_combiner_or_deliberately_by_none() -> Non
         t.__name__ for t in EVENT_TYPES if any(issubclass(t, c.reads) for c in _combiners() if c.reads != (EventBase,))
     }
     assert sorted({t.__name__ for t in EVENT_TYPES} - read) == sorted(unread)
-
-
-def test_each_engine_spells_only_settings_of_the_vocabulary() -> None:
-    for spec in REGISTRY.specs():
-        assert sorted(set(spec.flags) - set(SETTINGS)) == [], spec.name
-        assert sorted(set(spec.config_facts) - set(FACTS)) == [], spec.name
 
 
 class WatchedBuilder(ProfileBuilder):
