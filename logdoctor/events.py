@@ -19,6 +19,145 @@ from pydantic import BaseModel, ConfigDict, Field
 # The name of a registered engine or input kind (logdoctor.registry), or "unknown".
 Engine = str
 
+# --- vocabularies ------------------------------------------------------------------------------
+# Each lists exactly the values the grammars (logdoctor/engines/**, logdoctor/inputs/**) emit, so mypy
+# rejects a consumer that tests for a value nothing produces. A grammar that adds a value adds it here.
+
+# "sglang": accept rate before 0.5.11 (length / draft slots); "sglang-per-draft": 0.5.11+ (accepted / drafted)
+SpecDecodeFormat = Literal[
+    "vllm-v1-0.11", "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.3", "vllm-v0", "sglang", "sglang-per-draft"
+]
+StatsFormat = Literal[
+    "vllm-v0", "vllm-v1", "vllm-v0-prefix-cache", "vllm-iteration", "vllm-mfu", "sglang-decode", "sglang-prefill"
+]
+AllReduceReason = Literal["no-p2p", "pcie-more-than-two", "world-size", "spans-nodes", "library", "user"]
+NcclInfoKind = Literal[
+    "network",
+    "p2p-disabled",
+    "comm-init",
+    "channels",
+    "nvls",
+    "connected",
+    "p2p-type",
+    "warn",
+    "distributed-init",
+    "rank-assignment",
+    "library",
+    "library-load-failed",
+    "allreduce-backend",
+    "all2all",
+]
+HybridKind = Literal[
+    "block-size-alignment",
+    "mamba-page-padding",
+    "mamba-cache-mode",
+    "prefix-caching",
+    "padding-layers",
+    "spec-decode",
+    "cudagraph-cap",
+    "mamba-pool",
+    "hybrid-detected",
+    "gdn-kernel",
+    "gdn-kernel-fallback",
+    "linear-attention-backend",
+    "mamba-cache-dtype",
+    "mamba-ssu-kernel",
+]
+CompileKind = Literal[
+    "torch_compile",
+    "dynamo",
+    "graph_compile",
+    "compile_and_warmup",
+    "warmup",
+    "cache_load",
+    "cache_save",
+    "cache_dir",
+    "cache_disabled",
+    "compile_disabled",
+    "compilation",
+    "init_engine",
+    "memory_profiling",
+    "weights_load",
+    "draft_weights_load",
+    "model_load",
+    "distributed_init",
+    "server_ready",
+]
+FailureKind = Literal[
+    "engine-dead",
+    "startup-failed",
+    "cuda-oom",
+    "cuda-error",
+    "nccl-timeout",
+    "nccl-error",
+    "worker-died",
+    "shm-broadcast-wait",
+    "rpc-timeout",
+    "watchdog",
+    "exception",
+    "kv-cache-insufficient",
+    "gpu-memory-insufficient",
+    "memory-leak",
+]
+SchedulerConfigKind = Literal[
+    "chunked-prefill",
+    "async-scheduling",
+    "spec-token-budget",
+    "max-num-seqs",
+    "prefix-caching",
+    "max-num-batched-tokens",
+    "mixed-chunk",
+]
+OffloadKind = Literal["weights", "kv", "swap"]
+# "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
+# into host.container, but no host grammar parses those lines yet.
+HostInfoKind = Literal["driver", "hypervisor", "container"]
+WarningTopic = Literal[
+    "async-scheduling",
+    "attention-backend",
+    "cudagraph-cascade",
+    "env-deprecated",
+    "env-unknown",
+    "kv-cache-request-failed",
+    "model-support",
+    "spec-drafter-weights",
+    "spec-synthetic-rejection",
+    "stats-disabled",
+    "tp-spans-nodes",
+    "transformers-backend",
+    "v0-fallback",
+    "spec-config",
+    "allreduce-fusion",
+    "cpu-threads",
+    "env-override",
+    "flashinfer-allreduce",
+    "fp8-block-config",
+    "generation-config",
+    "hybrid-kv-cache-manager",
+    "int8-block-config",
+    "kernel-warmup",
+    "mamba-ssu-config",
+    "max-model-len",
+    "memory-imbalance",
+    "model-runner",
+    "moe-config",
+    "mscclpp",
+    "nccl-cumem",
+    "nccl-symm-mem",
+    "pp-partition",
+    "prefill-cuda-graph",
+    "sparse-mla",
+    "spec-decode",
+    "spec-drafter",
+    "spec-mtp-multistep",
+    "spec-scorer-batch-expansion",
+    "spec-scorer-mqa",
+    "symm-mem",
+    "tokenizer",
+    "trace-function",
+    "jit-during-inference",
+]
+
 
 class ProcessInfo(BaseModel):
     """Who printed the line: `(Worker_TP1 pid=17705)`, `[2025-05-09 11:14:36 DP0 TP1]`, NCCL `host:pid:tid [dev]`."""
@@ -115,7 +254,7 @@ class SpecDecodeStats(EventBase):
     `interval` is True for per-interval counters (vLLM V1, SGLang), False for cumulative ones (vLLM V0)."""
 
     type: Literal["spec_decode_stats"] = "spec_decode_stats"
-    format: str  # "vllm-v1-0.11", "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.3", "vllm-v0", "sglang"
+    format: SpecDecodeFormat
     interval: bool = True
     mean_acceptance_length: float | None = None  # includes the bonus token
     acceptance_rate: float | None = None  # 0..1: accepted / drafted
@@ -134,7 +273,7 @@ class SchedulerStats(EventBase):
     """A periodic throughput/scheduler line: vLLM V0/V1 stats, SGLang `Decode batch` / `Prefill batch`."""
 
     type: Literal["scheduler_stats"] = "scheduler_stats"
-    format: str  # "vllm-v0", "vllm-v1", "sglang-decode", "sglang-prefill"
+    format: StatsFormat
     engine_index: int | None = None
     prompt_throughput: float | None = None
     generation_throughput: float | None = None
@@ -162,7 +301,7 @@ class CustomAllReduce(EventBase):
 
     type: Literal["custom_allreduce"] = "custom_allreduce"
     enabled: bool
-    reason: str | None = None  # "no-p2p", "pcie-more-than-two", "world-size", "spans-nodes", "library", "user"
+    reason: AllReduceReason | None = None
     message: str | None = None
 
 
@@ -214,7 +353,7 @@ class NcclInfo(EventBase):
     """Other NCCL facts worth keeping: `Using network Socket`, `P2P is disabled`, comm init summary, WARNs."""
 
     type: Literal["nccl_info"] = "nccl_info"
-    kind: str  # "network", "p2p-disabled", "comm-init", "warn", "ring", "tree", "nvls", ...
+    kind: NcclInfoKind
     message: str
     values: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
@@ -256,8 +395,7 @@ class HybridModel(EventBase):
     """Mamba / linear-attention hybrid layout notices (block-size alignment, page padding, cache mode)."""
 
     type: Literal["hybrid_model"] = "hybrid_model"
-    kind: str  # "block-size-alignment", "mamba-page-padding", "mamba-cache-mode", "prefix-caching",
-    #           "padding-layers", "spec-decode", "cudagraph-cap", "mamba-pool", "hybrid-detected"
+    kind: HybridKind
     attention_block_size: int | None = None
     padding_percent: float | None = None
     mamba_cache_mode: str | None = None
@@ -297,8 +435,7 @@ class CompileTime(EventBase):
     """torch.compile / Dynamo / engine-init durations and compile-cache hits."""
 
     type: Literal["compile_time"] = "compile_time"
-    kind: str  # "torch_compile", "dynamo", "graph_compile", "cache_load", "init_engine", "warmup", "weights_load",
-    #           "model_load", "graph_capture", "compile_disabled"
+    kind: CompileKind
     seconds: float | None = None
     memory_gib: float | None = None
     cache_hit: bool | None = None
@@ -330,9 +467,7 @@ class EngineFailure(EventBase):
     """The engine crashed, hung or lost a worker."""
 
     type: Literal["engine_failure"] = "engine_failure"
-    kind: str  # "engine-dead", "startup-failed", "cuda-oom", "cuda-error", "nccl-timeout", "nccl-error",
-    #           "worker-died", "shm-broadcast-wait", "rpc-timeout", "watchdog", "exception",
-    #           "kv-cache-insufficient", "gpu-memory-insufficient"
+    kind: FailureKind
     message: str
 
 
@@ -340,8 +475,7 @@ class SchedulerConfig(EventBase):
     """Runtime notices about batching: chunked prefill size, async scheduling, max_num_scheduled_tokens."""
 
     type: Literal["scheduler_config"] = "scheduler_config"
-    kind: str  # "chunked-prefill", "async-scheduling", "spec-token-budget", "max-num-seqs", "prefix-caching",
-    #           "max-num-batched-tokens"
+    kind: SchedulerConfigKind
     enabled: bool | None = None
     value: int | None = None
     message: str
@@ -351,7 +485,7 @@ class Offload(EventBase):
     """Weights or KV cache in host memory: `cpu_offload_gb`, swap space, CPU KV cache."""
 
     type: Literal["offload"] = "offload"
-    kind: str  # "weights", "kv", "swap"
+    kind: OffloadKind
     gib: float | None = None
     message: str
 
@@ -360,7 +494,7 @@ class PerfWarning(EventBase):
     """A performance warning the engine printed that has no more specific event (kept with its text)."""
 
     type: Literal["perf_warning"] = "perf_warning"
-    topic: str  # "moe-config", "fp8-block-config", "async-scheduling", "env", "tokenizer", "transformers-backend", ...
+    topic: WarningTopic
     message: str
 
 
@@ -422,7 +556,7 @@ class HostInfo(EventBase):
     """Other host facts a collector records: container kind, package versions, driver."""
 
     type: Literal["host_info"] = "host_info"
-    kind: str  # "container", "package", "driver", "command-line", "kernel"
+    kind: HostInfoKind
     name: str
     value: str
 

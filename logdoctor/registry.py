@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from logdoctor.events import EventBase, StartupConfig
+    from logdoctor.facts.profile import ProfileBuilder
     from logdoctor.parse.detect import Detection
     from logdoctor.parse.grammar import Grammar, ParseContext
+    from logdoctor.vocabulary import PortFunction
 
 # Built-in packages, in the order their line types are offered a line that several claim.
 BUILTIN: tuple[str, ...] = (
@@ -40,15 +42,34 @@ EngineKind = Literal["serving", "collective", "input"]
 
 
 @dataclass(frozen=True)
-class FlagSpelling:
-    """How one engine-neutral setting is written for one engine: the flag as the user would type it, and a
-    template for the flag with a value (`{value}`), for `diff`'s port lines and the rules' fix text."""
+class Spelling:
+    """How one engine spells one engine-neutral setting (logdoctor.vocabulary.SETTINGS): the keys of its
+    startup dump the setting is read from, where else its log shows it, and the flag that sets it, for
+    `diff`'s port lines and the rules' fix text.
 
-    flag: str
-    template: str | None = None
+        Spelling("--tp-size", config_keys=("tp_size",))                  # a plain setting
+        Spelling("--cuda-graph-max-bs", "--cuda-graph-max-bs {value}", shown_as="cuda_graph_max_bs")
+        Spelling(shown_as="gen throughput (token/s)")                     # a measurement: no flag
+    """
+
+    flag: str | None = None  # the flag as the user would type it: "--tp-size"
+    template: str | None = None  # the flag with a value (`{value}`); default "<flag> {value}"
+    # Keys of the startup dump the plain setting is read from (a later one wins); facts reads them.
+    config_keys: tuple[str, ...] = ()
+    shown_as: str | None = None  # where the log shows it when no config key names it: "GPU KV cache size"
+    when_on: str | None = None  # a boolean setting: the flag that turns it on ...
+    when_off: str | None = None  # ... and off ("drop --disable-radix-cache")
+
+    @property
+    def key(self) -> str | None:
+        """Where this engine's log shows the setting, as diff names it."""
+        return self.shown_as or (self.config_keys[0] if self.config_keys else None)
 
     def render(self, value: Any) -> str:
         return (self.template or f"{self.flag} {{value}}").format(value=value)
+
+
+FlagSpelling = Spelling  # the name the registry first gave it
 
 
 @dataclass(frozen=True)
@@ -65,12 +86,16 @@ class EngineSpec:
     infer_version: Callable[[Detection], str | None] | None = None
     # Events still open when a source ends (a benchmark table without its closing rule).
     finish: Callable[[ParseContext], list[EventBase]] | None = None
-    # The engine's configuration dump (StartupConfig.values) -> facts; see logdoctor.facts.
-    apply_config: Callable[[Any, dict[str, Any], StartupConfig], None] | None = None
-    # Engine-neutral setting (logdoctor.vocabulary) -> this engine's flag, for diff and fix text.
-    flags: Mapping[str, FlagSpelling] = field(default_factory=dict)
-    # Engine-specific port advice for diff: (setting, baseline value, candidate value) -> flag text or None.
-    port: Callable[[str, Any, Any], str | None] | None = None
+    # Engine-neutral setting (logdoctor.vocabulary.SETTINGS key) -> how this engine spells it: the dump keys
+    # a plain setting is read from (logdoctor/facts/combiners/config.py), the flag diff and fix text write.
+    flags: Mapping[str, Spelling] = field(default_factory=dict)
+    # What the configuration dump (StartupConfig.config) says beyond the plain settings of `flags`:
+    # (builder, config, event) -> writes facts. `config_facts` lists every fact it may write (a test checks).
+    apply_config: Callable[[ProfileBuilder, dict[str, Any], StartupConfig], None] | None = None
+    config_facts: tuple[str, ...] = ()
+    # diff's port for a composite setting (vocabulary `composite=True`): (setting key, baseline) -> this
+    # engine's flag text that sets the baseline's value, or None.
+    port: PortFunction | None = None
     # Remote discovery: command-line fragments of the server process, and log file name globs.
     process_hints: tuple[str, ...] = ()
     log_globs: tuple[str, ...] = ()

@@ -12,9 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from logdoctor.cli import main
-from logdoctor.diff import GROUPS, VOCABULARY, Gap, Side, attribute, port, read
+from logdoctor.diff import GROUPS, VOCABULARY, Gap, Side, attribute, port, read, spelling
 from logdoctor.engine.result import Finding
 from logdoctor.facts import FACTS, Profile
+from logdoctor.registry import serving_names
 from logdoctor.run import LineSource, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -332,8 +333,8 @@ def test_vocabulary_names_each_key_once_with_known_facts() -> None:
         for name in (*entry.facts, *([entry.detail] if entry.detail else [])):
             assert name in FACTS, (entry.key, name)
         assert entry.why
-        if not entry.measurement and entry.port is None and entry.better != "never":
-            assert entry.vllm.flag or entry.sglang.flag, entry.key
+        if not entry.measurement and not entry.composite and entry.better != "never":
+            assert any(getattr(spelling(entry, engine), "flag", None) for engine in serving_names()), entry.key
 
 
 def test_spec_rows_say_off_when_speculation_is_off() -> None:

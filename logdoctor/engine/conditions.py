@@ -23,7 +23,8 @@ from typing import Any, Protocol
 
 import pyparsing as pp
 
-from logdoctor.facts import AGGREGATIONS, BASELINE_PREFIX, FACTS
+from logdoctor.engine.aggregations import AGGREGATIONS
+from logdoctor.facts import BASELINE_PREFIX, FACTS
 
 pp.ParserElement.enable_packrat()
 

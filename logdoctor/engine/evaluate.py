@@ -101,7 +101,7 @@ def _hint(names: Sequence[str]) -> list[str]:
 
 def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tuple[RuleOutcome, Finding | None]:
     rule = item.rule
-    base = {"rule": rule.id, "cause": rule.cause, "title": rule.title}
+    base: dict[str, Any] = {"rule": rule.id, "cause": rule.cause, "title": rule.title}
     if profile.engine in ("vllm", "sglang", "nccl") and profile.engine not in rule.engines:
         return RuleOutcome(**base, outcome="not_applicable", reason=f"rule is for {', '.join(rule.engines)}"), None
     missing = [name for name in rule.requires if not profile.has(name)]

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from logdoctor.diff import Difference, DiffReport, engine_label, format_value
+from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
 from logdoctor.report.markdown import code, finding_lines, insufficient_lines
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}

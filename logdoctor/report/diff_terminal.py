@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from logdoctor.diff import Difference, DiffReport, DiffSide, engine_label, format_value
+from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
 from logdoctor.report.terminal import finding_panel, render_insufficient
 
 _MARK = {"matters": ("!", "bold red"), "differs": ("≠", "yellow"), "unknown": ("?", "dim"), "equal": ("=", "dim")}

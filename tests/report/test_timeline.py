@@ -47,10 +47,10 @@ def test_restart_preemption_and_warning_markers() -> None:
         stats(2, "05-08 14:00:10", 40.0, 2, preemptions=0),
         stats(3, "05-08 14:00:20", 40.0, 2, preemptions=3),
         PerfWarning(
-            source="x.log", line=4, timestamp="05-08 14:00:25", level="WARNING", topic="env", message="slow <b>"
+            source="x.log", line=4, timestamp="05-08 14:00:25", level="WARNING", topic="env-unknown", message="slow <b>"
         ),
         PerfWarning(
-            source="x.log", line=5, timestamp="05-08 14:00:25", level="WARNING", topic="env", message="slow <b>"
+            source="x.log", line=5, timestamp="05-08 14:00:25", level="WARNING", topic="env-unknown", message="slow <b>"
         ),
         start(6, "05-08 14:01:00"),
         start(7, "05-08 14:01:00"),  # the same start's second banner line

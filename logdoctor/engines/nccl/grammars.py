@@ -21,8 +21,10 @@ from logdoctor.events import (
     EngineFailure,
     EngineVersion,
     EventBase,
+    FailureKind,
     NcclEnv,
     NcclInfo,
+    NcclInfoKind,
     NcclTransport,
     NcclVersion,
 )
@@ -159,7 +161,7 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     base = ctx.base(line, "nccl")
     text = message.strip()
 
-    def info(kind: str, values: Values) -> list[EventBase]:
+    def info(kind: NcclInfoKind, values: Values) -> list[EventBase]:
         return [NcclInfo(**base, kind=kind, message=text, values=values)]
 
     m = _NETWORK_RE.search(message)
@@ -230,7 +232,7 @@ def parse_error(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _ERROR_RE.search(line.message)
     if not m:
         return None
-    kind = "nccl-timeout" if m.group("timeout") else "nccl-error"
+    kind: FailureKind = "nccl-timeout" if m.group("timeout") else "nccl-error"
     return [EngineFailure(**ctx.base(line, _engine(line)), kind=kind, message=line.message.strip())]
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from logdoctor.events import (
+    AllReduceReason,
     AttentionBackend,
     CompileTime,
     CudaGraph,
@@ -26,6 +27,8 @@ from logdoctor.events import (
     EngineFailure,
     EngineVersion,
     EventBase,
+    FailureKind,
+    HybridKind,
     HybridModel,
     KVCache,
     ModelInfo,
@@ -35,9 +38,11 @@ from logdoctor.events import (
     Preemption,
     Quantization,
     SchedulerConfig,
+    SchedulerConfigKind,
     SchedulerStats,
     SpecDecodeStats,
     StartupConfig,
+    WarningTopic,
 )
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
@@ -458,21 +463,21 @@ def _mamba_cap(m: re.Match[str], base: dict[str, Any], message: str) -> list[Eve
     ]
 
 
-def _hybrid(kind: str) -> Build:
+def _hybrid(kind: HybridKind) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         return [HybridModel(**base, kind=kind, message=message)]
 
     return build
 
 
-def _failure(kind: str) -> Build:
+def _failure(kind: FailureKind) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         return [EngineFailure(**base, kind=kind, message=message)]
 
     return build
 
 
-def _perf(topic: str) -> Build:
+def _perf(topic: WarningTopic) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         return [PerfWarning(**base, topic=topic, message=message)]
 
@@ -653,7 +658,7 @@ def _attention(role: AttentionRole = "target", fallback: str | None = None) -> B
 
 
 def _mla(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
-    role = "decode" if m.group("what") == "decode" else "target"
+    role: AttentionRole = "decode" if m.group("what") == "decode" else "target"
     return [AttentionBackend(**base, backend=_backend(m.group("b")), role=role, message=message)]
 
 
@@ -699,7 +704,7 @@ def parse_attention(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 # --- speculative decoding setup and acceptance -----------------------------------------------------
 
 
-def _sched(kind: str, enabled: bool | None) -> Build:
+def _sched(kind: SchedulerConfigKind, enabled: bool | None) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         value = m.groupdict().get("value")
         return [SchedulerConfig(**base, kind=kind, enabled=enabled, value=_i(value), message=message)]
@@ -770,7 +775,7 @@ def parse_spec(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 # --- custom all-reduce and P2P ---------------------------------------------------------------------
 
-_CA_REASONS = (
+_CA_REASONS: tuple[tuple[str, AllReduceReason], ...] = (
     ("spans across nodes", "spans-nodes"),
     ("unsupported world size", "world-size"),
     ("more than two PCIe-only GPUs", "pcie-more-than-two"),
@@ -783,7 +788,7 @@ def _ca_disabled(m: re.Match[str], base: dict[str, Any], message: str) -> list[E
     return [CustomAllReduce(**base, enabled=False, reason=reason, message=message)]
 
 
-def _ca(enabled: bool, reason: str | None) -> Build:
+def _ca(enabled: bool, reason: AllReduceReason | None) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         return [CustomAllReduce(**base, enabled=enabled, reason=reason, message=message)]
 

@@ -12,6 +12,9 @@ graphs.py       §9    CUDA graphs and torch.compile
 scheduling.py   §10   chunked prefill, batch limits, async scheduling, prefix caching
 failures.py     §11   engine death, OOM, CUDA/NCCL errors, timeouts
 platform.py     §12   model, quantization and kernels, platform, offload
+
+facts.py        the configuration dump -> facts, beyond the plain settings
+flags.py        the engine-neutral settings as vLLM spells them (dump keys, flags), diff's port lines
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from logdoctor.engines.vllm import (
     comm,
     config,
     failures,
+    flags,
     graphs,
     hybrid,
     memory,
@@ -30,6 +34,7 @@ from logdoctor.engines.vllm import (
     stats,
     version,
 )
+from logdoctor.engines.vllm import facts as config_facts
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.grammar import Grammar
 from logdoctor.registry import EngineSpec
@@ -78,4 +83,8 @@ SPEC = EngineSpec(
         "vllm-old": "vLLM header `LEVEL MM-DD HH:MM:SS file.py:N]` (vLLM <= 0.7.3)",
     },
     infer_version=infer_version,
+    flags=flags.FLAGS,
+    apply_config=config_facts.apply_config,
+    config_facts=config_facts.CONFIG_FACTS,
+    port=flags.port,
 )

@@ -9,6 +9,7 @@ from logdoctor.events import (
     AttentionBackend,
     EngineFailure,
     PerfWarning,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -207,7 +208,7 @@ def parse_attention(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
-_ENV_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+_ENV_WARNINGS: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"Overwriting environment variable \S+ from"), "env-override"),
     (re.compile(r"VLLM_TRACE_FUNCTION is enabled"), "trace-function"),
     (re.compile(r"OMP_NUM_THREADS=\S+ is set; leaving Torch threads"), "cpu-threads"),

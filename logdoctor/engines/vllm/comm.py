@@ -7,17 +7,19 @@ import re
 from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg, _names, _table_warning
 from logdoctor.events import (
     AllReduceBackends,
+    AllReduceReason,
     CustomAllReduce,
     NcclInfo,
     NcclVersion,
     P2PCheck,
     PerfWarning,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # Why custom all-reduce is off: (regex, reason code).
-_CUSTOM_AR_DISABLED: tuple[tuple[re.Pattern[str], str], ...] = (
+_CUSTOM_AR_DISABLED: tuple[tuple[re.Pattern[str], AllReduceReason], ...] = (
     (re.compile(r"lacks GPU P2P capability or P2P test failed"), "no-p2p"),
     (re.compile(r"not supported on more than two PCIe-only GPU"), "pcie-more-than-two"),
     (re.compile(r"unsupported world size"), "world-size"),
@@ -48,7 +50,7 @@ _RANK_PART_RE = re.compile(r"\b(?P<group>DP|PP|PCP|TP|DCP|ETP|EP|EPLB) rank (?P<
 _RAY_TP_SPREAD_RE = re.compile(r"tensor_parallel_size=(?P<tp>\d+) is bigger than a reserved number of (?P<dev>\w+?)s")
 _ALL2ALL_RE = re.compile(r"Using (?P<manager>\S+) all2all manager")
 # Communication warnings without a more specific event: (regex, PerfWarning topic).
-_COMM_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+_COMM_WARNINGS: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"SymmMemCommunicator: .*(?:not available|not supported|failed)"), "symm-mem"),
     (re.compile(r"To enable VLLM_USE_NCCL_SYMM_MEM"), "nccl-symm-mem"),
     (re.compile(r"Failed to compile NCCL memory allocator"), "nccl-symm-mem"),

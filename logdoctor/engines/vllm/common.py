@@ -17,6 +17,7 @@ from logdoctor.events import (
     Engine,
     EventBase,
     PerfWarning,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Case, Grammar, ParseContext
@@ -79,7 +80,7 @@ def _msg(line: LogLine) -> str:
 
 
 def _table_warning(
-    table: tuple[tuple[re.Pattern[str], str], ...], text: str, base: dict[str, Any], line: LogLine
+    table: tuple[tuple[re.Pattern[str], WarningTopic], ...], text: str, base: dict[str, Any], line: LogLine
 ) -> list[EventBase] | None:
     """The PerfWarning of the first (pattern, topic) row of a warning table that matches `text`."""
     for pattern, topic in table:

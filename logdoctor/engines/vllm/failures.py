@@ -7,13 +7,14 @@ import re
 from logdoctor.engines.vllm.common import Events, _generic_base, _grammar, _is_traceback_code, _msg
 from logdoctor.events import (
     EngineFailure,
+    FailureKind,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # (regex, EngineFailure kind), first match wins. Exception lines (`RuntimeError: ...`) are matched by their
 # text, so a traceback logged through vLLM's formatter and one Python printed bare give the same event.
-_FAILURES: tuple[tuple[re.Pattern[str], str], ...] = (
+_FAILURES: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
     (re.compile(r"EngineCore failed to start"), "startup-failed"),
     (re.compile(r"WorkerProc failed to start"), "startup-failed"),
     (re.compile(r"Engine core initialization failed"), "startup-failed"),

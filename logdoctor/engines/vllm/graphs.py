@@ -7,6 +7,7 @@ from typing import Literal
 
 from logdoctor.engines.vllm.common import _CAPTURE_BARS, Events, _base, _clock_seconds, _f, _grammar, _msg, _names
 from logdoctor.events import (
+    CompileKind,
     CompileTime,
     CudaGraph,
     Offload,
@@ -211,13 +212,14 @@ def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:
     base = _base(line, ctx)
     if _JIT_DURING_INFERENCE_RE.search(text):
         return [PerfWarning(**base, topic="jit-during-inference", message=_msg(line))]
-    for kind, pattern in (
+    durations: tuple[tuple[CompileKind, re.Pattern[str]], ...] = (
         ("dynamo", _DYNAMO_RE),
         ("graph_compile", _GRAPH_COMPILE_RE),
         ("compile_and_warmup", _COMPILE_AND_WARMUP_RE),
         ("torch_compile", _TORCH_COMPILE_TOTAL_RE),
         ("warmup", _WARMUP_RE),
-    ):
+    )
+    for kind, pattern in durations:
         m = pattern.search(text)
         if m:
             return [CompileTime(**base, kind=kind, seconds=float(m.group("s")), message=_msg(line))]

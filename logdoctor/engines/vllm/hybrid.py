@@ -8,8 +8,10 @@ from logdoctor.engines.vllm.common import Events, _base, _grammar, _is_traceback
 from logdoctor.events import (
     CudaGraph,
     EngineFailure,
+    HybridKind,
     HybridModel,
     SchedulerConfig,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -36,7 +38,7 @@ _HYBRID_PREFIX_ON_RE = re.compile(
     r"Warning: Prefix caching (?:in Mamba cache '(?P<mode>\w+)' mode )?is currently enabled\. Its support for Mamba"
 )
 _HYBRID_CUDAGRAPH_RE = re.compile(r"Hybrid or mamba-based model detected: setting cudagraph mode to (?P<mode>\w+)")
-_HYBRID_NOTICES: tuple[tuple[re.Pattern[str], str], ...] = (
+_HYBRID_NOTICES: tuple[tuple[re.Pattern[str], HybridKind], ...] = (
     (re.compile(r"Disabling cascade attention since it is not supported for hybrid models"), "hybrid-detected"),
     (
         re.compile(r"Hybrid model with EAGLE speculative decoding: defaulting prefix_cache_retention_interval"),
@@ -67,7 +69,7 @@ _MAMBA_CAP_RE = re.compile(
     r"\((?P<blocks>\d+) blocks available\)"
 )
 _MAMBA_CAP_NONE_RE = re.compile(r"No valid cudagraph capture sizes remain after capping to Mamba cache blocks")
-_HYBRID_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+_HYBRID_WARNINGS: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"Hybrid KV cache manager is disabled for this hybrid model"), "hybrid-kv-cache-manager"),
     (re.compile(r"Turning off hybrid kv cache manager because"), "hybrid-kv-cache-manager"),
     (re.compile(r"Using default Mamba SSU config"), "mamba-ssu-config"),

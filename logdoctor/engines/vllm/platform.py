@@ -11,6 +11,7 @@ from logdoctor.events import (
     PerfWarning,
     Platform,
     Quantization,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -23,7 +24,7 @@ _TRANSFORMERS_FALLBACK_RE = re.compile(
     r"|Using Transformers (?:modeling )?backend\."
     r"|does not define a tensor parallel plan\. The Transformers modeling backend"
 )
-_MODEL_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+_MODEL_WARNINGS: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"sampling parameters have been overridden by"), "generation-config"),
     (re.compile(r"Using a slow tokenizer"), "tokenizer"),
     (re.compile(r"Hidden layers were unevenly partitioned"), "pp-partition"),
@@ -78,7 +79,7 @@ _EMULATION_FALLBACK_RE = re.compile(
     r"|does not support native (?P<fmt2>MXFP4) computation\. Using (?P<kernel>Emulation\w+)"
 )
 _CHECKPOINT_RE = re.compile(r"Detected (?P<method>fp8|ModelOpt NVFP4) checkpoint")
-_QUANT_WARNINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+_QUANT_WARNINGS: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"Using default MoE config\. Performance might be sub-optimal"), "moe-config"),
     (re.compile(r"Using default W8A8 Block FP8 kernel config"), "fp8-block-config"),
     (re.compile(r"Using default W8A8 Block INT8 kernel config"), "int8-block-config"),

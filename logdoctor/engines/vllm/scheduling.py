@@ -8,6 +8,7 @@ from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg
 from logdoctor.events import (
     PerfWarning,
     SchedulerConfig,
+    SchedulerConfigKind,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -29,7 +30,7 @@ _ASYNC_ON_RE = re.compile(
 )
 _CUSTOM_SCHEDULER_RE = re.compile(r"degraded performance due to async scheduling being disabled")
 # (regex, {kind: enabled}): lines that switch chunked prefill / prefix caching.
-_SCHEDULER_SWITCHES: tuple[tuple[re.Pattern[str], dict[str, bool]], ...] = (
+_SCHEDULER_SWITCHES: tuple[tuple[re.Pattern[str], dict[SchedulerConfigKind, bool]], ...] = (
     (re.compile(r"Automatic prefix caching is enabled"), {"prefix-caching": True}),
     (re.compile(r"Disabling chunked prefill for model without KVCache"), {"chunked-prefill": False}),
     (re.compile(r"Disabling chunked prefill: model has non-causal attention"), {"chunked-prefill": False}),
@@ -64,13 +65,13 @@ def parse_scheduling(line: LogLine, ctx: ParseContext) -> Events | None:
         return [SchedulerConfig(**base, kind="chunked-prefill", enabled=True, message=_msg(line))]
     m = _BY_DEFAULT_RE.search(text)
     if m:
-        kind = "chunked-prefill" if m.group("what") == "chunked prefill" else "prefix-caching"
+        kind: SchedulerConfigKind = "chunked-prefill" if m.group("what") == "chunked prefill" else "prefix-caching"
         return [SchedulerConfig(**base, kind=kind, enabled=m.group("how") == "Enabling", message=_msg(line))]
     m = _BATCH_LIMIT_RE.search(text) or _BATCHED_EXCEEDS_RE.search(text)
     if m:
         what = m.groupdict().get("what") or "max_num_batched_tokens"
-        kind = "max-num-seqs" if what == "max_num_seqs" else "max-num-batched-tokens"
-        return [SchedulerConfig(**base, kind=kind, value=int(m.group("n")), message=_msg(line))]
+        limit: SchedulerConfigKind = "max-num-seqs" if what == "max_num_seqs" else "max-num-batched-tokens"
+        return [SchedulerConfig(**base, kind=limit, value=int(m.group("n")), message=_msg(line))]
     m = _ASYNC_STATE_RE.search(text)
     if m:
         return [

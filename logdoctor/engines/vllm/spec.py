@@ -12,7 +12,9 @@ from logdoctor.events import (
     EngineVersion,
     PerfWarning,
     SchedulerConfig,
+    SpecDecodeFormat,
     SpecDecodeStats,
+    WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -57,6 +59,7 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
     k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
     num_drafts = round(drafted / k) if k and drafted else None
     mal = _f(g["mal"])
+    fmt: SpecDecodeFormat
     if g["acc_tps"] is not None:
         fmt = "vllm-v1-0.11"
     elif mal is not None:
@@ -117,7 +120,7 @@ def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
 
 
 # V0 spec-decode worker, the drafter lines and spec-decode warnings: (regex, PerfWarning topic).
-_SPEC_NOTICES: tuple[tuple[re.Pattern[str], str], ...] = (
+_SPEC_NOTICES: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"\[Speculative Decoding\] Use batch expansion for scoring proposals"), "spec-scorer-batch-expansion"),
     (re.compile(r"\[Speculative Decoding\] Disabling MQA scorer as "), "spec-scorer-batch-expansion"),
     (re.compile(r"\[Speculative Decoding\] Use MQA scorer for scoring proposals"), "spec-scorer-mqa"),

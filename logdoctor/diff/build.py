@@ -1,0 +1,91 @@
+"""The whole `logdoctor diff`: both deployments through the stages `diagnose` runs, then compared.
+
+Rules run on the candidate with the baseline's facts beside it (`baseline.<fact>`, read by `mode: diff`
+rules); the rows are linked to the findings that read them, the gap is measured and split over the
+causes found, and the rows are ranked (docs/diff.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+
+from logdoctor import __version__
+from logdoctor.diff.compare import compare, folded, link, rank_rows
+from logdoctor.diff.gap import attribute, measure_gap
+from logdoctor.engine.diffresult import DiffReport, DiffSide
+from logdoctor.engine.evaluate import evaluate, verdict_for
+from logdoctor.engine.result import RuleOutcome, Verdict
+from logdoctor.engine.rules import LoadedRule
+from logdoctor.engine.suppress import Suppressions
+from logdoctor.facts import with_baseline
+from logdoctor.run import Parsed, diagnose_parsed
+
+
+def _lookup(baseline: Parsed, candidate: Parsed) -> Callable[[str, int], str | None]:
+    def lookup(source: str, line: int) -> str | None:
+        text = candidate.lookup(source, line)
+        return text if text is not None else baseline.lookup(source, line)
+
+    return lookup
+
+
+def diff_parsed(
+    baseline: Parsed,
+    candidate: Parsed,
+    rules: Sequence[LoadedRule],
+    *,
+    baseline_engine: str | None = None,
+    candidate_engine: str | None = None,
+    suppressions: Suppressions | None = None,
+    show_all: bool = False,
+    today: date | None = None,
+) -> DiffReport:
+    """Compare two deployments; findings are the candidate's own plus the regressions against the baseline."""
+    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today)
+    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today)
+    combined = with_baseline(cand_profile, base_profile)
+    findings, outcomes, warnings = evaluate(
+        rules, combined, _lookup(baseline, candidate), suppressions, today, diff=True
+    )
+    rows = link(compare(base_profile, cand_profile), findings, rules)
+    gap = measure_gap(rows)
+    baseline_rules = {f.rule for f in base_diagnosis.findings}
+    if gap is not None:
+        diff_rules = {item.id for item in rules if item.is_diff}
+        about = diff_rules | {rule for row in rows if row.matters for rule in row.findings}
+        gap = attribute(gap, findings, baseline_rules, about)
+    rows = rank_rows(rows, findings, gap.key if gap is not None else None)
+    verdict = verdict_for(findings, outcomes)
+    if gap is not None and gap.ratio >= 1.05 and not gap.attribution:
+        checks = verdict.summary.removeprefix("healthy: ")
+        verdict = Verdict(healthy=False, summary=f"no finding explains the gap ({gap.summary}); {checks}")
+    shown = rows if show_all else [row for row in rows if not folded(row)]
+
+    def pick(kind: str) -> list[RuleOutcome]:
+        return [o for o in outcomes if o.outcome == kind]
+
+    return DiffReport(
+        tool={"name": "logdoctor", "version": __version__},
+        baseline=DiffSide(
+            sources=base_diagnosis.sources,
+            engine=base_diagnosis.engine,
+            verdict=base_diagnosis.verdict,
+            findings=sorted(baseline_rules),
+        ),
+        candidate=DiffSide(
+            sources=cand_diagnosis.sources,
+            engine=cand_diagnosis.engine,
+            verdict=cand_diagnosis.verdict,
+            findings=sorted(f.rule for f in cand_diagnosis.findings),
+        ),
+        gap=gap,
+        differences=shown,
+        folded=len(rows) - len(shown),
+        verdict=verdict,
+        findings=findings,
+        ruled_out=pick("ruled_out"),
+        insufficient_data=pick("insufficient_data"),
+        suppressed=pick("suppressed"),
+        warnings=warnings,
+    )

@@ -1,0 +1,80 @@
+"""The throughput gap between the two deployments, and how much of it each cause found plausibly explains.
+
+Gap(key="decode_tok_s_per_request", ratio=4.0, summary="4.0x slower per request (18.2 vs 72.9 tok/s)")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from logdoctor.engine.diffresult import CauseShare, Difference, Gap
+from logdoctor.engine.result import Finding
+
+GAP_KEYS = ("decode_tok_s_per_request", "generation_throughput")
+_GAP_WORDS = {"decode_tok_s_per_request": "per request", "generation_throughput": "in generation throughput"}
+
+
+def measure_gap(rows: Sequence[Difference]) -> Gap | None:
+    """Per-request decode speed when both sides have it, else aggregate generation throughput."""
+    by_key = {row.key: row for row in rows}
+    for key in GAP_KEYS:
+        row = by_key.get(key)
+        if row is None or not isinstance(row.baseline, int | float) or not isinstance(row.candidate, int | float):
+            continue
+        if row.baseline <= 0 or row.candidate <= 0:
+            continue
+        ratio = row.baseline / row.candidate
+        numbers = f"({row.candidate:.1f} vs {row.baseline:.1f} tok/s)"
+        if ratio >= 1.05:
+            summary = f"{ratio:.1f}x slower {_GAP_WORDS[key]} {numbers}"
+        elif ratio <= 1 / 1.05:
+            summary = f"{1 / ratio:.1f}x faster {_GAP_WORDS[key]} {numbers}"
+        else:
+            summary = f"about as fast {_GAP_WORDS[key]} {numbers}"
+        return Gap(key=key, baseline=row.baseline, candidate=row.candidate, ratio=round(ratio, 4), summary=summary)
+    return None
+
+
+def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], about_differences: set[str]) -> Gap:
+    """Split a slowdown over the causes found, by score (docs/diff.md).
+
+    Only findings about a difference count: regression (`mode: diff`) findings and the candidate's
+    own findings that read a row where the deployments differ and it matters (`about_differences`);
+    a finding that also fires on the baseline explains none of the gap. A cause counts with its best
+    finding's score, read as the percent of the gap (on a log scale) it plausibly explains; when the
+    causes add up to more than 100 they are scaled to fill the gap exactly, and below 100 the rest
+    stays unexplained. A score is evidence strength, not a measurement: this is a plausible split."""
+    if gap.ratio < 1.05:
+        return gap
+    best: dict[str, tuple[int, list[str]]] = {}
+    left_out: dict[str, str] = {}
+    for f in findings:
+        if f.rule in baseline_rules:
+            left_out[f.rule] = "fires on the baseline too"
+            continue
+        if f.rule not in about_differences:
+            left_out[f.rule] = "reads nothing the deployments differ in"
+            continue
+        score, rules = best.get(f.cause, (0, []))
+        best[f.cause] = (max(score, f.score), [*rules, f.rule])
+    total = sum(score for score, _ in best.values()) / 100
+    scale = 1 / total if total > 1 else 1.0
+    shares = [
+        CauseShare(
+            cause=cause,
+            rules=rules,
+            score=score,
+            share=round(score / 100 * scale, 4),
+            factor=round(gap.ratio ** (score / 100 * scale), 2),
+        )
+        for cause, (score, rules) in best.items()
+    ]
+    shares.sort(key=lambda s: (-s.share, s.cause))
+    explained = sum(s.share for s in shares)
+    return gap.model_copy(
+        update={
+            "attribution": shares,
+            "unexplained_share": round(max(0.0, 1 - explained), 4),
+            "left_out": left_out,
+        }
+    )

@@ -1,0 +1,33 @@
+"""The rule language's aggregations over a series fact: `mean(spec.acceptance_length)`, `p90(kv.usage)`.
+
+`logdoctor diff` summarises its series rows with the same functions, so a row and a rule agree.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = (len(ordered) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {
+    "mean": lambda v: statistics.fmean(v),
+    "median": lambda v: statistics.median(v),
+    "max": lambda v: max(v),
+    "min": lambda v: min(v),
+    "p10": lambda v: _percentile(v, 0.10),
+    "p90": lambda v: _percentile(v, 0.90),
+    "first": lambda v: v[0],
+    "last": lambda v: v[-1],
+    "sum": lambda v: float(sum(v)),
+    "count": lambda v: float(len(v)),
+}

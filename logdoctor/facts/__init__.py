@@ -1,0 +1,49 @@
+"""Events -> one deployment profile, in engine-neutral names, so one rule covers vLLM and SGLang.
+
+    StartupConfig(config={'tensor_parallel_size': 2, ...})       -> parallel.tp = 2
+    ServerArgs tp_size=2                                         -> parallel.tp = 2
+    SpecDecodeStats(mean_acceptance_length=1.31) x 40            -> spec.acceptance_length = [1.31, ...]
+    CudaGraph(kind="mode_downgrade", mode_to="NONE") (later)     -> cuda_graphs.enabled = False (wins over config)
+
+declarations.py  FACTS: every fact with its kind and a hint for when it is missing (the rule loader's list)
+values.py        Ref and Fact (a value with the lines behind it), readers of raw config values
+profile.py       ProfileBuilder (what combiners write with), Profile, with_baseline (`logdoctor diff`)
+combiner.py      the Combiner base (reads, produces, add, finish) and `combine`, the dispatch
+combiners/       one combiner a topic: speculative decoding, CUDA graphs, communication, ...
+
+An engine's configuration spellings live in its package (logdoctor/engines/<name>/facts.py and
+flags.py), reached through the registry; nothing here names an engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from logdoctor.events import EventBase
+from logdoctor.facts.combiner import Combiner, combine
+from logdoctor.facts.combiners import COMBINERS
+from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, FactKind, FactSpec, fact_spec
+from logdoctor.facts.profile import Profile, ProfileBuilder, with_baseline
+from logdoctor.facts.values import Fact, Ref
+
+__all__ = [
+    "BASELINE_PREFIX",
+    "COMBINERS",
+    "FACTS",
+    "Combiner",
+    "Fact",
+    "FactKind",
+    "FactSpec",
+    "Profile",
+    "ProfileBuilder",
+    "Ref",
+    "build_profile",
+    "fact_spec",
+    "with_baseline",
+]
+
+
+def build_profile(events: Iterable[EventBase], engine: str | None = None, version: str | None = None) -> Profile:
+    """Combine the events of all sources of one deployment into facts. Later runtime lines override startup config."""
+    b = ProfileBuilder(engine, version)
+    return combine(events, b, [combiner(b) for combiner in COMBINERS])

@@ -1,0 +1,27 @@
+"""Benchmark results pasted beside the log: per-request and aggregate decode speed, by concurrency.
+
+`vllm bench serve` block with `Mean TPOT (ms): 52.1`  -> bench.per_request = [19.2]
+"""
+
+from __future__ import annotations
+
+from logdoctor.events import BenchmarkResult, EventBase
+from logdoctor.facts.combiner import Combiner
+
+
+class Benchmarks(Combiner):
+    reads = (BenchmarkResult,)
+    produces = ("bench.per_request", "bench.output_throughput", "bench.concurrency")
+
+    def add(self, ev: EventBase) -> None:
+        if not isinstance(ev, BenchmarkResult):
+            return
+        b = self.b
+        if ev.per_request_throughput is not None:
+            b.append("bench.per_request", ev.per_request_throughput, ev, "pasted benchmark")
+        elif ev.mean_tpot_ms:
+            b.append("bench.per_request", 1000.0 / ev.mean_tpot_ms, ev, "pasted benchmark (1000 / mean TPOT)")
+        if ev.output_throughput is not None:
+            b.append("bench.output_throughput", ev.output_throughput, ev, "pasted benchmark")
+        if ev.concurrency is not None:
+            b.append("bench.concurrency", ev.concurrency, ev, "pasted benchmark")

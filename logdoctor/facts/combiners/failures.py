@@ -1,0 +1,55 @@
+"""Engine failures, workers stuck on shared memory, and the performance warnings the engine printed.
+
+EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], failure.count = 2
+`No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving)
+"""
+
+from __future__ import annotations
+
+from logdoctor.events import EngineFailure, EventBase, FailureKind, PerfWarning, SchedulerStats, WarningTopic
+from logdoctor.facts.combiner import Combiner
+from logdoctor.facts.profile import ProfileBuilder
+
+_SHM_WAIT: FailureKind = "shm-broadcast-wait"
+
+
+class Failures(Combiner):
+    reads = (SchedulerStats, EngineFailure, PerfWarning)
+    produces = ("failure.kinds", "failure.count", "compile.shm_waits", "stall.serving_waits", "warnings.topics")
+
+    def __init__(self, b: ProfileBuilder) -> None:
+        super().__init__(b)
+        self.failures: list[FailureKind] = []
+        self.warnings: list[WarningTopic] = []
+        self.serving_sources: set[str] = set()  # sources whose stats lines have begun: the server is serving
+
+    def add(self, ev: EventBase) -> None:
+        b = self.b
+        if isinstance(ev, SchedulerStats):
+            if ev.source not in self.serving_sources:
+                self.serving_sources.add(ev.source)
+                b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
+        elif isinstance(ev, EngineFailure):
+            self.failures.append(ev.kind)
+            if ev.kind == _SHM_WAIT:
+                waits = (b.value("compile.shm_waits") or 0.0) + 1.0
+                b.set("compile.shm_waits", waits, ev, ev.message)
+                if ev.source in self.serving_sources:
+                    stalls = (b.value("stall.serving_waits") or 0.0) + 1.0
+                    b.set("stall.serving_waits", stalls, ev, ev.message)
+            else:
+                kinds = sorted(set(self.failures) - {_SHM_WAIT})
+                b.set("failure.kinds", kinds, ev, ev.message, keep_first=True)
+                b.replace("failure.kinds", kinds)
+                b.add_ref("failure.kinds", ev)
+        elif isinstance(ev, PerfWarning):
+            self.warnings.append(ev.topic)
+            topics = sorted(set(self.warnings))
+            b.set("warnings.topics", topics, ev, ev.message, keep_first=True)
+            b.replace("warnings.topics", topics)
+            b.add_ref("warnings.topics", ev)
+
+    def finish(self) -> None:
+        if self.failures and "failure.kinds" in self.b.facts:
+            count = float(len([f for f in self.failures if f != _SHM_WAIT]))
+            self.b.set("failure.count", count, None, "failure lines")

@@ -1,0 +1,30 @@
+"""KV-cache capacity, and weights or KV cache kept in host memory.
+
+`GPU KV cache size: 262,144 tokens`  -> kv.tokens = 262144
+`cpu_offload_gb=8`                   -> offload.cpu_gb = 8
+"""
+
+from __future__ import annotations
+
+from logdoctor.events import EventBase, KVCache, Offload
+from logdoctor.facts.combiner import Combiner
+
+
+class Memory(Combiner):
+    reads = (KVCache, Offload)
+    produces = ("kv.tokens", "kv.max_concurrency", "offload.cpu_gb", "offload.swap_gb", "offload.kv")
+
+    def add(self, ev: EventBase) -> None:
+        b = self.b
+        if isinstance(ev, KVCache):
+            if ev.kv_tokens:
+                b.set("kv.tokens", float(ev.kv_tokens), ev, "KV cache size line", keep_first=True)
+            if ev.max_concurrency is not None:
+                b.set("kv.max_concurrency", ev.max_concurrency, ev, "maximum concurrency line", keep_first=True)
+        elif isinstance(ev, Offload):
+            if ev.kind == "weights" and ev.gib:
+                b.set("offload.cpu_gb", ev.gib, ev, ev.message)
+            elif ev.kind == "swap" and ev.gib:
+                b.set("offload.swap_gb", ev.gib, ev, ev.message)
+            elif ev.kind == "kv":
+                b.set("offload.kv", True, ev, ev.message)

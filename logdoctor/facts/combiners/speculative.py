@@ -1,0 +1,131 @@
+"""Speculative decoding: whether it runs, the method and k, and acceptance per interval and per position.
+
+SpecDecodeStats(mean_acceptance_length=1.31, ...) x 40  -> spec.acceptance_length = [1.31, ...]
+vLLM V0 cumulative counters                             -> differenced into per-interval rates
+"""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.events import CompileTime, EventBase, PerfWarning, SpecDecodeStats
+from logdoctor.facts.combiner import Combiner
+from logdoctor.facts.profile import ProfileBuilder
+
+# SGLang loads an MTP/NextN head as the EAGLE drafter (`type=Qwen3_5ForCausalLMMTP`).
+_MTP_DRAFT_RE = re.compile(r"type=\w*(?:MTP|NextN)\b")
+
+
+class Speculation(Combiner):
+    reads = (SpecDecodeStats, PerfWarning, CompileTime)
+    produces = (
+        "spec.enabled",
+        "spec.num_tokens",
+        "spec.method",
+        "spec.acceptance_length",
+        "spec.acceptance_rate",
+        "spec.position_acceptance",
+        "spec.draft_weights_missing",
+        "spec.synthetic_acceptance",
+        "spec.v0_fallback",
+    )
+
+    def __init__(self, b: ProfileBuilder) -> None:
+        super().__init__(b)
+        self.events: list[SpecDecodeStats] = []
+        self.position_sums: list[float] = []
+        self.position_counts: list[int] = []
+
+    def add(self, ev: EventBase) -> None:
+        b = self.b
+        if isinstance(ev, SpecDecodeStats):
+            self.events.append(ev)
+            if ev.num_speculative_tokens:
+                b.set("spec.num_tokens", float(ev.num_speculative_tokens), ev, "spec-decode metrics", keep_first=True)
+            b.set("spec.enabled", True, ev, "spec-decode metrics")
+            positions = ev.per_position_acceptance
+            if positions:
+                sums, counts = self.position_sums, self.position_counts
+                missing = len(positions) - len(sums)
+                if missing > 0:
+                    sums.extend([0.0] * missing)
+                    counts.extend([0] * missing)
+                for i, rate in enumerate(positions):
+                    sums[i] += rate
+                    counts[i] += 1
+        elif isinstance(ev, PerfWarning):
+            topic = ev.topic
+            if topic == "spec-drafter-weights":
+                b.set("spec.draft_weights_missing", True, ev, ev.message)
+            elif topic == "spec-synthetic-rejection":
+                b.set("spec.synthetic_acceptance", True, ev, ev.message)
+            elif topic == "v0-fallback" and "peculative" in ev.message:
+                b.set("spec.v0_fallback", True, ev, ev.message)
+        elif (
+            isinstance(ev, CompileTime)
+            and ev.kind == "draft_weights_load"
+            and _MTP_DRAFT_RE.search(ev.message)
+            and b.value("spec.method") in (None, "eagle")
+        ):
+            b.set("spec.method", "mtp", ev, ev.message)
+
+    def finish(self) -> None:
+        b, spec_events = self.b, self.events
+        if not spec_events:
+            return
+        cumulative = [e for e in spec_events if not e.interval]
+        interval = [e for e in spec_events if e.interval]
+        for e in interval:
+            length, rate = e.mean_acceptance_length, e.acceptance_rate
+            if e.format == "sglang" and length is not None and rate:
+                # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
+                # recover k and the vLLM-comparable rate (L - 1) / k.
+                k = round(length / rate) - 1
+                if k >= 1:
+                    b.set("spec.num_tokens", float(k), e, "accept len / accept rate", keep_first=True)
+                    rate = max(0.0, (length - 1) / k)
+            elif e.format == "sglang-per-draft" and e.num_speculative_tokens:
+                # SGLang 0.5.11+: the rate is accepted / drafted already; the grammar derived k from it.
+                b.set(
+                    "spec.num_tokens",
+                    float(e.num_speculative_tokens),
+                    e,
+                    "(accept len - 1) / accept rate",
+                    keep_first=True,
+                )
+            if length is not None:
+                b.append("spec.acceptance_length", length, e, "spec-decode metrics")
+            if rate is not None:
+                b.append("spec.acceptance_rate", rate, e, "spec-decode metrics")
+        # vLLM V0 counters are cumulative: difference consecutive lines for per-interval values.
+        previous: SpecDecodeStats | None = None
+        for e in cumulative:
+            if e.accepted_tokens is None or e.drafted_tokens is None:
+                continue
+            acc, drafted = e.accepted_tokens, e.drafted_tokens
+            if (
+                previous is not None
+                and previous.accepted_tokens is not None
+                and previous.drafted_tokens is not None
+                and drafted >= previous.drafted_tokens
+            ):
+                acc -= previous.accepted_tokens
+                drafted -= previous.drafted_tokens
+            previous = e
+            if drafted <= 0:
+                continue
+            rate = acc / drafted
+            b.append("spec.acceptance_rate", rate, e, "cumulative spec-decode metrics (differenced)")
+            k_tokens = e.num_speculative_tokens
+            if k_tokens:
+                b.append(
+                    "spec.acceptance_length", 1 + rate * k_tokens, e, "cumulative spec-decode metrics (differenced)"
+                )
+        sums, counts = self.position_sums, self.position_counts
+        if sums:
+            b.set(
+                "spec.position_acceptance",
+                [round(s / c, 4) for s, c in zip(sums, counts, strict=True)],
+                spec_events[0],
+                "per-position acceptance",
+            )

@@ -1,0 +1,180 @@
+"""Every fact a rule may read: its kind, what it means, and how to get the lines it needs when it is missing.
+
+    "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT)
+
+The rule loader rejects a name that is not declared here, and a test checks that some combiner
+(logdoctor/facts/combiners/) produces each one. `baseline.<name>` reads the baseline deployment's fact
+in `logdoctor diff` (see `with_baseline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+FactKind = Literal["number", "bool", "str", "series", "list"]
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    kind: FactKind
+    description: str
+    hint: str = ""  # how to get the lines this fact needs, shown for insufficient data
+
+
+_STATS_HINT = (
+    "vLLM prints its throughput/KV line every 10 s unless started with --disable-log-stats; "
+    "SGLang prints `Decode batch` lines every --decode-log-interval decode steps"
+)
+_SPEC_HINT = (
+    "vLLM prints `SpecDecoding metrics` with the stats line (not with --disable-log-stats); "
+    "SGLang prints `accept len` on Decode batch lines"
+)
+_CONFIG_HINT = (
+    "include the startup block of the log (vLLM `non-default args` / engine-init line, SGLang `server_args=`)"
+)
+_NCCL_HINT = "run with NCCL_DEBUG=INFO and include the NCCL init lines (Channel ... via ...)"
+_TOPO_HINT = "include `nvidia-smi topo -m` output (logdoctor diagnose HOST collects it)"
+
+FACTS: dict[str, FactSpec] = {
+    # identity
+    "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
+    "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
+    "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
+    "parallel.pp": FactSpec("number", "pipeline-parallel size", _CONFIG_HINT),
+    "parallel.dp": FactSpec("number", "data-parallel size", _CONFIG_HINT),
+    "parallel.nodes": FactSpec("number", "number of nodes the deployment spans", _CONFIG_HINT),
+    "platform": FactSpec("str", "device platform the engine detected: cuda, rocm, cpu, ..."),
+    "gpu.name": FactSpec("str", "GPU model", _TOPO_HINT),
+    "gpu.count": FactSpec("number", "GPUs listed on the host", _TOPO_HINT),
+    "host.container": FactSpec("str", "container the engine runs in: lxc, docker, none"),
+    # speculative decoding
+    "spec.enabled": FactSpec("bool", "speculative decoding configured or observed", _CONFIG_HINT),
+    "spec.method": FactSpec(
+        "str", "speculative method: mtp, eagle, eagle3, dflash, ngram, draft_model, ...", _CONFIG_HINT
+    ),
+    "spec.num_tokens": FactSpec("number", "speculative tokens per step (k)", _CONFIG_HINT),
+    "spec.draft_model": FactSpec("str", "draft model path", _CONFIG_HINT),
+    "spec.acceptance_length": FactSpec(
+        "series", "mean acceptance length per interval, counting the bonus token", _SPEC_HINT
+    ),
+    "spec.acceptance_rate": FactSpec("series", "draft acceptance rate per interval, 0..1", _SPEC_HINT),
+    "spec.position_acceptance": FactSpec(
+        "list", "acceptance rate per draft position (mean over intervals)", _SPEC_HINT
+    ),
+    "spec.draft_weights_missing": FactSpec("bool", "the drafter's weights were not loaded (DFlash buffer skipped)"),
+    "spec.synthetic_acceptance": FactSpec("bool", "rejection_sample_method='synthetic': acceptance numbers are fake"),
+    "spec.v0_fallback": FactSpec("bool", "vLLM fell back to the V0 engine for speculative decoding"),
+    # CUDA graphs
+    "cuda_graphs.enabled": FactSpec("bool", "target decode replays CUDA graphs", _CONFIG_HINT),
+    "cuda_graphs.mode": FactSpec("str", "cudagraph mode: FULL_AND_PIECEWISE, PIECEWISE, NONE, ..."),
+    "cuda_graphs.max_batch": FactSpec("number", "largest captured batch size"),
+    "cuda_graphs.drafter": FactSpec("bool", "the drafter replays CUDA graphs (False: runs eagerly)"),
+    "cuda_graphs.eager_share": FactSpec(
+        "number", "share of decode batches that ran without CUDA graphs (SGLang)", _STATS_HINT
+    ),
+    "cuda_graphs.downgraded": FactSpec("bool", "the engine downgraded the cudagraph mode at startup"),
+    # attention
+    "attention.backend": FactSpec("str", "attention backend of the target model"),
+    "attention.drafter_backend": FactSpec("str", "attention backend of the drafter"),
+    "attention.fallback_reason": FactSpec("str", "why a faster attention backend was not used"),
+    "attention.forced": FactSpec("bool", "the user forced the attention backend"),
+    "attention.stale_env": FactSpec("bool", "VLLM_ATTENTION_BACKEND is set but ignored by this version"),
+    # communication
+    "allreduce.custom": FactSpec("bool", "the engine's custom all-reduce kernel is in use"),
+    "allreduce.reason": FactSpec("str", "why custom all-reduce is off: no-p2p, pcie-more-than-two, user, ..."),
+    "nccl.transport": FactSpec("str", "slowest NCCL transport between GPUs of one host: P2P, SHM or NET", _NCCL_HINT),
+    "nccl.p2p_channels": FactSpec("number", "NCCL channels connected via P2P", _NCCL_HINT),
+    "nccl.shm_channels": FactSpec("number", "NCCL channels connected via SHM", _NCCL_HINT),
+    "nccl.net_channels": FactSpec("number", "NCCL channels connected via NET", _NCCL_HINT),
+    "nccl.p2p_disabled_env": FactSpec("bool", "NCCL_P2P_DISABLE=1 (or NCCL_P2P_LEVEL=LOC) in the environment"),
+    "nccl.hosts": FactSpec("number", "distinct hosts in the NCCL lines", _NCCL_HINT),
+    "topology.pcie_only": FactSpec("bool", "GPUs are linked only through PCIe (no NVLink)", _TOPO_HINT),
+    "topology.p2p_supported": FactSpec("bool", "nvidia-smi reports P2P between every GPU pair", _TOPO_HINT),
+    "topology.spans_nodes": FactSpec("bool", "tensor-parallel workers run on more than one node"),
+    # KV cache and scheduler
+    "kv.tokens": FactSpec("number", "KV cache capacity in tokens"),
+    "kv.max_concurrency": FactSpec("number", "requests of max_model_len that fit in the KV cache"),
+    "kv.usage": FactSpec("series", "KV cache usage per interval, 0..1", _STATS_HINT),
+    "kv.cpu_usage": FactSpec("series", "CPU (swap) KV cache usage per interval, 0..1", _STATS_HINT),
+    "sched.running": FactSpec("series", "running requests per interval", _STATS_HINT),
+    "sched.waiting": FactSpec("series", "waiting (queued) requests per interval", _STATS_HINT),
+    "sched.swapped": FactSpec("series", "swapped requests per interval (vLLM V0)", _STATS_HINT),
+    "sched.preemptions": FactSpec("number", "preemptions and retractions counted in the log"),
+    "sched.max_num_seqs": FactSpec(
+        "number", "max concurrent requests (max_num_seqs / max_running_requests)", _CONFIG_HINT
+    ),
+    "sched.max_batched_tokens": FactSpec(
+        "number", "token budget per step (max_num_batched_tokens / chunked_prefill_size)", _CONFIG_HINT
+    ),
+    "sched.spec_token_budget_warning": FactSpec("bool", "vLLM capped max_num_scheduled_tokens for draft slots"),
+    "sched.prefix_caching": FactSpec("bool", "prefix caching enabled"),
+    "memory.fraction": FactSpec("number", "gpu_memory_utilization / mem_fraction_static", _CONFIG_HINT),
+    # throughput
+    "throughput.generation": FactSpec("series", "generation tok/s per interval, warm-up excluded", _STATS_HINT),
+    "throughput.per_request": FactSpec(
+        "series", "decode tok/s per request in intervals with one running request", _STATS_HINT
+    ),
+    "throughput.with_spec": FactSpec(
+        "series", "generation tok/s of processes that ran speculative decoding", _STATS_HINT
+    ),
+    "throughput.without_spec": FactSpec(
+        "series", "generation tok/s of processes in the same input that ran without speculation"
+    ),
+    "throughput.intervals": FactSpec("number", "stats intervals seen (before warm-up exclusion)", _STATS_HINT),
+    "throughput.first_interval_ratio": FactSpec(
+        "number", "first interval's generation tok/s divided by the steady-state median", _STATS_HINT
+    ),
+    "bench.per_request": FactSpec("series", "per-request decode tok/s from pasted benchmark results"),
+    "bench.output_throughput": FactSpec("series", "aggregate output tok/s from pasted benchmark results"),
+    "bench.concurrency": FactSpec("series", "concurrency of each pasted benchmark row"),
+    # hybrid models
+    "hybrid.is_hybrid": FactSpec("bool", "mamba / linear-attention hybrid model"),
+    "hybrid.attention_block_size": FactSpec("number", "attention block size forced by mamba page alignment"),
+    "hybrid.mamba_padding": FactSpec("number", "percent the mamba page was padded"),
+    "hybrid.mamba_cache_mode": FactSpec("str", "mamba cache mode: none, align, all"),
+    "hybrid.prefix_caching_disabled": FactSpec("bool", "prefix caching was disabled because of the hybrid layout"),
+    "hybrid.padding_waste": FactSpec("number", "percent of KV memory padding layers may waste"),
+    "hybrid.cudagraph_capped": FactSpec("bool", "CUDA-graph capture sizes capped to fit mamba cache blocks"),
+    # compile / warm-up
+    "compile.torch_seconds": FactSpec("number", "torch.compile time"),
+    "compile.init_seconds": FactSpec("number", "engine init time (profile, KV cache, warm-up)"),
+    "compile.graph_capture_seconds": FactSpec("number", "CUDA-graph capture time"),
+    "compile.disabled": FactSpec("bool", "torch.compile turned off (eager or TORCH_COMPILE_DISABLE)"),
+    "compile.cache_hit": FactSpec("bool", "compiled graphs loaded from cache"),
+    "compile.shm_waits": FactSpec("number", "`No available shared memory broadcast block` waits"),
+    "stall.serving_waits": FactSpec(
+        "number",
+        "`No available shared memory broadcast block` waits after serving started (a stuck worker)",
+        _STATS_HINT,
+    ),
+    "compile.phase_seconds": FactSpec("number", "wall-clock time between the first and last compile/warm-up line"),
+    "compile.startup_seconds": FactSpec(
+        "number", "longest of torch.compile, engine init, graph capture and the compile phase's wall-clock time"
+    ),
+    # quantization
+    "quant.method": FactSpec("str", "quantization method"),
+    "quant.kernel": FactSpec("str", "GEMM / MoE kernel chosen"),
+    "quant.fallback": FactSpec("bool", "a slower quantization kernel was chosen"),
+    "quant.fallback_reason": FactSpec("str", "the engine's words on the slower kernel"),
+    "quant.default_kernel_config": FactSpec("bool", "default (untuned) MoE or block-FP8 kernel config used"),
+    # offload
+    "offload.cpu_gb": FactSpec("number", "weights offloaded to CPU memory, GiB"),
+    "offload.swap_gb": FactSpec("number", "KV swap space, GiB (vLLM V0)"),
+    "offload.kv": FactSpec("bool", "KV cache offloaded to host memory"),
+    # failures and warnings
+    "failure.kinds": FactSpec("list", "engine failures seen: engine-dead, cuda-oom, nccl-timeout, ..."),
+    "failure.count": FactSpec("number", "engine failure events"),
+    "warnings.topics": FactSpec("list", "performance warnings the engine printed, by topic"),
+    "async_scheduling.enabled": FactSpec("bool", "vLLM async scheduling on"),
+}
+
+
+# `baseline.spec.acceptance_length` in a rule reads the baseline deployment's `spec.acceptance_length`.
+BASELINE_PREFIX = "baseline."
+
+
+def fact_spec(name: str) -> FactSpec | None:
+    """The declaration of a fact name, `baseline.`-prefixed names included."""
+    return FACTS.get(name.removeprefix(BASELINE_PREFIX))

@@ -1,0 +1,101 @@
+"""The profile of one deployment, and the builder the combiners write it with.
+
+    b.set("parallel.tp", 2.0, event, "non-default args")       # a later set wins ...
+    b.set("cuda_graphs.enabled", True, event, keep_first=True)  # ... unless keep_first
+    b.append("kv.usage", 0.41, event, "stats lines")            # series grow one interval at a time
+
+Every write goes through one of the builder's methods (set, append, add_ref, replace, put), so a test
+can check that each combiner writes only the facts it declares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from logdoctor.events import EventBase
+from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, fact_spec
+from logdoctor.facts.values import Fact, ref
+
+
+class ProfileBuilder:
+    """Accumulates facts; a later `set` of the same fact wins unless `keep_first`.
+
+    `engine` and `version` are what the caller already knows (`--engine`, a detected version): the
+    identity combiner prefers them to what the events say."""
+
+    def __init__(self, engine: str | None = None, version: str | None = None) -> None:
+        self.facts: dict[str, Fact] = {}
+        self.engine = engine
+        self.version = version
+
+    def set(
+        self, name: str, value: Any, event: EventBase | None = None, origin: str = "", *, keep_first: bool = False
+    ) -> None:
+        if value is None:
+            return
+        assert name in FACTS, name
+        if keep_first and name in self.facts:
+            return
+        refs = [ref(event)] if event is not None else []
+        self.facts[name] = Fact(value=value, refs=refs, origin=origin)
+
+    def value(self, name: str) -> Any:
+        fact = self.facts.get(name)
+        return None if fact is None else fact.value
+
+    def add_ref(self, name: str, event: EventBase) -> None:
+        fact = self.facts.get(name)
+        if fact is not None and len(fact.refs) < 5:
+            line = ref(event)
+            if line not in fact.refs:
+                fact.refs.append(line)
+
+    def append(self, name: str, value: Any, event: EventBase, origin: str = "") -> None:
+        if value is None:
+            return
+        fact = self.facts.get(name)
+        if fact is None:  # not setdefault: it would build a Fact on every call
+            fact = self.facts[name] = Fact(value=[], origin=origin)
+        fact.value.append(value)
+        if len(fact.refs) < 3:
+            fact.refs.append(ref(event))
+
+    def replace(self, name: str, value: Any) -> None:
+        """A new value for a fact that is set, keeping its lines and origin (a running count)."""
+        self.facts[name].value = value
+
+    def put(self, name: str, fact: Fact) -> None:
+        """A fact built whole (a value derived from other facts, with their lines)."""
+        assert name in FACTS, name
+        self.facts[name] = fact
+
+    def profile(self) -> Profile:
+        return Profile(facts=self.facts, engine=self.value("engine") or "unknown", version=self.value("engine.version"))
+
+
+@dataclass
+class Profile:
+    """The facts of one deployment (all sources given together)."""
+
+    facts: dict[str, Fact]
+    engine: str
+    version: str | None = None
+
+    def value(self, name: str) -> Any:
+        fact = self.facts.get(name)
+        return None if fact is None else fact.value
+
+    def has(self, name: str) -> bool:
+        fact = self.facts.get(name)
+        if fact is None:
+            return False
+        spec = fact_spec(name)
+        return not (isinstance(fact.value, list) and spec is not None and spec.kind == "series" and not fact.value)
+
+
+def with_baseline(candidate: Profile, baseline: Profile) -> Profile:
+    """The candidate's facts plus the baseline's under `baseline.<name>`: what diff-mode rules read."""
+    facts = dict(candidate.facts)
+    facts.update({BASELINE_PREFIX + name: fact for name, fact in baseline.facts.items()})
+    return Profile(facts=facts, engine=candidate.engine, version=candidate.version)
