@@ -79,10 +79,28 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class EngineChoice(click.Choice[str]):
+    """`auto` and every registered serving engine (`registry.engine_choices()`), looked up when the option
+    is first used: the registry imports every engine package, which `logdoctor --version` need not pay."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[str]:
+        from logdoctor.registry import engine_choices
+
+        return tuple(engine_choices())
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        pass  # click.Choice sets the choices it was given (none): they are always the registry's
+
+
 def engine_option(func: F) -> F:
     return click.option(
         "--engine",
-        type=click.Choice(["auto", "vllm", "sglang"]),
+        type=EngineChoice(),
         default="auto",
         show_default=True,
         help="Force the engine instead of detecting it from the log.",
@@ -693,7 +711,7 @@ def emit_diff(report: DiffReport, fmt: str, verbose: bool) -> None:
         render_diff_terminal(report, stdout_console(), verbose=verbose)
 
 
-_SIDE_ENGINE = click.Choice(["auto", "vllm", "sglang"])
+_SIDE_ENGINE = EngineChoice()
 
 
 @main.command()
@@ -812,19 +830,24 @@ def rules_facts() -> None:
 
 @rules.command("check")
 @click.argument("directories", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--no-builtin-rules", is_flag=True, help="Check DIRECTORIES alone (a pack that replaces the built-in set)."
+)
 @handle_errors
-def rules_check(directories: tuple[Path, ...]) -> None:
-    """Validate rule files (schema, unique ids, known causes and facts, samples fire).
+def rules_check(directories: tuple[Path, ...], no_builtin_rules: bool) -> None:
+    """Validate rule files (schema, ids and causes from the paths, unique ids, known facts, samples fire).
 
-    With no DIRECTORIES, checks the built-in rule set."""
+    With no DIRECTORIES, checks the built-in rule set; DIRECTORIES are checked against it (no id may
+    repeat a built-in one) and only their own samples run."""
     from logdoctor.engine.rules import load_rules
-    from logdoctor.engine.samples import check_samples
+    from logdoctor.testing.samples import check_samples
 
-    loaded = load_rules(directories, builtin=not directories)
-    problems = check_samples(loaded)
+    loaded = load_rules(directories, builtin=not directories or not no_builtin_rules)
+    checked = [item for item in loaded if not directories or not item.builtin]
+    problems = check_samples(checked)
     if problems:
         raise RuleError(f"{len(problems)} problem(s) in rule samples:\n  " + "\n  ".join(problems))
-    click.echo(f"{len(loaded)} rules OK")
+    click.echo(f"{len(checked)} rules OK")
 
 
 # --- test ----------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from logdoctor.events import EventBase
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats
+from logdoctor.registry import REGISTRY
 
 
 @dataclass
@@ -51,7 +52,8 @@ class Parsed:
 
     @property
     def engine(self) -> str:
-        serving = [d.engine for d in self.detections if d.engine in ("vllm", "sglang")]
+        serving_names = REGISTRY.names("serving")
+        serving = [d.engine for d in self.detections if d.engine in serving_names]
         if serving:
             return serving[0]
         others = [d.engine for d in self.detections if d.engine != "unknown"]
