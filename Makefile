@@ -25,6 +25,7 @@ sshd:
 lint: $(STAMP)
 	$(BIN)/ruff check logdoctor tests bench
 	$(BIN)/ruff format --check logdoctor tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -839,10 +839,12 @@ def rules_check(directories: tuple[Path, ...], no_builtin_rules: bool) -> None:
 
     With no DIRECTORIES, checks the built-in rule set; DIRECTORIES are checked against it (no id may
     repeat a built-in one) and only their own samples run."""
-    from logdoctor.engine.rules import load_rules
+    from logdoctor.engine.rules import builtin_rules_dir, load_rules
     from logdoctor.testing.samples import check_samples
 
-    loaded = load_rules(directories, builtin=not directories or not no_builtin_rules)
+    builtin = builtin_rules_dir().resolve()
+    against_builtin = not no_builtin_rules and all(d.resolve() != builtin for d in directories)
+    loaded = load_rules(directories, builtin=not directories or against_builtin)
     checked = [item for item in loaded if not directories or not item.builtin]
     problems = check_samples(checked)
     if problems:
