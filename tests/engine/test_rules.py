@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from logdoctor.engine.evaluate import strength
-from logdoctor.engine.rules import CAUSES, Fix, ScoreCurve, builtin_rules_dir, load_rules
+from logdoctor.engine.rules import CAUSES, Fix, ScoreCurve, builtin_rules_dir, load_rules, rule_engines
 from logdoctor.errors import RuleError
 
 CAUSES_MD = Path(__file__).resolve().parents[2].parent / "shared" / "CAUSES.md"
@@ -162,3 +162,20 @@ def test_strength_curve_is_continuous_and_passes_its_anchors() -> None:
     assert min(values) > 0 and max(values) < 1
     higher_is_worse = ScoreCurve(metric="x", info=0.1, warn=0.5)
     assert strength(0.9, higher_is_worse) > strength(0.5, higher_is_worse) > strength(0.1, higher_is_worse)
+
+
+def test_a_registered_engine_is_a_rule_engine(tmp_path: Path) -> None:
+    from logdoctor.registry import REGISTRY, EngineSpec
+
+    REGISTRY.register(EngineSpec(name="trt", label="TensorRT-LLM", kind="serving"))
+    try:
+        body = (
+            GOOD.replace("engines: [vllm]", "engines: [vllm, trt]")
+            + "fix: {trt: [--kv-cache-free-gpu-mem-fraction 0.9]}\n"
+        )
+        [item] = load_rules([_write(tmp_path, "my-rule.yaml", body)], builtin=False)
+        assert item.rule.fix.for_engine("trt") == ["--kv-cache-free-gpu-mem-fraction 0.9"]
+        assert item.rule.fix.for_engine("unknown") == ["--kv-cache-free-gpu-mem-fraction 0.9"]
+    finally:
+        REGISTRY.unregister("trt")
+    assert "trt" not in rule_engines()
