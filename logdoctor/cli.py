@@ -6,6 +6,7 @@ Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tes
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -21,6 +22,7 @@ from rich.table import Table
 from logdoctor import __version__
 from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
+from logdoctor.fleet import HostOptions
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json
 from logdoctor.sources.local import open_local
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     from logdoctor.diff import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
-    from logdoctor.fleet import HostOptions
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -310,28 +311,12 @@ def parse_size(ctx: click.Context, param: click.Parameter, value: str | int) -> 
     return size
 
 
-HOST_OPTIONS = (
-    "ssh_config",
-    "identities",
-    "known_hosts",
-    "timeout",
-    "logs",
-    "sudo",
-    "save",
-    "max_bytes",
-    "accept_new",
-    "jobs",
-)
-
-
 def ssh_options(func: F) -> F:
     """Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`."""
 
     @functools.wraps(func)
     def bundled(*args: Any, **kwargs: Any) -> Any:
-        from logdoctor.fleet import HostOptions
-
-        ssh = HostOptions(**{name: kwargs.pop(name) for name in HOST_OPTIONS})
+        ssh = HostOptions(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(HostOptions)})
         return func(*args, ssh=ssh, **kwargs)
 
     options = [

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from logdoctor import __version__
-from logdoctor.errors import CollectionError, InputError, LogdoctorError
+from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine and the SSH collector (paramiko) cost start-up time.
@@ -174,7 +174,6 @@ def collect_for_diagnosis(
 def side_line_sources(side: str, targets: Sequence[str], options: HostOptions, err: Console) -> list[LineSource]:
     """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
     over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
-    from logdoctor.errors import UsageError
     from logdoctor.run import local_line_sources, remote_line_sources
 
     paths, hosts = split_targets(targets, options.ssh_config)
