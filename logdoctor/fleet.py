@@ -3,8 +3,10 @@
 `logdoctor diagnose HOST...` and each host side of `logdoctor diff` come here; the CLI only parses the
 options (one `HostOptions` bundle for both commands) and renders what comes back:
 
-    paths, hosts = split_targets(["kpro5", "node2"], None)
-    collections, diagnoses = diagnose_hosts(hosts, options, load_rules, engine="auto", err=console)
+    paths, hosts = split_targets(["kpro5", "node2"], options.ssh_config)
+    collections, diagnoses = diagnose_hosts(
+        hosts, options, load_rules, check_rules_first=False, engine="auto", suppressions=None, err=console, debug=False
+    )
 
 Progress, what was found and notes go to `err` (the CLI's stderr console); results are returned.
 """
