@@ -36,9 +36,10 @@ from logdoctor.sources.local import ere_alternation
 _PLAIN_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def discovered_engines() -> tuple[EngineSpec, ...]:
-    """The engines discovery looks for: the registered ones that say how their server process is called."""
-    specs = tuple(spec for spec in REGISTRY.specs() if spec.process_hints)
+def discovered_engines(registered: Sequence[EngineSpec] | None = None) -> tuple[EngineSpec, ...]:
+    """The engines discovery looks for: the registered ones (or `registered`) that say how their server
+    process is called."""
+    specs = tuple(spec for spec in (REGISTRY.specs() if registered is None else registered) if spec.process_hints)
     for spec in specs:
         if "\n" in spec.label or "\r" in spec.label:
             raise ValueError(f"engine {spec.name!r}: its label is one line (it heads the discovery script)")

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
 
 import pytest
 
 from logdoctor.registry import REGISTRY, EngineSpec
 from logdoctor.sources import discovery
-
-
-@pytest.fixture
-def registered() -> Iterator[list[EngineSpec]]:
-    added: list[EngineSpec] = []
-    yield added
-    for spec in added:
-        REGISTRY.unregister(spec.name)
 
 
 def test_every_serving_engine_declares_its_discovery_hints() -> None:
@@ -49,15 +40,12 @@ def test_any_case_glob() -> None:
         EngineSpec(name="trt", label="TRT\nrm -rf /", kind="serving", process_hints=("trt",)),
     ],
 )
-def test_a_name_that_is_not_a_plain_word_is_refused(registered: list[EngineSpec], spec: EngineSpec) -> None:
-    REGISTRY.register(spec)
-    registered.append(spec)
+def test_a_name_that_is_not_a_plain_word_is_refused(spec: EngineSpec) -> None:
     with pytest.raises(ValueError, match=repr(spec.name)):
-        discovery.discovered_engines()
+        discovery.discovered_engines([*REGISTRY.specs(), spec])
 
 
-def test_engines_without_process_hints_are_not_looked_for(registered: list[EngineSpec]) -> None:
+def test_engines_without_process_hints_are_not_looked_for() -> None:
     spec = EngineSpec(name="collective2", label="C2", kind="collective")
-    REGISTRY.register(spec)
-    registered.append(spec)
-    assert "collective2" not in [s.name for s in discovery.discovered_engines()]
+    found = discovery.discovered_engines([*REGISTRY.specs(), spec])
+    assert [s.name for s in found] == ["vllm", "sglang"]
