@@ -311,12 +311,13 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
     if not isinstance(data, dict):
         errors.append(f"{display}:1:1: a rule file must be a mapping")
         return None
-    if not _identity(path, root, data, tree, errors):
-        return None
+    identified = _identity(path, root, data, tree, errors)
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
+            if not identified and err["type"] == "missing" and err["loc"] == ("cause",):
+                continue  # said already: the path gives no cause
             where_path = [str(x) if not isinstance(x, int) else x for x in err["loc"]]
             at_key = err["type"] == "extra_forbidden" or where_path[-1:] == ["[key]"]
             if where_path[-1:] == ["[key]"]:
@@ -358,7 +359,7 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
             line, col = locate(tree, [key])
             errors.append(f"{display}:{line}:{col}: {key}: {exc}")
             failed = True
-    if failed:
+    if failed or not identified:
         return None
     when = compiled["when"]
     assert when is not None

@@ -75,7 +75,7 @@ def test_id_and_cause_come_from_the_path(tmp_path: Path) -> None:
 def test_id_or_cause_that_disagrees_with_the_path_is_an_error(tmp_path: Path) -> None:
     directory = _write(tmp_path, "kv-cache-pressure/other-name.yaml", GOOD)
     _write(tmp_path, "spec-net-loss/my-rule.yaml", GOOD.replace("id: my-rule\n", ""))
-    _write(tmp_path, "kv/my-rule.yaml", GOOD)
+    _write(tmp_path, "kv/my-rule.yaml", GOOD.replace("impact: 50", "impact: 500"))
     _write(tmp_path, "no-cause.yaml", GOOD.replace("id: my-rule\n", "").replace("cause: kv-cache-pressure\n", ""))
     with pytest.raises(RuleError) as info:
         load_rules([directory], builtin=False)
@@ -85,6 +85,7 @@ def test_id_or_cause_that_disagrees_with_the_path_is_an_error(tmp_path: Path) ->
         "spec-net-loss/my-rule.yaml:1:8: cause: 'kv-cache-pressure' differs from the folder spec-net-loss/" in message
     )
     assert "kv/my-rule.yaml:1:1: rule: the folder 'kv' is not a cause" in message
+    assert "kv/my-rule.yaml:7:9: impact:" in message  # and the rest of the file is still checked
     assert "no-cause.yaml:1:1: rule: no cause folder: write `cause:`" in message
 
 
