@@ -42,6 +42,7 @@ screenshot: $(STAMP) chromium
 lint: $(STAMP)
 	$(BIN)/ruff check logdoctor tests bench
 	$(BIN)/ruff format --check logdoctor tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

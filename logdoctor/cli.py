@@ -6,11 +6,11 @@ Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tes
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,28 +20,24 @@ from rich.console import Console
 from rich.table import Table
 
 from logdoctor import __version__
-from logdoctor.errors import CollectionError, ExitStatus, InputError, LogdoctorError, RuleError, UsageError
+from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError
 from logdoctor.events import EventBase
+from logdoctor.fleet import HostOptions
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json
-from logdoctor.sources.local import LocalSource, open_local
+from logdoctor.sources.local import open_local
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
     # time that `parse` (and `diagnose FILE`, for the SSH part) should not pay.
-    from concurrent.futures import Future
-
     from logdoctor.diff import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.report.observed import Observed
-    from logdoctor.run import LineSource
-    from logdoctor.sources.ssh import HostCollection, RemoteSource, SshOptions
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_JOBS = 8
-PARSING_THREADS = 2  # hosts parsed at once by `diagnose HOST...` (see there)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,10 +76,28 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class EngineChoice(click.Choice[str]):
+    """`auto` and every registered serving engine (`registry.engine_choices()`), looked up when the option
+    is first used: the registry imports every engine package, which `logdoctor --version` need not pay."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[str]:
+        from logdoctor.registry import engine_choices
+
+        return tuple(engine_choices())
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        pass  # click.Choice sets the choices it was given (none): they are always the registry's
+
+
 def engine_option(func: F) -> F:
     return click.option(
         "--engine",
-        type=click.Choice(["auto", "vllm", "sglang"]),
+        type=EngineChoice(),
         default="auto",
         show_default=True,
         help="Force the engine instead of detecting it from the log.",
@@ -235,33 +249,6 @@ def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[L
     return load_rules(rule_dirs, builtin=not no_builtin_rules)
 
 
-def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
-    """Open local paths (or `-`); every path is checked before anything is read."""
-    from logdoctor.run import LineSource
-
-    opened = [open_local(p) for p in paths]
-    keywords = candidate_keywords()
-    out: list[LineSource] = []
-    for source in opened:
-
-        def finish(stat: SourceStats, source: LocalSource = source) -> None:
-            stat.bytes_read = source.bytes_read
-            stat.prefiltered = source.prefiltered
-            if source.prefiltered and source.total_lines is not None:
-                stat.lines = source.total_lines
-
-        out.append(
-            LineSource(
-                name=source.name,
-                lines=source.lines(keywords),
-                kind=source.kind,
-                path=None if source.kind == "stdin" else source.path,
-                finish=finish,
-            )
-        )
-    return out
-
-
 def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> int:
     from logdoctor.engine.result import SEVERITY_ORDER
 
@@ -339,7 +326,13 @@ def parse_size(ctx: click.Context, param: click.Parameter, value: str | int) -> 
 
 
 def ssh_options(func: F) -> F:
-    """Options of `diagnose HOST...` (docs/ssh.md)."""
+    """Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`."""
+
+    @functools.wraps(func)
+    def bundled(*args: Any, **kwargs: Any) -> Any:
+        ssh = HostOptions(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(HostOptions)})
+        return func(*args, ssh=ssh, **kwargs)
+
     options = [
         click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
         click.option(
@@ -391,161 +384,8 @@ def ssh_options(func: F) -> F:
         ),
     ]
     for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def read_hosts_file(path: str) -> list[str]:
-    """`--hosts FILE`: one target a line (`user@host`, `host:port`, `ssh://...`, an ssh-config alias);
-    blank lines and `#` comments are skipped; a malformed target is an error naming FILE:LINE."""
-    from logdoctor.sources.target import parse_target
-
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"--hosts {path}: cannot read it ({reason})") from exc
-    hosts: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        target = line.split("#", 1)[0].strip()
-        if not target:
-            continue
-        try:
-            parse_target(target)
-        except InputError as exc:
-            raise InputError(f"{path}:{number}: {exc}") from exc
-        hosts.append(target)
-    if not hosts:
-        raise InputError(f"--hosts {path}: no hosts in it (one target a line, `#` comments)")
-    return hosts
-
-
-def split_targets(targets: Sequence[str], ssh_config: str | None) -> tuple[list[str], list[str]]:
-    """(local paths, hosts): an existing path is a file; anything else that looks like a host is one."""
-    if all(t == "-" or os.path.exists(t) for t in targets):
-        return list(targets), []
-    from logdoctor.sources.ssh import looks_like_host
-    from logdoctor.sources.sshconfig import load_ssh_config
-
-    aliases = load_ssh_config(ssh_config).aliases()
-    hosts = [t for t in targets if looks_like_host(t, aliases=aliases)]
-    return [t for t in targets if t not in hosts], hosts
-
-
-def remote_line_sources(collection: HostCollection, *, live: bool = False) -> Iterator[LineSource]:
-    """The collected sources as parser inputs; `live`: as they arrive (blocks until the host is done)."""
-    from logdoctor.run import LineSource
-
-    for source in collection.feed if live else list(collection.sources):
-
-        def finish(stat: SourceStats, src: RemoteSource = source) -> None:
-            stat.bytes_read = src.bytes_read
-            stat.bytes_transferred = src.bytes_transferred
-            stat.prefiltered = src.filtered
-
-        yield LineSource(
-            name=source.name,
-            lines=source.feed,
-            kind=source.kind,
-            host=source.host,
-            path=source.path,
-            finish=finish,
-        )
-
-
-def failed_host_diagnosis(collection: HostCollection) -> Diagnosis:
-    from logdoctor.engine.result import Diagnosis, EngineReport, Verdict
-
-    error = collection.error or f"{collection.host}: not collected"
-    return Diagnosis(
-        tool={"name": "logdoctor", "version": __version__},
-        sources=[],
-        engine=EngineReport(name="unknown"),
-        verdict=Verdict(healthy=False, summary=f"not collected: {error}"),
-        findings=[],
-        ruled_out=[],
-        insufficient_data=[],
-        errors=[{"host": collection.host, "error": error}],
-    )
-
-
-def mark_partial(d: Diagnosis, where: str, problems: Sequence[str]) -> Diagnosis:
-    """A diagnosis of partial data (a cut, a time limit, a cap, an unfinished --save) says so, and is never healthy."""
-    from logdoctor.engine.result import Verdict
-
-    if not problems:
-        return d
-    errors = [*d.errors, *({"host": where, "error": p} for p in problems)]
-    verdict = d.verdict
-    if verdict.healthy:
-        verdict = Verdict(healthy=False, summary=f"not called healthy: partial data ({problems[0]})")
-    return d.model_copy(update={"errors": errors, "verdict": verdict})
-
-
-def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *, alone: bool, debug: bool) -> Diagnosis:
-    """A collected host's diagnosis; in a fleet, a bug that breaks one host's diagnosis fails that host
-    (reported, exit 3) instead of the whole run. Errors of ours (the rules) still stop everything."""
-    if col.error is None and diagnosing is not None:
-        try:
-            return diagnosing.result()
-        except LogdoctorError:
-            raise
-        except Exception as exc:
-            if alone or debug:
-                raise
-            col.error = f"{col.host}: internal error while diagnosing: {type(exc).__name__}: {exc}"
-            col.error_kind = "internal"
-    return failed_host_diagnosis(col)
-
-
-def collect_for_diagnosis(
-    hosts: Sequence[str],
-    options: SshOptions,
-    jobs: int,
-    save: str | None,
-    on_started: Callable[[int, HostCollection], None] | None = None,
-) -> list[HostCollection]:
-    """Collect every host (progress, what was found and notes on stderr); `--save` each one.
-
-    `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
-    from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
-
-    if save is not None:
-        prepare_save_dir(save)  # new or empty, before any host is contacted
-    err = stderr_console()
-    lock = threading.Lock()
-
-    def progress(host: str, message: str) -> None:
-        with lock:
-            err.print(f"{host}: {message}", style="dim", highlight=False, markup=False, soft_wrap=True)
-
-    targets = [parse_target(h) for h in hosts]
-    collections = collect_hosts(
-        targets, options, candidate_keywords(), jobs=jobs, progress=progress, on_started=on_started
-    )
-    for col in collections:
-        for line in col.found:
-            err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
-        for note in col.notes:
-            err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
-        for line in col.incomplete:
-            err.print(f"{col.host}: incomplete: {line}", highlight=False, markup=False, style="yellow", soft_wrap=True)
-        if save is not None:
-            where = save_collection(col, save)
-            err.print(
-                f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-    if len(collections) > 1:
-        ok = sum(1 for c in collections if c.ok)
-        err.print(f"collected {ok} of {len(collections)} hosts", highlight=False)
-    return collections
+        bundled = option(bundled)
+    return bundled  # type: ignore[return-value]
 
 
 @main.command()
@@ -572,17 +412,7 @@ def diagnose(
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
-    ssh_config: str | None,
-    identities: tuple[str, ...],
-    known_hosts: str | None,
-    timeout: float | None,
-    read_timeout: float,
-    logs: tuple[str, ...],
-    sudo: bool,
-    save: str | None,
-    max_bytes: int,
-    accept_new: bool,
-    jobs: int,
+    ssh: HostOptions,
     hosts_file: str | None,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
@@ -590,8 +420,9 @@ def diagnose(
     Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
     from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.report.formats import check_output, observed_of, written_to
-    from logdoctor.run import diagnose_parsed, parse_sources
+    from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
 
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
@@ -601,15 +432,14 @@ def diagnose(
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
     ctx = click.get_current_context()
-    paths, hosts = split_targets(targets, ssh_config) if targets else ([], [])
+    paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":
         raise UsageError("`-` and `--hosts -` both want stdin: give the hosts in a file")
     hosts = list(dict.fromkeys([*hosts, *listed]))  # the order given, each host once
     if hosts and paths:
         raise UsageError(f"give local paths or hosts, not both (paths: {', '.join(paths)}; hosts: {', '.join(hosts)})")
     if not hosts:
-        host_only = {"--log": logs, "--sudo": sudo, "--save": save, "--accept-new": accept_new, "-i": identities}
-        given = [name for name, value in host_only.items() if value]
+        given = ssh.host_only_given()
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
@@ -622,59 +452,17 @@ def diagnose(
         with written_to(output):
             emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
-    from logdoctor.sources.ssh import SshOptions
-
-    options = SshOptions(
-        ssh_config=ssh_config,
-        identity_files=identities,
-        known_hosts=known_hosts,
-        timeout=timeout,
-        logs=logs,
-        sudo=sudo,
-        max_bytes=max_bytes,
-        accept_new=accept_new,
-        command_timeout=read_timeout,
+    collections, diagnoses, observed = diagnose_hosts(
+        hosts,
+        ssh,
+        functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
+        check_rules_first=bool(rule_dirs or no_builtin_rules),
+        engine=engine,
+        suppressions=suppressions,
+        err=stderr_console(),
+        debug=bool(ctx.find_root().params.get("debug")),
+        observe=functools.partial(observed_of, fmt),
     )
-    from concurrent.futures import ThreadPoolExecutor
-
-    # Each host's lines are parsed while they arrive (a parsing thread a host, fed by its collector),
-    # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
-    # At most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not
-    # finish sooner, and each host being parsed holds all its events (a 1 GiB log's run peaks at 326 MiB); the lines
-    # of the hosts that wait are kept as they arrive and parsed when a thread is free.
-    parsers = min(jobs, PARSING_THREADS)
-    with ThreadPoolExecutor(max_workers=parsers + 1, thread_name_prefix="logdoctor-diagnose") as pool:
-        # The built-in rules load while the first host is contacted; a user's rule options are checked
-        # before any host is (a mistake in them should not cost a fleet's collection).
-        rules_ready: Future[list[LoadedRule]] = pool.submit(load_rule_set, rule_dirs, no_builtin_rules)
-        if rule_dirs or no_builtin_rules:
-            rules_ready.result()
-        diagnosing: dict[int, Future[Diagnosis]] = {}
-        observed: dict[int, Observed] = {}  # what --format html/github show beside each host's diagnosis
-
-        def diagnose_live(index: int, col: HostCollection) -> Diagnosis:
-            parsed = parse_sources(remote_line_sources(col, live=True), engine)
-            observed[index] = observed_of(fmt, parsed.events)
-            return diagnose_parsed(parsed, rules_ready.result(), engine=engine, suppressions=suppressions)[0]
-
-        def start_host(index: int, col: HostCollection) -> None:
-            diagnosing[index] = pool.submit(diagnose_live, index, col)
-
-        collections = collect_for_diagnosis(hosts, options, jobs, save, on_started=start_host)
-        debug = bool(ctx.find_root().params.get("debug"))
-        if len(collections) == 1 and collections[0].error is not None:
-            failure = collections[0].exception
-            if isinstance(failure, LogdoctorError) or (failure is not None and debug):
-                raise failure
-            raise CollectionError(collections[0].error)
-        diagnoses = [
-            host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
-            for index, col in enumerate(collections)
-        ]
-    diagnoses = [
-        mark_partial(d, c.host, c.incomplete if c.error is None else [])  # a failed host's error says it all
-        for d, c in zip(diagnoses, collections, strict=True)
-    ]
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
@@ -711,36 +499,6 @@ def diff_sides(
     return sides
 
 
-def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) -> list[LineSource]:
-    """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
-    over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
-    paths, hosts = split_targets(targets, ssh["ssh_config"])
-    if hosts and paths:
-        raise UsageError(f"{side}: give local paths or hosts, not both")
-    if not hosts:
-        return local_line_sources(paths)
-    from logdoctor.sources.ssh import SshOptions
-
-    options = SshOptions(
-        ssh_config=ssh["ssh_config"],
-        identity_files=ssh["identities"],
-        known_hosts=ssh["known_hosts"],
-        timeout=ssh["timeout"],
-        logs=ssh["logs"],
-        sudo=ssh["sudo"],
-        max_bytes=ssh["max_bytes"],
-        accept_new=ssh["accept_new"],
-        command_timeout=ssh["read_timeout"],
-    )
-    collections = collect_for_diagnosis(hosts, options, ssh["jobs"], ssh["save"])
-    for collection in collections:
-        if collection.error is not None:
-            raise CollectionError(f"{side}: {collection.error}")
-        if collection.incomplete:  # a diff of partial data would invent differences
-            raise CollectionError(f"{side}: {collection.host}: {'; '.join(collection.incomplete)}")
-    return [source for collection in collections for source in remote_line_sources(collection)]
-
-
 def emit_diff(report: DiffReport, fmt: str, verbose: bool, observed: Sequence[Observed] = ()) -> None:
     from logdoctor.report.diff_markdown import render_diff_markdown
     from logdoctor.report.diff_terminal import render_diff_terminal
@@ -758,7 +516,7 @@ def emit_diff(report: DiffReport, fmt: str, verbose: bool, observed: Sequence[Ob
         render_diff_terminal(report, stdout_console(), verbose=verbose)
 
 
-_SIDE_ENGINE = click.Choice(["auto", "vllm", "sglang"])
+_SIDE_ENGINE = EngineChoice()
 
 
 @main.command()
@@ -794,7 +552,7 @@ def diff(
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
-    **ssh: Any,
+    ssh: HostOptions,
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
 
@@ -805,6 +563,7 @@ def diff(
     regression rules included (docs/diff.md)."""
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.fleet import side_line_sources
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
 
@@ -814,8 +573,8 @@ def diff(
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
-    base_sources = side_line_sources("baseline", base_targets, ssh)
-    cand_sources = side_line_sources("candidate", cand_targets, ssh)
+    base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console())
+    cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console())
     base_parsed = parse_sources(base_sources, baseline_engine)
     cand_parsed = parse_sources(cand_sources, candidate_engine)
     report = diff_parsed(
@@ -885,19 +644,26 @@ def rules_facts() -> None:
 
 @rules.command("check")
 @click.argument("directories", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--no-builtin-rules", is_flag=True, help="Check DIRECTORIES alone (a pack that replaces the built-in set)."
+)
 @handle_errors
-def rules_check(directories: tuple[Path, ...]) -> None:
-    """Validate rule files (schema, unique ids, known causes and facts, samples fire).
+def rules_check(directories: tuple[Path, ...], no_builtin_rules: bool) -> None:
+    """Validate rule files (schema, ids and causes from the paths, unique ids, known facts, samples fire).
 
-    With no DIRECTORIES, checks the built-in rule set."""
-    from logdoctor.engine.rules import load_rules
-    from logdoctor.engine.samples import check_samples
+    With no DIRECTORIES, checks the built-in rule set; DIRECTORIES are checked against it (no id may
+    repeat a built-in one) and only their own samples run."""
+    from logdoctor.engine.rules import builtin_rules_dir, load_rules
+    from logdoctor.testing.samples import check_samples
 
-    loaded = load_rules(directories, builtin=not directories)
-    problems = check_samples(loaded)
+    builtin = builtin_rules_dir().resolve()
+    against_builtin = not no_builtin_rules and all(d.resolve() != builtin for d in directories)
+    loaded = load_rules(directories, builtin=not directories or against_builtin)
+    checked = [item for item in loaded if not directories or not item.builtin]
+    problems = check_samples(checked)
     if problems:
         raise RuleError(f"{len(problems)} problem(s) in rule samples:\n  " + "\n  ".join(problems))
-    click.echo(f"{len(loaded)} rules OK")
+    click.echo(f"{len(checked)} rules OK")
 
 
 # --- test ----------------------------------------------------------------------------------------

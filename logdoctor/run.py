@@ -4,14 +4,17 @@ Used by `logdoctor diagnose`, `logdoctor diff`, `logdoctor test` and `logdoctor.
 entry point runs exactly the same stages:
 
     lines -> parse.EventStream -> facts.build_profile -> engine.evaluate -> engine.result.Diagnosis
+
+Every input reaches it as a `LineSource`: `local_line_sources` opens files and stdin, `remote_line_sources`
+gives what the SSH collector brought back, so `diagnose FILE`, `diagnose HOST` and `diff` parse alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from logdoctor import __version__
 from logdoctor.engine.evaluate import evaluate
@@ -22,7 +25,13 @@ from logdoctor.engine.verdict import decide
 from logdoctor.events import EventBase
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.detect import Detection
-from logdoctor.parse.pipeline import EventStream, SourceStats
+from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.registry import REGISTRY
+from logdoctor.sources.local import LocalSource, open_local
+
+if TYPE_CHECKING:
+    # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
+    from logdoctor.sources.ssh import HostCollection, RemoteSource
 
 
 @dataclass
@@ -36,6 +45,50 @@ class LineSource:
     path: str | None = None
     # Called after the lines are consumed, to fill in what only the reader knows (bytes, total lines).
     finish: Callable[[SourceStats], None] | None = None
+
+
+def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
+    """Open local paths (or `-`); every path is checked before anything is read."""
+    opened = [open_local(p) for p in paths]
+    keywords = candidate_keywords()
+    out: list[LineSource] = []
+    for source in opened:
+
+        def finish(stat: SourceStats, source: LocalSource = source) -> None:
+            stat.bytes_read = source.bytes_read
+            stat.prefiltered = source.prefiltered
+            if source.prefiltered and source.total_lines is not None:
+                stat.lines = source.total_lines
+
+        out.append(
+            LineSource(
+                name=source.name,
+                lines=source.lines(keywords),
+                kind=source.kind,
+                path=None if source.kind == "stdin" else source.path,
+                finish=finish,
+            )
+        )
+    return out
+
+
+def remote_line_sources(collection: HostCollection, *, live: bool = False) -> Iterator[LineSource]:
+    """The collected sources as parser inputs; `live`: as they arrive (blocks until the host is done)."""
+    for source in collection.feed if live else list(collection.sources):
+
+        def finish(stat: SourceStats, src: RemoteSource = source) -> None:
+            stat.bytes_read = src.bytes_read
+            stat.bytes_transferred = src.bytes_transferred
+            stat.prefiltered = src.filtered
+
+        yield LineSource(
+            name=source.name,
+            lines=source.feed,
+            kind=source.kind,
+            host=source.host,
+            path=source.path,
+            finish=finish,
+        )
 
 
 @dataclass
@@ -52,7 +105,8 @@ class Parsed:
 
     @property
     def engine(self) -> str:
-        serving = [d.engine for d in self.detections if d.engine in ("vllm", "sglang")]
+        serving_names = REGISTRY.names("serving")
+        serving = [d.engine for d in self.detections if d.engine in serving_names]
         if serving:
             return serving[0]
         others = [d.engine for d in self.detections if d.engine != "unknown"]

@@ -128,6 +128,19 @@ def test_rules_commands() -> None:
     assert run("rules", "show", "nope")[0] == 2
 
 
+def test_rules_check_a_pack_against_the_builtin_set(tmp_path: Path) -> None:
+    pack = tmp_path / "pack" / "kv-cache-pressure"
+    pack.mkdir(parents=True)
+    builtin = (ROOT / "rules" / "kv-cache-pressure" / "kv-saturated.yaml").read_text(encoding="utf-8")
+    (pack / "kv-saturated.yaml").write_text(builtin.replace("id: kv-saturated\n", ""), encoding="utf-8")
+    code, _, err = run("rules", "check", str(pack.parent))
+    assert code == 2 and "kv-saturated.yaml:1:1: duplicate rule id 'kv-saturated' (also in the built-in set" in err
+    assert run("rules", "check", "--no-builtin-rules", str(pack.parent))[:2] == (0, "1 rules OK\n")
+    (pack / "kv-saturated.yaml").rename(pack / "my-kv-saturated.yaml")
+    assert run("rules", "check", str(pack.parent))[:2] == (0, "1 rules OK\n")
+    assert run("rules", "check", str(ROOT / "rules"))[0] == 0  # the built-in directory itself
+
+
 def test_docs_list_every_fact() -> None:
     from logdoctor.facts import FACTS
 

@@ -23,7 +23,7 @@ from logdoctor.engine.result import (
     Verdict,
     severity_for,
 )
-from logdoctor.engine.rules import LoadedRule, ScoreCurve
+from logdoctor.engine.rules import LoadedRule, ScoreCurve, rule_engines
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import BASELINE_PREFIX, Profile, fact_spec
 
@@ -102,7 +102,7 @@ def _hint(names: Sequence[str]) -> list[str]:
 def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tuple[RuleOutcome, Finding | None]:
     rule = item.rule
     base: dict[str, Any] = {"rule": rule.id, "cause": rule.cause, "title": rule.title}
-    if profile.engine in ("vllm", "sglang", "nccl") and profile.engine not in rule.engines:
+    if profile.engine not in rule.engines and profile.engine in rule_engines():
         return RuleOutcome(**base, outcome="not_applicable", reason=f"rule is for {', '.join(rule.engines)}"), None
     missing = [name for name in rule.requires if not profile.has(name)]
     if missing:

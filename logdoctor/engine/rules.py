@@ -1,7 +1,12 @@
 """Rule files: schema, loading, validation. One YAML file a rule; every error carries file:line:column.
 
-    id: vllm-eager-decode
-    cause: cuda-graphs-disabled
+A rule's identity is its path: `rules/<cause>/<id>.yaml`. The id is the file's stem and the cause the
+folder that holds it; `id:` and `cause:` may be written in the file, and must then agree with the path
+(a file directly in a `--rules DIR` has no cause folder and must say `cause:`):
+
+    # rules/cuda-graphs-disabled/vllm-eager-decode.yaml
+    id: vllm-eager-decode                 # optional: the file's stem
+    cause: cuda-graphs-disabled           # optional: the folder's name
     title: Decode runs eagerly (no CUDA graphs)
     engines: [vllm, sglang]
     requires: [cuda_graphs.enabled]
@@ -27,12 +32,23 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression, reads_baseline
 from logdoctor.errors import RuleError
 from logdoctor.facts import BASELINE_PREFIX, FACTS
+from logdoctor.registry import REGISTRY
 
+# The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
     "cuda-graphs-disabled",
     "custom-allreduce-disabled",
@@ -51,7 +67,23 @@ CAUSES: tuple[str, ...] = (
     "engine-failure",
 )
 
-EngineName = Literal["vllm", "sglang", "nccl"]
+
+def rule_engines() -> tuple[str, ...]:
+    """The engines a rule may name (`engines:`, `fix:`, a sample's `engine:`): every registered engine
+    that writes logs (serving engines and NCCL), not the input kinds (benchmark results, host facts)."""
+    return tuple(spec.name for spec in REGISTRY.specs() if spec.kind != "input")
+
+
+def _known_engine(name: str) -> str:
+    names = rule_engines()
+    if name not in names:
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ValueError(f"unknown engine '{name}'{hint}; known engines: {', '.join(names)}")
+    return name
+
+
+EngineName = Annotated[str, AfterValidator(_known_engine)]
 
 
 def _known_fact(name: str) -> str:
@@ -101,18 +133,20 @@ class Sample(BaseModel):
     baseline_engine: EngineName | None = None
 
 
-class Fix(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Fix(RootModel[dict[EngineName, list[str]]]):
+    """What to change, per engine: `fix: {vllm: [...], sglang: [...]}`, keyed by registered engine names."""
 
-    vllm: list[str] = Field(default_factory=list)
-    sglang: list[str] = Field(default_factory=list)
-    nccl: list[str] = Field(default_factory=list)
+    model_config = ConfigDict(frozen=True)
+
+    root: dict[EngineName, list[str]] = Field(default_factory=dict)
 
     def for_engine(self, engine: str) -> list[str]:
-        value = getattr(self, engine, None)
+        """The engine's own fixes; for a log whose engine is unknown, every engine's, in registry order."""
+        value = self.root.get(engine)
         if value:
             return list(value)
-        return [*self.vllm, *self.sglang, *self.nccl] if engine not in ("vllm", "sglang", "nccl") else []
+        names = rule_engines()
+        return [] if engine in names else [line for name in names for line in self.root.get(name, [])]
 
 
 class Rule(BaseModel):
@@ -227,7 +261,39 @@ def _compile_template(text: str) -> list[tuple[str, Node | None, str]]:
     return parts
 
 
-def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | None:
+def _identity(path: Path, root: Path, data: dict[str, Any], tree: yaml.Node | None, errors: list[str]) -> bool:
+    """Fill `id` (the file's stem) and `cause` (the folder holding the file) from the path into `data`.
+
+    Written `id:`/`cause:` must agree with the path; a file directly in the rule directory has no cause
+    folder and must write `cause:`. False, with the errors added, when the file disagrees with its path."""
+    display = str(path)
+    problems: list[tuple[str, str]] = []
+    stem = path.name.removesuffix(".yaml")
+    written_id = data.setdefault("id", stem)
+    if isinstance(written_id, str) and written_id != stem:
+        problems.append(
+            ("id", f"'{written_id}' differs from the file name {path.name}: a rule's id is its file's stem")
+        )
+    folder = path.parent.name if path.parent != root else None
+    written_cause = data.get("cause")
+    if folder is None:
+        if written_cause is None:
+            problems.append(("rule", "no cause folder: write `cause:`, or move the file to <rules>/<cause>/"))
+    elif folder not in CAUSES:
+        problems.append(("rule", f"the folder '{folder}' is not a cause (a rule sits in <rules>/<cause>/{path.name})"))
+    elif written_cause is None:
+        data["cause"] = folder
+    elif isinstance(written_cause, str) and written_cause != folder:
+        problems.append(
+            ("cause", f"'{written_cause}' differs from the folder {folder}/: a rule's cause is the folder it sits in")
+        )
+    for key, message in problems:
+        line, col = locate(tree, [key] if key in data else [])
+        errors.append(f"{display}:{line}:{col}: {key}: {message}")
+    return not problems
+
+
+def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> LoadedRule | None:
     display = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -245,13 +311,19 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
     if not isinstance(data, dict):
         errors.append(f"{display}:1:1: a rule file must be a mapping")
         return None
+    identified = _identity(path, root, data, tree, errors)
     try:
         rule = Rule.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
+            if not identified and err["type"] == "missing" and err["loc"] == ("cause",):
+                continue  # said already: the path gives no cause
             where_path = [str(x) if not isinstance(x, int) else x for x in err["loc"]]
-            line, col = locate(tree, where_path, key=err["type"] == "extra_forbidden")
-            where = ".".join(str(x) for x in err["loc"]) or "rule"
+            at_key = err["type"] == "extra_forbidden" or where_path[-1:] == ["[key]"]
+            if where_path[-1:] == ["[key]"]:
+                where_path = where_path[:-1]
+            line, col = locate(tree, where_path, key=at_key)
+            where = ".".join(str(x) for x in where_path) or "rule"
             message = err["msg"].removeprefix("Value error, ")
             errors.append(f"{display}:{line}:{col}: {where}: {message}")
         return None
@@ -287,7 +359,7 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
             line, col = locate(tree, [key])
             errors.append(f"{display}:{line}:{col}: {key}: {exc}")
             failed = True
-    if failed:
+    if failed or not identified:
         return None
     when = compiled["when"]
     assert when is not None
@@ -340,7 +412,8 @@ def rule_files(directory: Path) -> list[Path]:
 def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> list[LoadedRule]:
     """Load the built-in rules (unless disabled) and every `*.yaml` under the given directories.
 
-    Raises RuleError listing every problem (file:line:col) when any file is invalid or ids collide."""
+    Raises RuleError listing every problem (file:line:col) when any file is invalid, disagrees with its
+    path (`<cause>/<id>.yaml`), or ids collide (a pack's rule with a built-in one included)."""
     errors: list[str] = []
     loaded: list[LoadedRule] = []
     sources: list[tuple[Path, bool]] = []
@@ -353,13 +426,15 @@ def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> lis
         sources.append((directory, False))
     for directory, is_builtin in sources:
         for path in rule_files(directory):
-            item = _load_file(path, is_builtin, errors)
+            item = _load_file(path, directory, is_builtin, errors)
             if item is not None:
                 loaded.append(item)
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:
             errors.append(f"{item.path}:1:1: duplicate rule id '{item.id}' (also in {seen[item.id]})")
+        elif item.builtin:
+            seen[item.id] = f"the built-in set: {item.path}"
         else:
             seen[item.id] = item.path
     if errors:

@@ -284,7 +284,7 @@ _MARK_MEANING = {
 
 
 def _diff_value(report: DiffReport, row: Difference, baseline: bool) -> str:
-    from logdoctor.diff import format_value
+    from logdoctor.engine.diffresult import format_value
 
     value = row.baseline if baseline else row.candidate
     detail = row.baseline_detail if baseline else row.candidate_detail
@@ -296,7 +296,7 @@ def _diff_value(report: DiffReport, row: Difference, baseline: bool) -> str:
 
 
 def _side_header(label: str, side: DiffSide) -> str:
-    from logdoctor.diff import engine_label
+    from logdoctor.engine.diffresult import engine_label
 
     sources = ", ".join(_short(s.name) for s in side.sources) or "-"
     return (
@@ -307,7 +307,7 @@ def _side_header(label: str, side: DiffSide) -> str:
 
 def render_diff_html(report: DiffReport, baseline: Observed, candidate: Observed) -> str:
     """The two deployments side by side, the settings table, the timelines overlaid, the candidate's findings."""
-    from logdoctor.diff import engine_label
+    from logdoctor.engine.diffresult import engine_label
 
     page = _Page()
     parts = [_header(report.tool), '<section class="diff" id="diff"><h2>logdoctor diff</h2>']

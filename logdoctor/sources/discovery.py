@@ -8,6 +8,12 @@ as `"$f"` in a redirection, globs are expanded with `IFS=` from an unquoted vari
 od, tr, wc, gzip, find, readlink, head, ls (plus docker/podman, systemctl/journalctl, nvidia-smi and
 python when present). Nothing is installed or written on the host.
 
+What to look for comes from the engine registry: each serving engine's `process_hints` (command-line
+fragments), `log_globs` (log file names) and `distribution` (the package `pip show` knows). Those values
+are built into the scripts once, at import, each shell-quoted as a separate word (`shlex.quote`), and the
+names that land inside a quoted program text (the engine and distribution names) must be plain words
+(`[A-Za-z0-9][A-Za-z0-9._-]*`), checked here.
+
 Scripts print records framed by NUL bytes (`kind:value\\0`), so a file name with a newline survives:
 
     proc:4242:python -m vllm serve Qwen/Qwen3-8B --port 8000
@@ -24,18 +30,38 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from logdoctor.redact import redact
+from logdoctor.registry import REGISTRY, EngineSpec
 from logdoctor.sources.local import ere_alternation
 
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def discovered_engines(registered: Sequence[EngineSpec] | None = None) -> tuple[EngineSpec, ...]:
+    """The engines discovery looks for: the registered ones (or `registered`) that say how their server
+    process is called."""
+    specs = tuple(spec for spec in (REGISTRY.specs() if registered is None else registered) if spec.process_hints)
+    for spec in specs:
+        if "\n" in spec.label or "\r" in spec.label:
+            raise ValueError(f"engine {spec.name!r}: its label is one line (it heads the discovery script)")
+        for word in (spec.name, spec.distribution or spec.name):
+            if not _PLAIN_WORD_RE.fullmatch(word):
+                raise ValueError(f"engine {spec.name!r}: {word!r} is not a plain name ([A-Za-z0-9._-]) for discovery")
+    return specs
+
+
+def _any_case(glob: str) -> str:
+    """`*vllm*` -> `*[vV][lL][lL][mM]*`: a file-name glob that `find -name` matches in any case."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in glob)
+
+
+_ENGINES = discovered_engines()
 # Command lines that identify a serving process (the host's /proc/PID/cmdline, NULs as spaces).
-SERVER_PATTERNS = (
-    "vllm serve",
-    "vllm.entrypoints",
-    "vllm/entrypoints",
-    "sglang.launch_server",
-    "sglang serve",
-    "sglang.srt.entrypoints",
-)
-ENGINE_RE = re.compile(r"vllm|sglang", re.IGNORECASE)
+SERVER_PATTERNS: tuple[str, ...] = tuple(hint for spec in _ENGINES for hint in spec.process_hints)
+# A process, container or systemd unit is looked at only when its command line or name has an engine's name.
+ENGINE_NAMES: tuple[str, ...] = tuple(spec.name for spec in _ENGINES)
+ENGINE_RE = re.compile("|".join(re.escape(name) for name in ENGINE_NAMES), re.IGNORECASE)
+LOG_GLOBS: tuple[str, ...] = tuple(glob for spec in _ENGINES for glob in spec.log_globs)
+DISTRIBUTIONS: tuple[str, ...] = tuple(spec.distribution or spec.name for spec in _ENGINES)
 SEARCH_DEPTH = 3
 FACT_LIMIT = 256 * 1024  # bytes kept of one host-fact command's output
 
@@ -54,16 +80,23 @@ exit 0
 SUDO_PROBE = "sudo -n true"
 
 _CASE_PATTERNS = "|".join(f"*{shlex.quote(p)}*" for p in SERVER_PATTERNS)
+_GREP_WORDS = " ".join(f"-e {shlex.quote(name)}" for name in ENGINE_NAMES)
+_FIND_NAMES = " -o ".join(f"-name {shlex.quote(_any_case(glob))}" for glob in LOG_GLOBS)
+_LABELS = "/".join(spec.label for spec in _ENGINES)
 
 DISCOVERY_SCRIPT = (
-    r"""# logdoctor-discovery: find vLLM/SGLang logs (read-only); $1 = the login user's home
+    "# logdoctor-discovery: find "
+    + _LABELS
+    + r""" logs (read-only); $1 = the login user's home
 home=$1
 LC_ALL=C
 export LC_ALL
 printf '\000'
 me=$$
 printf 'searched:processes\000'
-for c in $(grep -l -a -i -e vllm -e sglang /proc/[0-9]*/cmdline 2>/dev/null); do
+for c in $(grep -l -a -i """
+    + _GREP_WORDS
+    + r""" /proc/[0-9]*/cmdline 2>/dev/null); do
   d=${c%/cmdline}
   pid=${d#/proc/}
   [ "$pid" = "$me" ] && continue
@@ -120,7 +153,9 @@ for dir in $dirs; do
   printf 'searched:dir:%s\000' "$dir"
   find "$dir" -xdev -maxdepth """
     + str(SEARCH_DEPTH)
-    + r""" -type f \( -name '*[vV][lL][lL][mM]*' -o -name '*[sS][gG][lL][aA][nN][gG]*' \) \( -name '*.log' -o -name '*.log.[0-9]*' -o -name '*.log-[0-9]*' \) -exec printf 'file:%s\000' {} + 2>/dev/null
+    + r""" -type f \( """
+    + _FIND_NAMES
+    + r""" \) \( -name '*.log' -o -name '*.log.[0-9]*' -o -name '*.log-[0-9]*' \) -exec printf 'file:%s\000' {} + 2>/dev/null
 done
 unset IFS
 for rt in docker podman; do
@@ -289,12 +324,18 @@ command -v "$1" >/dev/null 2>&1 || exit 127
 exec "$@" </dev/null
 """
 
-VERSIONS_SCRIPT = r"""# logdoctor engine versions: $1... = python interpreters to ask, best first; prints
+_PY_NAMES = ", ".join(f'"{name}"' for name in DISTRIBUTIONS) + ("," if len(DISTRIBUTIONS) == 1 else "")
+_PIP_NAMES = " ".join(shlex.quote(name) for name in DISTRIBUTIONS)
+
+VERSIONS_SCRIPT = (
+    r"""# logdoctor engine versions: $1... = python interpreters to ask, best first; prints
 # `pip show`-style Name:/Version: lines (importlib.metadata first: pip is slow to start, or absent in uv venvs).
 # pip is asked only by an interpreter that could not run the importlib.metadata check (Python < 3.8):
 # where the check ran and found nothing, pip reads the same metadata and finds nothing either.
 prog='import importlib.metadata as m
-for n in ("vllm", "sglang"):
+for n in ("""
+    + _PY_NAMES
+    + r"""):
     try:
         print("Name: " + n + "\nVersion: " + m.version(n))
     except Exception:
@@ -323,7 +364,9 @@ for py do
     *" $i "*) ;;
     *) continue ;;
   esac
-  out=$("$py" -m pip show vllm sglang 2>/dev/null </dev/null)
+  out=$("$py" -m pip show """
+    + _PIP_NAMES
+    + r""" 2>/dev/null </dev/null)
   if [ -n "$out" ]; then
     printf 'Python: %s\n%s\n' "$py" "$out"
     exit 0
@@ -331,6 +374,7 @@ for py do
 done
 exit 3
 """
+)
 
 CONTAINER_SCRIPT = r"""# logdoctor container check: is this host itself a container (LXC, docker, podman)?
 found=0
@@ -468,14 +512,14 @@ def parse_discovery(data: bytes) -> Discovery:
                 found.searched.append("running processes whose command line contains " + ", ".join(SERVER_PATTERNS))
             elif what == "dir":
                 found.searched.append(
-                    f"{rest}: *vllm*/*sglang* files named *.log, *.log.N, *.log-DATE (depth {SEARCH_DEPTH})"
+                    f"{rest}: {'/'.join(LOG_GLOBS)} files named *.log, *.log.N, *.log-DATE (depth {SEARCH_DEPTH})"
                 )
             elif what == "runtime":
                 found.searched.append(
-                    f"{rest} ps: running containers whose image, name or command mentions vllm/sglang"
+                    f"{rest} ps: running containers whose image, name or command mentions {'/'.join(ENGINE_NAMES)}"
                 )
             elif what == "systemd":
-                found.searched.append("systemd services whose name or description mentions vllm/sglang")
+                found.searched.append(f"systemd services whose name or description mentions {'/'.join(ENGINE_NAMES)}")
             continue
         if kind == "proc":
             parsed = _split_pid(value)

@@ -22,7 +22,6 @@ import yaml
 from logdoctor.engine.evaluate import HEALTHY_BELOW
 from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule, load_rules, locate
-from logdoctor.engine.samples import sample_failures
 from logdoctor.errors import ExitStatus, UsageError
 from logdoctor.parse.pipeline import SourceStats, candidate_keywords
 from logdoctor.report.events import event_json
@@ -37,6 +36,7 @@ from logdoctor.testing.expectations import (
     Location,
     load_expectation,
 )
+from logdoctor.testing.samples import sample_failures
 
 DEFAULT_FIXTURES = Path("fixtures") / "logs"
 LOG_SUFFIXES = (".log", ".log.gz")

@@ -22,13 +22,12 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from logdoctor.engine.evaluate import HEALTHY_BELOW
-from logdoctor.engine.rules import CAUSES, locate
+from logdoctor.engine.rules import CAUSES, EngineName, locate
 
 EXPECT_SUFFIX = ".expect.yaml"
 GOLDEN_SUFFIX = ".events.jsonl"
@@ -97,7 +96,7 @@ class Expectation(BaseModel):
 
     source: str = Field(min_length=1)  # where the log came from (a user report, a test box, constructed)
     constructed: bool = False
-    engine: Literal["vllm", "sglang", "nccl"] | None = None
+    engine: EngineName | None = None
     healthy: bool | None = None
     fires: list[FiresEntry] = Field(default_factory=list)
     must_not_fire: list[NotFiresEntry] = Field(default_factory=list)

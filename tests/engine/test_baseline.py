@@ -9,9 +9,9 @@ import pytest
 from logdoctor.engine.conditions import ConditionError, parse_condition, reads_baseline
 from logdoctor.engine.evaluate import evaluate, evaluate_rule
 from logdoctor.engine.rules import load_rules
-from logdoctor.engine.samples import sample_failures
 from logdoctor.errors import RuleError
 from logdoctor.facts import Fact, Profile, fact_spec, with_baseline
+from logdoctor.testing.samples import sample_failures
 
 
 def _profile(engine: str = "vllm", **values: object) -> Profile:
@@ -76,7 +76,7 @@ samples:
 def _write(tmp_path: Path, body: str) -> Path:
     directory = tmp_path / "rules"
     directory.mkdir(exist_ok=True)
-    (directory / "r.yaml").write_text(body, encoding="utf-8")
+    (directory / "my-diff.yaml").write_text(body, encoding="utf-8")
     return directory
 
 
@@ -104,16 +104,16 @@ def test_diagnose_skips_diff_rules_and_diff_runs_them(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("mode: diff\n", "", "r.yaml:6:7: when: reads baseline.* facts: add `mode: diff`"),
+        ("mode: diff\n", "", "my-diff.yaml:6:7: when: reads baseline.* facts: add `mode: diff`"),
         (
             'when: "baseline.cuda_graphs.enabled and not cuda_graphs.enabled"',
             'when: "not cuda_graphs.enabled"',
-            "r.yaml:5:7: mode: a `mode: diff` rule compares with the baseline",
+            "my-diff.yaml:5:7: mode: a `mode: diff` rule compares with the baseline",
         ),
         (
             "  - baseline: ",
             "  - engine: sglang\n    text: ",
-            "r.yaml:11:5: samples.0: a diff-mode sample needs `baseline:`",
+            "my-diff.yaml:11:5: samples.0: a diff-mode sample needs `baseline:`",
         ),
         (
             "requires: [cuda_graphs.enabled, baseline.cuda_graphs.enabled]",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from logdoctor.engine.evaluate import strength
-from logdoctor.engine.rules import CAUSES, ScoreCurve, load_rules
+from logdoctor.engine.rules import CAUSES, Fix, ScoreCurve, builtin_rules_dir, load_rules, rule_engines
 from logdoctor.errors import RuleError
 
 CAUSES_MD = Path(__file__).resolve().parents[2].parent / "shared" / "CAUSES.md"
@@ -19,17 +20,29 @@ def test_builtin_rules_load_and_cover_every_cause() -> None:
     assert {r.rule.cause for r in rules} == set(CAUSES)
 
 
+def test_rule_folders_are_the_causes() -> None:
+    folders = {p.name for p in builtin_rules_dir().iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders <= set(CAUSES), f"rule folders that are not causes: {sorted(folders - set(CAUSES))}"
+    assert set(CAUSES) <= folders, f"causes without a rule folder: {sorted(set(CAUSES) - folders)}"
+
+
+def test_builtin_rule_ids_and_causes_are_their_paths() -> None:
+    for item in load_rules():
+        path = Path(item.path)
+        assert (path.parent.name, path.stem) == (item.rule.cause, item.id), item.path
+
+
 def test_causes_match_the_public_contract() -> None:
     if not CAUSES_MD.exists():
         pytest.skip("../shared/CAUSES.md not beside this checkout")
     text = CAUSES_MD.read_text(encoding="utf-8")
-    for cause in CAUSES:
-        assert f"`{cause}`" in text
+    listed = re.findall(r"^\| `([a-z0-9-]+)` \|", text, flags=re.M)
+    assert listed == list(CAUSES)
 
 
 def _write(tmp_path: Path, name: str, body: str) -> Path:
     directory = tmp_path / "rules"
-    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).parent.mkdir(parents=True, exist_ok=True)
     (directory / name).write_text(body, encoding="utf-8")
     return directory
 
@@ -47,39 +60,96 @@ explain: "usage {max(kv.usage) * 100:.0f}%"
 
 
 def test_user_rules_load_beside_builtin(tmp_path: Path) -> None:
-    directory = _write(tmp_path, "r.yaml", GOOD)
+    directory = _write(tmp_path, "my-rule.yaml", GOOD)
     rules = load_rules([directory], builtin=False)
     assert [r.id for r in rules] == ["my-rule"]
 
 
-def test_unknown_fact_points_at_file_line_and_column(tmp_path: Path) -> None:
-    directory = _write(tmp_path, "r.yaml", GOOD.replace('when: "max(kv.usage) > 0.9"', 'when: "max(kv.usag) > 0.9"'))
+def test_id_and_cause_come_from_the_path(tmp_path: Path) -> None:
+    body = GOOD.replace("id: my-rule\n", "").replace("cause: kv-cache-pressure\n", "")
+    directory = _write(tmp_path, "kv-cache-pressure/kv-high.yaml", body)
+    [item] = load_rules([directory], builtin=False)
+    assert (item.id, item.rule.cause) == ("kv-high", "kv-cache-pressure")
+
+
+def test_id_or_cause_that_disagrees_with_the_path_is_an_error(tmp_path: Path) -> None:
+    directory = _write(tmp_path, "kv-cache-pressure/other-name.yaml", GOOD)
+    _write(tmp_path, "spec-net-loss/my-rule.yaml", GOOD.replace("id: my-rule\n", ""))
+    _write(tmp_path, "kv/my-rule.yaml", GOOD.replace("impact: 50", "impact: 500"))
+    _write(tmp_path, "no-cause.yaml", GOOD.replace("id: my-rule\n", "").replace("cause: kv-cache-pressure\n", ""))
     with pytest.raises(RuleError) as info:
         load_rules([directory], builtin=False)
     message = str(info.value)
-    assert "r.yaml:6:12: when: unknown fact 'kv.usag' (did you mean 'kv.usage'?)" in message
+    assert "other-name.yaml:1:5: id: 'my-rule' differs from the file name other-name.yaml" in message
+    assert (
+        "spec-net-loss/my-rule.yaml:1:8: cause: 'kv-cache-pressure' differs from the folder spec-net-loss/" in message
+    )
+    assert "kv/my-rule.yaml:1:1: rule: the folder 'kv' is not a cause" in message
+    assert "kv/my-rule.yaml:7:9: impact:" in message  # and the rest of the file is still checked
+    assert "no-cause.yaml:1:1: rule: no cause folder: write `cause:`" in message
+
+
+def test_a_pack_rule_may_not_reuse_a_builtin_id(tmp_path: Path) -> None:
+    body = GOOD.replace("id: my-rule\n", "")
+    directory = _write(tmp_path, "kv-cache-pressure/kv-saturated.yaml", body)
+    with pytest.raises(
+        RuleError, match=r"kv-saturated.yaml:1:1: duplicate rule id 'kv-saturated' \(also in the built-in set"
+    ):
+        load_rules([directory])
+    assert [r.id for r in load_rules([directory], builtin=False)] == ["kv-saturated"]
+
+
+def test_unknown_fact_points_at_file_line_and_column(tmp_path: Path) -> None:
+    directory = _write(
+        tmp_path, "my-rule.yaml", GOOD.replace('when: "max(kv.usage) > 0.9"', 'when: "max(kv.usag) > 0.9"')
+    )
+    with pytest.raises(RuleError) as info:
+        load_rules([directory], builtin=False)
+    message = str(info.value)
+    assert "my-rule.yaml:6:12: when: unknown fact 'kv.usag' (did you mean 'kv.usage'?)" in message
 
 
 def test_every_error_of_a_rule_set_is_reported(tmp_path: Path) -> None:
-    _write(tmp_path, "a.yaml", GOOD.replace("cause: kv-cache-pressure", "cause: kv-pressure"))
-    directory = _write(tmp_path, "b.yaml", GOOD.replace("impact: 50", "impact: 500").replace("my-rule", "other"))
-    _write(tmp_path, "c.yaml", GOOD.replace("requires: [kv.usage]", "requires: [kv.usag]").replace("my-rule", "third"))
+    _write(tmp_path, "my-rule.yaml", GOOD.replace("cause: kv-cache-pressure", "cause: kv-pressure"))
+    directory = _write(tmp_path, "other.yaml", GOOD.replace("impact: 50", "impact: 500").replace("my-rule", "other"))
+    _write(
+        tmp_path, "third.yaml", GOOD.replace("requires: [kv.usage]", "requires: [kv.usag]").replace("my-rule", "third")
+    )
     with pytest.raises(RuleError) as info:
         load_rules([directory], builtin=False)
     message = str(info.value)
-    assert "a.yaml:2:8: cause: unknown cause 'kv-pressure'" in message
-    assert "b.yaml:7:9: impact:" in message
-    assert "c.yaml:5:12: requires.0: unknown fact 'kv.usag'" in message
+    assert "my-rule.yaml:2:8: cause: unknown cause 'kv-pressure'" in message
+    assert "other.yaml:7:9: impact:" in message
+    assert "third.yaml:5:12: requires.0: unknown fact 'kv.usag'" in message
+
+
+def test_engines_and_fix_keys_are_registered_engine_names(tmp_path: Path) -> None:
+    body = GOOD.replace("engines: [vllm]", "engines: [vllm, trtllm]") + "fix: {vlm: [x]}\n"
+    directory = _write(tmp_path, "my-rule.yaml", body)
+    with pytest.raises(RuleError) as info:
+        load_rules([directory], builtin=False)
+    message = str(info.value)
+    assert "my-rule.yaml:4:17: engines.1: unknown engine 'trtllm'" in message
+    assert (
+        "my-rule.yaml:9:7: fix.vlm: unknown engine 'vlm' (did you mean 'vllm'?); known engines: vllm, sglang, nccl"
+        in message
+    )
+
+
+def test_fix_for_an_unknown_engine_lists_every_engine_in_registry_order() -> None:
+    fix = Fix.model_validate({"sglang": ["b"], "vllm": ["a"]})
+    assert fix.for_engine("sglang") == ["b"]
+    assert fix.for_engine("nccl") == []
+    assert fix.for_engine("unknown") == ["a", "b"]
 
 
 def test_duplicate_ids_and_unknown_keys(tmp_path: Path) -> None:
-    _write(tmp_path, "a.yaml", GOOD)
-    directory = _write(tmp_path, "b.yaml", GOOD + "severity: high\n")
+    directory = _write(tmp_path, "my-rule.yaml", GOOD + "severity: high\n")
     with pytest.raises(RuleError) as info:
         load_rules([directory], builtin=False)
-    assert "b.yaml:9:1: severity: Extra inputs are not permitted" in str(info.value)
-    directory2 = _write(tmp_path / "x", "c.yaml", GOOD)
-    (directory2 / "d.yaml").write_text(GOOD, encoding="utf-8")
+    assert "my-rule.yaml:9:1: severity: Extra inputs are not permitted" in str(info.value)
+    directory2 = _write(tmp_path / "x", "my-rule.yaml", GOOD)
+    _write(tmp_path / "x", "kv-cache-pressure/my-rule.yaml", GOOD)
     with pytest.raises(RuleError, match="duplicate rule id 'my-rule'"):
         load_rules([directory2], builtin=False)
 
@@ -93,3 +163,22 @@ def test_strength_curve_is_continuous_and_passes_its_anchors() -> None:
     assert min(values) > 0 and max(values) < 1
     higher_is_worse = ScoreCurve(metric="x", info=0.1, warn=0.5)
     assert strength(0.9, higher_is_worse) > strength(0.5, higher_is_worse) > strength(0.1, higher_is_worse)
+
+
+def test_a_registered_engine_is_a_rule_engine(tmp_path: Path) -> None:
+    from logdoctor.parse.pipeline import EventStream
+    from logdoctor.registry import REGISTRY, EngineSpec
+
+    REGISTRY.register(EngineSpec(name="trt", label="TensorRT-LLM", kind="serving"))
+    try:
+        body = (
+            GOOD.replace("engines: [vllm]", "engines: [vllm, trt]")
+            + "fix: {trt: [--kv-cache-free-gpu-mem-fraction 0.9]}\n"
+        )
+        [item] = load_rules([_write(tmp_path, "my-rule.yaml", body)], builtin=False)
+        assert item.rule.fix.for_engine("trt") == ["--kv-cache-free-gpu-mem-fraction 0.9"]
+        assert item.rule.fix.for_engine("unknown") == ["--kv-cache-free-gpu-mem-fraction 0.9"]
+    finally:
+        REGISTRY.unregister("trt")
+        list(EventStream("warm", [(1, "x")]))  # rebuild the caches the change dropped: other tests time a first call
+    assert "trt" not in rule_engines()

@@ -49,7 +49,7 @@ def test_a_private_rule_pack_alone(tmp_path: Path) -> None:
     source = rule_file(Path(RULES[0].path).parents[1], "custom-allreduce-off")
     pack = tmp_path / "pack"
     pack.mkdir()
-    (pack / "allreduce.yaml").write_text(
+    (pack / "my-allreduce.yaml").write_text(
         source.read_text(encoding="utf-8").replace("id: custom-allreduce-off", "id: my-allreduce"), encoding="utf-8"
     )
     line = (

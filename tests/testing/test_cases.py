@@ -319,7 +319,7 @@ def test_folder_case_is_one_deployment(cases: Path) -> None:
 def test_failing_sample_points_into_the_rule_file(cases: Path, rules_copy: Path, tmp_path: Path) -> None:
     rule = yaml.safe_load(rule_file(rules_copy, "custom-allreduce-off").read_text(encoding="utf-8"))
     rule["samples"].append({"text": rule["samples"][0]["text"], "fires": False})
-    mine = tmp_path / "my-rules" / "allreduce.yaml"
+    mine = tmp_path / "my-rules" / "custom-allreduce-off.yaml"
     mine.parent.mkdir()
     mine.write_text(yaml.safe_dump(rule, sort_keys=False, width=1000), encoding="utf-8")
     tree = yaml.compose(mine.read_text(encoding="utf-8"))
@@ -346,7 +346,7 @@ def test_a_rule_pack_beside_the_builtin_set_lists_only_its_own_unexercised_rules
     pack = tmp_path / "pack"
     pack.mkdir()
     source = rule_file(Path(__file__).resolve().parents[2] / "rules", "small-kv-cache").read_text(encoding="utf-8")
-    (pack / "mine.yaml").write_text(source.replace("id: small-kv-cache", "id: my-small-kv"), encoding="utf-8")
+    (pack / "my-small-kv.yaml").write_text(source.replace("id: small-kv-cache", "id: my-small-kv"), encoding="utf-8")
     result = invoke("--rules", pack, "--no-samples", cases)
     assert "exercised by none of these cases" in result.output
     warning = next(line for line in result.output.splitlines() if "exercised by none" in line)

@@ -11,6 +11,9 @@ SPEC = EngineSpec(
     name="sglang",
     label="SGLang",
     kind="serving",
+    process_hints=("sglang.launch_server", "sglang serve", "sglang.srt.entrypoints"),
+    log_globs=("*sglang*",),
+    distribution="sglang",
     grammars=tuple(GRAMMARS),
     headers={
         "sglang": "SGLang header `[YYYY-MM-DD HH:MM:SS TPn]`",

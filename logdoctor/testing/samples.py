@@ -1,4 +1,7 @@
-"""Each rule carries sample lines that must make it fire (lnav's `sample`, sqlfluff's `fail_str`)."""
+"""Each rule carries sample lines that must make it fire (lnav's `sample`, sqlfluff's `fail_str`).
+
+A sample runs through the same stages as `logdoctor diagnose` (`logdoctor.run`: parse, then build the
+profile), then its own rule alone. Used by `logdoctor test`, `logdoctor rules check` and `logdoctor.testing`."""
 
 from __future__ import annotations
 
@@ -8,8 +11,8 @@ from dataclasses import dataclass
 from logdoctor.engine.evaluate import evaluate_rule
 from logdoctor.engine.result import RuleOutcome
 from logdoctor.engine.rules import LoadedRule
-from logdoctor.facts import Profile, build_profile, with_baseline
-from logdoctor.parse.pipeline import EventStream
+from logdoctor.facts import Profile, with_baseline
+from logdoctor.run import LineSource, parse_sources, profile_of
 
 
 @dataclass(frozen=True)
@@ -35,9 +38,8 @@ def _lookup(texts: dict[str, dict[int, str]]) -> Callable[[str, int], str | None
 
 def _sample_profile(name: str, text: str, engine: str | None) -> tuple[Profile, dict[str, dict[int, str]]]:
     lines = ((i, s) for i, s in enumerate(text.splitlines(), start=1))
-    stream = EventStream(name, lines, engine=engine, keep_text=True)
-    events = list(stream)
-    return build_profile(events, engine=engine or stream.detection.engine), {name: stream.texts or {}}
+    parsed = parse_sources([LineSource(name=name, lines=lines)], engine)
+    return profile_of(parsed, engine), parsed.texts
 
 
 def sample_failures(item: LoadedRule) -> list[SampleFailure]:
