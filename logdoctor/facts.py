@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from logdoctor.derived_facts import derive
 from logdoctor.events import (
     AllReduceBackends,
     AttentionBackend,
@@ -221,6 +222,21 @@ FACTS: dict[str, FactSpec] = {
     "failure.count": FactSpec("number", "engine failure events"),
     "warnings.topics": FactSpec("list", "performance warnings the engine printed, by topic"),
     "async_scheduling.enabled": FactSpec("bool", "vLLM async scheduling on"),
+    # --- derived facts (logdoctor/derived_facts.py) ---
+    "failure.shutdown_only": FactSpec(
+        "bool", "every failure line is the teardown of a stopped engine (after a shutdown began, or no root cause)"
+    ),
+    "attention.model_required": FactSpec(
+        "bool", "the attention backend is the one the model or GPU needs (only candidate, or chosen for the model)"
+    ),
+    "kv.free_request_slots": FactSpec(
+        "number", "while requests wait: how many more average running requests the free KV cache holds", _STATS_HINT
+    ),
+    "startup.incomplete": FactSpec("bool", "the log ends during startup: no ready, serving or failure line"),
+    "platform.gpu_signals": FactSpec(
+        "number", "on a CPU/undetected platform: kinds of line showing a GPU was meant (GPU listing, NCCL, ...)"
+    ),
+    # --- end of derived facts ---
 }
 
 
@@ -754,6 +770,7 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
     found_version = version or versions.get(detected)
     if found_version:
         b.set("engine.version", found_version, None, "version line")
+    derive(b, events)
     return Profile(facts=b.facts, engine=detected, version=found_version)
 
 

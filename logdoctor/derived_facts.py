@@ -1,0 +1,198 @@
+"""Facts derived from the events and the facts already built: conditions that are normal for a deployment
+(so rules can tell them from problems) and quantities computed from several lines.
+
+    vLLM `Using AttentionBackendEnum.TRITON_ATTN backend.` with no attention backend in `non-default args`
+        -> attention.model_required = True (the model's own config chose it: Gemma 4, gpt-oss)
+    `Running: 2 reqs, ..., Pending: 3 reqs, GPU KV cache usage: 82.1%`
+        -> kv.free_request_slots = 0.44 (the free 17.9% holds under half of one running request's share)
+
+Called once at the end of `facts.build_profile` (`derive(builder, events)`); the events must be a
+sequence that can be read again (both callers pass lists). Every fact set here is declared in the
+"derived facts" block of `logdoctor/facts.py`.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from logdoctor.events import (
+    AttentionBackend,
+    CompileTime,
+    EngineFailure,
+    EngineVersion,
+    EventBase,
+    GpuInfo,
+    GpuP2P,
+    GpuTopology,
+    KVCache,
+    NcclTransport,
+    Platform,
+    SchedulerStats,
+    SpecDecodeStats,
+    StartupConfig,
+)
+
+if TYPE_CHECKING:  # facts.build_profile calls derive(): a runtime import would be circular
+    from logdoctor.facts import ProfileBuilder
+
+# Failure lines that are the API server's view of an engine core that is gone: they name no cause of their own
+# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause.").
+_CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore encountered an issue", re.I)
+# An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
+_SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
+# Why vLLM chose a backend for the model itself (not a fallback from a faster one the GPU has).
+_MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks"})
+# Lines that show the engine finished starting (or served).
+_READY_KINDS = frozenset({"init_engine", "graph_capture"})
+
+
+def derive(b: ProfileBuilder, events: Iterable[EventBase]) -> None:
+    evs = list(events)
+    _failures_after_stop(b, evs)
+    _attention_model_required(b, evs)
+    _hybrid_prefix_caching(b, evs)
+    _kv_free_request_slots(b, evs)
+    _startup_incomplete(b, evs)
+    _gpu_signals(b, evs)
+
+
+def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """failure.shutdown_only: every failure line came after a shutdown began, or is only the API server's
+    EngineDeadError with no root cause logged while the server had been serving (the core was stopped)."""
+    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait"]
+    if not failures:
+        return
+    stops = [e for e in evs if isinstance(e, EngineFailure) and e.kind in _SHUTDOWN_KINDS]
+    real = [e for e in failures if e.kind not in _SHUTDOWN_KINDS]
+    if not real:
+        b.set("failure.shutdown_only", True, stops[0], "only shutdown lines")
+        return
+
+    def after_stop(f: EngineFailure) -> bool:
+        return any(s.source == f.source and s.line < f.line for s in stops)
+
+    served = {e.source for e in evs if isinstance(e, SchedulerStats | SpecDecodeStats)}
+    consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(f.source in served for f in real)
+    if all(after_stop(f) for f in real):
+        b.set("failure.shutdown_only", True, real[0], "every failure line follows a shutdown")
+    elif consequence_only:
+        b.set("failure.shutdown_only", True, real[0], "only the API server's EngineDeadError, no root cause logged")
+    else:
+        b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
+
+
+def _attention_model_required(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """attention.model_required: the target's backend is the only one vLLM offered, vLLM forced it for the
+    model (attention sinks, heterogeneous head dims), or vLLM's own config selected it although the user's
+    `non-default args` name no attention backend."""
+    backend = b.value("attention.backend")
+    if backend is None:
+        return
+    user_cfg = [e for e in evs if isinstance(e, StartupConfig) and e.origin in ("non-default args", "command line")]
+    user_set = any(e.config.get("attention_backend") not in (None, "None", "auto") for e in user_cfg)
+    for ev in evs:
+        if not isinstance(ev, AttentionBackend) or ev.role not in ("target", "unknown"):
+            continue
+        if ev.fallback_reason in _MODEL_REASONS:
+            b.set("attention.model_required", True, ev, f"the engine chose it for the model ({ev.fallback_reason})")
+            return
+        if ev.backend == backend and ev.candidates and set(ev.candidates) == {backend}:
+            b.set("attention.model_required", True, ev, "the only backend the engine offered")
+            return
+        if ev.backend == backend and ev.forced and user_cfg and not user_set and not ev.fallback_reason:
+            b.set("attention.model_required", True, ev, "selected by the engine's model config, not by the user")
+            return
+    b.set("attention.model_required", False, None, "chosen among several backends")
+
+
+def _hybrid_prefix_caching(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """hybrid.prefix_caching_disabled from the engine-config dump: a hybrid model whose effective config says
+    `enable_prefix_caching=False` while the user's arguments did not turn it off."""
+    if not b.value("hybrid.is_hybrid") or "hybrid.prefix_caching_disabled" in b.facts:
+        return
+    user_off = any(
+        isinstance(e, StartupConfig)
+        and e.origin in ("non-default args", "command line")
+        and e.config.get("enable_prefix_caching") in (False, "False")
+        for e in evs
+    )
+    if user_off:
+        return
+    for ev in evs:
+        if (
+            isinstance(ev, StartupConfig)
+            and ev.origin == "engine init"
+            and ev.config.get("enable_prefix_caching") in (False, "False")
+        ):
+            b.set("hybrid.prefix_caching_disabled", True, ev, "engine config: enable_prefix_caching=False")
+            return
+
+
+def _kv_free_request_slots(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """kv.free_request_slots: in intervals with requests waiting, how many more requests of the running ones'
+    average KV footprint the free part of the cache holds, (1 - usage) x running / usage (median). Below 1 a
+    waiting request does not fit: the queue is KV-bound, whatever the usage percentage."""
+    slots: list[float] = []
+    first: SchedulerStats | None = None
+    for ev in evs:
+        if not isinstance(ev, SchedulerStats):
+            continue
+        waiting = ev.waiting if ev.waiting is not None else ev.queue
+        usage, running = ev.kv_cache_usage, ev.running
+        if not waiting or not running or not usage or usage <= 0:
+            continue
+        slots.append((1.0 - min(usage, 1.0)) * running / usage)
+        first = first or ev
+    if slots and first is not None:
+        b.set(
+            "kv.free_request_slots", round(statistics.median(slots), 3), first, f"{len(slots)} intervals with a queue"
+        )
+
+
+def _startup_incomplete(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """startup.incomplete: the log holds the beginning of a start (the version banner or the configuration
+    dump, so it is not an excerpt from the middle), the start got as far as loading weights or compiling,
+    and the log ends before any line that shows the engine ready or
+    serving, with no failure line: the process died silently (OOM killer) or the log was cut."""
+    if not evs or b.value("engine") not in ("vllm", "sglang"):
+        return
+    if not any(isinstance(e, StartupConfig | EngineVersion) for e in evs):
+        return  # an excerpt: where the start began is not in the log
+    started = [e for e in evs if isinstance(e, CompileTime)]
+    if not started:
+        return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
+    ready = any(
+        isinstance(e, SchedulerStats | SpecDecodeStats | EngineFailure)
+        or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
+        or (isinstance(e, KVCache) and e.max_concurrency is not None)
+        for e in evs
+    )
+    b.set("startup.incomplete", not ready, started[-1], "the last startup line" if not ready else "ready lines")
+
+
+def _gpu_signals(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """platform.gpu_signals: on a CPU or undetected platform, how many kinds of line show that a GPU was meant
+    to be used: GPUs listed (nvidia-smi, collect_env), NCCL channels, GPU topology, a GPU-platform line, or
+    vLLM's UnspecifiedPlatform (a GPU build that found no GPU; a CPU build detects `cpu`)."""
+    platform = b.value("platform")
+    if platform not in ("cpu", "unspecified"):
+        return
+    kinds: set[str] = set()
+    first: EventBase | None = None
+    for ev in evs:
+        kind = None
+        if isinstance(ev, GpuInfo | GpuTopology | GpuP2P):
+            kind = "gpu listing"
+        elif isinstance(ev, NcclTransport):
+            kind = "nccl"
+        elif isinstance(ev, Platform) and (ev.gpu_name or (ev.platform or "").lower() in ("cuda", "rocm")):
+            kind = "gpu platform line"
+        elif isinstance(ev, Platform) and (ev.platform or "").lower() == "unspecified":
+            kind = "unspecified platform"
+        if kind is not None:
+            kinds.add(kind)
+            first = first or ev
+    b.set("platform.gpu_signals", float(len(kinds)), first, ", ".join(sorted(kinds)) or "no GPU in the input")
