@@ -45,6 +45,14 @@ _CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore en
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
 # Why vLLM chose a backend for the model itself (not a fallback from a faster one the GPU has).
 _MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks"})
+# SGLang captures decode graphs for batch sizes 1, 2, 4, 8 and then every 8 (cuda_graph_max_bs rounds to these).
+_SGLANG_CAPTURE_STEP = 8
+# Speculative step cost model (docs/rules.md, "Derived facts"): a step costs 1 + DRAFT_COST x k plain decode steps
+# while the target is memory-bound; once batch x (k + 1) verified tokens pass the ridge point, where a decode step
+# turns compute-bound (bf16 H100: 989 TFLOP/s / 3.35 TB/s = 295 FLOP/byte = ~295 tokens at 2 FLOP and 2 bytes a
+# parameter; A100 156, RTX A6000 ~200), verification grows with the tokens verified.
+_DRAFT_COST = 0.05
+_RIDGE_TOKENS = 256.0
 # Lines that show the engine finished starting (or served).
 _READY_KINDS = frozenset({"init_engine", "graph_capture"})
 
@@ -57,6 +65,8 @@ def derive(b: ProfileBuilder, events: Iterable[EventBase]) -> None:
     _kv_free_request_slots(b, evs)
     _startup_incomplete(b, evs)
     _gpu_signals(b, evs)
+    _suggested_graph_batch(b, evs)
+    _spec_best_k(b, evs)
 
 
 def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
@@ -196,3 +206,52 @@ def _gpu_signals(b: ProfileBuilder, evs: list[EventBase]) -> None:
             kinds.add(kind)
             first = first or ev
     b.set("platform.gpu_signals", float(len(kinds)), first, ", ".join(sorted(kinds)) or "no GPU in the input")
+
+
+def _suggested_graph_batch(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """cuda_graphs.suggested_max_batch (SGLang): the largest running batch seen, rounded up to the capture step."""
+    if b.value("engine") != "sglang":
+        return
+    peak = max((e.running for e in evs if isinstance(e, SchedulerStats) and e.running), default=0)
+    if peak:
+        step = _SGLANG_CAPTURE_STEP
+        b.set("cuda_graphs.suggested_max_batch", float(-(-peak // step) * step), None, f"largest #running-req {peak}")
+
+
+def verify_cost(k: int, batch: float) -> float:
+    """How much more a target forward over batch x (k + 1) tokens costs than one over batch tokens: 1 while the
+    step stays memory-bound (below the ridge point), growing with the verified tokens past it."""
+    return max(_RIDGE_TOKENS, batch * (k + 1)) / max(_RIDGE_TOKENS, batch)
+
+
+def step_cost(k: int, batch: float) -> float:
+    """One speculative step with k drafted tokens, in plain decode steps, at `batch` running requests."""
+    return (1.0 + _DRAFT_COST * k) * verify_cost(k, batch)
+
+
+def _spec_best_k(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """spec.verify_cost at the configured k and the median running batch of the stats lines (1 when none), and
+    spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted), tokens per
+    step E(k) = 1 + p_1 + ... + p_k; the k (0 = no speculation) with the best E(k) / step_cost(k, batch)."""
+    running = [float(e.running) for e in evs if isinstance(e, SchedulerStats) and e.running]
+    batch = statistics.median(running) if running else 1.0
+    k_conf = b.value("spec.num_tokens")
+    if isinstance(k_conf, float) and k_conf >= 1:
+        b.set(
+            "spec.verify_cost",
+            round(verify_cost(int(k_conf), batch), 3),
+            None,
+            f"k={int(k_conf)}, median batch {batch:g}, ridge {_RIDGE_TOKENS:g} tokens",
+        )
+    positions = b.value("spec.position_acceptance")
+    if not isinstance(positions, list) or not positions:
+        return
+    best_k, best = 0, 1.0
+    tokens = 1.0
+    for k, rate in enumerate(positions, start=1):
+        tokens += float(rate)
+        speedup = tokens / step_cost(k, batch)
+        if speedup > best:
+            best_k, best = k, speedup
+    b.set("spec.best_k", float(best_k), None, f"per-position acceptance, batch {batch:g}")
+    b.set("spec.best_k_speedup", round(best, 3), None, f"E(k)/step cost at k={best_k}")

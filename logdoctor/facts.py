@@ -236,6 +236,16 @@ FACTS: dict[str, FactSpec] = {
     "platform.gpu_signals": FactSpec(
         "number", "on a CPU/undetected platform: kinds of line showing a GPU was meant (GPU listing, NCCL, ...)"
     ),
+    "cuda_graphs.suggested_max_batch": FactSpec(
+        "number", "SGLang: the largest running batch seen, rounded up to the graph capture step of 8", _STATS_HINT
+    ),
+    "spec.best_k": FactSpec(
+        "number", "speculative tokens with the best tokens/step over step cost (0: none)", _SPEC_HINT
+    ),
+    "spec.best_k_speedup": FactSpec("number", "decode speed-up over plain decode at spec.best_k", _SPEC_HINT),
+    "spec.verify_cost": FactSpec(
+        "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
+    ),
     # --- end of derived facts ---
 }
 

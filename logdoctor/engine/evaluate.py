@@ -39,6 +39,18 @@ def strength(value: float, curve: ScoreCurve) -> float:
     return 1.0 / (1.0 + math.pow(3.0, -(2.0 * t - 1.0)))
 
 
+def _fixes(item: LoadedRule, profile: Profile) -> list[str]:
+    """The rule's fixes for this engine, rendered with the deployment's values; a `when` fix only when it holds."""
+    engines = [profile.engine] if profile.engine in ("vllm", "sglang", "nccl") else ["vllm", "sglang", "nccl"]
+    out: list[str] = []
+    for engine in engines:
+        for index in range(len(getattr(item.rule.fix, engine))):
+            cond = item.templates.get(f"fix-when:{engine}:{index}")
+            if cond is None or cond[0][1] is None or cond[0][1].eval(profile) is True:
+                out.append(render_template(item.templates[f"fix:{engine}:{index}"], profile))
+    return out
+
+
 def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Profile) -> str:
     out: list[str] = []
     for text, node, spec in parts:
@@ -168,7 +180,7 @@ def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tup
         working=working,
         estimate=render_template(item.templates["estimate"], profile) if "estimate" in item.templates else None,
         evidence=_evidence(item, profile, lookup),
-        fix=rule.fix.for_engine(profile.engine),
+        fix=_fixes(item, profile),
         references=list(rule.references),
         status=rule.status,
     )

@@ -65,6 +65,8 @@ def _known_fact(name: str) -> str:
 
 FactName = Annotated[str, AfterValidator(_known_fact)]
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
+# In fix texts a placeholder starts with a name or a parenthesis, so JSON such as '{"method": "mtp"}' stays literal.
+_FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z(][^{}\"']*)\}")
 _FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
 
 
@@ -101,14 +103,23 @@ class Sample(BaseModel):
     baseline_engine: EngineName | None = None
 
 
+class FixItem(BaseModel):
+    """A fix offered only when its condition holds: `{text: "drop --disable-custom-all-reduce", when: "..."}`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    when: str
+
+
 class Fix(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    vllm: list[str] = Field(default_factory=list)
-    sglang: list[str] = Field(default_factory=list)
-    nccl: list[str] = Field(default_factory=list)
+    vllm: list[str | FixItem] = Field(default_factory=list)
+    sglang: list[str | FixItem] = Field(default_factory=list)
+    nccl: list[str | FixItem] = Field(default_factory=list)
 
-    def for_engine(self, engine: str) -> list[str]:
+    def for_engine(self, engine: str) -> list[str | FixItem]:
         value = getattr(self, engine, None)
         if value:
             return list(value)
@@ -212,11 +223,11 @@ def _value_column(node: yaml.Node | None, key: str) -> tuple[int, int, bool]:
     return 1, 1, False
 
 
-def _compile_template(text: str) -> list[tuple[str, Node | None, str]]:
+def _compile_template(text: str, placeholder: re.Pattern[str] = _PLACEHOLDER_RE) -> list[tuple[str, Node | None, str]]:
     """Split `mean length {mean(spec.acceptance_length):.2f}` into literal text and parsed expressions."""
     parts: list[tuple[str, Node | None, str]] = []
     pos = 0
-    for m in _PLACEHOLDER_RE.finditer(text):
+    for m in placeholder.finditer(text):
         parts.append((text[pos : m.start()], None, ""))
         inner = _FORMAT_SPEC_RE.match(m.group(1))
         assert inner is not None
@@ -287,6 +298,17 @@ def _load_file(path: Path, builtin: bool, errors: list[str]) -> LoadedRule | Non
             line, col = locate(tree, [key])
             errors.append(f"{display}:{line}:{col}: {key}: {exc}")
             failed = True
+    for engine in ("vllm", "sglang", "nccl"):  # fix texts are templates too: `--cuda-graph-max-bs {max(...)}`
+        for index, fix in enumerate(getattr(rule.fix, engine)):
+            text, cond = (fix.text, fix.when) if isinstance(fix, FixItem) else (fix, None)
+            try:
+                templates[f"fix:{engine}:{index}"] = _compile_template(text, _FIX_PLACEHOLDER_RE)
+                if cond is not None:
+                    templates[f"fix-when:{engine}:{index}"] = [("", parse_condition(cond), "")]
+            except ConditionError as exc:
+                line, col = locate(tree, ["fix", engine, index])
+                errors.append(f"{display}:{line}:{col}: fix: {exc}")
+                failed = True
     if failed:
         return None
     when = compiled["when"]
