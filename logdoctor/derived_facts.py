@@ -43,8 +43,9 @@ if TYPE_CHECKING:  # facts.build_profile calls derive(): a runtime import would 
 _CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore encountered an issue", re.I)
 # An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
-# Why vLLM chose a backend for the model itself (not a fallback from a faster one the GPU has).
-_MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks"})
+# Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
+# give "compute-capability" once they read `FA2 is only supported on devices with compute capability >= 8`.
+_MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
 # SGLang captures decode graphs for batch sizes 1, 2, 4, 8 and then every 8 (cuda_graph_max_bs rounds to these).
 _SGLANG_CAPTURE_STEP = 8
 # Speculative step cost model (docs/rules.md, "Derived facts"): a step costs 1 + DRAFT_COST x k plain decode steps
