@@ -130,3 +130,37 @@ def test_allreduce_fixes_follow_the_reason() -> None:
     (finding,) = [f for f in _findings(p2p) if f.rule == "custom-allreduce-off"]
     assert any(fix.startswith("check P2P") for fix in finding.fix)
     assert not any("drop --disable-custom-all-reduce" in fix for fix in finding.fix)
+
+
+def _ngram_log(running: int) -> str:
+    args = (
+        "(APIServer pid=1) INFO 07-06 23:20:00 [utils.py:326] non-default args: {'model': 'm', "
+        "'speculative_config': {'method': 'ngram', 'num_speculative_tokens': 4, 'prompt_lookup_max': 4}}"
+    )
+    rows = []
+    for i in range(4):
+        rows.append(
+            f"(APIServer pid=1) INFO 07-06 23:21:{10 + i} [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
+            f"tokens/s, Avg generation throughput: 3000.0 tokens/s, Running: {running} reqs, Waiting: 0 reqs, "
+            "GPU KV cache usage: 40.0%, Prefix cache hit rate: 0.0%"
+        )
+        rows.append(
+            f"(APIServer pid=1) INFO 07-06 23:21:{10 + i} [metrics.py:120] SpecDecoding metrics: Mean acceptance "
+            "length: 2.50, Accepted throughput: 59.80 tokens/s, Drafted throughput: 95.10 tokens/s, Accepted: 600 "
+            "tokens, Drafted: 1600 tokens, Per-position acceptance rate: 0.600, 0.450, 0.300, 0.150, "
+            "Avg Draft acceptance rate: 37.5%"
+        )
+    return "\n".join([args, *rows])
+
+
+def test_break_even_accounts_for_batch_size() -> None:
+    # acceptance 2.5 at k=4 pays at batch 1 (break-even 1.8) but not with 600 requests verifying 5 tokens each
+    small, large = _ngram_log(1), _ngram_log(600)
+    assert _profile(small).value("spec.verify_cost") == 1.0
+    assert _profile(large).value("spec.verify_cost") == pytest.approx(5.0)
+    assert "below-break-even" not in {f.rule for f in _findings(small)}
+    (finding,) = [f for f in _findings(large) if f.rule == "below-break-even"]
+    assert finding.score >= 75
+    assert _profile(large).value("spec.best_k") == 0
+    assert any(fix.startswith("drop --speculative-config") for fix in finding.fix)
+    assert _profile(small).value("spec.best_k") == 4
