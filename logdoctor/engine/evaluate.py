@@ -39,6 +39,20 @@ def strength(value: float, curve: ScoreCurve) -> float:
     return 1.0 / (1.0 + math.pow(3.0, -(2.0 * t - 1.0)))
 
 
+def _fixes(item: LoadedRule, profile: Profile) -> list[str]:
+    """The rule's fixes for this engine, rendered with the deployment's values; a `when` fix only when it holds.
+    For a log whose engine is unknown, every engine's fixes, in registry order."""
+    known = rule_engines()
+    engines = [profile.engine] if profile.engine in known else list(known)
+    out: list[str] = []
+    for engine in engines:
+        for index in range(len(item.rule.fix.root.get(engine, []))):
+            cond = item.templates.get(f"fix-when:{engine}:{index}")
+            if cond is None or cond[0][1] is None or cond[0][1].eval(profile) is True:
+                out.append(render_template(item.templates[f"fix:{engine}:{index}"], profile))
+    return out
+
+
 def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Profile) -> str:
     out: list[str] = []
     for text, node, spec in parts:
@@ -168,7 +182,7 @@ def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tup
         working=working,
         estimate=render_template(item.templates["estimate"], profile) if "estimate" in item.templates else None,
         evidence=_evidence(item, profile, lookup),
-        fix=rule.fix.for_engine(profile.engine),
+        fix=_fixes(item, profile),
         references=list(rule.references),
         status=rule.status,
     )

@@ -97,6 +97,8 @@ def _known_fact(name: str) -> str:
 
 FactName = Annotated[str, AfterValidator(_known_fact)]
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
+# In fix texts a placeholder starts with a name or a parenthesis, so JSON such as '{"method": "mtp"}' stays literal.
+_FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z(][^{}\"']*)\}")
 _FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
 
 
@@ -133,14 +135,24 @@ class Sample(BaseModel):
     baseline_engine: EngineName | None = None
 
 
-class Fix(RootModel[dict[EngineName, list[str]]]):
-    """What to change, per engine: `fix: {vllm: [...], sglang: [...]}`, keyed by registered engine names."""
+class FixItem(BaseModel):
+    """A fix offered only when its condition holds: `{text: "drop --disable-custom-all-reduce", when: "..."}`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    when: str
+
+
+class Fix(RootModel[dict[EngineName, list[str | FixItem]]]):
+    """What to change, per engine: `fix: {vllm: [...], sglang: [...]}`, keyed by registered engine names; an item
+    is a text (a template over facts) or `{text, when}`, offered only when its condition holds."""
 
     model_config = ConfigDict(frozen=True)
 
-    root: dict[EngineName, list[str]] = Field(default_factory=dict)
+    root: dict[EngineName, list[str | FixItem]] = Field(default_factory=dict)
 
-    def for_engine(self, engine: str) -> list[str]:
+    def for_engine(self, engine: str) -> list[str | FixItem]:
         """The engine's own fixes; for a log whose engine is unknown, every engine's, in registry order."""
         value = self.root.get(engine)
         if value:
@@ -246,11 +258,11 @@ def _value_column(node: yaml.Node | None, key: str) -> tuple[int, int, bool]:
     return 1, 1, False
 
 
-def _compile_template(text: str) -> list[tuple[str, Node | None, str]]:
+def _compile_template(text: str, placeholder: re.Pattern[str] = _PLACEHOLDER_RE) -> list[tuple[str, Node | None, str]]:
     """Split `mean length {mean(spec.acceptance_length):.2f}` into literal text and parsed expressions."""
     parts: list[tuple[str, Node | None, str]] = []
     pos = 0
-    for m in _PLACEHOLDER_RE.finditer(text):
+    for m in placeholder.finditer(text):
         parts.append((text[pos : m.start()], None, ""))
         inner = _FORMAT_SPEC_RE.match(m.group(1))
         assert inner is not None
@@ -359,6 +371,17 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
             line, col = locate(tree, [key])
             errors.append(f"{display}:{line}:{col}: {key}: {exc}")
             failed = True
+    for engine, fixes in rule.fix.root.items():  # fix texts are templates too: `--cuda-graph-max-bs {max(...)}`
+        for index, fix in enumerate(fixes):
+            text, cond = (fix.text, fix.when) if isinstance(fix, FixItem) else (fix, None)
+            try:
+                templates[f"fix:{engine}:{index}"] = _compile_template(text, _FIX_PLACEHOLDER_RE)
+                if cond is not None:
+                    templates[f"fix-when:{engine}:{index}"] = [("", parse_condition(cond), "")]
+            except ConditionError as exc:
+                line, col = locate(tree, ["fix", engine, index])
+                errors.append(f"{display}:{line}:{col}: fix: {exc}")
+                failed = True
     if failed or not identified:
         return None
     when = compiled["when"]

@@ -168,6 +168,30 @@ FACTS: dict[str, FactSpec] = {
     "failure.count": FactSpec("number", "engine failure events"),
     "warnings.topics": FactSpec("list", "performance warnings the engine printed, by topic"),
     "async_scheduling.enabled": FactSpec("bool", "vLLM async scheduling on"),
+    # --- derived facts (logdoctor/facts/combiners/derived.py) ---
+    "failure.shutdown_only": FactSpec(
+        "bool", "every failure line is the teardown of a stopped engine (after a shutdown began, or no root cause)"
+    ),
+    "attention.model_required": FactSpec(
+        "bool", "the attention backend is the one the model or GPU needs (only candidate, or chosen for the model)"
+    ),
+    "kv.free_request_slots": FactSpec(
+        "number", "while requests wait: how many more average running requests the free KV cache holds", _STATS_HINT
+    ),
+    "startup.incomplete": FactSpec("bool", "the log ends during startup: no ready, serving or failure line"),
+    "platform.gpu_signals": FactSpec(
+        "number", "on a CPU/undetected platform: kinds of line showing a GPU was meant (GPU listing, NCCL, ...)"
+    ),
+    "cuda_graphs.suggested_max_batch": FactSpec(
+        "number", "SGLang: the largest running batch seen, rounded up to the graph capture step of 8", _STATS_HINT
+    ),
+    "spec.best_k": FactSpec(
+        "number", "speculative tokens with the best tokens/step over step cost (0: none)", _SPEC_HINT
+    ),
+    "spec.best_k_speedup": FactSpec("number", "decode speed-up over plain decode at spec.best_k", _SPEC_HINT),
+    "spec.verify_cost": FactSpec(
+        "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
+    ),
 }
 
 

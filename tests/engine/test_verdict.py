@@ -38,7 +38,7 @@ def test_not_a_log(text: str) -> None:
 def test_problem_log() -> None:
     verdict = diagnose((STORY / "vllm-dflash-tp2-a6000.log").read_text(encoding="utf-8")).verdict
     assert verdict.kind == "problems" and not verdict.healthy
-    assert verdict.summary.startswith("5 likely cause(s); top: spec-net-loss")
+    assert "likely cause(s); top: spec-net-loss" in verdict.summary
 
 
 def test_healthy_log_with_configuration_and_measurements() -> None:

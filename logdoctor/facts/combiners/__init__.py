@@ -14,6 +14,7 @@ from logdoctor.facts.combiners.communication import Communication
 from logdoctor.facts.combiners.compilation import Compilation
 from logdoctor.facts.combiners.config import Config
 from logdoctor.facts.combiners.cuda_graphs import CudaGraphs
+from logdoctor.facts.combiners.derived import Derived
 from logdoctor.facts.combiners.failures import Failures
 from logdoctor.facts.combiners.host import Host
 from logdoctor.facts.combiners.hybrid import Hybrid
@@ -40,4 +41,5 @@ COMBINERS: tuple[type[Combiner], ...] = (
     PlatformModel,
     Host,
     Benchmarks,
+    Derived,  # last: it builds on the facts the others wrote
 )

@@ -1,0 +1,286 @@
+"""Facts derived from the events and the facts already built: conditions that are normal for a deployment
+(so rules can tell them from problems) and quantities computed from several lines.
+
+    vLLM `Using AttentionBackendEnum.TRITON_ATTN backend.` with no attention backend in `non-default args`
+        -> attention.model_required = True (the model's own config chose it: Gemma 4, gpt-oss)
+    `Running: 2 reqs, ..., Pending: 3 reqs, GPU KV cache usage: 82.1%`
+        -> kv.free_request_slots = 0.44 (the free 17.9% holds under half of one running request's share)
+
+The last combiner (`Derived`): it reads every event and derives in `finish`, after the other combiners
+have written the facts it builds on. Every fact it sets is declared in logdoctor/facts/declarations.py.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from logdoctor.events import (
+    AttentionBackend,
+    CompileTime,
+    EngineFailure,
+    EngineVersion,
+    EventBase,
+    GpuInfo,
+    GpuP2P,
+    GpuTopology,
+    KVCache,
+    NcclTransport,
+    Platform,
+    SchedulerStats,
+    SpecDecodeStats,
+    StartupConfig,
+)
+from logdoctor.facts.combiner import Combiner
+
+if TYPE_CHECKING:
+    from logdoctor.facts.profile import ProfileBuilder
+
+# Failure lines that are the API server's view of an engine core that is gone: they name no cause of their own
+# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause.").
+_CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore encountered an issue", re.I)
+# An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
+_SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
+# Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
+# give "compute-capability" once they read `FA2 is only supported on devices with compute capability >= 8`.
+_MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
+# SGLang captures decode graphs for batch sizes 1, 2, 4, 8 and then every 8 (cuda_graph_max_bs rounds to these).
+_SGLANG_CAPTURE_STEP = 8
+# Speculative step cost model (docs/rules.md, "Derived facts"): a step costs 1 + DRAFT_COST x k plain decode steps
+# while the target is memory-bound; once batch x (k + 1) verified tokens pass the ridge point, where a decode step
+# turns compute-bound (bf16 H100: 989 TFLOP/s / 3.35 TB/s = 295 FLOP/byte = ~295 tokens at 2 FLOP and 2 bytes a
+# parameter; A100 156, RTX A6000 ~200), verification grows with the tokens verified.
+_DRAFT_COST = 0.05
+_RIDGE_TOKENS = 256.0
+# Lines that show the engine finished starting (or served).
+_READY_KINDS = frozenset({"init_engine", "graph_capture"})
+
+
+class Derived(Combiner):
+    """Conditions normal for a deployment, and quantities from several lines (see the module docstring)."""
+
+    reads = (EventBase,)
+    produces = (
+        "attention.model_required",
+        "cuda_graphs.suggested_max_batch",
+        "failure.shutdown_only",
+        "hybrid.prefix_caching_disabled",
+        "kv.free_request_slots",
+        "platform.gpu_signals",
+        "spec.best_k",
+        "spec.best_k_speedup",
+        "spec.verify_cost",
+        "startup.incomplete",
+    )
+
+    def __init__(self, b: ProfileBuilder) -> None:
+        super().__init__(b)
+        self.events: list[EventBase] = []
+
+    def add(self, ev: EventBase) -> None:
+        self.events.append(ev)
+
+    def finish(self) -> None:
+        derive(self.b, self.events)
+
+
+def derive(b: ProfileBuilder, events: Iterable[EventBase]) -> None:
+    evs = list(events)
+    _failures_after_stop(b, evs)
+    _attention_model_required(b, evs)
+    _hybrid_prefix_caching(b, evs)
+    _kv_free_request_slots(b, evs)
+    _startup_incomplete(b, evs)
+    _gpu_signals(b, evs)
+    _suggested_graph_batch(b, evs)
+    _spec_best_k(b, evs)
+
+
+def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """failure.shutdown_only: every failure line came after a shutdown began, or is only the API server's
+    EngineDeadError with no root cause logged while the server had been serving (the core was stopped)."""
+    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait"]
+    if not failures:
+        return
+    stops = [e for e in evs if isinstance(e, EngineFailure) and e.kind in _SHUTDOWN_KINDS]
+    real = [e for e in failures if e.kind not in _SHUTDOWN_KINDS]
+    if not real:
+        b.set("failure.shutdown_only", True, stops[0], "only shutdown lines")
+        return
+
+    def after_stop(f: EngineFailure) -> bool:
+        return any(s.source == f.source and s.line < f.line for s in stops)
+
+    served = {e.source for e in evs if isinstance(e, SchedulerStats | SpecDecodeStats)}
+    consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(f.source in served for f in real)
+    if all(after_stop(f) for f in real):
+        b.set("failure.shutdown_only", True, real[0], "every failure line follows a shutdown")
+    elif consequence_only:
+        b.set("failure.shutdown_only", True, real[0], "only the API server's EngineDeadError, no root cause logged")
+    else:
+        b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
+
+
+def _attention_model_required(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """attention.model_required: the target's backend is the only one vLLM offered, vLLM forced it for the
+    model (attention sinks, heterogeneous head dims), or vLLM's own config selected it although the user's
+    `non-default args` name no attention backend."""
+    backend = b.value("attention.backend")
+    if backend is None:
+        return
+    user_cfg = [e for e in evs if isinstance(e, StartupConfig) and e.origin in ("non-default args", "command line")]
+    user_set = any(e.config.get("attention_backend") not in (None, "None", "auto") for e in user_cfg)
+    for ev in evs:
+        if not isinstance(ev, AttentionBackend) or ev.role not in ("target", "unknown"):
+            continue
+        if ev.fallback_reason in _MODEL_REASONS:
+            b.set("attention.model_required", True, ev, f"the engine chose it for the model ({ev.fallback_reason})")
+            return
+        if ev.backend == backend and ev.candidates and set(ev.candidates) == {backend}:
+            b.set("attention.model_required", True, ev, "the only backend the engine offered")
+            return
+        if ev.backend == backend and ev.forced and user_cfg and not user_set and not ev.fallback_reason:
+            b.set("attention.model_required", True, ev, "selected by the engine's model config, not by the user")
+            return
+    b.set("attention.model_required", False, None, "chosen among several backends")
+
+
+def _hybrid_prefix_caching(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """hybrid.prefix_caching_disabled from the engine-config dump: a hybrid model whose effective config says
+    `enable_prefix_caching=False` while the user's arguments did not turn it off."""
+    if not b.value("hybrid.is_hybrid") or "hybrid.prefix_caching_disabled" in b.facts:
+        return
+    user_off = any(
+        isinstance(e, StartupConfig)
+        and e.origin in ("non-default args", "command line")
+        and e.config.get("enable_prefix_caching") in (False, "False")
+        for e in evs
+    )
+    if user_off:
+        return
+    for ev in evs:
+        if (
+            isinstance(ev, StartupConfig)
+            and ev.origin == "engine init"
+            and ev.config.get("enable_prefix_caching") in (False, "False")
+        ):
+            b.set("hybrid.prefix_caching_disabled", True, ev, "engine config: enable_prefix_caching=False")
+            return
+
+
+def _kv_free_request_slots(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """kv.free_request_slots: in intervals with requests waiting, how many more requests of the running ones'
+    average KV footprint the free part of the cache holds, (1 - usage) x running / usage (median). Below 1 a
+    waiting request does not fit: the queue is KV-bound, whatever the usage percentage."""
+    slots: list[float] = []
+    first: SchedulerStats | None = None
+    for ev in evs:
+        if not isinstance(ev, SchedulerStats):
+            continue
+        waiting = ev.waiting if ev.waiting is not None else ev.queue
+        usage, running = ev.kv_cache_usage, ev.running
+        if not waiting or not running or not usage or usage <= 0:
+            continue
+        slots.append((1.0 - min(usage, 1.0)) * running / usage)
+        first = first or ev
+    if slots and first is not None:
+        b.set(
+            "kv.free_request_slots", round(statistics.median(slots), 3), first, f"{len(slots)} intervals with a queue"
+        )
+
+
+def _startup_incomplete(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """startup.incomplete: the log holds the beginning of a start (the version banner or the configuration
+    dump, so it is not an excerpt from the middle), the start got as far as loading weights or compiling,
+    and the log ends before any line that shows the engine ready or
+    serving, with no failure line: the process died silently (OOM killer) or the log was cut."""
+    if not evs or b.value("engine") not in ("vllm", "sglang"):
+        return
+    if not any(isinstance(e, StartupConfig | EngineVersion) for e in evs):
+        return  # an excerpt: where the start began is not in the log
+    started = [e for e in evs if isinstance(e, CompileTime)]
+    if not started:
+        return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
+    ready = any(
+        isinstance(e, SchedulerStats | SpecDecodeStats | EngineFailure)
+        or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
+        or (isinstance(e, KVCache) and e.max_concurrency is not None)
+        for e in evs
+    )
+    b.set("startup.incomplete", not ready, started[-1], "the last startup line" if not ready else "ready lines")
+
+
+def _gpu_signals(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """platform.gpu_signals: on a CPU or undetected platform, how many kinds of line show that a GPU was meant
+    to be used: GPUs listed (nvidia-smi, collect_env), NCCL channels, GPU topology, a GPU-platform line, or
+    vLLM's UnspecifiedPlatform (a GPU build that found no GPU; a CPU build detects `cpu`)."""
+    platform = b.value("platform")
+    if platform not in ("cpu", "unspecified"):
+        return
+    kinds: set[str] = set()
+    first: EventBase | None = None
+    for ev in evs:
+        kind = None
+        if isinstance(ev, GpuInfo | GpuTopology | GpuP2P):
+            kind = "gpu listing"
+        elif isinstance(ev, NcclTransport):
+            kind = "nccl"
+        elif isinstance(ev, Platform) and (ev.gpu_name or (ev.platform or "").lower() in ("cuda", "rocm")):
+            kind = "gpu platform line"
+        elif isinstance(ev, Platform) and (ev.platform or "").lower() == "unspecified":
+            kind = "unspecified platform"
+        if kind is not None:
+            kinds.add(kind)
+            first = first or ev
+    b.set("platform.gpu_signals", float(len(kinds)), first, ", ".join(sorted(kinds)) or "no GPU in the input")
+
+
+def _suggested_graph_batch(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """cuda_graphs.suggested_max_batch (SGLang): the largest running batch seen, rounded up to the capture step."""
+    if b.value("engine") != "sglang":
+        return
+    peak = max((e.running for e in evs if isinstance(e, SchedulerStats) and e.running), default=0)
+    if peak:
+        step = _SGLANG_CAPTURE_STEP
+        b.set("cuda_graphs.suggested_max_batch", float(-(-peak // step) * step), None, f"largest #running-req {peak}")
+
+
+def verify_cost(k: int, batch: float) -> float:
+    """How much more a target forward over batch x (k + 1) tokens costs than one over batch tokens: 1 while the
+    step stays memory-bound (below the ridge point), growing with the verified tokens past it."""
+    return max(_RIDGE_TOKENS, batch * (k + 1)) / max(_RIDGE_TOKENS, batch)
+
+
+def step_cost(k: int, batch: float) -> float:
+    """One speculative step with k drafted tokens, in plain decode steps, at `batch` running requests."""
+    return (1.0 + _DRAFT_COST * k) * verify_cost(k, batch)
+
+
+def _spec_best_k(b: ProfileBuilder, evs: list[EventBase]) -> None:
+    """spec.verify_cost at the configured k and the median running batch of the stats lines (1 when none), and
+    spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted), tokens per
+    step E(k) = 1 + p_1 + ... + p_k; the k (0 = no speculation) with the best E(k) / step_cost(k, batch)."""
+    running = [float(e.running) for e in evs if isinstance(e, SchedulerStats) and e.running]
+    batch = statistics.median(running) if running else 1.0
+    k_conf = b.value("spec.num_tokens")
+    if isinstance(k_conf, float) and k_conf >= 1:
+        b.set(
+            "spec.verify_cost",
+            round(verify_cost(int(k_conf), batch), 3),
+            None,
+            f"k={int(k_conf)}, median batch {batch:g}, ridge {_RIDGE_TOKENS:g} tokens",
+        )
+    positions = b.value("spec.position_acceptance")
+    if not isinstance(positions, list) or not positions:
+        return
+    best_k, best = 0, 1.0
+    tokens = 1.0
+    for k, rate in enumerate(positions, start=1):
+        tokens += float(rate)
+        speedup = tokens / step_cost(k, batch)
+        if speedup > best:
+            best_k, best = k, speedup
+    b.set("spec.best_k", float(best_k), None, f"per-position acceptance, batch {batch:g}")
+    b.set("spec.best_k_speedup", round(best, 3), None, f"E(k)/step cost at k={best_k}")

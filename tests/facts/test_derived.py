@@ -1,0 +1,166 @@
+"""logdoctor/facts/combiners/derived.py: conditions normal for a deployment, quantities from several lines, and the fixes
+that use them (real line formats from the fixtures; each test can fail)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logdoctor.engine.result import Finding
+from logdoctor.engine.rules import load_rules
+from logdoctor.facts import Profile, build_profile
+from logdoctor.facts.combiners.derived import step_cost, verify_cost
+from logdoctor.parse.pipeline import parse_text
+from logdoctor.run import LineSource, diagnose_sources
+
+STATS = (
+    "(APIServer pid=23283) INFO 08-01 21:34:49 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+    "Avg generation throughput: 30.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, "
+    "Prefix cache hit rate: 0.0%"
+)
+TEARDOWN = """\
+(APIServer pid=23283) ERROR 08-01 21:34:51 [async_llm.py:704] AsyncLLM output_handler failed.
+(APIServer pid=23283) ERROR 08-01 21:34:51 [async_llm.py:704] vllm.v1.engine.exceptions.EngineDeadError: \
+EngineCore encountered an issue. See stack trace (above) for the root cause."""
+OOM = (
+    "(EngineCore pid=112) ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: CUDA out of memory. "
+    "Tried to allocate 50.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 21.75 MiB is free."
+)
+
+
+def _profile(text: str, engine: str | None = None) -> Profile:
+    return build_profile(parse_text(text, "t.log", engine), engine=engine)
+
+
+def _findings(text: str) -> list[Finding]:
+    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
+    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
+
+
+def test_teardown_after_serving_is_not_a_failure() -> None:
+    profile = _profile(STATS + "\n" + TEARDOWN)
+    assert profile.value("failure.count") == 2
+    assert profile.value("failure.shutdown_only") is True
+    assert "engine-failed" not in {f.rule for f in _findings(STATS + "\n" + TEARDOWN)}
+
+
+def test_a_failure_with_its_own_cause_still_counts() -> None:
+    text = STATS + "\n" + OOM + "\n" + TEARDOWN
+    assert _profile(text).value("failure.shutdown_only") is False
+    assert "engine-failed" in {f.rule for f in _findings(text)}
+
+
+def test_free_request_slots_make_a_small_batch_queue_kv_bound() -> None:
+    line = (
+        "INFO 02-28 21:48:18 metrics.py:161] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+        "44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV cache usage: 82.1%, "
+        "CPU KV cache usage: 0.0%"
+    )
+    assert _profile(line).value("kv.free_request_slots") == pytest.approx(0.179 * 2 / 0.821, abs=1e-3)
+    causes = [f.cause for f in _findings(line)]
+    assert causes[:1] == ["kv-cache-pressure"]
+    assert "chunked-prefill-or-batching-config" not in causes
+
+
+BANNER = "(APIServer pid=1) INFO 05-01 14:19:20 [api_server.py:1805] vLLM API server version 0.10.1"
+COMPILE = "(EngineCore pid=112) INFO 05-01 14:20:06 [monitor.py:34] torch.compile takes 30.61 s in total"
+INIT = (
+    "(EngineCore pid=112) INFO 05-01 14:21:06 [core.py:210] init engine (profile, create kv cache, warmup model) "
+    "took 90.51 seconds"
+)
+
+
+def test_a_start_that_never_completes() -> None:
+    assert _profile(BANNER + "\n" + COMPILE).value("startup.incomplete") is True
+    assert _profile(BANNER + "\n" + COMPILE + "\n" + INIT).value("startup.incomplete") is False
+    # an excerpt without the start's beginning cannot tell a cut paste from a death
+    assert _profile(COMPILE).value("startup.incomplete") is None
+
+
+def test_the_only_backend_offered_is_not_a_fallback() -> None:
+    only = (
+        "(EngineCore_0 pid=1) INFO 08-07 12:00:00 [cuda.py:351] Using TRITON_ATTN attention backend out of "
+        "potential backends: ('TRITON_ATTN',)"
+    )
+    several = only.replace("('TRITON_ATTN',)", "('FLASH_ATTN', 'TRITON_ATTN')")
+    assert _profile(only).value("attention.model_required") is True
+    assert _profile(several).value("attention.model_required") is False
+    assert "vllm-slow-attention-backend" not in {f.rule for f in _findings(only)}
+    assert "vllm-slow-attention-backend" in {f.rule for f in _findings(several)}
+
+
+def test_cpu_platform_without_gpu_signals_is_a_note() -> None:
+    cpu = "INFO 06-25 17:38:01 [__init__.py:239] Automatically detected platform cpu."
+    assert _profile(cpu).value("platform.gpu_signals") == 0
+    (finding,) = [f for f in _findings(cpu) if f.rule == "cpu-platform"]
+    assert finding.score < 50
+    unspecified = "INFO 04-01 18:01:58 [__init__.py:243] No platform detected, vLLM is running on UnspecifiedPlatform"
+    (finding,) = [f for f in _findings(unspecified) if f.rule == "cpu-platform"]
+    assert finding.score >= 90
+
+
+def test_verification_cost_grows_with_batch_past_the_ridge() -> None:
+    assert verify_cost(4, 1) == 1.0
+    assert verify_cost(4, 600) == pytest.approx(5.0)
+    assert step_cost(3, 1) == pytest.approx(1.15)
+
+
+def test_sglang_graph_size_fix_uses_the_batch_seen() -> None:
+    lines = "\n".join(
+        f"[2026-05-07 09:17:{i:02d} TP0] Decode batch, #running-req: {n}, #token: 9000, token usage: 0.30, "
+        f"cuda graph: {n <= 32}, gen throughput (token/s): 900.00, #queue-req: 0"
+        for i, n in enumerate([16, 40, 46, 44, 8])
+    )
+    (finding,) = [f for f in _findings(lines) if f.rule == "batch-above-graph-size"]
+    assert any(fix.startswith("--cuda-graph-max-bs 48 ") for fix in finding.fix), finding.fix
+    assert not any("<" in fix for fix in finding.fix)
+
+
+def test_allreduce_fixes_follow_the_reason() -> None:
+    user = (
+        "(APIServer pid=1) INFO 05-01 14:19:21 [utils.py:326] non-default args: {'model': 'm', "
+        "'tensor_parallel_size': 2, 'disable_custom_all_reduce': True}"
+    )
+    (finding,) = [f for f in _findings(user) if f.rule == "custom-allreduce-off"]
+    assert finding.fix == ["drop --disable-custom-all-reduce"]
+    p2p = (
+        "(Worker_TP0 pid=7) WARNING 05-01 14:19:30 [custom_all_reduce.py:137] Custom allreduce is disabled because "
+        "your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+        "disable_custom_all_reduce=True explicitly."
+    )
+    (finding,) = [f for f in _findings(p2p) if f.rule == "custom-allreduce-off"]
+    assert any(fix.startswith("check P2P") for fix in finding.fix)
+    assert not any("drop --disable-custom-all-reduce" in fix for fix in finding.fix)
+
+
+def _ngram_log(running: int) -> str:
+    args = (
+        "(APIServer pid=1) INFO 07-06 23:20:00 [utils.py:326] non-default args: {'model': 'm', "
+        "'speculative_config': {'method': 'ngram', 'num_speculative_tokens': 4, 'prompt_lookup_max': 4}}"
+    )
+    rows = []
+    for i in range(4):
+        rows.append(
+            f"(APIServer pid=1) INFO 07-06 23:21:{10 + i} [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 "
+            f"tokens/s, Avg generation throughput: 3000.0 tokens/s, Running: {running} reqs, Waiting: 0 reqs, "
+            "GPU KV cache usage: 40.0%, Prefix cache hit rate: 0.0%"
+        )
+        rows.append(
+            f"(APIServer pid=1) INFO 07-06 23:21:{10 + i} [metrics.py:120] SpecDecoding metrics: Mean acceptance "
+            "length: 2.50, Accepted throughput: 59.80 tokens/s, Drafted throughput: 95.10 tokens/s, Accepted: 600 "
+            "tokens, Drafted: 1600 tokens, Per-position acceptance rate: 0.600, 0.450, 0.300, 0.150, "
+            "Avg Draft acceptance rate: 37.5%"
+        )
+    return "\n".join([args, *rows])
+
+
+def test_break_even_accounts_for_batch_size() -> None:
+    # acceptance 2.5 at k=4 pays at batch 1 (break-even 1.8) but not with 600 requests verifying 5 tokens each
+    small, large = _ngram_log(1), _ngram_log(600)
+    assert _profile(small).value("spec.verify_cost") == 1.0
+    assert _profile(large).value("spec.verify_cost") == pytest.approx(5.0)
+    assert "below-break-even" not in {f.rule for f in _findings(small)}
+    (finding,) = [f for f in _findings(large) if f.rule == "below-break-even"]
+    assert finding.score >= 75
+    assert _profile(large).value("spec.best_k") == 0
+    assert any(fix.startswith("drop --speculative-config") for fix in finding.fix)
+    assert _profile(small).value("spec.best_k") == 4
