@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd bench golden clean
+.PHONY: demo test lint typecheck unit sshd bench golden drift clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,13 @@ golden: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_parse.py
+
+# Drift check against engine releases (docs/drift.md): `make drift`, or pin `make drift VLLM=0.33.0 SGLANG=0.5.23`
+# (several versions: VLLM="0.32.1 0.33.0"). Wheels are cached in .drift-cache/ (not in git).
+VLLM   ?=
+SGLANG ?=
+drift: $(STAMP)
+	$(BIN)/python -m bench.drift --vllm "$(VLLM)" --sglang "$(SGLANG)"
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
