@@ -151,3 +151,38 @@ def _grammar(name: str, keywords: Iterable[str], parse: ParseFn, cases: Iterable
     guarded.__name__ = parse.__name__
     guarded.__doc__ = parse.__doc__
     return Grammar(f"vllm.{name}", "vllm", tuple(keywords), guarded, tuple(cases))
+
+
+# --- notice tables -------------------------------------------------------------------------------
+# A family's one-message notices (a fallback, a disabled feature, a chosen kernel) as rows of (regex, builder):
+# the first row whose regex is found in the message gives the events. `_event(Cls, field=constant, ...)` builds
+# one event; the regex's named groups fill the fields of the same name (pydantic converts the text), a group
+# named `<field>__gb` is decimal GB converted to GiB.
+
+NoticeBuild = Callable[[re.Match[str], dict[str, Any], str], Events]
+
+
+def _event(cls: type[EventBase], **constants: Any) -> NoticeBuild:
+    def build(m: re.Match[str], base: dict[str, Any], message: str) -> Events:
+        values: dict[str, Any] = dict(constants)
+        for name, text in m.groupdict().items():
+            if text is None:
+                continue
+            if name.endswith("__gb"):
+                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
+            else:
+                values[name] = text
+        if "message" in cls.model_fields:
+            values.setdefault("message", message)
+        return [cls(**base, **values)]
+
+    return build
+
+
+def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    for regex, build in rows:
+        m = regex.search(text)
+        if m:
+            return build(m, _base(line, ctx), _msg(line))
+    return None
