@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _generic_base, _grammar, _is_traceback_code, _msg
+from logdoctor.engines.vllm.common import (
+    Events,
+    NoticeBuild,
+    _event,
+    _generic_base,
+    _grammar,
+    _is_traceback_code,
+    _msg,
+    _notices,
+)
 from logdoctor.events import (
     EngineFailure,
 )
@@ -68,6 +77,24 @@ def parse_failure(line: LogLine, ctx: ParseContext) -> Events | None:
                 return []  # source text quoted in a traceback, not the error itself
             return [EngineFailure(**_generic_base(line, ctx), kind=kind, message=_msg(line))]
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (re.compile("Error getting async model runner output"), _event(EngineFailure, kind="exception")),
+    (re.compile("vLLM shutdown signal from EngineCore failed to send"), _event(EngineFailure, kind="engine-dead")),
+    (re.compile("Invocation of \\w+ method failed"), _event(EngineFailure, kind="exception")),
+    (re.compile("Unexpected error pre-processing request \\S+"), _event(EngineFailure, kind="exception")),
+    (
+        re.compile("Waiting for creating a placement group of specs for \\d+ seconds"),
+        _event(EngineFailure, kind="rpc-timeout"),
+    ),
+)
+
+
+def parse_failures_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -253,6 +280,44 @@ GRAMMARS: list[Grammar] = [
                 "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
                 ("engine_failure", {}),
                 exact=True,
+            ),
+        ),
+    ),
+    _grammar(
+        "failures_notices",
+        (
+            "Error getting async model runner output",
+            "vLLM shutdown signal from EngineCore failed to send",
+            "Invocation of execute_model method failed",
+            "Unexpected error pre-processing request",
+            "Waiting for creating a placement group of specs for",
+        ),
+        parse_failures_notices,
+        (
+            case(
+                "v0.33-error-getting-async-model-runner-output",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [multiproc_executor.py:1105] Error getting async model runner output",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-vllm-shutdown-signal-from-enginecore-fai",
+                "(EngineCore pid=180) CRITICAL 11-30 10:00:00 [core.py:1878] vLLM shutdown signal from EngineCore failed to send. Please report this issue.",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "v0.33-invocation-of-execute-model-method-faile",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [core.py:1849] Invocation of execute_model method failed",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-unexpected-error-pre-processing-request",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [core.py:2165] Unexpected error pre-processing request cmpl-1",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-waiting-for-creating-a-placement-group-o",
+                "(EngineCore pid=180) INFO 11-30 10:00:00 [ray_utils.py:223] Waiting for creating a placement group of specs for 120 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if you are running on a multi-node.",
+                ("engine_failure", {"kind": "rpc-timeout"}),
             ),
         ),
     ),

@@ -5,11 +5,24 @@ from __future__ import annotations
 import re
 
 from logdoctor.engines.vllm.attention import _normalise_backend
-from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _VERSION, Events, _base, _f, _grammar, _msg, _table_warning
+from logdoctor.engines.vllm.common import (
+    _NUM_SPEC_TOKENS,
+    _VERSION,
+    Events,
+    NoticeBuild,
+    _base,
+    _event,
+    _f,
+    _grammar,
+    _msg,
+    _notices,
+    _table_warning,
+)
 from logdoctor.events import (
     AttentionBackend,
     CudaGraph,
     EngineVersion,
+    ModelInfo,
     PerfWarning,
     SchedulerConfig,
     SpecDecodeStats,
@@ -195,6 +208,34 @@ def parse_spec_notices(line: LogLine, ctx: ParseContext) -> Events | None:
     if warning is not None:
         return warning
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES_0_33: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile(
+            "The draft model's max_model_len \\(\\d+\\) is smaller than the target model's \\(\\d+\\).*?reducing max_model_len to (?P<max_model_len>\\d+)"
+        ),
+        _event(ModelInfo),
+    ),
+    (
+        re.compile(
+            "Speculative Decoding with draft models or parallel drafting does not fully support multimodal models yet"
+        ),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
+    (re.compile("Very small vocabulary intersection \\(\\d+ tokens\\)"), _event(PerfWarning, topic="spec-decode")),
+    (re.compile("EAGLE trailing prefix-cache block dropping is disabled"), _event(PerfWarning, topic="spec-decode")),
+    (
+        re.compile("Missing cached draft probabilities for request \\S+; falling back to legacy speculative rejection"),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
+)
+
+
+def parse_spec_notices_0_33(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES_0_33, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -493,6 +534,44 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=147) INFO 07-20 10:00:00 [flashinfer.py:500] Using FlashInfer for draft model non-causal "
                 "attention; TRTLLM can still be used for target model causal attention.",
                 ("attention_backend", {"backend": "FLASHINFER", "role": "drafter"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "spec_notices_0_33",
+        (
+            "The draft model's max_model_len",
+            "does not fully support multimodal models yet",
+            "Very small vocabulary intersection",
+            "EAGLE trailing prefix-cache block dropping is disabled",
+            "Missing cached draft probabilities for request",
+        ),
+        parse_spec_notices_0_33,
+        (
+            case(
+                "v0.33-the-draft-model-s-max-model-len",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:3043] The draft model's max_model_len (4096) is smaller than the target model's (32768) and the V2 model runner can't skip speculation for longer sequences; reducing max_model_len to 4096.",
+                ("model_info", {"max_model_len": 4096}),
+            ),
+            case(
+                "v0.33-does-not-fully-support-multimodal-models",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [llm_base_proposer.py:338] Speculative Decoding with draft models or parallel drafting does not fully support multimodal models yet. Proceeding with text-only speculative decoding.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-very-small-vocabulary-intersection",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [vocab_mapping.py:133] Very small vocabulary intersection (812 tokens).",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-eagle-trailing-prefix-cache-block-droppi",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [scheduler.py:336] EAGLE trailing prefix-cache block dropping is disabled. This is experimental and may affect speculative-token acceptance rates.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-missing-cached-draft-probabilities-for-r",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [gpu_model_runner.py:4702] Missing cached draft probabilities for request cmpl-7f3a; falling back to legacy speculative rejection behavior.",
+                ("perf_warning", {"topic": "spec-decode"}),
             ),
         ),
     ),
