@@ -249,6 +249,11 @@ class KVCache(EventBase):
     kv_cache_memory_gib: float | None = None
     block_size: int | None = None
     free_memory_gib: float | None = None  # GPU memory left free once the pool is sized (SGLang available_gpu_mem)
+    connector: str | None = None  # disaggregated prefill: the KV-transfer connector in use ("nixl", "mooncake", ...)
+    transfer_backend: str | None = None  # the connector's transport where printed (NIXL's "UCX")
+    # KV-transfer metrics (vLLM `KV Transfer metrics: Label=value, ...`), by normalised label:
+    # `Avg xfer time (ms)` -> avg_xfer_time_ms; units as printed in the label.
+    transfer: dict[str, float | int | str] = Field(default_factory=dict)
     message: str | None = None
 
 
@@ -332,7 +337,10 @@ class EngineFailure(EventBase):
     type: Literal["engine_failure"] = "engine_failure"
     kind: str  # "engine-dead", "startup-failed", "cuda-oom", "cuda-error", "nccl-timeout", "nccl-error",
     #           "worker-died", "shm-broadcast-wait", "rpc-timeout", "watchdog", "exception",
-    #           "kv-cache-insufficient", "gpu-memory-insufficient"
+    #           "kv-cache-insufficient", "gpu-memory-insufficient",
+    #           "kv-transfer" (disaggregated prefill: a KV transfer, handshake or bootstrap failed or timed out)
+    connector: str | None = None  # kv-transfer: the KV connector, "nixl", "mooncake", "moriio", ... where known
+    requests: int | None = None  # requests the failure affected, where printed
     message: str
 
 

@@ -602,6 +602,10 @@ _MEMORY_RULES = [
         re.compile("Allocating (?P<gib__gb>[\\d.]+) GB host memory for V4 paged pool '(?:kv)'"), _ev(Offload, kind="kv")
     ),
     Rule(re.compile("Hierarchical cache storage backend is not enabled"), _ev(Offload, kind="kv")),
+    Rule(
+        re.compile("NIXL KVManager initialized with backend: (?P<transfer_backend>\\w+)"),
+        _ev(KVCache, connector="nixl"),
+    ),
 ]
 
 
@@ -861,6 +865,10 @@ _SPEC_RULES = [
         ),
         _perf("spec-config"),
     ),
+    Rule(
+        re.compile("speculative_adaptive disabled: .*?Falling back to static speculative params"),
+        _ev(PerfWarning, topic="spec-config"),
+    ),
 ]
 
 
@@ -921,6 +929,10 @@ _ALLREDUCE_RULES = [
     Rule(
         re.compile("FlashInfer PCIe-IPC all-reduce serves bf16 only; \\S+ reductions stay on NCCL"),
         _ev(CustomAllReduce, enabled=False),
+    ),
+    Rule(
+        re.compile("NVLink detection failed\\. This is normal if your machine has no NVLink"),
+        _ev(PerfWarning, topic="no-nvlink"),
     ),
 ]
 
@@ -997,6 +1009,26 @@ _RUNTIME_RULES = [
     ),
     Rule(re.compile("--enable-symm-mem is not supported on non CUDA/HIP devices"), _ev(Platform)),
     Rule(re.compile("pre_warm_nccl is only applicable for CUDA or HIP hardware"), _ev(Platform)),
+    Rule(re.compile("Some requests timed out when bootstrapping"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(
+        re.compile("Some requests fail to receive KV Cache transfer done signal"),
+        _ev(EngineFailure, kind="kv-transfer"),
+    ),
+    Rule(
+        re.compile(
+            "Lost connection with prefill instance \\(bootstrap_addr: \\S+\\), (?P<requests>\\d+) requests affected"
+        ),
+        _ev(EngineFailure, kind="kv-transfer"),
+    ),
+    Rule(re.compile("Prefill instance failed to register to bootstrap server"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Decode (?:transfer|handshake) failed for request"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Prefill (?:transfer|bootstrap) failed for request"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("bootstrap_thread died on engine_rank=\\d+"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("^\\s*Session \\S+ failed\\.\\s*$"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Deferred KV release for room \\S+ timed out"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(
+        re.compile("Disaggregated request received without bootstrap room id"), _ev(EngineFailure, kind="kv-transfer")
+    ),
 ]
 
 
@@ -1717,6 +1749,7 @@ GRAMMARS: list[Grammar] = [
             "Enable offload kv cache for decode side",
             "host memory for V4 paged pool",
             "Hierarchical cache storage backend is not enabled",
+            "NIXL KVManager initialized with backend:",
         ),
         parse_memory,
         (
@@ -2031,6 +2064,11 @@ GRAMMARS: list[Grammar] = [
                 "v0.5.23-hierarchical-cache-storage-backend-is-no",
                 "[2025-11-30 10:00:00 TP0] Hierarchical cache storage backend is not enabled.",
                 ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "v0.5.23-nixl-kvmanager-initialized-with-backend",
+                "[2025-11-30 10:00:00 TP0] NIXL KVManager initialized with backend: UCX",
+                ("kv_cache", {"connector": "nixl", "transfer_backend": "UCX"}),
             ),
         ),
     ),
@@ -2440,6 +2478,7 @@ GRAMMARS: list[Grammar] = [
             "Rejection sampling is enabled",
             "promoting --speculative-algorithm",
             "does not require setting speculative_draft_model_path",
+            "speculative_adaptive disabled:",
         ),
         parse_spec,
         (
@@ -2562,6 +2601,11 @@ GRAMMARS: list[Grammar] = [
                 ("spec_decode_stats", {"format": "sglang", "interval": False, "mean_acceptance_length": 3.04512345}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-speculative-adaptive-disabled",
+                "[2025-11-30 10:00:00 TP0] speculative_adaptive disabled: no profile. Falling back to static speculative params.",
+                ("perf_warning", {"topic": "spec-config"}),
+            ),
         ),
     ),
     Grammar(
@@ -2588,6 +2632,7 @@ GRAMMARS: list[Grammar] = [
             "Aiter custom all-reduce not available; falling back to sglang CustomAllreduce",
             "NCCL_GRAPH_REGISTER=0 was set explicitly",
             "all-reduce serves bf16 only",
+            "NVLink detection failed.",
         ),
         parse_allreduce,
         (
@@ -2697,6 +2742,11 @@ GRAMMARS: list[Grammar] = [
                 "[2025-11-30 10:00:00 TP0] FlashInfer PCIe-IPC all-reduce serves bf16 only; torch.float16 reductions stay on NCCL.",
                 ("custom_allreduce", {"enabled": False}),
             ),
+            case(
+                "v0.5.23-nvlink-detection-failed",
+                "[2025-11-30 10:00:00 TP0] NVLink detection failed. This is normal if your machine has no NVLink equipped.",
+                ("perf_warning", {"topic": "no-nvlink"}),
+            ),
         ),
     ),
     Grammar(
@@ -2724,6 +2774,18 @@ GRAMMARS: list[Grammar] = [
             "init_cpu_threads_env and shared memory based AllReduce is disabled",
             "is not supported on non CUDA/HIP devices",
             "pre_warm_nccl is only applicable for CUDA or HIP hardware",
+            "Some requests timed out when bootstrapping",
+            "Some requests fail to receive KV Cache transfer done signal",
+            "Lost connection with prefill instance",
+            "failed to register to bootstrap server",
+            "Decode transfer failed for request",
+            "Decode handshake failed for request",
+            "Prefill transfer failed for request",
+            "Prefill bootstrap failed for request",
+            "bootstrap_thread died on engine_rank=",
+            "Session ",
+            "Deferred KV release for room",
+            "Disaggregated request received without bootstrap room id",
         ),
         parse_runtime,
         (
@@ -2863,6 +2925,66 @@ GRAMMARS: list[Grammar] = [
                 "v0.5.23-pre-warm-nccl-is-only-applicable-for-cud",
                 "[2025-11-30 10:00:00 TP0] pre_warm_nccl is only applicable for CUDA or HIP hardware or NPU hardware. Ignoring pre_warm_nccl setting on current hardware.",
                 ("platform", {}),
+            ),
+            case(
+                "v0.5.23-some-requests-timed-out-when-bootstrappi",
+                "[2025-11-30 10:00:00 TP0] Some requests timed out when bootstrapping, which means prefill instances fail to receive the KV indices from the decode instance of this request. If a greater mean TTFT is acceptable, you can 'export SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=600' (10 minutes) to relax the timeout condition.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-some-requests-fail-to-receive-kv-cache-t",
+                "[2025-11-30 10:00:00 TP0] Some requests fail to receive KV Cache transfer done signal after bootstrapping. If a greater mean TTFT is acceptable, you can 'export SGLANG_DISAGGREGATION_WAITING_TIMEOUT=600' (10 minutes) to relax the timeout condition.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-lost-connection-with-prefill-instance",
+                "[2025-11-30 10:00:00 TP0] Lost connection with prefill instance (bootstrap_addr: 10.0.0.2:8998), 4 requests affected",
+                ("engine_failure", {"kind": "kv-transfer", "requests": 4}),
+            ),
+            case(
+                "v0.5.23-failed-to-register-to-bootstrap-server",
+                "[2025-11-30 10:00:00 TP0] Prefill instance failed to register to bootstrap server after 5 retries",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-decode-transfer-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Decode transfer failed for request rank=self_tp_rank decode_req.req.rid='decode_req_req_rid' decode_req.req.bootstrap_room='room' with exception e (HiCache local restore failed on this rank)",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-decode-handshake-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Decode handshake failed for request rank=self_tp_rank decode_req.req.rid='decode_req_req_rid' decode_req.req.bootstrap_room='room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-prefill-transfer-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Prefill transfer failed for request rank=get_parallel_tp_rank req.rid='req_rid' req.bootstrap_room='req_bootstrap_room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-prefill-bootstrap-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Prefill bootstrap failed for request rank=get_parallel_tp_rank req.rid='req_rid' req.bootstrap_room='req_bootstrap_room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-bootstrap-thread-died-on-engine-rank",
+                "[2025-11-30 10:00:00 TP0] prefill bootstrap_thread died on engine_rank=0; requests to this rank will time out in KVPoll.Bootstrapping",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-session",
+                "[2025-11-30 10:00:00 TP0] Session 10.0.0.2:17001 failed.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-deferred-kv-release-for-room",
+                "[2025-11-30 10:00:00 TP0] Deferred KV release for room 42 timed out after 30s without a full drain ack from prefill; releasing anyway.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-disaggregated-request-received-without-b",
+                "[2025-11-30 10:00:00 TP0] Invalid request: Disaggregated request received without bootstrap room id. req.rid=\"'r-7'\"",
+                ("engine_failure", {"kind": "kv-transfer"}),
             ),
         ),
     ),

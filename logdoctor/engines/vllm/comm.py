@@ -189,6 +189,16 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         re.compile("(?P<name>NCCL_GRAPH_REGISTER)=(?P<value>\\S+) pins the CUDA graph pool during sleep"),
         _event(NcclEnv),
     ),
+    (
+        re.compile("NVLink detection failed\\. This is normal if your machine has no NVLink"),
+        _event(PerfWarning, topic="no-nvlink"),
+    ),
+    (
+        re.compile(
+            "Failed to initialize Flashinfer allreduce workspace\\. Flashinfer allreduce-norm fusion will be disabled"
+        ),
+        _event(PerfWarning, topic="allreduce-fusion"),
+    ),
 )
 
 
@@ -413,6 +423,8 @@ GRAMMARS: list[Grammar] = [
             "exceeds available GPUs",
             "Detected different devices in the system:",
             "pins the CUDA graph pool during sleep",
+            "NVLink detection failed.",
+            "allreduce-norm fusion will be disabled",
         ),
         parse_comm_notices,
         (
@@ -455,6 +467,16 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-pins-the-cuda-graph-pool-during-sleep",
                 "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:2334] NCCL_GRAPH_REGISTER=1 pins the CUDA graph pool during sleep.",
                 ("nccl_env", {"name": "NCCL_GRAPH_REGISTER", "value": "1"}),
+            ),
+            case(
+                "v0.33-nvlink-detection-failed",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [cuda.py:833] NVLink detection failed. This is normal if your machine has no NVLink equipped.",
+                ("perf_warning", {"topic": "no-nvlink"}),
+            ),
+            case(
+                "v0.33-allreduce-norm-fusion-will-be-disabled",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [allreduce_rms_fusion.py:1045] Failed to initialize Flashinfer allreduce workspace. Flashinfer allreduce-norm fusion will be disabled.",
+                ("perf_warning", {"topic": "allreduce-fusion"}),
             ),
         ),
     ),

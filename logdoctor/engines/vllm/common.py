@@ -186,3 +186,26 @@ def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine,
         if m:
             return build(m, _base(line, ctx), _msg(line))
     return None
+
+
+# --- labelled values -------------------------------------------------------------------------------
+# Stats lines read as `Label=number` / `Label: number unit` pairs keyed by a normalised label, so a reworded,
+# reordered or new field still gives the known values (issue 11, item 3).
+_LABELLED_RE = re.compile(r"(?P<label>[A-Za-z#][^=:,]*?)\s*(?:=|:)\s*(?P<value>-?[\d.]+(?:e[+-]?\d+)?)(?![\w.])")
+_LABEL_CHARS_RE = re.compile(r"[^a-z0-9]+")
+
+
+def _label(text: str) -> str:
+    """`Avg xfer time (ms)` -> avg_xfer_time_ms, `Throughput (MB/s)` -> throughput_mb_s."""
+    return _LABEL_CHARS_RE.sub("_", text.lower()).strip("_")
+
+
+def _labelled_values(text: str) -> dict[str, float | int | str]:
+    values: dict[str, float | int | str] = {}
+    for m in _LABELLED_RE.finditer(text):
+        raw = m.group("value")
+        try:
+            values[_label(m.group("label"))] = int(raw) if re.fullmatch(r"-?\d+", raw) else float(raw)
+        except ValueError:
+            continue
+    return values

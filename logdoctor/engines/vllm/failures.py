@@ -16,6 +16,7 @@ from logdoctor.engines.vllm.common import (
 )
 from logdoctor.events import (
     EngineFailure,
+    PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -89,6 +90,26 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
     (
         re.compile("Waiting for creating a placement group of specs for \\d+ seconds"),
         _event(EngineFailure, kind="rpc-timeout"),
+    ),
+    (
+        re.compile("Failing (?P<requests>\\d+) request\\(s\\) due to KV load failure"),
+        _event(EngineFailure, kind="kv-transfer"),
+    ),
+    (
+        re.compile("Recovered from KV load failure: \\d+ request\\(s\\) rescheduled"),
+        _event(PerfWarning, topic="kv-transfer"),
+    ),
+    (re.compile("NIXL transfer failure: "), _event(EngineFailure, kind="kv-transfer", connector="nixl")),
+    (re.compile("NIXL is not available\\s*$"), _event(EngineFailure, kind="kv-transfer", connector="nixl")),
+    (re.compile("Failed to connect to bootstrap server \\S+"), _event(EngineFailure, kind="kv-transfer")),
+    (re.compile("Bootstrap query to \\S+ failed on attempt \\d+/\\d+"), _event(PerfWarning, topic="kv-transfer")),
+    (
+        re.compile("timed out after [\\d.]+ seconds without being sent\\. Freeing its blocks on the producer side"),
+        _event(EngineFailure, kind="kv-transfer"),
+    ),
+    (
+        re.compile("Deferred write task for request \\S+ timed out after [\\d.]+s waiting for remote blocks"),
+        _event(EngineFailure, kind="kv-transfer"),
     ),
 )
 
@@ -291,6 +312,14 @@ GRAMMARS: list[Grammar] = [
             "Invocation of execute_model method failed",
             "Unexpected error pre-processing request",
             "Waiting for creating a placement group of specs for",
+            "due to KV load failure",
+            "Recovered from KV load failure:",
+            "NIXL transfer failure:",
+            "NIXL is not available",
+            "Failed to connect to bootstrap server",
+            "failed on attempt",
+            "without being sent. Freeing its blocks on the producer side",
+            "Deferred write task for request",
         ),
         parse_failures_notices,
         (
@@ -318,6 +347,46 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-waiting-for-creating-a-placement-group-o",
                 "(EngineCore pid=180) INFO 11-30 10:00:00 [ray_utils.py:223] Waiting for creating a placement group of specs for 120 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if you are running on a multi-node.",
                 ("engine_failure", {"kind": "rpc-timeout"}),
+            ),
+            case(
+                "v0.33-due-to-kv-load-failure",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [scheduler.py:3764] Failing 3 request(s) due to KV load failure (failure_policy=fail, 12288 tokens affected). Request IDs: ['a', 'b', 'c']",
+                ("engine_failure", {"kind": "kv-transfer", "requests": 3}),
+            ),
+            case(
+                "v0.33-recovered-from-kv-load-failure",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [scheduler.py:3773] Recovered from KV load failure: 3 request(s) rescheduled (12288 tokens affected).",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-nixl-transfer-failure",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [base_worker.py:1377] NIXL transfer failure: TRANSFER_FAILED | Context: remote engine 7a unreachable",
+                ("engine_failure", {"kind": "kv-transfer", "connector": "nixl"}),
+            ),
+            case(
+                "v0.33-nixl-is-not-available",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [base_worker.py:610] NIXL is not available",
+                ("engine_failure", {"kind": "kv-transfer", "connector": "nixl"}),
+            ),
+            case(
+                "v0.33-failed-to-connect-to-bootstrap-server",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [mooncake_connector.py:2611] Failed to connect to bootstrap server 10.0.0.2:8998 (type_e___name): e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-failed-on-attempt",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [mooncake_connector.py:2587] Bootstrap query to 10.0.0.2:8998 failed on attempt 1/3 (type_e___name: e); retrying in 1.5 seconds",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-without-being-sent-freeing-its-blocks-on",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [mooncake_connector.py:2340] Request cmpl-9 timed out after 480 seconds without being sent. Freeing its blocks on the producer side.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-deferred-write-task-for-request",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [moriio_engine.py:261] Deferred write task for request cmpl-4 timed out after 30.0s waiting for remote blocks",
+                ("engine_failure", {"kind": "kv-transfer"}),
             ),
         ),
     ),

@@ -297,6 +297,10 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         re.compile("VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch version does not support 'aot'"),
         _event(CompileTime, kind="cache_load", cache_hit=False),
     ),
+    (
+        re.compile("enable_aot_compile is not available\\. AOT compile is disabled"),
+        _event(PerfWarning, topic="aot-compile-unavailable"),
+    ),
 )
 
 
@@ -635,6 +639,7 @@ GRAMMARS: list[Grammar] = [
             "FlashInfer's precompiled kernels are missing",
             "prefill is JIT-compiled; first run may take a while",
             "VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch",
+            "enable_aot_compile is not available. AOT compile is disabled",
         ),
         parse_graphs_notices,
         (
@@ -687,6 +692,11 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-vllm-use-mega-aot-artifact-is-enabled-bu",
                 "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [compiler_interface.py:326] CRITICAL: VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch version does not support 'aot' parameter in standalone_compile. This requires PyTorch 2.10.0+. Falling back to non-AOT mode.",
                 ("compile_time", {"kind": "cache_load", "cache_hit": False}),
+            ),
+            case(
+                "v0.33-enable-aot-compile-is-not-available-aot-",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [wrapper.py:166] torch._dynamo.config.enable_aot_compile is not available. AOT compile is disabled and please upgrade PyTorch version to use AOT compile.",
+                ("perf_warning", {"topic": "aot-compile-unavailable"}),
             ),
         ),
     ),

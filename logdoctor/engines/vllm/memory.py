@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logdoctor.engines.vllm.common import (
     _CAPTURE_BARS,
@@ -18,6 +19,7 @@ from logdoctor.engines.vllm.common import (
     _grammar,
     _i,
     _is_traceback_code,
+    _labelled_values,
     _msg,
     _notices,
 )
@@ -222,6 +224,11 @@ def parse_model_load(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+def _kv_transfer_metrics(m: re.Match[str], base: dict[str, Any], message: str) -> Events:
+    """`KV Transfer metrics: Num successful transfers=12, Avg xfer time (ms)=38.2, ...` (NIXL connector stats)."""
+    return [KVCache(**base, transfer=_labelled_values(m.group("transfer")), message=message)]
+
+
 # One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
 # message, first match wins; the line type's cases hold one line of each.
 _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
@@ -242,6 +249,14 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         _event(PerfWarning, topic="fp8-kv"),
     ),
     (re.compile("Auto set \\((?P<kv_cache_memory_gib>[\\d.]+)/[\\d.]+\\) GiB for KV cache on node"), _event(KVCache)),
+    (
+        re.compile("Releasing expired KV blocks for request \\S+ which were retrieved by \\d+ remote worker"),
+        _event(PerfWarning, topic="kv-transfer"),
+    ),
+    (re.compile("Got kv_transfer_params, but no KVConnector found"), _event(PerfWarning, topic="kv-transfer")),
+    (re.compile("NixlConnector setting KV cache layout to \\w+"), _event(KVCache, connector="nixl")),
+    (re.compile("Initializing NIXL Scheduler"), _event(KVCache, connector="nixl")),
+    (re.compile("KV Transfer metrics: (?P<transfer>.+)$"), _kv_transfer_metrics),
 )
 
 
@@ -527,6 +542,11 @@ GRAMMARS: list[Grammar] = [
             "Using KV cache scaling factor",
             "FP8 KV cache is enabled but prefill queries are not quantized",
             "GiB for KV cache on node",
+            "Releasing expired KV blocks for request",
+            "but no KVConnector found",
+            "NixlConnector setting KV cache layout to",
+            "Initializing NIXL Scheduler",
+            "KV Transfer metrics:",
         ),
         parse_memory_notices,
         (
@@ -559,6 +579,34 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-gib-for-kv-cache-on-node",
                 "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [cpu_worker.py:261] Auto set (32.00/251.50) GiB for KV cache on node 0, with 8.00 GiB requested memory for the worker. 8 GiB memory was consumed by non-kv usages.",
                 ("kv_cache", {"kv_cache_memory_gib": 32.0}),
+            ),
+            case(
+                "v0.33-releasing-expired-kv-blocks-for-request",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [base_worker.py:3370] Releasing expired KV blocks for request cmpl-3 which were retrieved by 4 remote worker(s) before lease expired.",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-but-no-kvconnector-found",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [core.py:544] Got kv_transfer_params, but no KVConnector found. Disabling KVTransfer for this request.",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-nixlconnector-setting-kv-cache-layout-to",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [connector.py:162] NixlConnector setting KV cache layout to LBHNC for better xfer performance.",
+                ("kv_cache", {"connector": "nixl"}),
+            ),
+            case(
+                "v0.33-initializing-nixl-scheduler",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [base_scheduler.py:109] Initializing NIXL Scheduler 7a3f",
+                ("kv_cache", {"connector": "nixl"}),
+            ),
+            case(
+                "v0.33-kv-transfer-metrics",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [metrics.py:108] KV Transfer metrics: Num successful transfers=12, Avg xfer time (ms)=38.2, P90 xfer time (ms)=61.0, Avg post time (ms)=1.1, Avg MB per transfer=24.0, Throughput (MB/s)=628.3",
+                (
+                    "kv_cache",
+                    {"transfer": {"num_successful_transfers": 12, "avg_xfer_time_ms": 38.2, "throughput_mb_s": 628.3}},
+                ),
             ),
         ),
     ),

@@ -309,6 +309,10 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         _event(Platform, platform="cpu"),
     ),
     (re.compile("Failed to import from vllm\\._C_AVX512"), _event(Platform, platform="cpu")),
+    (
+        re.compile("Some projections are incompatible with GEMM-RS/AR; using the unfused path"),
+        _event(PerfWarning, topic="gemm-allreduce-fusion"),
+    ),
 )
 
 
@@ -639,6 +643,7 @@ GRAMMARS: list[Grammar] = [
             "drafter KV cache initialized for CPU backend",
             "CPU backend doesn't allow to use `torch.set_num_threads`",
             "Failed to import from vllm._C_AVX512",
+            "incompatible with GEMM-RS/AR; using the unfused path",
         ),
         parse_platform_notices,
         (
@@ -791,6 +796,11 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-failed-to-import-from-vllm-c-avx512",
                 "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [cpu.py:678] Failed to import from vllm._C_AVX512: ImportError('libnuma.so.1')",
                 ("platform", {"platform": "cpu"}),
+            ),
+            case(
+                "v0.33-incompatible-with-gemm-rs-ar-using-the-u",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [gemm_rs_ar.py:976] Some projections are incompatible with GEMM-RS/AR; using the unfused path instead.",
+                ("perf_warning", {"topic": "gemm-allreduce-fusion"}),
             ),
         ),
     ),

@@ -126,6 +126,10 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         ),
         _event(PerfWarning, topic="moe-parallel"),
     ),
+    (
+        re.compile("Prefill cadence: applying prefill_schedule_interval=(?P<value>\\d+)"),
+        _event(SchedulerConfig, kind="prefill-interval"),
+    ),
 )
 
 
@@ -236,6 +240,7 @@ GRAMMARS: list[Grammar] = [
             "Raising max_num_batched_tokens from",
             "Disabling fine-grained prefix-cache hits",
             "Detected DP deployment with no --enable-expert-parallel",
+            "Prefill cadence: applying prefill_schedule_interval=",
         ),
         parse_scheduling_notices,
         (
@@ -268,6 +273,11 @@ GRAMMARS: list[Grammar] = [
                 "v0.33-detected-dp-deployment-with-no-enable-ex",
                 "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [all2all_utils.py:219] Detected DP deployment with no --enable-expert-parallel. Falling back to AllGather+ReduceScatter dispatch/combine.",
                 ("perf_warning", {"topic": "moe-parallel"}),
+            ),
+            case(
+                "v0.33-prefill-cadence-applying-prefill-schedul",
+                "(EngineCore pid=180) INFO 11-30 10:00:00 [scheduler.py:412] Prefill cadence: applying prefill_schedule_interval=4 locally (this engine is not DP-coordinated); prefill is held until 4 executed steps have passed since the last prefill-carrying step.",
+                ("scheduler_config", {"kind": "prefill-interval", "value": 4}),
             ),
         ),
     ),

@@ -231,6 +231,18 @@ _NOTICES_0_33: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
         re.compile("Missing cached draft probabilities for request \\S+; falling back to legacy speculative rejection"),
         _event(PerfWarning, topic="spec-decode"),
     ),
+    (
+        re.compile(
+            "Dynamic speculative decoding is not supported with the '[^']*' speculative method.*?falling back to static num_speculative_tokens=\\d+"
+        ),
+        _event(PerfWarning, topic="spec-config"),
+    ),
+    (
+        re.compile(
+            "Speculative decoding \\(method=\\S+\\) is enabled but no KV cache group could be identified as the draft model's"
+        ),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
 )
 
 
@@ -545,6 +557,8 @@ GRAMMARS: list[Grammar] = [
             "Very small vocabulary intersection",
             "EAGLE trailing prefix-cache block dropping is disabled",
             "Missing cached draft probabilities for request",
+            "Dynamic speculative decoding is not supported with the",
+            "no KV cache group could be identified as the draft model's",
         ),
         parse_spec_notices_0_33,
         (
@@ -571,6 +585,16 @@ GRAMMARS: list[Grammar] = [
             case(
                 "v0.33-missing-cached-draft-probabilities-for-r",
                 "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [gpu_model_runner.py:4702] Missing cached draft probabilities for request cmpl-7f3a; falling back to legacy speculative rejection behavior.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-dynamic-speculative-decoding-is-not-supp",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:1100] Dynamic speculative decoding is not supported with the 'ngram' speculative method on Model Runner V1. Disabling num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens=4.",
+                ("perf_warning", {"topic": "spec-config"}),
+            ),
+            case(
+                "v0.33-no-kv-cache-group-could-be-identified-as",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [kv_cache_planning.py:1067] Speculative decoding (method=eagle3) is enabled but no KV cache group could be identified as the draft model's.",
                 ("perf_warning", {"topic": "spec-decode"}),
             ),
         ),
