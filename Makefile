@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd bench golden drift clean
+.PHONY: demo test lint typecheck unit sshd chromium screenshot bench golden drift clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,23 @@ sshd:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-client sudo passwd >/dev/null) \
 	  || { echo "could not install openssh-server: run 'apt-get install openssh-server sudo' as root"; exit 1; }; }
 
+# The HTML report tests load the page in headless Chromium; install it when it is missing.
+chromium:
+	@command -v chromium >/dev/null || { \
+	  echo "installing chromium (needed by the HTML report tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	  || { echo "could not install chromium: run 'apt-get install chromium' as root"; exit 1; }; }
+
+# docs/img/report.png, the README's picture: the HTML report of the story fixture.
+screenshot: $(STAMP) chromium
+	@mkdir -p docs/img
+	@tmp=$$(mktemp -d); \
+	$(BIN)/logdoctor diagnose fixtures/logs/story/vllm-dflash-tp2-a6000.log --format html -o $$tmp/report.html; \
+	test $$? -le 1 || exit 1; \
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$$tmp/profile \
+	  --window-size=1280,1500 --screenshot=$(CURDIR)/docs/img/report.png file://$$tmp/report.html >/dev/null 2>&1; \
+	status=$$?; rm -rf $$tmp; test $$status -eq 0 && echo "wrote docs/img/report.png"
+
 lint: $(STAMP)
 	$(BIN)/ruff check logdoctor tests bench
 	$(BIN)/ruff format --check logdoctor tests bench
@@ -29,7 +46,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) sshd
+unit: $(STAMP) sshd chromium
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from logdoctor.diff import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
+    from logdoctor.report.observed import Observed
     from logdoctor.run import LineSource
     from logdoctor.sources.ssh import HostCollection, RemoteSource, SshOptions
 
@@ -200,10 +201,13 @@ def report_options(func: F) -> F:
     func = click.option(
         "--format",
         "fmt",
-        type=click.Choice(["text", "json", "markdown"]),
+        type=click.Choice(["text", "json", "markdown", "html", "github"]),
         default="text",
         show_default=True,
-        help="Report format.",
+        help="Report format (html: one offline page with timelines; github: an issue body, docs/reports.md).",
+    )(func)
+    func = click.option(
+        "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE, not stdout."
     )(func)
     func = click.option(
         "--fail-on",
@@ -270,14 +274,20 @@ def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> 
     return int(ExitStatus.OK)
 
 
-def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool) -> None:
+def emit_many(
+    diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool, observed: Sequence[Observed] = ()
+) -> None:
     """One report per host: a JSON array when there are several, headed sections otherwise."""
     from logdoctor.report.json import render_json
 
     if len(diagnoses) == 1:
-        emit(diagnoses[0], fmt, verbose)
+        emit(diagnoses[0], fmt, verbose, observed[0] if observed else None)
     elif fmt == "json":
         click.echo(render_json(list(diagnoses)))
+    elif fmt in ("html", "github"):
+        from logdoctor.report.formats import render_fleet_page
+
+        click.echo(render_fleet_page(fmt, hosts, diagnoses, observed), nl=False)
     else:
         from logdoctor.report.fleet import fleet_markdown, render_fleet
 
@@ -293,12 +303,16 @@ def emit_many(diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, ve
             render_fleet(stdout_console(), hosts, diagnoses)
 
 
-def emit(diagnosis: Diagnosis, fmt: str, verbose: bool) -> None:
+def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | None = None) -> None:
     from logdoctor.report.json import render_json
     from logdoctor.report.markdown import render_markdown
     from logdoctor.report.terminal import render_terminal
 
-    if fmt == "json":
+    if fmt in ("html", "github"):
+        from logdoctor.report.formats import render_one
+
+        click.echo(render_one(fmt, diagnosis, observed), nl=False)
+    elif fmt == "json":
         click.echo(render_json(diagnosis))
     elif fmt == "markdown":
         click.echo(render_markdown(diagnosis), nl=False)
@@ -526,6 +540,7 @@ def diagnose(
     rule_dirs: tuple[Path, ...],
     no_builtin_rules: bool,
     fmt: str,
+    output: Path | None,
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
@@ -546,8 +561,10 @@ def diagnose(
     Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
     from logdoctor.engine.suppress import load_suppressions
-    from logdoctor.run import diagnose_sources
+    from logdoctor.report.formats import check_output, observed_of, written_to
+    from logdoctor.run import diagnose_parsed, parse_sources
 
+    check_output(fmt, output)
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     if not targets and not listed:
@@ -567,9 +584,10 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        sources = local_line_sources(targets)
-        diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
-        emit(diagnosis, fmt, verbose)
+        parsed = parse_sources(local_line_sources(targets), engine)
+        diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+        with written_to(output):
+            emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
         ctx.exit(exit_code_for([diagnosis], fail_on))
     from logdoctor.sources.ssh import SshOptions
 
@@ -585,8 +603,6 @@ def diagnose(
     )
     from concurrent.futures import ThreadPoolExecutor
 
-    from logdoctor.run import diagnose_parsed, parse_sources
-
     # Each host's lines are parsed while they arrive (a parsing thread a host, fed by its collector),
     # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
     # At most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not
@@ -600,13 +616,15 @@ def diagnose(
         if rule_dirs or no_builtin_rules:
             rules_ready.result()
         diagnosing: dict[int, Future[Diagnosis]] = {}
+        observed: dict[int, Observed] = {}  # what --format html/github show beside each host's diagnosis
 
-        def diagnose_live(col: HostCollection) -> Diagnosis:
+        def diagnose_live(index: int, col: HostCollection) -> Diagnosis:
             parsed = parse_sources(remote_line_sources(col, live=True), engine)
+            observed[index] = observed_of(fmt, parsed.events)
             return diagnose_parsed(parsed, rules_ready.result(), engine=engine, suppressions=suppressions)[0]
 
         def start_host(index: int, col: HostCollection) -> None:
-            diagnosing[index] = pool.submit(diagnose_live, col)
+            diagnosing[index] = pool.submit(diagnose_live, index, col)
 
         collections = collect_for_diagnosis(hosts, options, jobs, save, on_started=start_host)
         debug = bool(ctx.find_root().params.get("debug"))
@@ -619,7 +637,9 @@ def diagnose(
             host_diagnosis(col, diagnosing.get(index), alone=len(collections) == 1, debug=debug)
             for index, col in enumerate(collections)
         ]
-    emit_many(diagnoses, [c.host for c in collections], fmt, verbose)
+    shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
+    with written_to(output):
+        emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
     failed = any(c.error is not None for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))
 
@@ -680,12 +700,16 @@ def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) ->
     return [source for collection in collections for source in remote_line_sources(collection)]
 
 
-def emit_diff(report: DiffReport, fmt: str, verbose: bool) -> None:
+def emit_diff(report: DiffReport, fmt: str, verbose: bool, observed: Sequence[Observed] = ()) -> None:
     from logdoctor.report.diff_markdown import render_diff_markdown
     from logdoctor.report.diff_terminal import render_diff_terminal
     from logdoctor.report.json import render_json
 
-    if fmt == "json":
+    if fmt == "html":
+        from logdoctor.report.html import render_diff_html
+
+        click.echo(render_diff_html(report, *observed), nl=False)
+    elif fmt == "json":
         click.echo(render_json(report.model_dump(mode="json")))
     elif fmt == "markdown":
         click.echo(render_diff_markdown(report), nl=False)
@@ -725,6 +749,7 @@ def diff(
     rule_dirs: tuple[Path, ...],
     no_builtin_rules: bool,
     fmt: str,
+    output: Path | None,
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
@@ -739,23 +764,30 @@ def diff(
     regression rules included (docs/diff.md)."""
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
 
+    if fmt == "github":
+        raise UsageError("--format github describes one deployment: run `logdoctor diagnose` on the slow one")
+    check_output(fmt, output)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
     base_sources = side_line_sources("baseline", base_targets, ssh)
     cand_sources = side_line_sources("candidate", cand_targets, ssh)
+    base_parsed = parse_sources(base_sources, baseline_engine)
+    cand_parsed = parse_sources(cand_sources, candidate_engine)
     report = diff_parsed(
-        parse_sources(base_sources, baseline_engine),
-        parse_sources(cand_sources, candidate_engine),
+        base_parsed,
+        cand_parsed,
         rules,
         baseline_engine=baseline_engine,
         candidate_engine=candidate_engine,
         suppressions=suppressions,
         show_all=show_all,
     )
-    emit_diff(report, fmt, verbose)
+    with written_to(output):
+        emit_diff(report, fmt, verbose, [observed_of(fmt, p.events) for p in (base_parsed, cand_parsed)])
     click.get_current_context().exit(exit_code_for([report], fail_on))
 
 

@@ -52,8 +52,9 @@ def render_diff_markdown(report: DiffReport) -> str:
         lines += [f"<sub>{report.folded} equal or unknown rows folded (`--all` shows them)</sub>", ""]
     lines += [f"**{report.verdict.summary}**", ""]
     in_baseline = set(report.baseline.findings)
+    quoted: set[tuple[str, int]] = set()
     for index, finding in enumerate(report.findings, start=1):
-        block = finding_lines(index, finding)
+        block = finding_lines(index, finding, quoted)
         if finding.rule in in_baseline:
             block[0] += " *(also in the baseline)*"
         lines += block

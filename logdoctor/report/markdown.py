@@ -1,67 +1,107 @@
-"""`--format markdown`: a report ready to paste into an issue thread."""
+"""`--format markdown`: a short report ready to paste into an issue thread (docs/reports.md).
+
+    ### 2. `custom-allreduce-disabled` 60, rule `custom-allreduce-off`
+    custom all-reduce is disabled (reason: no-p2p); TP=2 all-reduces fall back to NCCL (lines 20, 15)
+
+    - fix: `drop --disable-custom-all-reduce if it was set`
+
+Short on purpose (at most a third of what it was on the story fixtures): findings below 50 share
+one line; a finding quotes one evidence line not quoted before in the report (a configuration dump
+only when all its evidence is), cut after EVIDENCE_CHARS without its `(Proc pid=N) LEVEL date
+[file.py:N]` header, and names its other lines by number, so the engine-init dump that four findings
+cite is not printed four times; ruled out and could-not-check are one line each. The whole story is
+in `--format json` and `--format html`.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+
+LIKELY = 50  # a finding scoring less gets one line (the verdict's "likely" threshold)
+EVIDENCE_LINES = 1  # quoted a finding
+EVIDENCE_REFS = 6  # named by number a finding
+DUMP_CHARS = 400  # a longer line is a configuration dump: quoted only when a finding has nothing else
+EVIDENCE_CHARS = 140
+_HEADER_RE = re.compile(
+    r"^(?:\([^()]*pid=\d+[^()]*\)\s*)*(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]\s]+\] )?"
+    r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z0-9 ]+)?\] )?"
+)
 
 
 def code(text: str) -> str:
     return text.replace("`", "'")
 
 
-def finding_lines(index: int, f: Finding) -> list[str]:
-    lines = [
-        f"### {index}. {f.title}",
-        "",
-        f"**{f.severity}** · score **{f.score}** · cause `{f.cause}` · rule `{f.rule}`",
-        "",
-        f.explanation,
-        "",
-    ]
+def _short(source: str) -> str:
+    return source.rsplit("/", 1)[-1]
+
+
+def _excerpt(text: str) -> str:
+    text = _HEADER_RE.sub("", text, count=1)
+    return text if len(text) <= EVIDENCE_CHARS else text[:EVIDENCE_CHARS].rstrip() + " …"
+
+
+def _fix(step: str) -> str:
+    return f"`{code(step)}`" if step.startswith("-") or " --" in step else step
+
+
+def finding_lines(
+    index: int, f: Finding, shown: set[tuple[str, int]] | None = None, *, one_source: bool = False
+) -> list[str]:
+    """A finding in a few lines, quoting one evidence line that `shown` (the lines quoted so far in the
+    report) does not hold, a configuration dump only when all its lines are; the others by number. `one_source`: the
+    report has one log, so a line is named by its number alone."""
+    seen = set() if shown is None else shown
+
+    def where(source: str, line: int) -> str:
+        return str(line) if one_source else f"{_short(source)}:{line}"
+
+    dumps_only = all(len(e.text) > DUMP_CHARS for e in f.evidence)
+    fresh = [e for e in f.evidence if (e.source, e.line) not in seen and (dumps_only or len(e.text) <= DUMP_CHARS)]
+    quoted = fresh[:EVIDENCE_LINES]
+    seen.update((e.source, e.line) for e in quoted)
+    named = [e for e in f.evidence if e not in quoted][:EVIDENCE_REFS]
+    refs = ""
+    if named:
+        label = ("also " if quoted else "") + ("lines " if len(named) > 1 else "line ")
+        refs = f" ({label}{', '.join(where(e.source, e.line) for e in named)})"
+    lines = [f"### {index}. `{f.cause}` {f.score}, rule `{f.rule}`", f.explanation + refs, ""]
     if f.estimate:
-        lines += [f"*Estimated effect:* {f.estimate}", ""]
-    if f.evidence:
-        lines += ["Evidence:", "", "```"]
-        lines += [f"{e.source}:{e.line}: {e.text}" for e in f.evidence]
-        lines += ["```", ""]
-    if f.fix:
-        lines += ["Fix:", ""]
-        lines += [f"- `{code(step)}`" if step.startswith("-") or " --" in step else f"- {step}" for step in f.fix]
-        lines += [""]
-    lines += [f"<sub>{f.working}</sub>", ""]
+        lines.append(f"- effect: {f.estimate}")
+    lines += [f"- fix: {_fix(step)}" for step in f.fix]
+    if f.estimate or f.fix:
+        lines.append("")
+    if quoted:
+        lines += ["```", *(f"{where(e.source, e.line)}: {_excerpt(e.text)}" for e in quoted), "```", ""]
     return lines
 
 
 def insufficient_lines(outcomes: Sequence[RuleOutcome]) -> list[str]:
-    """The folded "could not check" section, each rule with the first hint on how to get its data."""
+    """The could-not-check rules as one line (the list and the hints: `--format json` or `-v`)."""
     if not outcomes:
         return []
-    lines = [f"<details><summary>Could not check ({len(outcomes)})</summary>", ""]
-    for o in outcomes:
-        hint = f" — {o.hints[0]}" if o.hints else ""
-        lines.append(f"- `{o.cause}` ({o.rule}): {o.reason}{hint}")
-    return [*lines, "", "</details>", ""]
+    return [f"Could not check {len(outcomes)} rule(s): no data (see `--format json`).", ""]
 
 
 def render_markdown(d: Diagnosis) -> str:
     version = f" {d.engine.version}" if d.engine.version else ""
-    sources = ", ".join(f"`{s.name}`" for s in d.sources)
-    lines = [
-        "## logdoctor diagnosis",
-        "",
-        f"**{d.verdict.summary}**",
-        "",
-        f"Engine: {d.engine.name}{version} · sources: {sources}",
-        "",
-    ]
-    for index, finding in enumerate(d.findings, start=1):
-        lines += finding_lines(index, finding)
-    if d.ruled_out:
-        lines += [f"<details><summary>Ruled out ({len(d.ruled_out)})</summary>", ""]
-        lines += [f"- `{o.cause}` ({o.rule}): {o.title}" for o in d.ruled_out]
-        lines += ["", "</details>", ""]
+    sources = ", ".join(f"`{_short(s.name)}`" for s in d.sources)
+    lines = ["## logdoctor diagnosis", "", f"**{d.verdict.summary}**", "", f"{d.engine.name}{version} · {sources}", ""]
+    likely = [f for f in d.findings if f.score >= LIKELY]
+    one_source = len(d.sources) == 1
+    shown: set[tuple[str, int]] = set()
+    for index, finding in enumerate(likely, start=1):
+        lines += finding_lines(index, finding, shown, one_source=one_source)
+    minor = [f for f in d.findings if f.score < LIKELY]
+    if minor:
+        lines += ["Minor: " + ", ".join(f"`{f.cause}` {f.score} (rule `{f.rule}`)" for f in minor), ""]
+    found = {f.cause for f in d.findings}
+    ruled_out = sorted({o.cause for o in d.ruled_out} - found)
+    if ruled_out:
+        lines += ["Ruled out: " + ", ".join(f"`{c}`" for c in ruled_out), ""]
     lines += insufficient_lines(d.insufficient_data)
     for warning in d.warnings:
         lines.append(f"> warning: {warning}")

@@ -116,6 +116,24 @@ def test_several_hosts_end_with_a_fleet_table(ssh_lab: SshLab) -> None:
     assert "## Fleet" in out and "| kpro5 | vllm" in out
 
 
+def test_fleet_as_html_and_github(ssh_lab: SshLab, tmp_path: Path) -> None:
+    """`--format html -o FILE` over SSH: the fleet table links to each host's section, and the host that
+    was read has its timelines (the points its parsing thread kept while the lines arrived)."""
+    log = remote_story(ssh_lab)
+    down = f"root@127.0.0.6:{free_port('127.0.0.6')}"
+    page = tmp_path / "fleet.html"
+    args = ["diagnose", "kpro5", down, *ssh_args(ssh_lab), "--log", str(log), "--max-bytes", "1M"]
+    code, out, _ = run(*args, "--format", "html", "-o", str(page))
+    assert code == 3 and out == ""
+    html = page.read_text(encoding="utf-8")
+    assert '<a href="#d0">kpro5</a>' in html and f'<a href="#d1">{down}</a>' in html
+    assert '<section class="deployment" id="d1">' in html and "not collected" in html
+    assert 'id="d0-decode" data-points="60"' in html  # 30 stats lines: aggregate and per request
+    assert 'id="d1-decode" data-points="0"' in html
+    code, out, _ = run(*args, "--format", "github")
+    assert out.startswith("## Fleet\n") and "## kpro5" in out and "```text" in out
+
+
 def test_single_host_failure_is_one_line_exit_3(ssh_lab: SshLab, tmp_path: Path) -> None:
     empty = tmp_path / "known_hosts"
     empty.write_text("")
