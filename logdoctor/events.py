@@ -128,6 +128,7 @@ class SpecDecodeStats(EventBase):
     accepted_throughput: float | None = None
     drafted_throughput: float | None = None
     system_efficiency: float | None = None
+    extra: dict[str, float | int | str] = Field(default_factory=dict)  # fields of a reworded line no label maps
 
 
 class SchedulerStats(EventBase):

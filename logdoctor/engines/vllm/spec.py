@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logdoctor.engines.vllm.attention import _normalise_backend
 from logdoctor.engines.vllm.common import (
@@ -14,6 +15,7 @@ from logdoctor.engines.vllm.common import (
     _event,
     _f,
     _grammar,
+    _labelled_values,
     _msg,
     _notices,
     _table_warning,
@@ -60,11 +62,68 @@ def _mean_length_has_bonus(mal: float, positions: list[float] | None, ctx: Parse
     return not (isinstance(version, tuple) and (0, 8, 5) <= version < (0, 9))
 
 
+# Tolerance (issue 11, item 3): a SpecDecoding / Speculative metrics line the exact patterns above refuse (a
+# reworded, doubled, reordered or new field) is read as `Label: number unit` pairs by normalised label
+# (common._labelled_values); the labels it knows give the usual fields, the others are kept in `extra`.
+_SPEC_V1_LABELS = {
+    "draft_acceptance_rate": "rate_old",
+    "mean_acceptance_length": "mal",
+    "accepted_throughput": "acc_tps",
+    "drafted_throughput": "dr_tps",
+    "accepted": "acc",
+    "accepted_tokens": "acc",
+    "drafted": "dr",
+    "drafted_tokens": "dr",
+    "avg_draft_acceptance_rate": "rate",
+}
+_SPEC_V0_LABELS = {
+    "draft_acceptance_rate": "rate",
+    "system_efficiency": "eff",
+    "number_of_speculative_tokens": "k",
+    "number_of_accepted_tokens": "acc",
+    "number_of_draft_tokens": "dr",
+    "number_of_emitted_tokens": "em",
+}
+_POSITIONS_RE = re.compile(r",? ?Per-position acceptance rates?: (?P<pos>[\d., nan]*[\dn])")
+
+
+def _undoubled(label: str) -> str:
+    """`number_of_draft_tokens_tokens` -> number_of_draft_tokens (some V0 builds print the unit twice)."""
+    words = label.split("_")
+    return "_".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
+
+
+def _spec_labelled(body: str, labels: dict[str, str], keys: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the fields by regex-group name, the unknown labels) of a metrics line's text after its prefix."""
+    g: dict[str, Any] = dict.fromkeys(keys)
+    m = _POSITIONS_RE.search(body)
+    if m:
+        g["pos"] = m.group("pos")
+        body = body[: m.start()] + body[m.end() :]
+    extra: dict[str, Any] = {}
+    for label, value in _labelled_values(body).items():
+        key = labels.get(_undoubled(label))
+        if key is not None and g.get(key) is None:
+            g[key] = str(value)
+        else:
+            extra[label] = value
+    return g, extra
+
+
 def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _SPEC_V1_RE.search(line.message)
-    if not m:
-        return None
-    g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    extra: dict[str, Any] = {}
+    if m:
+        g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    else:
+        _, found, body = line.message.partition("SpecDecoding metrics:")
+        if not found:
+            return None
+        g, extra = _spec_labelled(
+            body, _SPEC_V1_LABELS, ("rate_old", "mal", "acc_tps", "dr_tps", "acc", "dr", "pos", "rate")
+        )
+        if g["acc"] is None or g["dr"] is None:
+            return None
     positions = [float(p) for p in g["pos"].split(",") if p.strip() not in ("", "nan")] if g["pos"] else None
     accepted, drafted = int(g["acc"]), int(g["dr"])
     k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
@@ -98,15 +157,24 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
             num_drafts=num_drafts,
             accepted_throughput=_f(g["acc_tps"]),
             drafted_throughput=_f(g["dr_tps"]),
+            extra=extra,
         )
     ]
 
 
 def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _SPEC_V0_RE.search(line.message)
-    if not m:
-        return None
-    k, accepted, drafted, emitted = (int(m.group(g)) for g in ("k", "acc", "dr", "em"))
+    extra: dict[str, Any] = {}
+    if m:
+        g: dict[str, Any] = m.groupdict()
+    else:
+        _, found, body = line.message.partition("Speculative metrics:")
+        if not found:
+            return None
+        g, extra = _spec_labelled(body, _SPEC_V0_LABELS, ("rate", "eff", "k", "acc", "dr", "em"))
+        if any(g[key] is None for key in ("k", "acc", "dr", "em")):
+            return None
+    k, accepted, drafted, emitted = (int(g[key]) for key in ("k", "acc", "dr", "em"))
     ctx.state[_NUM_SPEC_TOKENS] = k
     # Cumulative since start. V0 counts accepted draft tokens per position (not only the accepted prefix);
     # the tokens a verification step really produced are `emitted` (accepted prefix + the bonus/recovered
@@ -118,13 +186,14 @@ def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
             format="vllm-v0",
             interval=False,
             mean_acceptance_length=round(emitted / steps, 4) if steps else None,
-            acceptance_rate=_f(m.group("rate")),
+            acceptance_rate=_f(g["rate"]),
             num_speculative_tokens=k,
             accepted_tokens=accepted,
             drafted_tokens=drafted,
             emitted_tokens=emitted,
             num_drafts=steps or None,
-            system_efficiency=_f(m.group("eff")),
+            system_efficiency=_f(g["eff"]),
+            extra=extra,
         )
     ]
 
@@ -256,6 +325,28 @@ GRAMMARS: list[Grammar] = [
         ("SpecDecoding metrics:",),
         parse_spec_decode_v1,
         (
+            case(
+                "constructed-reordered-new-field",
+                # Constructed (issue 11 item 3): the 0.11+ fields reordered and a field no release prints yet.
+                "(APIServer pid=1) INFO 11-30 10:00:00 [metrics.py:120] SpecDecoding metrics: Drafted: 3000 tokens, "
+                "Accepted: 58 tokens, Mean acceptance length: 1.29, Avg Draft acceptance rate: 1.9%, Per-position "
+                "acceptance rate: 0.120, 0.060, 0.040, Accepted throughput: 3.60 tokens/s, Drafted throughput: 187.50 "
+                "tokens/s, Draft steps: 200",
+                (
+                    "spec_decode_stats",
+                    {
+                        "mean_acceptance_length": 1.29,
+                        "acceptance_rate": 0.019,
+                        "accepted_tokens": 58,
+                        "drafted_tokens": 3000,
+                        "per_position_acceptance": [0.12, 0.06, 0.04],
+                        "num_speculative_tokens": 3,
+                        "accepted_throughput": 3.6,
+                        "extra": {"draft_steps": 200},
+                    },
+                ),
+                exact=True,
+            ),
             case(
                 "spec-v1-0.20-mtp-k6",
                 "(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: "
@@ -391,6 +482,33 @@ GRAMMARS: list[Grammar] = [
         ("Speculative metrics:",),
         parse_spec_decode_v0,
         (
+            case(
+                "constructed-reordered-doubled-new-field",
+                # Constructed (issue 11 item 3): k first, the doubled `tokens tokens` labels, and an unknown field.
+                "INFO 05-08 16:25:09 [metrics.py:471] Speculative metrics: Number of speculative tokens: 16, Draft "
+                "acceptance rate: 0.000, System efficiency: 0.059, Number of accepted tokens: 0, Number of draft tokens "
+                "tokens: 42272, Number of emitted tokens tokens: 2642, Number of bonus tokens: 5",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "vllm-v0",
+                        "num_speculative_tokens": 16,
+                        "acceptance_rate": 0.0,
+                        "drafted_tokens": 42272,
+                        "emitted_tokens": 2642,
+                        "system_efficiency": 0.059,
+                        "extra": {"number_of_bonus_tokens": 5},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "constructed-missing-field",
+                # A metrics line without the emitted count is not guessed at: no event.
+                "INFO 05-08 16:25:09 [metrics.py:471] Speculative metrics: Draft acceptance rate: 0.500, Number of "
+                "speculative tokens: 4",
+                exact=True,
+            ),
             case(
                 "spec-v0-0.6.3-cumulative",
                 "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: "
