@@ -84,6 +84,7 @@ _SPEC_V0_LABELS = {
     "number_of_draft_tokens": "dr",
     "number_of_emitted_tokens": "em",
 }
+_CUT_COUNT_RE = re.compile(r"(?:Accepted|Drafted): \d+\s*$")
 _POSITIONS_RE = re.compile(r",? ?Per-position acceptance rates?: (?P<pos>[\d., nan]*[\dn])")
 
 
@@ -119,6 +120,8 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
         _, found, body = line.message.partition("SpecDecoding metrics:")
         if not found:
             return None
+        if _CUT_COUNT_RE.search(body):
+            return None  # cut after a count whose unit is missing (a terminal-wrapped line): joined with the next
         g, extra = _spec_labelled(
             body, _SPEC_V1_LABELS, ("rate_old", "mal", "acc_tps", "dr_tps", "acc", "dr", "pos", "rate")
         )
@@ -345,6 +348,14 @@ GRAMMARS: list[Grammar] = [
                         "extra": {"draft_steps": 200},
                     },
                 ),
+                exact=True,
+            ),
+            case(
+                "constructed-cut-after-count",
+                # Constructed: a terminal-wrapped line cut inside `Drafted: 3000 tokens`, its rest on the next line.
+                "(APIServer pid=1) INFO 11-30 10:00:00 [metrics.py:120] SpecDecoding metrics: Accepted: 58 tokens, "
+                "Drafted: 30\n00 tokens, Mean acceptance length: 1.29",
+                ("spec_decode_stats", {"accepted_tokens": 58, "drafted_tokens": 3000, "line": 1, "end_line": 2}),
                 exact=True,
             ),
             case(
