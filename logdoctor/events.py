@@ -98,6 +98,7 @@ FailureKind = Literal[
     "kv-cache-insufficient",
     "gpu-memory-insufficient",
     "memory-leak",
+    "kv-transfer",
 ]
 SchedulerConfigKind = Literal[
     "chunked-prefill",
@@ -107,6 +108,7 @@ SchedulerConfigKind = Literal[
     "prefix-caching",
     "max-num-batched-tokens",
     "mixed-chunk",
+    "prefill-interval",
 ]
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
@@ -156,6 +158,17 @@ WarningTopic = Literal[
     "tokenizer",
     "trace-function",
     "jit-during-inference",
+    "kv-transfer",
+    "no-nvlink",
+    "gemm-allreduce-fusion",
+    "aot-compile-unavailable",
+    "jit-compilation",
+    "memory-profiling",
+    "fp8-kv-scale",
+    "fp8-kv",
+    "moe-parallel",
+    "mixed-gpus",
+    "pin-memory",
 ]
 
 
@@ -267,6 +280,7 @@ class SpecDecodeStats(EventBase):
     accepted_throughput: float | None = None
     drafted_throughput: float | None = None
     system_efficiency: float | None = None
+    extra: dict[str, float | int | str] = Field(default_factory=dict)  # fields of a reworded line no label maps
 
 
 class SchedulerStats(EventBase):
@@ -388,6 +402,11 @@ class KVCache(EventBase):
     kv_cache_memory_gib: float | None = None
     block_size: int | None = None
     free_memory_gib: float | None = None  # GPU memory left free once the pool is sized (SGLang available_gpu_mem)
+    connector: str | None = None  # disaggregated prefill: the KV-transfer connector in use ("nixl", "mooncake", ...)
+    transfer_backend: str | None = None  # the connector's transport where printed (NIXL's "UCX")
+    # KV-transfer metrics (vLLM `KV Transfer metrics: Label=value, ...`), by normalised label:
+    # `Avg xfer time (ms)` -> avg_xfer_time_ms; units as printed in the label.
+    transfer: dict[str, float | int | str] = Field(default_factory=dict)
     message: str | None = None
 
 
@@ -468,6 +487,8 @@ class EngineFailure(EventBase):
 
     type: Literal["engine_failure"] = "engine_failure"
     kind: FailureKind
+    connector: str | None = None  # kv-transfer: the KV connector, "nixl", "mooncake", "moriio", ... where known
+    requests: int | None = None  # requests the failure affected, where printed
     message: str
 
 

@@ -32,9 +32,12 @@ from logdoctor.events import (
     HybridModel,
     KVCache,
     ModelInfo,
+    NcclEnv,
     NcclVersion,
+    Offload,
     P2PCheck,
     PerfWarning,
+    Platform,
     Preemption,
     Quantization,
     SchedulerConfig,
@@ -463,6 +466,29 @@ def _mamba_cap(m: re.Match[str], base: dict[str, Any], message: str) -> list[Eve
     ]
 
 
+def _ev(cls: type[EventBase], **constants: Any) -> Build:
+    """One event of `cls` with these constant fields; the regex's named groups fill the fields of the same name
+    (pydantic converts the text; `backend` is normalised like every SGLang backend name), and a group named
+    `<field>__gb` is decimal GB (`bytes / 1e9`) converted to GiB. SGLang's own `GB` elsewhere is GiB (bytes / 2**30)."""
+
+    def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
+        values: dict[str, Any] = dict(constants)
+        for name, text in m.groupdict().items():
+            if text is None:
+                continue
+            if name.endswith("__gb"):
+                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
+            elif name == "backend":
+                values[name] = _backend(text)
+            else:
+                values[name] = text
+        if "message" in cls.model_fields:
+            values.setdefault("message", message)
+        return [cls(**base, **values)]
+
+    return build
+
+
 def _hybrid(kind: HybridKind) -> Build:
     def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
         return [HybridModel(**base, kind=kind, message=message)]
@@ -545,6 +571,46 @@ _MEMORY_RULES = [
         _failure("startup-failed"),
     ),
     Rule(re.compile(r"The memory capacity is unbalanced\."), _perf("memory-imbalance")),
+    Rule(re.compile("Memory pool end\\. avail mem=(?P<free_memory_gib>[\\d.]+) GB"), _ev(KVCache)),
+    Rule(
+        re.compile(
+            "max_running_requests was reduced from the requested \\d+ to (?P<value>\\d+) .*?due to the available KV cache capacity"
+        ),
+        _ev(SchedulerConfig, kind="max-num-seqs"),
+    ),
+    Rule(
+        re.compile(
+            "Post-capture KV sizing: KV cache allocated\\. (?:dtype: [\\w.]+, )?#tokens: (?P<kv_tokens>\\d+), KV size: (?P<kv_cache_memory_gib>[\\d.]+) GB(?:, avail mem=(?P<free_memory_gib>[\\d.]+) GB)?"
+        ),
+        _ev(KVCache),
+    ),
+    Rule(
+        re.compile(
+            "Post-capture KV sizing: draft KV cache allocated\\. (?:dtype: [\\w.]+, )?#tokens: (?P<kv_tokens>\\d+), KV size: (?P<kv_cache_memory_gib>[\\d.]+) GB"
+        ),
+        _ev(KVCache),
+    ),
+    Rule(
+        re.compile(
+            "Mamba radix extra-buffer is enabled with chunked_prefill_size=\\d+ smaller than mamba_cache_chunk_size="
+        ),
+        _ev(HybridModel, kind="prefix-caching"),
+    ),
+    Rule(
+        re.compile("Disabling hybrid SWA memory for \\w+ as it is not yet supported"),
+        _ev(HybridModel, kind="hybrid-detected"),
+    ),
+    Rule(re.compile("\\w+ mamba checkpoint pool: [\\d.]+ slots, [\\d.]+GB"), _ev(HybridModel, kind="mamba-pool")),
+    Rule(re.compile("Not enough host memory for request \\S+"), _ev(Offload, kind="kv")),
+    Rule(re.compile("Enable offload kv cache for decode side"), _ev(Offload, kind="kv")),
+    Rule(
+        re.compile("Allocating (?P<gib__gb>[\\d.]+) GB host memory for V4 paged pool '(?:kv)'"), _ev(Offload, kind="kv")
+    ),
+    Rule(re.compile("Hierarchical cache storage backend is not enabled"), _ev(Offload, kind="kv")),
+    Rule(
+        re.compile("NIXL KVManager initialized with backend: (?P<transfer_backend>\\w+)"),
+        _ev(KVCache, connector="nixl"),
+    ),
 ]
 
 
@@ -632,6 +698,35 @@ _GRAPH_RULES = [
         re.compile(r"Cuda graph is disabled because|CUDA graph is disabled because|CUDA Graph is DISABLED"),
         _graph("eager_mode"),
     ),
+    Rule(re.compile("Disable prefill CUDA graph(?: capture)? because "), _ev(CudaGraph, kind="capture_skipped")),
+    Rule(
+        re.compile("Cuda graph and server warmup are disabled because of using tensor dump mode"),
+        _ev(CudaGraph, kind="eager_mode"),
+    ),
+    Rule(re.compile("When msProbe is enabled, cuda graph is disabled"), _ev(CudaGraph, kind="eager_mode")),
+    Rule(
+        re.compile("Debug mode for CUDA graph is enabled via breakable CUDA graph\\. All operations will run eagerly"),
+        _ev(CudaGraph, kind="eager_mode"),
+    ),
+    Rule(re.compile("CUDA graph and shared-experts fusion are disabled"), _ev(CudaGraph, kind="eager_mode")),
+    Rule(re.compile("Cuda graph is disabled for diffusion LLM inference"), _ev(CudaGraph, kind="eager_mode")),
+    Rule(
+        re.compile(
+            "(?:Breakable|Full prefill) CUDA graph is incompatible with --enable-dp-attention; disabling prefill CUDA graph"
+        ),
+        _ev(CudaGraph, kind="capture_skipped"),
+    ),
+    Rule(
+        re.compile(
+            "Expanding \\w+ decode CUDA graph max_bs from \\d+ to max_running_requests=(?P<max_batch_size>\\d+)"
+        ),
+        _ev(CudaGraph, kind="capture_capped"),
+    ),
+    Rule(
+        re.compile("PCG capture stream is not set\\..*?falling back to eager execution"),
+        _ev(CudaGraph, kind="capture_failed"),
+    ),
+    Rule(re.compile("Decode CUDA graph capture on role switch failed"), _ev(CudaGraph, kind="capture_failed")),
 ]
 
 
@@ -694,6 +789,15 @@ _ATTENTION_RULES = [
     Rule(re.compile(r"Multimodal attention backend not set\. Use (?P<b>\w+)"), _attention(role="encoder")),
     Rule(re.compile(r"\bUsing (?P<b>[\w-]+) as attention backend for "), _attention()),
     Rule(re.compile(r"\bUse (?P<b>[\w-]+) as attention backend (?:on \S+ )?for "), _attention()),
+    Rule(
+        re.compile("Attention backend is set to (?P<backend>\\w+) because of enabling cuda graph in diffusion LLM"),
+        _ev(AttentionBackend),
+    ),
+    Rule(
+        re.compile("draft worker does not support attention_backend '[^']*' on \\w+\\. Falling back to"),
+        _ev(AttentionBackend, role="drafter", fallback_reason="unsupported-by-drafter"),
+    ),
+    Rule(re.compile("Auto-select (?P<backend>\\w+) attention backend for \\w+ on"), _ev(AttentionBackend)),
 ]
 
 
@@ -766,6 +870,10 @@ _SPEC_RULES = [
         ),
         _perf("spec-config"),
     ),
+    Rule(
+        re.compile("speculative_adaptive disabled: .*?Falling back to static speculative params"),
+        _ev(PerfWarning, topic="spec-config"),
+    ),
 ]
 
 
@@ -818,6 +926,19 @@ _ALLREDUCE_RULES = [
     Rule(re.compile(r"Two processes do not agree on the P2P access status"), _p2p(False)),
     Rule(re.compile(r"peer access is not supported between these two devices"), _p2p(False)),
     Rule(re.compile(r"(?:generating|reading) GPU P2P access cache|Skipping P2P check"), _p2p(None)),
+    Rule(
+        re.compile("Aiter custom all-reduce not available; falling back to sglang CustomAllreduce"),
+        _ev(CustomAllReduce, enabled=True, reason="library"),
+    ),
+    Rule(re.compile("(?P<name>NCCL_GRAPH_REGISTER)=(?P<value>\\S+) was set explicitly"), _ev(NcclEnv)),
+    Rule(
+        re.compile("FlashInfer PCIe-IPC all-reduce serves bf16 only; \\S+ reductions stay on NCCL"),
+        _ev(CustomAllReduce, enabled=False),
+    ),
+    Rule(
+        re.compile("NVLink detection failed\\. This is normal if your machine has no NVLink"),
+        _ev(PerfWarning, topic="no-nvlink"),
+    ),
 ]
 
 
@@ -864,6 +985,55 @@ _RUNTIME_RULES = [
     Rule(re.compile(r"(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
     Rule(re.compile(r"Casting (?P<from>torch\.\w+) to (?P<to>torch\.\w+)\."), _cast),
     Rule(re.compile(r"The server is fired up and ready to roll!"), _ready),
+    Rule(
+        re.compile("reports it is not torch\\.compile compatible.*?Disabling torch\\.compile"),
+        _ev(CompileTime, kind="compile_disabled"),
+    ),
+    Rule(re.compile("NCCL/RCCL/HCCL warmup completed in (?P<seconds>[\\d.]+)s"), _ev(CompileTime, kind="warmup")),
+    Rule(
+        re.compile("Chunked prefill is disabled for multimodal models with the Transformers backend"),
+        _ev(SchedulerConfig, kind="chunked-prefill", enabled=False),
+    ),
+    Rule(
+        re.compile("Chunked prefill is disabled because --enable-mis is set"),
+        _ev(SchedulerConfig, kind="chunked-prefill", enabled=False),
+    ),
+    Rule(
+        re.compile("Radix cache is disabled because --enable-mis is set"),
+        _ev(SchedulerConfig, kind="prefix-caching", enabled=False),
+    ),
+    Rule(
+        re.compile("Setting max_running_requests to (?P<value>\\d+) for \\w+"),
+        _ev(SchedulerConfig, kind="max-num-seqs"),
+    ),
+    Rule(
+        re.compile("Overlap schedule is not implemented for speculative decoding on CPU"), _ev(Platform, platform="cpu")
+    ),
+    Rule(
+        re.compile("init_cpu_threads_env and shared memory based AllReduce is disabled"), _ev(Platform, platform="cpu")
+    ),
+    Rule(re.compile("--enable-symm-mem is not supported on non CUDA/HIP devices"), _ev(Platform)),
+    Rule(re.compile("pre_warm_nccl is only applicable for CUDA or HIP hardware"), _ev(Platform)),
+    Rule(re.compile("Some requests timed out when bootstrapping"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(
+        re.compile("Some requests fail to receive KV Cache transfer done signal"),
+        _ev(EngineFailure, kind="kv-transfer"),
+    ),
+    Rule(
+        re.compile(
+            "Lost connection with prefill instance \\(bootstrap_addr: \\S+\\), (?P<requests>\\d+) requests affected"
+        ),
+        _ev(EngineFailure, kind="kv-transfer"),
+    ),
+    Rule(re.compile("Prefill instance failed to register to bootstrap server"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Decode (?:transfer|handshake) failed for request"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Prefill (?:transfer|bootstrap) failed for request"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("bootstrap_thread died on engine_rank=\\d+"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("^\\s*Session \\S+ failed\\.\\s*$"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(re.compile("Deferred KV release for room \\S+ timed out"), _ev(EngineFailure, kind="kv-transfer")),
+    Rule(
+        re.compile("Disaggregated request received without bootstrap room id"), _ev(EngineFailure, kind="kv-transfer")
+    ),
 ]
 
 
@@ -909,6 +1079,43 @@ _QUANTIZATION_RULES = [
         re.compile(r"The model is convertible to (?P<method>\w+) during runtime\. Using (?P<kernel>\w+) kernel"),
         _quant(None, None, False),
     ),
+    Rule(
+        re.compile("is not supported by AWQMarlin\\. Falling back to unoptimized AWQ kernels"),
+        _ev(Quantization, method="awq", fallback=True),
+    ),
+    Rule(
+        re.compile("is not supported by AWQMoeMarlin\\. Falling back to Moe WNA16 kernels"),
+        _ev(Quantization, method="awq", kernel="MoeWNA16", fallback=True),
+    ),
+    Rule(
+        re.compile(
+            "--fp8-gemm-backend=\\S+ cannot serve \\[\\d+, \\d+\\] block FP8 weights on this setup; using Triton"
+        ),
+        _ev(Quantization, method="fp8", kernel="Triton", fallback=True),
+    ),
+    Rule(
+        re.compile("Block-fp8 layer stays on the Triton kernel"),
+        _ev(Quantization, method="fp8", kernel="Triton", fallback=True),
+    ),
+    Rule(
+        re.compile("Fp8MoEMethod has no \\w+ path; using triton for its fp8 experts"),
+        _ev(Quantization, method="fp8", kernel="Triton", fallback=True),
+    ),
+    Rule(re.compile("Detected fp8 checkpoint\\."), _ev(Quantization, method="fp8")),
+    Rule(
+        re.compile(
+            "NVFP4 w4a4 (?:MoE )?requires compute capability >= [\\d.]+; serving this checkpoint weight-only via FP4 Marlin"
+        ),
+        _ev(Quantization, method="nvfp4", kernel="Marlin", fallback=True),
+    ),
+    Rule(
+        re.compile("Using CompressedTensorsWNA16MarlinMoEMethod"),
+        _ev(Quantization, method="compressed-tensors", kernel="Marlin"),
+    ),
+    Rule(re.compile("You are running Marlin kernel with bf16 on GPUs before SM90"), _ev(Quantization, kernel="Marlin")),
+    Rule(re.compile("Detected ModelOpt FP8 checkpoint"), _ev(Quantization, method="modelopt")),
+    Rule(re.compile("Dequantized FP4 MoE expert weights to FP8"), _ev(Quantization, method="fp8", fallback=True)),
+    Rule(re.compile("on SM\\d+: moe_runner_backend=marlin"), _ev(Quantization, kernel="Marlin")),
 ]
 
 
@@ -1536,6 +1743,18 @@ GRAMMARS: list[Grammar] = [
             "alloc_req_slots runs out of memory",
             "leave no GPU memory for the KV cache",
             "The memory capacity is unbalanced",
+            "Memory pool end. avail mem=",
+            "max_running_requests was reduced from the requested",
+            "Post-capture KV sizing: KV cache allocated.",
+            "Post-capture KV sizing: draft KV cache allocated.",
+            "Mamba radix extra-buffer is enabled with chunked_prefill_size=",
+            "Disabling hybrid SWA memory for",
+            "mamba checkpoint pool:",
+            "Not enough host memory for request",
+            "Enable offload kv cache for decode side",
+            "host memory for V4 paged pool",
+            "Hierarchical cache storage backend is not enabled",
+            "NIXL KVManager initialized with backend:",
         ),
         parse_memory,
         (
@@ -1796,6 +2015,66 @@ GRAMMARS: list[Grammar] = [
                 ("perf_warning", {"topic": "memory-imbalance"}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-memory-pool-end-avail-mem",
+                "[2025-11-30 10:00:00 TP0] Memory pool end. avail mem=5.12 GB",
+                ("kv_cache", {"free_memory_gib": 5.12}),
+            ),
+            case(
+                "v0.5.23-max-running-requests-was-reduced-from-th",
+                "[2025-11-30 10:00:00 TP0] max_running_requests was reduced from the requested 256 to 32 (per dp worker) due to the available KV cache capacity.",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 32}),
+            ),
+            case(
+                "v0.5.23-post-capture-kv-sizing-kv-cache-allocate",
+                "[2025-11-30 10:00:00 TP0] Post-capture KV sizing: KV cache allocated. dtype: torch.bfloat16, #tokens: 412000, KV size: 18.10 GB, avail mem=5.12 GB",
+                ("kv_cache", {"kv_tokens": 412000, "kv_cache_memory_gib": 18.1, "free_memory_gib": 5.12}),
+            ),
+            case(
+                "v0.5.23-post-capture-kv-sizing-draft-kv-cache-al",
+                "[2025-11-30 10:00:00 TP0] Post-capture KV sizing: draft KV cache allocated. dtype: torch.bfloat16, #tokens: 412000, KV size: 1.20 GB",
+                ("kv_cache", {"kv_tokens": 412000, "kv_cache_memory_gib": 1.2}),
+            ),
+            case(
+                "v0.5.23-mamba-radix-extra-buffer-is-enabled-with",
+                "[2025-11-30 10:00:00 TP0] Mamba radix extra-buffer is enabled with chunked_prefill_size=2048 smaller than mamba_cache_chunk_size=8. This can make mamba_track_mask false for unfinished chunked-prefill handoff and skip Mamba state checkpoints.",
+                ("hybrid_model", {"kind": "prefix-caching"}),
+            ),
+            case(
+                "v0.5.23-disabling-hybrid-swa-memory-for",
+                "[2025-11-30 10:00:00 TP0] Disabling hybrid SWA memory for ExaoneForCausalLM as it is not yet supported.",
+                ("hybrid_model", {"kind": "hybrid-detected"}),
+            ),
+            case(
+                "v0.5.23-mamba-checkpoint-pool",
+                "[2025-11-30 10:00:00 TP0] int8 mamba checkpoint pool: 1.5 slots, 1.50GB (qdata 1.50 + scale 1.50 + conv 1.50); active mamba pool 8 slots; free HBM 1.50GB",
+                ("hybrid_model", {"kind": "mamba-pool"}),
+            ),
+            case(
+                "v0.5.23-not-enough-host-memory-for-request",
+                "[2025-11-30 10:00:00 TP0] Not enough host memory for request r-1",
+                ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "v0.5.23-enable-offload-kv-cache-for-decode-side",
+                "[2025-11-30 10:00:00 TP0] Enable offload kv cache for decode side",
+                ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "v0.5.23-host-memory-for-v4-paged-pool",
+                "[2025-11-30 10:00:00 TP0] Allocating 40.00 GB host memory for V4 paged pool 'kv' (layers=61, pages=1024, item_bytes=4, layout=self_layout).",
+                ("offload", {"kind": "kv", "gib": 37.25}),
+            ),
+            case(
+                "v0.5.23-hierarchical-cache-storage-backend-is-no",
+                "[2025-11-30 10:00:00 TP0] Hierarchical cache storage backend is not enabled.",
+                ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "v0.5.23-nixl-kvmanager-initialized-with-backend",
+                "[2025-11-30 10:00:00 TP0] NIXL KVManager initialized with backend: UCX",
+                ("kv_cache", {"connector": "nixl", "transfer_backend": "UCX"}),
+            ),
         ),
     ),
     Grammar(
@@ -1811,6 +2090,17 @@ GRAMMARS: list[Grammar] = [
             "CUDA Graph is DISABLED",
             "Disable piecewise CUDA graph",
             "Disabling auto-selected prefill CUDA graph",
+            "Disable prefill CUDA graph",
+            "Cuda graph and server warmup are disabled because of using tensor dump mode",
+            "When msProbe is enabled, cuda graph is disabled",
+            "Debug mode for CUDA graph is enabled via breakable CUDA graph",
+            "CUDA graph and shared-experts fusion are disabled",
+            "Cuda graph is disabled for diffusion LLM inference",
+            "Breakable CUDA graph is incompatible with --enable-dp-attention; disabling prefill",
+            "Full prefill CUDA graph is incompatible with --enable-dp-attention",
+            "decode CUDA graph max_bs from",
+            "PCG capture stream is not set",
+            "Decode CUDA graph capture on role switch failed",
         ),
         parse_cuda_graph,
         (
@@ -1962,6 +2252,76 @@ GRAMMARS: list[Grammar] = [
                 ("perf_warning", {"topic": "prefill-cuda-graph"}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-disable-prefill-cuda-graph-1",
+                "[2025-11-30 10:00:00 TP0] Disable prefill CUDA graph because the capture size is not set",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-disable-prefill-cuda-graph-2",
+                "[2025-11-30 10:00:00 TP0] Disable prefill CUDA graph because the current LoRA configuration does not support it (unsupported LoRA backend, MoE LoRA without full or breakable capture, or DP attention).",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-disable-prefill-cuda-graph-3",
+                "[2025-11-30 10:00:00 TP0] Disable prefill CUDA graph because cuda_graph_config resolved prefill.backend='disabled' (e.g. via --cuda-graph-backend-prefill=disabled or auto-disable rules).",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-disable-prefill-cuda-graph-4",
+                "[2025-11-30 10:00:00 TP0] Disable prefill CUDA graph capture because no configured capture size fits backend=breakable with max_capture_tokens=8192 (max_capture_requests=48, context_length=32768, request-pool size=49).",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-cuda-graph-and-server-warmup-are-disable",
+                "[2025-11-30 10:00:00 TP0] Cuda graph and server warmup are disabled because of using tensor dump mode",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.5.23-when-msprobe-is-enabled-cuda-graph-is-di",
+                "[2025-11-30 10:00:00 TP0] When msProbe is enabled, cuda graph is disabled because msProbe only supports dump in eager mode, warmup is disabled(skip_server_warmup=True) because there is no need to dump data for this stage.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.5.23-debug-mode-for-cuda-graph-is-enabled-via",
+                "[2025-11-30 10:00:00 TP0] Debug mode for CUDA graph is enabled via breakable CUDA graph. All operations will run eagerly through the graph capture/replay path.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.5.23-cuda-graph-and-shared-experts-fusion-are",
+                "[2025-11-30 10:00:00 TP0] expert_pack selected: CUDA graph and shared-experts fusion are disabled for correctness.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.5.23-cuda-graph-is-disabled-for-diffusion-llm",
+                "[2025-11-30 10:00:00 TP0] Cuda graph is disabled for diffusion LLM inference on AMD GPUs",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.5.23-breakable-cuda-graph-is-incompatible-wit",
+                "[2025-11-30 10:00:00 TP0] Breakable CUDA graph is incompatible with --enable-dp-attention; disabling prefill CUDA graph.",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-full-prefill-cuda-graph-is-incompatible-",
+                "[2025-11-30 10:00:00 TP0] Full prefill CUDA graph is incompatible with --enable-dp-attention; disabling prefill CUDA graph.",
+                ("cuda_graph", {"kind": "capture_skipped"}),
+            ),
+            case(
+                "v0.5.23-decode-cuda-graph-max-bs-from",
+                "[2025-11-30 10:00:00 TP0] Expanding multimodal decode CUDA graph max_bs from 32 to max_running_requests=64.",
+                ("cuda_graph", {"kind": "capture_capped", "max_batch_size": 64}),
+            ),
+            case(
+                "v0.5.23-pcg-capture-stream-is-not-set",
+                "[2025-11-30 10:00:00 TP0] PCG capture stream is not set. This can be a Dynamo runtime recompilation or an optional VLM branch pre-warmed outside CUDA graph capture; falling back to eager execution for this subgraph.",
+                ("cuda_graph", {"kind": "capture_failed"}),
+            ),
+            case(
+                "v0.5.23-decode-cuda-graph-capture-on-role-switch",
+                "[2025-11-30 10:00:00 TP0] Decode CUDA graph capture on role switch failed",
+                ("cuda_graph", {"kind": "capture_failed"}),
+            ),
         ),
     ),
     Grammar(
@@ -1975,6 +2335,9 @@ GRAMMARS: list[Grammar] = [
             "draft attention backend to",
             "Setting attention backend to",
             "Multimodal attention backend not set",
+            "Attention backend is set to flashinfer because of enabling cuda graph in diffusion",
+            "draft worker does not support attention_backend",
+            "Auto-select ",
         ),
         parse_attention,
         (
@@ -2081,6 +2444,21 @@ GRAMMARS: list[Grammar] = [
                 ("attention_backend", {"backend": "SDPA", "role": "encoder"}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-attention-backend-is-set-to-flashinfer-b",
+                "[2025-11-30 10:00:00 TP0] Attention backend is set to flashinfer because of enabling cuda graph in diffusion LLM inference",
+                ("attention_backend", {"backend": "FLASHINFER"}),
+            ),
+            case(
+                "v0.5.23-draft-worker-does-not-support-attention-",
+                "[2025-11-30 10:00:00 TP0] DFLASH draft worker does not support attention_backend 'fa4' on CudaPlatform. Falling back to 'fallback_backend'.",
+                ("attention_backend", {"role": "drafter"}),
+            ),
+            case(
+                "v0.5.23-auto-select",
+                "[2025-11-30 10:00:00 TP0] Auto-select fa4 attention backend for Step3p7 on Blackwell.",
+                ("attention_backend", {"backend": "FA4"}),
+            ),
         ),
     ),
     Grammar(
@@ -2105,6 +2483,7 @@ GRAMMARS: list[Grammar] = [
             "Rejection sampling is enabled",
             "promoting --speculative-algorithm",
             "does not require setting speculative_draft_model_path",
+            "speculative_adaptive disabled:",
         ),
         parse_spec,
         (
@@ -2227,6 +2606,11 @@ GRAMMARS: list[Grammar] = [
                 ("spec_decode_stats", {"format": "sglang", "interval": False, "mean_acceptance_length": 3.04512345}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-speculative-adaptive-disabled",
+                "[2025-11-30 10:00:00 TP0] speculative_adaptive disabled: no profile. Falling back to static speculative params.",
+                ("perf_warning", {"topic": "spec-config"}),
+            ),
         ),
     ),
     Grammar(
@@ -2250,6 +2634,10 @@ GRAMMARS: list[Grammar] = [
             "peer access is not supported",
             "GPU P2P access cache",
             "Skipping P2P check",
+            "Aiter custom all-reduce not available; falling back to sglang CustomAllreduce",
+            "NCCL_GRAPH_REGISTER=0 was set explicitly",
+            "all-reduce serves bf16 only",
+            "NVLink detection failed.",
         ),
         parse_allreduce,
         (
@@ -2344,6 +2732,26 @@ GRAMMARS: list[Grammar] = [
                 ("p2p_check", {"supported": False}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-aiter-custom-all-reduce-not-available-fa",
+                "[2025-11-30 10:00:00 TP0] [AR] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce. Details: ImportError",
+                ("custom_allreduce", {"enabled": True}),
+            ),
+            case(
+                "v0.5.23-nccl-graph-register-0-was-set-explicitly",
+                "[2025-11-30 10:00:00 TP0] NCCL_GRAPH_REGISTER=0 was set explicitly; keeping it.",
+                ("nccl_env", {"name": "NCCL_GRAPH_REGISTER", "value": "0"}),
+            ),
+            case(
+                "v0.5.23-all-reduce-serves-bf16-only",
+                "[2025-11-30 10:00:00 TP0] FlashInfer PCIe-IPC all-reduce serves bf16 only; torch.float16 reductions stay on NCCL.",
+                ("custom_allreduce", {"enabled": False}),
+            ),
+            case(
+                "v0.5.23-nvlink-detection-failed",
+                "[2025-11-30 10:00:00 TP0] NVLink detection failed. This is normal if your machine has no NVLink equipped.",
+                ("perf_warning", {"topic": "no-nvlink"}),
+            ),
         ),
     ),
     Grammar(
@@ -2361,6 +2769,28 @@ GRAMMARS: list[Grammar] = [
             "quantization is not fully optimized yet",
             "Casting torch.",
             "The server is fired up and ready to roll!",
+            "is not torch.compile compatible",
+            "warmup completed in",
+            "Chunked prefill is disabled for multimodal models with the Transformers backend",
+            "Chunked prefill is disabled because --enable-mis is set",
+            "Radix cache is disabled because --enable-mis is set",
+            "Setting max_running_requests to",
+            "Overlap schedule is not implemented for speculative decoding on CPU",
+            "init_cpu_threads_env and shared memory based AllReduce is disabled",
+            "is not supported on non CUDA/HIP devices",
+            "pre_warm_nccl is only applicable for CUDA or HIP hardware",
+            "Some requests timed out when bootstrapping",
+            "Some requests fail to receive KV Cache transfer done signal",
+            "Lost connection with prefill instance",
+            "failed to register to bootstrap server",
+            "Decode transfer failed for request",
+            "Decode handshake failed for request",
+            "Prefill transfer failed for request",
+            "Prefill bootstrap failed for request",
+            "bootstrap_thread died on engine_rank=",
+            "Session ",
+            "Deferred KV release for room",
+            "Disaggregated request received without bootstrap room id",
         ),
         parse_runtime,
         (
@@ -2451,6 +2881,116 @@ GRAMMARS: list[Grammar] = [
                 ("compile_time", {"kind": "server_ready"}),
                 exact=True,
             ),
+            case(
+                "v0.5.23-is-not-torch-compile-compatible",
+                "[2025-11-30 10:00:00 TP0] Transformers backend model reports it is not torch.compile compatible (e.g. dynamic rope scaling). Disabling torch.compile.",
+                ("compile_time", {"kind": "compile_disabled"}),
+            ),
+            case(
+                "v0.5.23-warmup-completed-in",
+                "[2025-11-30 10:00:00 TP0] NCCL/RCCL/HCCL warmup completed in 1.234s (tp_size=2, pp_size=1, ep_size=1)",
+                ("compile_time", {"kind": "warmup", "seconds": 1.234}),
+            ),
+            case(
+                "v0.5.23-chunked-prefill-is-disabled-for-multimod",
+                "[2025-11-30 10:00:00 TP0] Chunked prefill is disabled for multimodal models with the Transformers backend to avoid partial multimodal chunk mismatches.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+            ),
+            case(
+                "v0.5.23-chunked-prefill-is-disabled-because-enab",
+                "[2025-11-30 10:00:00 TP0] Chunked prefill is disabled because --enable-mis is set.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+            ),
+            case(
+                "v0.5.23-radix-cache-is-disabled-because-enable-m",
+                "[2025-11-30 10:00:00 TP0] Radix cache is disabled because --enable-mis is set.",
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
+            case(
+                "v0.5.23-setting-max-running-requests-to",
+                "[2025-11-30 10:00:00 TP0] Setting max_running_requests to 256 for DeepseekV4ForCausalLM.",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 256}),
+            ),
+            case(
+                "v0.5.23-overlap-schedule-is-not-implemented-for-",
+                "[2025-11-30 10:00:00 TP0] Overlap schedule is not implemented for speculative decoding on CPU.",
+                ("platform", {"platform": "cpu"}),
+            ),
+            case(
+                "v0.5.23-init-cpu-threads-env-and-shared-memory-b",
+                "[2025-11-30 10:00:00 TP0] init_cpu_threads_env and shared memory based AllReduce is disabled, only intel amx backend and arm64 are supported",
+                ("platform", {"platform": "cpu"}),
+            ),
+            case(
+                "v0.5.23-is-not-supported-on-non-cuda-hip-devices",
+                "[2025-11-30 10:00:00 TP0] --enable-symm-mem is not supported on non CUDA/HIP devices (NCCL symmetric memory is unavailable). Disabling symmetric memory.",
+                ("platform", {}),
+            ),
+            case(
+                "v0.5.23-pre-warm-nccl-is-only-applicable-for-cud",
+                "[2025-11-30 10:00:00 TP0] pre_warm_nccl is only applicable for CUDA or HIP hardware or NPU hardware. Ignoring pre_warm_nccl setting on current hardware.",
+                ("platform", {}),
+            ),
+            case(
+                "v0.5.23-some-requests-timed-out-when-bootstrappi",
+                "[2025-11-30 10:00:00 TP0] Some requests timed out when bootstrapping, which means prefill instances fail to receive the KV indices from the decode instance of this request. If a greater mean TTFT is acceptable, you can 'export SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT=600' (10 minutes) to relax the timeout condition.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-some-requests-fail-to-receive-kv-cache-t",
+                "[2025-11-30 10:00:00 TP0] Some requests fail to receive KV Cache transfer done signal after bootstrapping. If a greater mean TTFT is acceptable, you can 'export SGLANG_DISAGGREGATION_WAITING_TIMEOUT=600' (10 minutes) to relax the timeout condition.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-lost-connection-with-prefill-instance",
+                "[2025-11-30 10:00:00 TP0] Lost connection with prefill instance (bootstrap_addr: 10.0.0.2:8998), 4 requests affected",
+                ("engine_failure", {"kind": "kv-transfer", "requests": 4}),
+            ),
+            case(
+                "v0.5.23-failed-to-register-to-bootstrap-server",
+                "[2025-11-30 10:00:00 TP0] Prefill instance failed to register to bootstrap server after 5 retries",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-decode-transfer-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Decode transfer failed for request rank=self_tp_rank decode_req.req.rid='decode_req_req_rid' decode_req.req.bootstrap_room='room' with exception e (HiCache local restore failed on this rank)",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-decode-handshake-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Decode handshake failed for request rank=self_tp_rank decode_req.req.rid='decode_req_req_rid' decode_req.req.bootstrap_room='room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-prefill-transfer-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Prefill transfer failed for request rank=get_parallel_tp_rank req.rid='req_rid' req.bootstrap_room='req_bootstrap_room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-prefill-bootstrap-failed-for-request",
+                "[2025-11-30 10:00:00 TP0] Prefill bootstrap failed for request rank=get_parallel_tp_rank req.rid='req_rid' req.bootstrap_room='req_bootstrap_room' with exception e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-bootstrap-thread-died-on-engine-rank",
+                "[2025-11-30 10:00:00 TP0] prefill bootstrap_thread died on engine_rank=0; requests to this rank will time out in KVPoll.Bootstrapping",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-session",
+                "[2025-11-30 10:00:00 TP0] Session 10.0.0.2:17001 failed.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-deferred-kv-release-for-room",
+                "[2025-11-30 10:00:00 TP0] Deferred KV release for room 42 timed out after 30s without a full drain ack from prefill; releasing anyway.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.5.23-disaggregated-request-received-without-b",
+                "[2025-11-30 10:00:00 TP0] Invalid request: Disaggregated request received without bootstrap room id. req.rid=\"'r-7'\"",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
         ),
     ),
     Grammar(
@@ -2462,6 +3002,19 @@ GRAMMARS: list[Grammar] = [
             "explicitly, so forcing",
             "does not have native support for",
             "during runtime. Using",
+            "is not supported by AWQMarlin. Falling back to unoptimized AWQ kernels",
+            "is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels",
+            "block FP8 weights on this setup; using Triton",
+            "Block-fp8 layer stays on the Triton kernel",
+            "for its fp8 experts",
+            "Detected fp8 checkpoint.",
+            "NVFP4 w4a4 requires compute capability",
+            "NVFP4 w4a4 MoE requires compute capability",
+            "Using CompressedTensorsWNA16MarlinMoEMethod",
+            "You are running Marlin kernel with bf16 on GPUs before SM90",
+            "Detected ModelOpt FP8 checkpoint",
+            "Dequantized FP4 MoE expert weights to FP8",
+            "moe_runner_backend=marlin",
         ),
         parse_quantization,
         (
@@ -2500,6 +3053,71 @@ GRAMMARS: list[Grammar] = [
                 "[2025-05-09 11:14:36 TP0] The model is convertible to awq_marlin during runtime. Using awq_marlin kernel.",
                 ("quantization", {"method": "awq_marlin", "kernel": "awq_marlin", "fallback": False}),
                 exact=True,
+            ),
+            case(
+                "v0.5.23-is-not-supported-by-awqmarlin-falling-ba",
+                "[2025-11-30 10:00:00 TP0] Layer 'model.layers.0.self_attn.qkv_proj' is not supported by AWQMarlin. Falling back to unoptimized AWQ kernels.",
+                ("quantization", {"method": "awq", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-is-not-supported-by-awqmoemarlin-falling",
+                "[2025-11-30 10:00:00 TP0] Layer 'model.layers.3.mlp.experts' is not supported by AWQMoeMarlin. Falling back to Moe WNA16 kernels.",
+                ("quantization", {"method": "awq", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-block-fp8-weights-on-this-setup-using-tr",
+                "[2025-11-30 10:00:00 TP0] --fp8-gemm-backend=deep_gemm cannot serve [128, 128] block FP8 weights on this setup; using Triton. DeepGEMM takes [32, 32] blocks on SM90, and on SM100 with UE8M0 scales.",
+                ("quantization", {"method": "fp8", "kernel": "Triton", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-block-fp8-layer-stays-on-the-triton-kern",
+                "[2025-11-30 10:00:00 TP0] Block-fp8 layer stays on the Triton kernel: shape not supported",
+                ("quantization", {"method": "fp8", "kernel": "Triton", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-for-its-fp8-experts",
+                "[2025-11-30 10:00:00 TP0] Fp8MoEMethod has no FLASHINFER_CUTLASS path; using triton for its fp8 experts.",
+                ("quantization", {"method": "fp8", "kernel": "Triton", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-detected-fp8-checkpoint",
+                "[2025-11-30 10:00:00 TP0] Detected fp8 checkpoint.",
+                ("quantization", {"method": "fp8"}),
+            ),
+            case(
+                "v0.5.23-nvfp4-w4a4-requires-compute-capability",
+                "[2025-11-30 10:00:00 TP0] NVFP4 w4a4 requires compute capability >= 10.0; serving this checkpoint weight-only via FP4 Marlin instead. Activation quantization is ignored.",
+                ("quantization", {"method": "nvfp4", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-nvfp4-w4a4-moe-requires-compute-capabili",
+                "[2025-11-30 10:00:00 TP0] NVFP4 w4a4 MoE requires compute capability >= 10.0; serving this checkpoint weight-only via FP4 Marlin instead. Activation quantization is ignored.",
+                ("quantization", {"method": "nvfp4", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-using-compressedtensorswna16marlinmoemet",
+                "[2025-11-30 10:00:00 TP0] Using CompressedTensorsWNA16MarlinMoEMethod",
+                ("quantization", {"method": "compressed-tensors", "kernel": "Marlin"}),
+            ),
+            case(
+                "v0.5.23-you-are-running-marlin-kernel-with-bf16-",
+                "[2025-11-30 10:00:00 TP0] You are running Marlin kernel with bf16 on GPUs before SM90. You can consider change to fp16 to achieve better performance if possible.",
+                ("quantization", {"kernel": "Marlin"}),
+            ),
+            case(
+                "v0.5.23-detected-modelopt-fp8-checkpoint",
+                "[2025-11-30 10:00:00 TP0] Detected ModelOpt FP8 checkpoint. The format is experimental and subject to change.",
+                ("quantization", {"method": "modelopt"}),
+            ),
+            case(
+                "v0.5.23-dequantized-fp4-moe-expert-weights-to-fp",
+                "[2025-11-30 10:00:00 TP0] Dequantized FP4 MoE expert weights to FP8.",
+                ("quantization", {"method": "fp8", "fallback": True}),
+            ),
+            case(
+                "v0.5.23-moe-runner-backend-marlin",
+                "[2025-11-30 10:00:00 TP0] MiMoV2 on SM90: moe_runner_backend=marlin.",
+                ("quantization", {"kernel": "Marlin"}),
             ),
         ),
     ),

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg, _names, _table_warning
+from logdoctor.engines.vllm.common import (
+    Events,
+    NoticeBuild,
+    _base,
+    _event,
+    _grammar,
+    _msg,
+    _names,
+    _notices,
+    _table_warning,
+)
 from logdoctor.events import (
     AttentionBackend,
     EngineFailure,
@@ -231,6 +241,51 @@ def parse_env_warnings(line: LogLine, ctx: ParseContext) -> Events | None:
     if warning is not None:
         return warning
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile(
+            "is not yet compatible with FlashAttention >= 3\\. Overriding flash_attn_version to (?P<version>\\d+)"
+        ),
+        _event(AttentionBackend, backend="FLASH_ATTN", fallback_reason="incompatible"),
+    ),
+    (
+        re.compile(
+            "VLLM_BATCH_INVARIANT is enabled and no attention backend was specified; defaulting to (?P<backend>[A-Z_]+)"
+        ),
+        _event(AttentionBackend),
+    ),
+    (
+        re.compile(
+            "FlashInfer XQA decode does not support .*?; reverting this KV-cache group to native FlashInfer decode"
+        ),
+        _event(AttentionBackend, backend="FLASHINFER", fallback_reason="unsupported-head-dim"),
+    ),
+    (
+        re.compile("has heterogeneous head dimensions .*?FA4 not available, forcing (?P<backend>[A-Z_]+) backend"),
+        _event(AttentionBackend, fallback_reason="heterogeneous-head-dims"),
+    ),
+    (
+        re.compile("attention backend not specified; defaulting to (?P<backend>[A-Z_]+) \\(validated backend"),
+        _event(AttentionBackend),
+    ),
+    (re.compile("Cannot use (?P<backend>[A-Z_]+) backend on CPU\\."), _event(AttentionBackend, fallback_reason="cpu")),
+    (
+        re.compile("FlashAttnMLA on XPU is not valid for this configuration .*?falling back to Triton MLA backend"),
+        _event(AttentionBackend, backend="TRITON_MLA", fallback_reason="unsupported-config"),
+    ),
+    (
+        re.compile("flash_attn is not available, the model may not yield the exactly same result"),
+        _event(AttentionBackend, role="encoder", fallback_reason="flash-attn-missing"),
+    ),
+)
+
+
+def parse_attention_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -489,6 +544,62 @@ GRAMMARS: list[Grammar] = [
                 "WARNING 10-01 10:00:00 logger.py:200] VLLM_TRACE_FUNCTION is enabled. It will record every function executed "
                 "by Python. This will slow down the code.",
                 ("perf_warning", {"topic": "trace-function"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "attention_notices",
+        (
+            "Overriding flash_attn_version to",
+            "VLLM_BATCH_INVARIANT is enabled and no attention backend was specified",
+            "FlashInfer XQA decode does not support",
+            "FA4 not available, forcing",
+            "attention backend not specified; defaulting to",
+            "backend on CPU.",
+            "falling back to Triton MLA backend",
+            "flash_attn is not available, the model may not yield",
+        ),
+        parse_attention_notices,
+        (
+            case(
+                "v0.33-overriding-flash-attn-version-to",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [arg_utils.py:2759] TurboQuant is not yet compatible with FlashAttention >= 3. Overriding flash_attn_version to 2. To silence this warning, pass --attention-config.flash_attn_version=2",
+                ("attention_backend", {"backend": "FLASH_ATTN", "version": "2"}),
+            ),
+            case(
+                "v0.33-vllm-batch-invariant-is-enabled-and-no-a",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [arg_utils.py:2747] VLLM_BATCH_INVARIANT is enabled and no attention backend was specified; defaulting to TRITON_ATTN.",
+                ("attention_backend", {"backend": "TRITON_ATTN"}),
+            ),
+            case(
+                "v0.33-flashinfer-xqa-decode-does-not-support",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [flashinfer.py:1022] FlashInfer XQA decode does not support head_dim=96; reverting this KV-cache group to native FlashInfer decode.",
+                ("attention_backend", {"backend": "FLASHINFER"}),
+            ),
+            case(
+                "v0.33-fa4-not-available-forcing",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [config.py:364] Gemma4 model has heterogeneous head dimensions [256, 512]. FA4 not available, forcing TRITON_ATTN backend.",
+                ("attention_backend", {"backend": "TRITON_ATTN"}),
+            ),
+            case(
+                "v0.33-attention-backend-not-specified-defaulti",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [config.py:380] EmbeddingGemma2: attention backend not specified; defaulting to TRITON_ATTN (validated backend for heterogeneous head dimensions).",
+                ("attention_backend", {"backend": "TRITON_ATTN"}),
+            ),
+            case(
+                "v0.33-backend-on-cpu",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [cpu.py:173] Cannot use FLASH_ATTN backend on CPU.",
+                ("attention_backend", {"backend": "FLASH_ATTN"}),
+            ),
+            case(
+                "v0.33-falling-back-to-triton-mla-backend",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [xpu.py:183] FlashAttnMLA on XPU is not valid for this configuration (('head_dim',)); falling back to Triton MLA backend.",
+                ("attention_backend", {"backend": "TRITON_MLA"}),
+            ),
+            case(
+                "v0.33-flash-attn-is-not-available-the-model-ma",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [qwen2_5_omni_thinker.py:1162] flash_attn is not available, the model may not yield the exactly same result as the transformers implementation in the audio tower part.",
+                ("attention_backend", {"role": "encoder"}),
             ),
         ),
     ),

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg, _names, _table_warning
+from logdoctor.engines.vllm.common import (
+    Events,
+    NoticeBuild,
+    _base,
+    _event,
+    _grammar,
+    _msg,
+    _names,
+    _notices,
+    _table_warning,
+)
 from logdoctor.events import (
     AllReduceBackends,
     AllReduceReason,
     CustomAllReduce,
+    NcclEnv,
     NcclInfo,
     NcclVersion,
     P2PCheck,
@@ -142,6 +153,59 @@ def parse_comm(line: LogLine, ctx: ParseContext) -> Events | None:
     if "SymmMemCommunicator:" in text:
         return []  # an INFO note such as `Using override max_size`: nothing wrong
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile(
+            "MNNVL multimem reduce-scatter symmetric-memory allocation failed on at least one rank; falling back to NCCL"
+        ),
+        _event(CustomAllReduce, enabled=False),
+    ),
+    (
+        re.compile("Custom quick allreduce is disabled because this process group spans across nodes"),
+        _event(CustomAllReduce, enabled=False, reason="spans-nodes"),
+    ),
+    (
+        re.compile("Custom quick allreduce is disabled due to an unsupported world size"),
+        _event(CustomAllReduce, enabled=False, reason="world-size"),
+    ),
+    (
+        re.compile("FlashInfer PCIe IPC all-reduce requires every rank in the TP group to be on one node"),
+        _event(CustomAllReduce, enabled=False, reason="spans-nodes"),
+    ),
+    (
+        re.compile(
+            "Failed to initialize \\S+ fused allreduce\\+RMSNorm Lamport workspace: cudaErrorPeerAccessUnsupported"
+        ),
+        _event(P2PCheck, supported=False),
+    ),
+    (
+        re.compile("Tensor parallel size \\(\\d+\\) exceeds available GPUs \\(\\d+\\)"),
+        _event(PerfWarning, topic="tp-spans-nodes"),
+    ),
+    (re.compile("Detected different devices in the system: "), _event(PerfWarning, topic="mixed-gpus")),
+    (
+        re.compile("(?P<name>NCCL_GRAPH_REGISTER)=(?P<value>\\S+) pins the CUDA graph pool during sleep"),
+        _event(NcclEnv),
+    ),
+    (
+        re.compile("NVLink detection failed\\. This is normal if your machine has no NVLink"),
+        _event(PerfWarning, topic="no-nvlink"),
+    ),
+    (
+        re.compile(
+            "Failed to initialize Flashinfer allreduce workspace\\. Flashinfer allreduce-norm fusion will be disabled"
+        ),
+        _event(PerfWarning, topic="allreduce-fusion"),
+    ),
+)
+
+
+def parse_comm_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -347,6 +411,74 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [parallel_state.py:1942] Distributed backend nccl is not available; "
                 "falling back to gloo.",
                 ("nccl_info", {"kind": "distributed-init", "values": {"backend": "gloo", "requested_backend": "nccl"}}),
+            ),
+        ),
+    ),
+    _grammar(
+        "comm_notices",
+        (
+            "MNNVL multimem reduce-scatter symmetric-memory allocation failed",
+            "Custom quick allreduce is disabled because this process group spans",
+            "Custom quick allreduce is disabled due to an unsupported world size",
+            "PCIe IPC all-reduce requires every rank in the TP group to be on one node",
+            "Lamport workspace: cudaErrorPeerAccessUnsupported",
+            "exceeds available GPUs",
+            "Detected different devices in the system:",
+            "pins the CUDA graph pool during sleep",
+            "NVLink detection failed.",
+            "allreduce-norm fusion will be disabled",
+        ),
+        parse_comm_notices,
+        (
+            case(
+                "v0.33-mnnvl-multimem-reduce-scatter-symmetric-",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [custom_all_reduce.py:429] MNNVL multimem reduce-scatter symmetric-memory allocation failed on at least one rank; falling back to NCCL.",
+                ("custom_allreduce", {"enabled": False}),
+            ),
+            case(
+                "v0.33-custom-quick-allreduce-is-disabled-becau",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [quick_all_reduce.py:116] Custom quick allreduce is disabled because this process group spans across nodes.",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+            ),
+            case(
+                "v0.33-custom-quick-allreduce-is-disabled-due-t",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [quick_all_reduce.py:130] Custom quick allreduce is disabled due to an unsupported world size: 3. Supported world sizes: [2, 4, 8].",
+                ("custom_allreduce", {"enabled": False, "reason": "world-size"}),
+            ),
+            case(
+                "v0.33-pcie-ipc-all-reduce-requires-every-rank-",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [flashinfer_pcie_ipc_all_reduce.py:81] FlashInfer PCIe IPC all-reduce requires every rank in the TP group to be on one node.",
+                ("custom_allreduce", {"enabled": False, "reason": "spans-nodes"}),
+            ),
+            case(
+                "v0.33-lamport-workspace-cudaerrorpeeraccessuns",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [rms_norm_tp.py:327] Failed to initialize MiniMax fused allreduce+RMSNorm Lamport workspace: cudaErrorPeerAccessUnsupported. This is expected on GPUs without P2P (IPC peer access) support. Falling back to the eager allreduce + RMSNorm path.",
+                ("p2p_check", {"supported": False}),
+            ),
+            case(
+                "v0.33-exceeds-available-gpus",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [ray_utils.py:293] Tensor parallel size (8) exceeds available GPUs (4). This may result in Ray placement group allocation failures. Consider reducing tensor_parallel_size to 4 or less, or ensure your Ray cluster has 4 GPUs available.",
+                ("perf_warning", {"topic": "tp-spans-nodes"}),
+            ),
+            case(
+                "v0.33-detected-different-devices-in-the-system",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [cuda.py:998] Detected different devices in the system: NVIDIA RTX A6000, NVIDIA GeForce RTX 3090. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected behavior.",
+                ("perf_warning", {"topic": "mixed-gpus"}),
+            ),
+            case(
+                "v0.33-pins-the-cuda-graph-pool-during-sleep",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:2334] NCCL_GRAPH_REGISTER=1 pins the CUDA graph pool during sleep.",
+                ("nccl_env", {"name": "NCCL_GRAPH_REGISTER", "value": "1"}),
+            ),
+            case(
+                "v0.33-nvlink-detection-failed",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [cuda.py:833] NVLink detection failed. This is normal if your machine has no NVLink equipped.",
+                ("perf_warning", {"topic": "no-nvlink"}),
+            ),
+            case(
+                "v0.33-allreduce-norm-fusion-will-be-disabled",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [allreduce_rms_fusion.py:1045] Failed to initialize Flashinfer allreduce workspace. Flashinfer allreduce-norm fusion will be disabled.",
+                ("perf_warning", {"topic": "allreduce-fusion"}),
             ),
         ),
     ),

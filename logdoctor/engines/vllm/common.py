@@ -152,3 +152,61 @@ def _grammar(name: str, keywords: Iterable[str], parse: ParseFn, cases: Iterable
     guarded.__name__ = parse.__name__
     guarded.__doc__ = parse.__doc__
     return Grammar(f"vllm.{name}", "vllm", tuple(keywords), guarded, tuple(cases))
+
+
+# --- notice tables -------------------------------------------------------------------------------
+# A family's one-message notices (a fallback, a disabled feature, a chosen kernel) as rows of (regex, builder):
+# the first row whose regex is found in the message gives the events. `_event(Cls, field=constant, ...)` builds
+# one event; the regex's named groups fill the fields of the same name (pydantic converts the text), a group
+# named `<field>__gb` is decimal GB converted to GiB.
+
+NoticeBuild = Callable[[re.Match[str], dict[str, Any], str], Events]
+
+
+def _event(cls: type[EventBase], **constants: Any) -> NoticeBuild:
+    def build(m: re.Match[str], base: dict[str, Any], message: str) -> Events:
+        values: dict[str, Any] = dict(constants)
+        for name, text in m.groupdict().items():
+            if text is None:
+                continue
+            if name.endswith("__gb"):
+                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
+            else:
+                values[name] = text
+        if "message" in cls.model_fields:
+            values.setdefault("message", message)
+        return [cls(**base, **values)]
+
+    return build
+
+
+def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine, ctx: ParseContext) -> Events | None:
+    text = line.message
+    for regex, build in rows:
+        m = regex.search(text)
+        if m:
+            return build(m, _base(line, ctx), _msg(line))
+    return None
+
+
+# --- labelled values -------------------------------------------------------------------------------
+# Stats lines read as `Label=number` / `Label: number unit` pairs keyed by a normalised label, so a reworded,
+# reordered or new field still gives the known values (issue 11, item 3).
+_LABELLED_RE = re.compile(r"(?P<label>[A-Za-z#][^=:,]*?)\s*(?:=|:)\s*(?P<value>-?[\d.]+(?:e[+-]?\d+)?)(?![\w.])")
+_LABEL_CHARS_RE = re.compile(r"[^a-z0-9]+")
+
+
+def _label(text: str) -> str:
+    """`Avg xfer time (ms)` -> avg_xfer_time_ms, `Throughput (MB/s)` -> throughput_mb_s."""
+    return _LABEL_CHARS_RE.sub("_", text.lower()).strip("_")
+
+
+def _labelled_values(text: str) -> dict[str, float | int | str]:
+    values: dict[str, float | int | str] = {}
+    for m in _LABELLED_RE.finditer(text):
+        raw = m.group("value")
+        try:
+            values[_label(m.group("label"))] = int(raw) if re.fullmatch(r"-?\d+", raw) else float(raw)
+        except ValueError:
+            continue
+    return values

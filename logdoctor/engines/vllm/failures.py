@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from logdoctor.engines.vllm.common import Events, _generic_base, _grammar, _is_traceback_code, _msg
+from logdoctor.engines.vllm.common import (
+    Events,
+    NoticeBuild,
+    _event,
+    _generic_base,
+    _grammar,
+    _is_traceback_code,
+    _msg,
+    _notices,
+)
 from logdoctor.events import (
     EngineFailure,
     FailureKind,
+    PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -69,6 +80,55 @@ def parse_failure(line: LogLine, ctx: ParseContext) -> Events | None:
                 return []  # source text quoted in a traceback, not the error itself
             return [EngineFailure(**_generic_base(line, ctx), kind=kind, message=_msg(line))]
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+
+
+def _nixl_missing(base: dict[str, Any], message: str) -> Events:
+    """`NIXL is not available`: vllm/distributed/nixl_utils.py warns at import on every host without NIXL; only
+    the NIXL connector's worker (kv_connector/v1/nixl/base_worker.py) logs it as an ERROR, when disaggregated
+    prefill needs it. The warning is recognised and reports nothing."""
+    if base.get("level") != "ERROR":
+        return []
+    return [EngineFailure(**base, kind="kv-transfer", connector="nixl", message=message)]
+
+
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (re.compile("Error getting async model runner output"), _event(EngineFailure, kind="exception")),
+    (re.compile("vLLM shutdown signal from EngineCore failed to send"), _event(EngineFailure, kind="engine-dead")),
+    (re.compile("Invocation of \\w+ method failed"), _event(EngineFailure, kind="exception")),
+    (re.compile("Unexpected error pre-processing request \\S+"), _event(EngineFailure, kind="exception")),
+    (
+        re.compile("Waiting for creating a placement group of specs for \\d+ seconds"),
+        _event(EngineFailure, kind="rpc-timeout"),
+    ),
+    (
+        re.compile("Failing (?P<requests>\\d+) request\\(s\\) due to KV load failure"),
+        _event(EngineFailure, kind="kv-transfer"),
+    ),
+    (
+        re.compile("Recovered from KV load failure: \\d+ request\\(s\\) rescheduled"),
+        _event(PerfWarning, topic="kv-transfer"),
+    ),
+    (re.compile("NIXL transfer failure: "), _event(EngineFailure, kind="kv-transfer", connector="nixl")),
+    (re.compile("NIXL is not available\\s*$"), lambda m, base, message: _nixl_missing(base, message)),
+    (re.compile("Failed to connect to bootstrap server \\S+"), _event(EngineFailure, kind="kv-transfer")),
+    (re.compile("Bootstrap query to \\S+ failed on attempt \\d+/\\d+"), _event(PerfWarning, topic="kv-transfer")),
+    (
+        re.compile("timed out after [\\d.]+ seconds without being sent\\. Freeing its blocks on the producer side"),
+        _event(EngineFailure, kind="kv-transfer"),
+    ),
+    (
+        re.compile("Deferred write task for request \\S+ timed out after [\\d.]+s waiting for remote blocks"),
+        _event(EngineFailure, kind="kv-transfer"),
+    ),
+)
+
+
+def parse_failures_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -253,6 +313,97 @@ GRAMMARS: list[Grammar] = [
                 "nccl-runtime-error",
                 "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
                 ("engine_failure", {}),
+                exact=True,
+            ),
+        ),
+    ),
+    _grammar(
+        "failures_notices",
+        (
+            "Error getting async model runner output",
+            "vLLM shutdown signal from EngineCore failed to send",
+            "Invocation of execute_model method failed",
+            "Unexpected error pre-processing request",
+            "Waiting for creating a placement group of specs for",
+            "due to KV load failure",
+            "Recovered from KV load failure:",
+            "NIXL transfer failure:",
+            "NIXL is not available",
+            "Failed to connect to bootstrap server",
+            "failed on attempt",
+            "without being sent. Freeing its blocks on the producer side",
+            "Deferred write task for request",
+        ),
+        parse_failures_notices,
+        (
+            case(
+                "v0.33-error-getting-async-model-runner-output",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [multiproc_executor.py:1105] Error getting async model runner output",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-vllm-shutdown-signal-from-enginecore-fai",
+                "(EngineCore pid=180) CRITICAL 11-30 10:00:00 [core.py:1878] vLLM shutdown signal from EngineCore failed to send. Please report this issue.",
+                ("engine_failure", {"kind": "engine-dead"}),
+            ),
+            case(
+                "v0.33-invocation-of-execute-model-method-faile",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [core.py:1849] Invocation of execute_model method failed",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-unexpected-error-pre-processing-request",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [core.py:2165] Unexpected error pre-processing request cmpl-1",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "v0.33-waiting-for-creating-a-placement-group-o",
+                "(EngineCore pid=180) INFO 11-30 10:00:00 [ray_utils.py:223] Waiting for creating a placement group of specs for 120 seconds. specs=[{'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` and `ray list nodes` to see if you have enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if you are running on a multi-node.",
+                ("engine_failure", {"kind": "rpc-timeout"}),
+            ),
+            case(
+                "v0.33-due-to-kv-load-failure",
+                "(EngineCore pid=180) ERROR 11-30 10:00:00 [scheduler.py:3764] Failing 3 request(s) due to KV load failure (failure_policy=fail, 12288 tokens affected). Request IDs: ['a', 'b', 'c']",
+                ("engine_failure", {"kind": "kv-transfer", "requests": 3}),
+            ),
+            case(
+                "v0.33-recovered-from-kv-load-failure",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [scheduler.py:3773] Recovered from KV load failure: 3 request(s) rescheduled (12288 tokens affected).",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-nixl-transfer-failure",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [base_worker.py:1377] NIXL transfer failure: TRANSFER_FAILED | Context: remote engine 7a unreachable",
+                ("engine_failure", {"kind": "kv-transfer", "connector": "nixl"}),
+            ),
+            case(
+                "v0.33-nixl-is-not-available",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [base_worker.py:610] NIXL is not available",
+                ("engine_failure", {"kind": "kv-transfer", "connector": "nixl"}),
+            ),
+            case(
+                "v0.33-failed-to-connect-to-bootstrap-server",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [mooncake_connector.py:2611] Failed to connect to bootstrap server 10.0.0.2:8998 (type_e___name): e",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-failed-on-attempt",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [mooncake_connector.py:2587] Bootstrap query to 10.0.0.2:8998 failed on attempt 1/3 (type_e___name: e); retrying in 1.5 seconds",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-without-being-sent-freeing-its-blocks-on",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [mooncake_connector.py:2340] Request cmpl-9 timed out after 480 seconds without being sent. Freeing its blocks on the producer side.",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-deferred-write-task-for-request",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [moriio_engine.py:261] Deferred write task for request cmpl-4 timed out after 30.0s waiting for remote blocks",
+                ("engine_failure", {"kind": "kv-transfer"}),
+            ),
+            case(
+                "nixl-missing-warning-at-import",
+                "(APIServer pid=1805) WARNING 04-25 08:50:55 [nixl_utils.py:63] NIXL is not available",
                 exact=True,
             ),
         ),

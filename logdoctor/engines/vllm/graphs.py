@@ -5,7 +5,19 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from logdoctor.engines.vllm.common import _CAPTURE_BARS, Events, _base, _clock_seconds, _f, _grammar, _msg, _names
+from logdoctor.engines.vllm.common import (
+    _CAPTURE_BARS,
+    Events,
+    NoticeBuild,
+    _base,
+    _clock_seconds,
+    _event,
+    _f,
+    _grammar,
+    _msg,
+    _names,
+    _notices,
+)
 from logdoctor.events import (
     CompileKind,
     CompileTime,
@@ -243,6 +255,59 @@ def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:
             events.append(Offload(**base, kind="weights", message=_msg(line)))
         return events
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile("Disabling CUDA Graphs since the MoonEP integration is currently eager-only"),
+        _event(CudaGraph, kind="eager_mode"),
+    ),
+    (
+        re.compile(
+            "fuse_attn_quant is incompatible with piecewise cudagraph.*?cudagraph_mode will be set to (?P<mode_to>[A-Z_]+)"
+        ),
+        _event(CudaGraph, kind="mode_downgrade"),
+    ),
+    (re.compile("Using piecewise cudagraph with empty splitting_ops"), _event(CudaGraph, kind="mode_downgrade")),
+    (
+        re.compile("XPU Graph is not supported in the current PyTorch version, disabling cudagraph_mode"),
+        _event(CudaGraph, kind="eager_mode"),
+    ),
+    (
+        re.compile("MTP: captured \\w+ CUDA graphs for sizes"),
+        _event(CudaGraph, kind="capture_finished", role="drafter"),
+    ),
+    (
+        re.compile("Compiling model again due to a load failure from \\S+, reason:"),
+        _event(CompileTime, kind="cache_load", cache_hit=False),
+    ),
+    (
+        re.compile("Online quantization as part of model loading took (?P<seconds>[\\d.]+) seconds"),
+        _event(CompileTime, kind="model_load"),
+    ),
+    (
+        re.compile("FlashInfer's precompiled kernels are missing or do not match"),
+        _event(PerfWarning, topic="jit-compilation"),
+    ),
+    (
+        re.compile("GDN prefill is JIT-compiled; first run may take a while"),
+        _event(PerfWarning, topic="jit-compilation"),
+    ),
+    (
+        re.compile("VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch version does not support 'aot'"),
+        _event(CompileTime, kind="cache_load", cache_hit=False),
+    ),
+    (
+        re.compile("enable_aot_compile is not available\\. AOT compile is disabled"),
+        _event(PerfWarning, topic="aot-compile-unavailable"),
+    ),
+)
+
+
+def parse_graphs_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -560,6 +625,80 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [jit_monitor.py:137] Triton JIT compilation during inference: "
                 "_fwd_kernel (BLOCK_M=64). This causes a latency spike; consider extending warmup to cover this shape/config.",
                 ("perf_warning", {"topic": "jit-during-inference"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "graphs_notices",
+        (
+            "Disabling CUDA Graphs since the MoonEP",
+            "fuse_attn_quant is incompatible with piecewise",
+            "Using piecewise cudagraph with empty splitting_ops",
+            "XPU Graph is not supported in the current PyTorch",
+            "captured centroids CUDA graphs for sizes",
+            "Compiling model again due to a load failure",
+            "Online quantization as part of model loading took",
+            "FlashInfer's precompiled kernels are missing",
+            "prefill is JIT-compiled; first run may take a while",
+            "VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch",
+            "enable_aot_compile is not available. AOT compile is disabled",
+        ),
+        parse_graphs_notices,
+        (
+            case(
+                "v0.33-disabling-cuda-graphs-since-the-moonep",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [vllm.py:2149] MoonEP: Disabling CUDA Graphs since the MoonEP integration is currently eager-only.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.33-fuse-attn-quant-is-incompatible-with-pie",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [compilation.py:1265] fuse_attn_quant is incompatible with piecewise cudagraph when use_inductor_graph_partition is off. In this case, splitting_ops will be set to empty list, and cudagraph_mode will be set to FULL. Please ensure you are using attention backends that support cudagraph or set cudagraph_mode to NONE explicitly if encountering any problems.",
+                ("cuda_graph", {"kind": "mode_downgrade", "mode_to": "FULL"}),
+            ),
+            case(
+                "v0.33-using-piecewise-cudagraph-with-empty-spl",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [compilation.py:1220] Using piecewise cudagraph with empty splitting_ops",
+                ("cuda_graph", {"kind": "mode_downgrade"}),
+            ),
+            case(
+                "v0.33-xpu-graph-is-not-supported-in-the-curren",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [xpu.py:387] XPU Graph is not supported in the current PyTorch version, disabling cudagraph_mode.",
+                ("cuda_graph", {"kind": "eager_mode"}),
+            ),
+            case(
+                "v0.33-captured-centroids-cuda-graphs-for-sizes",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [gemma4.py:145] Gemma4 MTP: captured centroids CUDA graphs for sizes [1, 2, 4, 8].",
+                ("cuda_graph", {"kind": "capture_finished", "role": "drafter"}),
+            ),
+            case(
+                "v0.33-compiling-model-again-due-to-a-load-fail",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [decorators.py:340] Compiling model again due to a load failure from /root/.cache/vllm/torch_aot_compile/abc/model, reason: version mismatch",
+                ("compile_time", {"kind": "cache_load", "cache_hit": False}),
+            ),
+            case(
+                "v0.33-online-quantization-as-part-of-model-loa",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [base_loader.py:164] Online quantization as part of model loading took 18.20 seconds",
+                ("compile_time", {"kind": "model_load", "seconds": 18.2}),
+            ),
+            case(
+                "v0.33-flashinfer-s-precompiled-kernels-are-mis",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [flashinfer.py:143] FlashInfer's precompiled kernels are missing or do not match flashinfer-python flashinfer_version (8). FlashInfer then downloads and compiles kernels at startup, which can take several minutes, or fails to import mismatched ones. Run `vllm download-kernels` in this Python environment to install them.",
+                ("perf_warning", {"topic": "jit-compilation"}),
+            ),
+            case(
+                "v0.33-prefill-is-jit-compiled-first-run-may-ta",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [qwen_gdn_linear_attn.py:307] FlashInfer GDN prefill is JIT-compiled; first run may take a while. Set --gdn-prefill-backend triton to skip JIT.",
+                ("perf_warning", {"topic": "jit-compilation"}),
+            ),
+            case(
+                "v0.33-vllm-use-mega-aot-artifact-is-enabled-bu",
+                "(Worker_TP0 pid=226) ERROR 11-30 10:00:00 [compiler_interface.py:326] CRITICAL: VLLM_USE_MEGA_AOT_ARTIFACT is enabled but PyTorch version does not support 'aot' parameter in standalone_compile. This requires PyTorch 2.10.0+. Falling back to non-AOT mode.",
+                ("compile_time", {"kind": "cache_load", "cache_hit": False}),
+            ),
+            case(
+                "v0.33-enable-aot-compile-is-not-available-aot-",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [wrapper.py:166] torch._dynamo.config.enable_aot_compile is not available. AOT compile is disabled and please upgrade PyTorch version to use AOT compile.",
+                ("perf_warning", {"topic": "aot-compile-unavailable"}),
             ),
         ),
     ),

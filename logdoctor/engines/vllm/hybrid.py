@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _is_traceback_code, _msg, _table_warning
+from logdoctor.engines.vllm.common import (
+    Events,
+    NoticeBuild,
+    _base,
+    _event,
+    _grammar,
+    _is_traceback_code,
+    _msg,
+    _notices,
+    _table_warning,
+)
 from logdoctor.events import (
     CudaGraph,
     EngineFailure,
@@ -161,6 +171,38 @@ def parse_hybrid(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile("KV cache page sizes cannot be unified; treating sliding-window layers as full attention"),
+        _event(HybridModel, kind="block-size-alignment"),
+    ),
+    (
+        re.compile("latency regression when using chunked local attention with the hybrid KV cache manager"),
+        _event(HybridModel, kind="hybrid-detected"),
+    ),
+    (
+        re.compile("GDN prefill backend '[^']*' was requested but FlashInfer prefill needs SM\\d+\\. Falling back to"),
+        _event(HybridModel, kind="linear-attention-backend"),
+    ),
+    (
+        re.compile("Reset SSM cache type to (?P<mamba_cache_mode>\\w+) for accelerated GDN mamba backend"),
+        _event(HybridModel, kind="mamba-cache-mode"),
+    ),
+    (
+        re.compile(
+            "Using block size (?P<attention_block_size>\\d+) for hidden-state cache layer \\S+; page alignment wastes \\d+ bytes \\((?P<padding_percent>[\\d.]+)%\\) per block"
+        ),
+        _event(HybridModel, kind="mamba-page-padding"),
+    ),
+)
+
+
+def parse_hybrid_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
+
+
 GRAMMARS: list[Grammar] = [
     _grammar(
         "hybrid",
@@ -298,6 +340,44 @@ GRAMMARS: list[Grammar] = [
                 "(EngineCore_DP0 pid=7) NotImplementedError: Mamba with speculative decoding is not supported yet.",
                 ("hybrid_model", {"kind": "spec-decode"}),
                 ("engine_failure", {"kind": "startup-failed"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "hybrid_notices",
+        (
+            "KV cache page sizes cannot be unified",
+            "chunked local attention with the hybrid KV cache manager",
+            "was requested but FlashInfer prefill needs",
+            "Reset SSM cache type to",
+            "page alignment wastes",
+        ),
+        parse_hybrid_notices,
+        (
+            case(
+                "v0.33-kv-cache-page-sizes-cannot-be-unified",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [kv_cache_planning.py:845] KV cache page sizes cannot be unified; treating sliding-window layers as full attention for cache allocation. Sliding-window attention compute is unchanged.",
+                ("hybrid_model", {"kind": "block-size-alignment"}),
+            ),
+            case(
+                "v0.33-chunked-local-attention-with-the-hybrid-",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:2247] There is a latency regression when using chunked local attention with the hybrid KV cache manager. Disabling it, by default. To enable it, set the environment VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.",
+                ("hybrid_model", {"kind": "hybrid-detected"}),
+            ),
+            case(
+                "v0.33-was-requested-but-flashinfer-prefill-nee",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [qwen_gdn_linear_attn.py:217] GDN prefill backend 'aiter_flydsl' was requested but FlashInfer prefill needs SM90. Falling back to Triton/FLA.",
+                ("hybrid_model", {"kind": "linear-attention-backend"}),
+            ),
+            case(
+                "v0.33-reset-ssm-cache-type-to",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [cpu.py:334] Reset SSM cache type to float32 for accelerated GDN mamba backend 'cpu_gdn'.",
+                ("hybrid_model", {"kind": "mamba-cache-mode"}),
+            ),
+            case(
+                "v0.33-page-alignment-wastes",
+                "(EngineCore pid=180) INFO 11-30 10:00:00 [kv_cache_planning.py:1189] Using block size 64 for hidden-state cache layer model.layers.0.hidden_cache; page alignment wastes 2048 bytes (3.12%) per block",
+                ("hybrid_model", {"kind": "mamba-page-padding", "padding_percent": 3.12}),
             ),
         ),
     ),

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logdoctor.engines.vllm.common import (
     _CAPTURE_BARS,
     _NUM,
     Events,
+    NoticeBuild,
     _base,
     _clock_seconds,
+    _event,
     _f,
     _generic_base,
     _gib,
     _grammar,
     _i,
     _is_traceback_code,
+    _labelled_values,
     _msg,
+    _notices,
 )
 from logdoctor.events import (
     CompileTime,
@@ -24,6 +29,7 @@ from logdoctor.events import (
     HybridModel,
     KVCache,
     ModelInfo,
+    PerfWarning,
 )
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
@@ -216,6 +222,46 @@ def parse_model_load(line: LogLine, ctx: ParseContext) -> Events | None:
             events.append(CompileTime(**base, kind="compilation", seconds=float(m.group("comp")), message=_msg(line)))
         return events
     return None
+
+
+def _kv_transfer_metrics(m: re.Match[str], base: dict[str, Any], message: str) -> Events:
+    """`KV Transfer metrics: Num successful transfers=12, Avg xfer time (ms)=38.2, ...` (NIXL connector stats)."""
+    return [KVCache(**base, transfer=_labelled_values(m.group("transfer")), message=message)]
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (re.compile("Free memory grew by [\\d.]+ GiB during profiling"), _event(PerfWarning, topic="memory-profiling")),
+    (
+        re.compile(
+            "Free memory on device \\((?P<free_memory_gib>[\\d.]+)/[\\d.]+ GiB\\) on startup\\. Desired GPU memory utilization"
+        ),
+        _event(KVCache),
+    ),
+    (re.compile("Using \\w+ data type to store kv cache"), _event(KVCache)),
+    (
+        re.compile("Using KV cache scaling factor [\\d.]+ for \\w+\\. If this is unintended"),
+        _event(PerfWarning, topic="fp8-kv-scale"),
+    ),
+    (
+        re.compile("FP8 KV cache is enabled but prefill queries are not quantized to FP8"),
+        _event(PerfWarning, topic="fp8-kv"),
+    ),
+    (re.compile("Auto set \\((?P<kv_cache_memory_gib>[\\d.]+)/[\\d.]+\\) GiB for KV cache on node"), _event(KVCache)),
+    (
+        re.compile("Releasing expired KV blocks for request \\S+ which were retrieved by \\d+ remote worker"),
+        _event(PerfWarning, topic="kv-transfer"),
+    ),
+    (re.compile("Got kv_transfer_params, but no KVConnector found"), _event(PerfWarning, topic="kv-transfer")),
+    (re.compile("NixlConnector setting KV cache layout to \\w+"), _event(KVCache, connector="nixl")),
+    (re.compile("Initializing NIXL Scheduler"), _event(KVCache, connector="nixl")),
+    (re.compile("KV Transfer metrics: (?P<transfer>.+)$"), _kv_transfer_metrics),
+)
+
+
+def parse_memory_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -484,6 +530,83 @@ GRAMMARS: list[Grammar] = [
                 'v1/engine/core.py", line 1110, in run_engine_core',
                 ("compile_time", {"kind": "weights_load", "seconds": 62.8}),
                 ("engine_failure", {"kind": "startup-failed", "engine": "vllm", "level": "ERROR"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "memory_notices",
+        (
+            "Free memory grew by",
+            "on startup. Desired GPU memory utilization is",
+            "data type to store kv cache",
+            "Using KV cache scaling factor",
+            "FP8 KV cache is enabled but prefill queries are not quantized",
+            "GiB for KV cache on node",
+            "Releasing expired KV blocks for request",
+            "but no KVConnector found",
+            "NixlConnector setting KV cache layout to",
+            "Initializing NIXL Scheduler",
+            "KV Transfer metrics:",
+        ),
+        parse_memory_notices,
+        (
+            case(
+                "v0.33-free-memory-grew-by",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [gpu_worker.py:146] Free memory grew by 1.20 GiB during profiling (initial 20.10 GiB, current 21.30 GiB). Sizing the KV cache from the 8 GiB torch reserved instead of the profiling difference.",
+                ("perf_warning", {"topic": "memory-profiling"}),
+            ),
+            case(
+                "v0.33-on-startup-desired-gpu-memory-utilizatio",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [gpu_worker.py:1066] Free memory on device (44.12/47.54 GiB) on startup. Desired GPU memory utilization is (8, 8 GiB). Actual usage is 8 GiB for consumed memory (weights + non-torch), 8 GiB for peak activation, and 8 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with `--kv-cache-memory=8` (8 GiB) to fit into requested memory, or `--kv-cache-memory=8` (8 GiB) to fully utilize gpu memory. Current kv cache memory in use is 8 GiB.",
+                ("kv_cache", {"free_memory_gib": 44.12}),
+            ),
+            case(
+                "v0.33-data-type-to-store-kv-cache",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [cache.py:484] Using fp8_e4m3 data type to store kv cache. It reduces the GPU memory footprint and boosts the performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+                ("kv_cache", {}),
+            ),
+            case(
+                "v0.33-using-kv-cache-scaling-factor",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [kv_cache.py:165] Using KV cache scaling factor 1.0 for fp8_e4m3. If this is unintended, verify that k/v_scale scaling factors are properly set in the checkpoint.",
+                ("perf_warning", {"topic": "fp8-kv-scale"}),
+            ),
+            case(
+                "v0.33-fp8-kv-cache-is-enabled-but-prefill-quer",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [mla_attention.py:2387] FP8 KV cache is enabled but prefill queries are not quantized to FP8. For long-context workloads (ISL >= 4K), enabling FP8 prefill attention can significantly optimize prefill latency. To enable, add: --attention-config '{\"use_prefill_query_quantization\": true}'",
+                ("perf_warning", {"topic": "fp8-kv"}),
+            ),
+            case(
+                "v0.33-gib-for-kv-cache-on-node",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [cpu_worker.py:261] Auto set (32.00/251.50) GiB for KV cache on node 0, with 8.00 GiB requested memory for the worker. 8 GiB memory was consumed by non-kv usages.",
+                ("kv_cache", {"kv_cache_memory_gib": 32.0}),
+            ),
+            case(
+                "v0.33-releasing-expired-kv-blocks-for-request",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [base_worker.py:3370] Releasing expired KV blocks for request cmpl-3 which were retrieved by 4 remote worker(s) before lease expired.",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-but-no-kvconnector-found",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [core.py:544] Got kv_transfer_params, but no KVConnector found. Disabling KVTransfer for this request.",
+                ("perf_warning", {"topic": "kv-transfer"}),
+            ),
+            case(
+                "v0.33-nixlconnector-setting-kv-cache-layout-to",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [connector.py:162] NixlConnector setting KV cache layout to LBHNC for better xfer performance.",
+                ("kv_cache", {"connector": "nixl"}),
+            ),
+            case(
+                "v0.33-initializing-nixl-scheduler",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [base_scheduler.py:109] Initializing NIXL Scheduler 7a3f",
+                ("kv_cache", {"connector": "nixl"}),
+            ),
+            case(
+                "v0.33-kv-transfer-metrics",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [metrics.py:108] KV Transfer metrics: Num successful transfers=12, Avg xfer time (ms)=38.2, P90 xfer time (ms)=61.0, Avg post time (ms)=1.1, Avg MB per transfer=24.0, Throughput (MB/s)=628.3",
+                (
+                    "kv_cache",
+                    {"transfer": {"num_successful_transfers": 12, "avg_xfer_time_ms": 38.2, "throughput_mb_s": 628.3}},
+                ),
             ),
         ),
     ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _msg
+from logdoctor.engines.vllm.common import Events, NoticeBuild, _base, _event, _grammar, _msg, _notices
 from logdoctor.events import (
     PerfWarning,
     SchedulerConfig,
@@ -92,6 +92,50 @@ def parse_scheduling(line: LogLine, ctx: ParseContext) -> Events | None:
     if _MODEL_SUPPORT_RE.search(text):
         return [PerfWarning(**base, topic="model-support", message=_msg(line))]
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile(
+            "draft pass needs \\d+ query tokens per request within max_num_batched_tokens=\\d+\\. Overriding max_num_active_seqs from \\d+ to (?P<value>\\d+)"
+        ),
+        _event(SchedulerConfig, kind="max-num-seqs"),
+    ),
+    (
+        re.compile("Disabling prefix caching: this instance runs the multi-modal encoder only"),
+        _event(SchedulerConfig, kind="prefix-caching", enabled=False),
+    ),
+    (
+        re.compile("Chunked prefill is not supported for ?\\S+ CPUs; disabling it"),
+        _event(SchedulerConfig, kind="chunked-prefill", enabled=False),
+    ),
+    (
+        re.compile("Raising max_num_batched_tokens from \\d+ to (?P<value>\\d+) to accommodate"),
+        _event(SchedulerConfig, kind="max-num-batched-tokens"),
+    ),
+    (
+        re.compile(
+            "Disabling fine-grained prefix-cache hits because these KV cache managers require block-aligned lookups"
+        ),
+        _event(SchedulerConfig, kind="prefix-caching"),
+    ),
+    (
+        re.compile(
+            "Detected DP deployment with no --enable-expert-parallel\\. Falling back to AllGather\\+ReduceScatter"
+        ),
+        _event(PerfWarning, topic="moe-parallel"),
+    ),
+    (
+        re.compile("Prefill cadence: applying prefill_schedule_interval=(?P<value>\\d+)"),
+        _event(SchedulerConfig, kind="prefill-interval"),
+    ),
+)
+
+
+def parse_scheduling_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -185,6 +229,56 @@ GRAMMARS: list[Grammar] = [
                 "INFO 07-08 10:00:00 [arg_utils.py:1610] (Disabling) prefix caching by default",
                 ("scheduler_config", {"kind": "chunked-prefill", "enabled": True}),
                 ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
+        ),
+    ),
+    _grammar(
+        "scheduling_notices",
+        (
+            "draft pass needs",
+            "this instance runs the multi-modal encoder only",
+            "Chunked prefill is not supported for",
+            "Raising max_num_batched_tokens from",
+            "Disabling fine-grained prefix-cache hits",
+            "Detected DP deployment with no --enable-expert-parallel",
+            "Prefill cadence: applying prefill_schedule_interval=",
+        ),
+        parse_scheduling_notices,
+        (
+            case(
+                "v0.33-draft-pass-needs",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:2386] The eagle3 draft pass needs 4 query tokens per request within max_num_batched_tokens=512. Overriding max_num_active_seqs from 256 to 128.",
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 128}),
+            ),
+            case(
+                "v0.33-this-instance-runs-the-multi-modal-encod",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [vllm.py:1530] Disabling prefix caching: this instance runs the multi-modal encoder only.",
+                ("scheduler_config", {"kind": "prefix-caching", "enabled": False}),
+            ),
+            case(
+                "v0.33-chunked-prefill-is-not-supported-for",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [arg_utils.py:3098] Chunked prefill is not supported forRISC-V CPUs; disabling it for V1 backend.",
+                ("scheduler_config", {"kind": "chunked-prefill", "enabled": False}),
+            ),
+            case(
+                "v0.33-raising-max-num-batched-tokens-from",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [arg_utils.py:3208] Raising max_num_batched_tokens from 8192 to 16384 to accommodate 'image' input for prefix-LM model model_config_model.",
+                ("scheduler_config", {"kind": "max-num-batched-tokens", "value": 16384}),
+            ),
+            case(
+                "v0.33-disabling-fine-grained-prefix-cache-hits",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [kv_cache_utils.py:795] Disabling fine-grained prefix-cache hits because these KV cache managers require block-aligned lookups: MambaManager.",
+                ("scheduler_config", {"kind": "prefix-caching"}),
+            ),
+            case(
+                "v0.33-detected-dp-deployment-with-no-enable-ex",
+                "(Worker_TP0 pid=226) INFO 11-30 10:00:00 [all2all_utils.py:219] Detected DP deployment with no --enable-expert-parallel. Falling back to AllGather+ReduceScatter dispatch/combine.",
+                ("perf_warning", {"topic": "moe-parallel"}),
+            ),
+            case(
+                "v0.33-prefill-cadence-applying-prefill-schedul",
+                "(EngineCore pid=180) INFO 11-30 10:00:00 [scheduler.py:412] Prefill cadence: applying prefill_schedule_interval=4 locally (this engine is not DP-coordinated); prefill is held until 4 executed steps have passed since the last prefill-carrying step.",
+                ("scheduler_config", {"kind": "prefill-interval", "value": 4}),
             ),
         ),
     ),

@@ -3,13 +3,28 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from logdoctor.engines.vllm.attention import _normalise_backend
-from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _VERSION, Events, _base, _f, _grammar, _msg, _table_warning
+from logdoctor.engines.vllm.common import (
+    _NUM_SPEC_TOKENS,
+    _VERSION,
+    Events,
+    NoticeBuild,
+    _base,
+    _event,
+    _f,
+    _grammar,
+    _labelled_values,
+    _msg,
+    _notices,
+    _table_warning,
+)
 from logdoctor.events import (
     AttentionBackend,
     CudaGraph,
     EngineVersion,
+    ModelInfo,
     PerfWarning,
     SchedulerConfig,
     SpecDecodeFormat,
@@ -49,11 +64,71 @@ def _mean_length_has_bonus(mal: float, positions: list[float] | None, ctx: Parse
     return not (isinstance(version, tuple) and (0, 8, 5) <= version < (0, 9))
 
 
+# Tolerance (issue 11, item 3): a SpecDecoding / Speculative metrics line the exact patterns above refuse (a
+# reworded, doubled, reordered or new field) is read as `Label: number unit` pairs by normalised label
+# (common._labelled_values); the labels it knows give the usual fields, the others are kept in `extra`.
+_SPEC_V1_LABELS = {
+    "draft_acceptance_rate": "rate_old",
+    "mean_acceptance_length": "mal",
+    "accepted_throughput": "acc_tps",
+    "drafted_throughput": "dr_tps",
+    "accepted": "acc",
+    "accepted_tokens": "acc",
+    "drafted": "dr",
+    "drafted_tokens": "dr",
+    "avg_draft_acceptance_rate": "rate",
+}
+_SPEC_V0_LABELS = {
+    "draft_acceptance_rate": "rate",
+    "system_efficiency": "eff",
+    "number_of_speculative_tokens": "k",
+    "number_of_accepted_tokens": "acc",
+    "number_of_draft_tokens": "dr",
+    "number_of_emitted_tokens": "em",
+}
+_CUT_COUNT_RE = re.compile(r"(?:Accepted|Drafted): \d+\s*$")
+_POSITIONS_RE = re.compile(r",? ?Per-position acceptance rates?: (?P<pos>[\d., nan]*[\dn])")
+
+
+def _undoubled(label: str) -> str:
+    """`number_of_draft_tokens_tokens` -> number_of_draft_tokens (some V0 builds print the unit twice)."""
+    words = label.split("_")
+    return "_".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
+
+
+def _spec_labelled(body: str, labels: dict[str, str], keys: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the fields by regex-group name, the unknown labels) of a metrics line's text after its prefix."""
+    g: dict[str, Any] = dict.fromkeys(keys)
+    m = _POSITIONS_RE.search(body)
+    if m:
+        g["pos"] = m.group("pos")
+        body = body[: m.start()] + body[m.end() :]
+    extra: dict[str, Any] = {}
+    for label, value in _labelled_values(body).items():
+        key = labels.get(_undoubled(label))
+        if key is not None and g.get(key) is None:
+            g[key] = str(value)
+        else:
+            extra[label] = value
+    return g, extra
+
+
 def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _SPEC_V1_RE.search(line.message)
-    if not m:
-        return None
-    g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    extra: dict[str, Any] = {}
+    if m:
+        g = m.groupdict()  # one call instead of a dozen `m.group(...)`: this line comes every few seconds
+    else:
+        _, found, body = line.message.partition("SpecDecoding metrics:")
+        if not found:
+            return None
+        if _CUT_COUNT_RE.search(body):
+            return None  # cut after a count whose unit is missing (a terminal-wrapped line): joined with the next
+        g, extra = _spec_labelled(
+            body, _SPEC_V1_LABELS, ("rate_old", "mal", "acc_tps", "dr_tps", "acc", "dr", "pos", "rate")
+        )
+        if g["acc"] is None or g["dr"] is None:
+            return None
     positions = [float(p) for p in g["pos"].split(",") if p.strip() not in ("", "nan")] if g["pos"] else None
     accepted, drafted = int(g["acc"]), int(g["dr"])
     k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
@@ -88,15 +163,24 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
             num_drafts=num_drafts,
             accepted_throughput=_f(g["acc_tps"]),
             drafted_throughput=_f(g["dr_tps"]),
+            extra=extra,
         )
     ]
 
 
 def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _SPEC_V0_RE.search(line.message)
-    if not m:
-        return None
-    k, accepted, drafted, emitted = (int(m.group(g)) for g in ("k", "acc", "dr", "em"))
+    extra: dict[str, Any] = {}
+    if m:
+        g: dict[str, Any] = m.groupdict()
+    else:
+        _, found, body = line.message.partition("Speculative metrics:")
+        if not found:
+            return None
+        g, extra = _spec_labelled(body, _SPEC_V0_LABELS, ("rate", "eff", "k", "acc", "dr", "em"))
+        if any(g[key] is None for key in ("k", "acc", "dr", "em")):
+            return None
+    k, accepted, drafted, emitted = (int(g[key]) for key in ("k", "acc", "dr", "em"))
     ctx.state[_NUM_SPEC_TOKENS] = k
     # Cumulative since start. V0 counts accepted draft tokens per position (not only the accepted prefix);
     # the tokens a verification step really produced are `emitted` (accepted prefix + the bonus/recovered
@@ -108,13 +192,14 @@ def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
             format="vllm-v0",
             interval=False,
             mean_acceptance_length=round(emitted / steps, 4) if steps else None,
-            acceptance_rate=_f(m.group("rate")),
+            acceptance_rate=_f(g["rate"]),
             num_speculative_tokens=k,
             accepted_tokens=accepted,
             drafted_tokens=drafted,
             emitted_tokens=emitted,
             num_drafts=steps or None,
-            system_efficiency=_f(m.group("eff")),
+            system_efficiency=_f(g["eff"]),
+            extra=extra,
         )
     ]
 
@@ -200,12 +285,82 @@ def parse_spec_notices(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES_0_33: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (
+        re.compile(
+            "The draft model's max_model_len \\(\\d+\\) is smaller than the target model's \\(\\d+\\).*?reducing max_model_len to (?P<max_model_len>\\d+)"
+        ),
+        _event(ModelInfo),
+    ),
+    (
+        re.compile(
+            "Speculative Decoding with draft models or parallel drafting does not fully support multimodal models yet"
+        ),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
+    (re.compile("Very small vocabulary intersection \\(\\d+ tokens\\)"), _event(PerfWarning, topic="spec-decode")),
+    (re.compile("EAGLE trailing prefix-cache block dropping is disabled"), _event(PerfWarning, topic="spec-decode")),
+    (
+        re.compile("Missing cached draft probabilities for request \\S+; falling back to legacy speculative rejection"),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
+    (
+        re.compile(
+            "Dynamic speculative decoding is not supported with the '[^']*' speculative method.*?falling back to static num_speculative_tokens=\\d+"
+        ),
+        _event(PerfWarning, topic="spec-config"),
+    ),
+    (
+        re.compile(
+            "Speculative decoding \\(method=\\S+\\) is enabled but no KV cache group could be identified as the draft model's"
+        ),
+        _event(PerfWarning, topic="spec-decode"),
+    ),
+)
+
+
+def parse_spec_notices_0_33(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES_0_33, line, ctx)
+
+
 GRAMMARS: list[Grammar] = [
     _grammar(
         "spec_decode_v1",
         ("SpecDecoding metrics:",),
         parse_spec_decode_v1,
         (
+            case(
+                "constructed-reordered-new-field",
+                # Constructed (issue 11 item 3): the 0.11+ fields reordered and a field no release prints yet.
+                "(APIServer pid=1) INFO 11-30 10:00:00 [metrics.py:120] SpecDecoding metrics: Drafted: 3000 tokens, "
+                "Accepted: 58 tokens, Mean acceptance length: 1.29, Avg Draft acceptance rate: 1.9%, Per-position "
+                "acceptance rate: 0.120, 0.060, 0.040, Accepted throughput: 3.60 tokens/s, Drafted throughput: 187.50 "
+                "tokens/s, Draft steps: 200",
+                (
+                    "spec_decode_stats",
+                    {
+                        "mean_acceptance_length": 1.29,
+                        "acceptance_rate": 0.019,
+                        "accepted_tokens": 58,
+                        "drafted_tokens": 3000,
+                        "per_position_acceptance": [0.12, 0.06, 0.04],
+                        "num_speculative_tokens": 3,
+                        "accepted_throughput": 3.6,
+                        "extra": {"draft_steps": 200},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "constructed-cut-after-count",
+                # Constructed: a terminal-wrapped line cut inside `Drafted: 3000 tokens`, its rest on the next line.
+                "(APIServer pid=1) INFO 11-30 10:00:00 [metrics.py:120] SpecDecoding metrics: Accepted: 58 tokens, "
+                "Drafted: 30\n00 tokens, Mean acceptance length: 1.29",
+                ("spec_decode_stats", {"accepted_tokens": 58, "drafted_tokens": 3000, "line": 1, "end_line": 2}),
+                exact=True,
+            ),
             case(
                 "spec-v1-0.20-mtp-k6",
                 "(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: "
@@ -341,6 +496,33 @@ GRAMMARS: list[Grammar] = [
         ("Speculative metrics:",),
         parse_spec_decode_v0,
         (
+            case(
+                "constructed-reordered-doubled-new-field",
+                # Constructed (issue 11 item 3): k first, the doubled `tokens tokens` labels, and an unknown field.
+                "INFO 05-08 16:25:09 [metrics.py:471] Speculative metrics: Number of speculative tokens: 16, Draft "
+                "acceptance rate: 0.000, System efficiency: 0.059, Number of accepted tokens: 0, Number of draft tokens "
+                "tokens: 42272, Number of emitted tokens tokens: 2642, Number of bonus tokens: 5",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "vllm-v0",
+                        "num_speculative_tokens": 16,
+                        "acceptance_rate": 0.0,
+                        "drafted_tokens": 42272,
+                        "emitted_tokens": 2642,
+                        "system_efficiency": 0.059,
+                        "extra": {"number_of_bonus_tokens": 5},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "constructed-missing-field",
+                # A metrics line without the emitted count is not guessed at: no event.
+                "INFO 05-08 16:25:09 [metrics.py:471] Speculative metrics: Draft acceptance rate: 0.500, Number of "
+                "speculative tokens: 4",
+                exact=True,
+            ),
             case(
                 "spec-v0-0.6.3-cumulative",
                 "INFO 10-16 19:05:47 metrics.py:367] Speculative metrics: Draft acceptance rate: 0.642, System efficiency: "
@@ -496,6 +678,56 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=147) INFO 07-20 10:00:00 [flashinfer.py:500] Using FlashInfer for draft model non-causal "
                 "attention; TRTLLM can still be used for target model causal attention.",
                 ("attention_backend", {"backend": "FLASHINFER", "role": "drafter"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "spec_notices_0_33",
+        (
+            "The draft model's max_model_len",
+            "does not fully support multimodal models yet",
+            "Very small vocabulary intersection",
+            "EAGLE trailing prefix-cache block dropping is disabled",
+            "Missing cached draft probabilities for request",
+            "Dynamic speculative decoding is not supported with the",
+            "no KV cache group could be identified as the draft model's",
+        ),
+        parse_spec_notices_0_33,
+        (
+            case(
+                "v0.33-the-draft-model-s-max-model-len",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:3043] The draft model's max_model_len (4096) is smaller than the target model's (32768) and the V2 model runner can't skip speculation for longer sequences; reducing max_model_len to 4096.",
+                ("model_info", {"max_model_len": 4096}),
+            ),
+            case(
+                "v0.33-does-not-fully-support-multimodal-models",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [llm_base_proposer.py:338] Speculative Decoding with draft models or parallel drafting does not fully support multimodal models yet. Proceeding with text-only speculative decoding.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-very-small-vocabulary-intersection",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [vocab_mapping.py:133] Very small vocabulary intersection (812 tokens).",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-eagle-trailing-prefix-cache-block-droppi",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [scheduler.py:336] EAGLE trailing prefix-cache block dropping is disabled. This is experimental and may affect speculative-token acceptance rates.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-missing-cached-draft-probabilities-for-r",
+                "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [gpu_model_runner.py:4702] Missing cached draft probabilities for request cmpl-7f3a; falling back to legacy speculative rejection behavior.",
+                ("perf_warning", {"topic": "spec-decode"}),
+            ),
+            case(
+                "v0.33-dynamic-speculative-decoding-is-not-supp",
+                "(APIServer pid=1) WARNING 11-30 10:00:00 [vllm.py:1100] Dynamic speculative decoding is not supported with the 'ngram' speculative method on Model Runner V1. Disabling num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens=4.",
+                ("perf_warning", {"topic": "spec-config"}),
+            ),
+            case(
+                "v0.33-no-kv-cache-group-could-be-identified-as",
+                "(EngineCore pid=180) WARNING 11-30 10:00:00 [kv_cache_planning.py:1067] Speculative decoding (method=eagle3) is enabled but no KV cache group could be identified as the draft model's.",
+                ("perf_warning", {"topic": "spec-decode"}),
             ),
         ),
     ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _msg, _pct
+from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _labelled_values, _msg, _pct
 from logdoctor.events import (
     PerfWarning,
     Preemption,
@@ -41,18 +41,63 @@ _MFU_RE = re.compile(r"(?:Engine (?P<eng>\d{3}): )?MFU: (?P<tf>[\d.]+) TF/s/devi
 _STATS_DISABLED_RE = re.compile(r"AsyncLLM created with api_server_count more than 1; disabling stats logging")
 
 
+# Tolerance (issue 11, item 3): a stats line whose head the exact pattern refuses (a reworded, reordered or new
+# field) is read as `Label: number unit` pairs by normalised label; labels neither the head nor the known tail
+# parts name are kept in `extra`.
+_STATS_HEAD_LABELS = {
+    "engine": "eng",
+    "avg_prompt_throughput": "pp",
+    "avg_generation_throughput": "gen",
+    "running": "run",
+    "waiting": "wait",
+    "pending": "wait",
+    "swapped": "swap",
+}
+_COMPLETE_TAIL_RE = re.compile(r"(?:\d|%|reqs|tokens/s)\.?\s*$")
+_ENGINE_PREFIX_RE = re.compile(r"\s*Engine (?P<eng>\d{3}): ")
+_STATS_TAIL_LABELS = frozenset(
+    {"deferred", "preemptions", "corrupted", "prefix_cache_hit_rate", "external_prefix_cache_hit_rate"}
+    | {"mm_cache_hit_rate", "kv_fetch"}
+)
+
+
+def _stats_head_labelled(text: str) -> tuple[dict[str, str | None], dict[str, float | int | str]] | None:
+    if not _COMPLETE_TAIL_RE.search(text):
+        return None  # cut mid-field (a terminal-wrapped line): the pipeline joins it with the next one
+    head: dict[str, str | None] = dict.fromkeys(("eng", "n_eng", "pp", "gen", "run", "swap", "wait"))
+    extra: dict[str, float | int | str] = {}
+    for label, value in _labelled_values(text).items():
+        key = _STATS_HEAD_LABELS.get(label)
+        if key is not None:
+            head[key] = str(value)
+        elif label not in _STATS_TAIL_LABELS and not label.endswith("kv_cache_usage"):
+            extra[label] = value
+    if head["pp"] is None or head["gen"] is None or head["run"] is None or head["wait"] is None:
+        return None
+    engine = _ENGINE_PREFIX_RE.match(text)
+    if engine:
+        head["eng"] = engine.group("eng")
+    return head, extra
+
+
 def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
     text = line.message
     m = _STATS_HEAD_RE.search(text)
-    if not m:
-        return None
-    head = m.groupdict()  # one call instead of one `m.group` a field: a stats line comes every few seconds
+    extra: dict[str, float | int | str] = {}
+    if m:
+        head: dict[str, str | None] = m.groupdict()  # one call, not one `m.group` a field: every few seconds
+        tail = m.end()
+    else:
+        labelled = _stats_head_labelled(text)
+        if labelled is None:
+            return None
+        head, extra = labelled
+        tail = 0
     v0 = head["swap"] is not None
     values: dict[str, float | None] = {}
-    extra: dict[str, float | int | str] = {}
     kv_usage: float | None = None
     cpu_kv_usage: float | None = None
-    for part in _STATS_PART_RE.finditer(text, m.end()):
+    for part in _STATS_PART_RE.finditer(text, tail):
         key, device, value = part.group("key", "dev", "val")
         if device:
             if device == "CPU" and v0:
@@ -73,7 +118,7 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
     ):
         if values.get(key) is not None:
             extra[name] = values[key] or 0.0
-    fetch = _KV_FETCH_RE.search(text, m.end())
+    fetch = _KV_FETCH_RE.search(text, tail)
     if fetch:
         extra.update(
             kv_fetch_waiting=int(fetch.group("waiting")),
@@ -88,10 +133,10 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
             **_base(line, ctx),
             format="vllm-v0" if v0 else "vllm-v1",
             engine_index=_i(head["eng"]),
-            prompt_throughput=float(head["pp"]),
-            generation_throughput=float(head["gen"]),
-            running=int(head["run"]),
-            waiting=int(head["wait"]),
+            prompt_throughput=float(head["pp"] or 0),
+            generation_throughput=float(head["gen"] or 0),
+            running=int(head["run"] or 0),
+            waiting=_i(head["wait"]),
             swapped=_i(head["swap"]),
             deferred=int(deferred) if deferred is not None else None,
             preemptions=int(preemptions) if preemptions is not None else None,
@@ -173,6 +218,28 @@ GRAMMARS: list[Grammar] = [
         ("Avg prompt throughput:",),
         parse_stats,
         (
+            case(
+                "constructed-reordered-new-field",
+                # Constructed (issue 11 item 3): Running moved first, a field no release prints yet.
+                "(APIServer pid=1) INFO 11-30 10:00:00 [loggers.py:271] Engine 000: Running: 12 reqs, Avg prompt "
+                "throughput: 1520.3 tokens/s, Avg generation throughput: 410.7 tokens/s, Waiting: 3 reqs, GPU KV cache "
+                "usage: 87.5%, Prefix cache hit rate: 42.0%, Avg batch size: 11.5",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "vllm-v1",
+                        "engine_index": 0,
+                        "prompt_throughput": 1520.3,
+                        "generation_throughput": 410.7,
+                        "running": 12,
+                        "waiting": 3,
+                        "kv_cache_usage": 0.875,
+                        "prefix_cache_hit_rate": 0.42,
+                        "extra": {"avg_batch_size": 11.5},
+                    },
+                ),
+                exact=True,
+            ),
             case(
                 "sample-1",
                 "INFO 05-25 06:50:29 [metrics.py:486] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "

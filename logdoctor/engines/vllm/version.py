@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.engines.vllm.common import Events, _base, _grammar, _remember_version
+from logdoctor.engines.vllm.common import Events, NoticeBuild, _base, _event, _grammar, _notices, _remember_version
 from logdoctor.events import (
     EngineVersion,
 )
@@ -33,6 +33,17 @@ def parse_version(line: LogLine, ctx: ParseContext) -> Events | None:
     if m:
         return [EngineVersion(**_base(line, ctx), model=m.group("model"), origin="logo")]
     return None
+
+
+# One-message notices of vLLM 0.33 (rendered from its wheel by the drift check, docs/drift.md): one row a
+# message, first match wins; the line type's cases hold one line of each.
+_NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
+    (re.compile("Launching vLLM \\(v(?P<version>[\\w.+-]+)\\) headless"), _event(EngineVersion, origin="version line")),
+)
+
+
+def parse_version_notices(line: LogLine, ctx: ParseContext) -> Events | None:
+    return _notices(_NOTICES, line, ctx)
 
 
 GRAMMARS: list[Grammar] = [
@@ -78,6 +89,18 @@ GRAMMARS: list[Grammar] = [
                 "(APIServer pid=1) INFO 08-06 10:08:29 [utils.py:297] ",
                 ("engine_version", {"version": "0.18.0", "origin": "logo"}),
                 ("engine_version", {"model": "/models/unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf", "origin": "logo"}),
+            ),
+        ),
+    ),
+    _grammar(
+        "version_notices",
+        ("Launching vLLM (v",),
+        parse_version_notices,
+        (
+            case(
+                "v0.33-launching-vllm-v",
+                "(APIServer pid=1) INFO 11-30 10:00:00 [serve.py:224] Launching vLLM (v0.33.0) headless multiproc executor, with head node address 10.0.0.1 for torch.distributed process group.",
+                ("engine_version", {"version": "0.33.0"}),
             ),
         ),
     ),
