@@ -7,7 +7,6 @@ Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tes
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import threading
@@ -18,12 +17,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from logdoctor import __version__
-from logdoctor.errors import CollectionError, ExitStatus, InputError, LogdoctorError, RuleError, UsageError
-from logdoctor.events import EventBase
+from logdoctor.errors import (
+    CollectionError,
+    ExitStatus,
+    InputError,
+    LogdoctorError,
+    RuleError,
+    UsageError,
+    internal_error_line,
+)
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.report.events import event_json
+from logdoctor.report.events import event_json, event_table, say
+from logdoctor.sanitize import clean_text, one_line
 from logdoctor.sources.local import LocalSource, open_local
 
 if TYPE_CHECKING:
@@ -65,7 +73,7 @@ def handle_errors(func: F) -> F:
         except LogdoctorError as exc:
             if debug:
                 raise
-            click.echo(f"logdoctor: error: {exc}", err=True)
+            click.echo(f"logdoctor: error: {clean_text(str(exc))}", err=True)
             ctx.exit(int(exc.exit_status))
         except BrokenPipeError:
             # `logdoctor parse big.log | head`: stop quietly.
@@ -75,6 +83,13 @@ def handle_errors(func: F) -> F:
         except KeyboardInterrupt:
             click.echo("logdoctor: interrupted", err=True)
             ctx.exit(130)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as exc:  # a bug of ours: exit 4, never 1 (= findings)
+            if debug:
+                raise
+            click.echo(f"logdoctor: {internal_error_line(exc)}", err=True)
+            ctx.exit(int(ExitStatus.INTERNAL))
 
     return wrapper  # type: ignore[return-value]
 
@@ -117,16 +132,6 @@ def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStr
         yield stream, finish
 
 
-def _event_summary(event: EventBase) -> str:
-    data = event.model_dump(
-        mode="json",
-        exclude_none=True,
-        exclude={"type", "source", "line", "end_line", "timestamp", "level", "process", "engine"},
-    )
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
 @main.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH... | -")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl"]), default="table", show_default=True)
@@ -150,32 +155,23 @@ def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool
             if chunk:
                 write("\n".join(chunk) + "\n")
         else:
-            table = Table(title=stream.source, show_lines=False, expand=False)
-            table.add_column("line", justify="right", style="cyan", no_wrap=True)
-            table.add_column("process", no_wrap=True)
-            table.add_column("event", style="bold", no_wrap=True)
-            table.add_column("values")
-            for event in stream:
-                line = str(event.line) if event.end_line is None else f"{event.line}-{event.end_line}"
-                proc = event.process.label() if event.process else ""
-                table.add_row(line, proc, event.type, _event_summary(event))
-            out.print(table)
+            out.print(event_table(stream.source, stream))
         stats = finish()
         detection = stream.detection
-        err.print(
-            f"[dim]{stats.name}: {stats.lines} lines, {stats.candidates} candidates, {stats.events} events, "
+        say(
+            err,
+            f"{one_line(stats.name)}: {stats.lines} lines, {stats.candidates} candidates, {stats.events} events, "
             f"{stats.unrecognised} unrecognised; engine {detection.engine}"
             + (f" {detection.version}" if detection.version else "")
-            + ("; prefiltered by grep" if stats.prefiltered else "")
-            + "[/dim]",
-            highlight=False,
+            + ("; prefiltered by grep" if stats.prefiltered else ""),
+            "dim",
         )
         if explain_detection:
             for reason in detection.reasons():
-                err.print(f"  {reason}", highlight=False, markup=False)
+                say(err, f"  {reason}")
         if show_unparsed:
             for number, text in stats.unrecognised_samples:
-                err.print(f"  unparsed {stats.name}:{number}: {text}", highlight=False, markup=False)
+                say(err, f"  unparsed {one_line(stats.name)}:{number}: {text}")
     sys.stdout.flush()
 
 
@@ -481,7 +477,7 @@ def collect_for_diagnosis(
 
     def progress(host: str, message: str) -> None:
         with lock:
-            err.print(f"{host}: {message}", style="dim", highlight=False, markup=False, soft_wrap=True)
+            say(err, f"{host}: {message}", "dim")
 
     targets = [parse_target(h) for h in hosts]
     collections = collect_hosts(
@@ -489,17 +485,12 @@ def collect_for_diagnosis(
     )
     for col in collections:
         for line in col.found:
-            err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
+            say(err, f"{col.host}: found {line}", "dim")
         for note in col.notes:
-            err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
+            say(err, f"{col.host}: note: {note}", "dim")
         if save is not None:
             where = save_collection(col, save)
-            err.print(
-                f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
+            say(err, f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)")
     if len(collections) > 1:
         ok = sum(1 for c in collections if c.ok)
         err.print(f"collected {ok} of {len(collections)} hosts", highlight=False)
@@ -778,7 +769,7 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
         table.add_column(column, no_wrap=column != "title")
     for item in sorted(loaded, key=lambda r: (r.rule.cause, r.id)):
         r = item.rule
-        table.add_row(r.id, r.cause, ",".join(r.engines), r.status, r.title)
+        table.add_row(*(Text(clean_text(cell)) for cell in (r.id, r.cause, ",".join(r.engines), r.status, r.title)))
     stdout_console().print(table)
 
 
