@@ -32,7 +32,16 @@ from logdoctor.errors import (
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.sanitize import clean_text, one_line
-from logdoctor.sources.local import LocalSource, open_local
+from logdoctor.sources.local import (
+    DEFAULT_MAX_GZIP_RATIO,
+    DEFAULT_MAX_READ,
+    DEFAULT_MAX_SECONDS,
+    DEFAULT_READ_TIMEOUT,
+    LocalSource,
+    ReadLimits,
+    open_local,
+    raise_on_termination,
+)
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
@@ -114,9 +123,59 @@ def main(debug: bool) -> None:
 # --- parse ---------------------------------------------------------------------------------------
 
 
-def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
+def read_limit_options(func: F) -> F:
+    """`--max-read`, `--max-gzip-ratio`, `--read-timeout`, `--max-seconds`: the caps on reading a local input
+    (docs/security.md), handed to the command as one `limits: ReadLimits`."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, max_read: int, max_gzip_ratio: float, read_timeout: float, max_seconds: float, **kwargs: Any
+    ) -> Any:
+        limits = ReadLimits(max_read, max_gzip_ratio, read_timeout, max_seconds)
+        return func(*args, limits=limits, **kwargs)
+
+    options = [
+        click.option(
+            "--max-read",
+            type=str,
+            metavar="SIZE",
+            callback=lambda ctx, param, value: parse_size(ctx, param, value),  # defined below
+            default=str(DEFAULT_MAX_READ),
+            show_default="32G",
+            help="Most bytes to read from one local input (after gunzip).",
+        ),
+        click.option(
+            "--max-gzip-ratio",
+            type=click.FloatRange(min=1),
+            default=DEFAULT_MAX_GZIP_RATIO,
+            show_default=True,
+            help="Stop a .gz that decompresses to more than this many times its size.",
+        ),
+        click.option(
+            "--read-timeout",
+            type=click.FloatRange(min=0),
+            default=DEFAULT_READ_TIMEOUT,
+            show_default=True,
+            help="Seconds a pipe, FIFO or stdin may send nothing (0: wait for ever).",
+        ),
+        click.option(
+            "--max-seconds",
+            type=click.FloatRange(min=0),
+            default=DEFAULT_MAX_SECONDS,
+            show_default=True,
+            help="Seconds to spend reading one local input (0: no limit).",
+        ),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper  # type: ignore[return-value]
+
+
+def iter_sources(
+    paths: tuple[str, ...], engine: str, limits: ReadLimits | None = None
+) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
     """Open each path and give its event stream; missing paths fail before anything is read."""
-    sources = [open_local(p) for p in paths]
+    sources = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     for source in sources:
         stats = SourceStats(name=source.name, kind=source.kind, path=None if source.kind == "stdin" else source.path)
@@ -125,6 +184,7 @@ def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStr
         def finish(source: Any = source, stats: SourceStats = stats) -> SourceStats:
             stats.bytes_read = source.bytes_read
             stats.prefiltered = source.prefiltered
+            stats.notes = list(source.notes)
             if source.prefiltered and source.total_lines is not None:
                 stats.lines = source.total_lines
             return stats
@@ -138,12 +198,15 @@ def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStr
 @engine_option
 @click.option("--explain-detection", is_flag=True, help="Say why each source's engine and version were chosen.")
 @click.option("--show-unparsed", is_flag=True, help="Show a sample of candidate lines no grammar recognised.")
+@read_limit_options
 @handle_errors
-def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool) -> None:
+def parse(
+    paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool, limits: ReadLimits
+) -> None:
     """Print the typed events found in logs (plain, .gz, or - for stdin)."""
     out = stdout_console()
     err = stderr_console()
-    for stream, finish in iter_sources(paths, engine):
+    for stream, finish in iter_sources(paths, engine, limits):
         if fmt == "jsonl":
             write = sys.stdout.write
             chunk: list[str] = []
@@ -166,6 +229,8 @@ def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool
             + ("; prefiltered by grep" if stats.prefiltered else ""),
             "dim",
         )
+        for note in stats.notes:
+            say(err, f"{one_line(stats.name)}: note: {note}", "dim")
         if explain_detection:
             for reason in detection.reasons():
                 say(err, f"  {reason}")
@@ -227,11 +292,11 @@ def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[L
     return load_rules(rule_dirs, builtin=not no_builtin_rules)
 
 
-def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
+def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -> list[LineSource]:
     """Open local paths (or `-`); every path is checked before anything is read."""
     from logdoctor.run import LineSource
 
-    opened = [open_local(p) for p in paths]
+    opened = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     out: list[LineSource] = []
     for source in opened:
@@ -239,6 +304,7 @@ def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
         def finish(stat: SourceStats, source: LocalSource = source) -> None:
             stat.bytes_read = source.bytes_read
             stat.prefiltered = source.prefiltered
+            stat.notes = list(source.notes)
             if source.prefiltered and source.total_lines is not None:
                 stat.lines = source.total_lines
 
@@ -510,6 +576,7 @@ def collect_for_diagnosis(
     metavar="FILE",
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
+@read_limit_options
 @handle_errors
 def diagnose(
     targets: tuple[str, ...],
@@ -531,6 +598,7 @@ def diagnose(
     accept_new: bool,
     jobs: int,
     hosts_file: str | None,
+    limits: ReadLimits,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
@@ -558,7 +626,7 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        sources = local_line_sources(targets)
+        sources = local_line_sources(targets, limits)
         diagnosis = diagnose_sources(sources, rules, engine=engine, suppressions=suppressions)
         emit(diagnosis, fmt, verbose)
         ctx.exit(exit_code_for([diagnosis], fail_on))
@@ -644,14 +712,16 @@ def diff_sides(
     return sides
 
 
-def side_line_sources(side: str, targets: Sequence[str], ssh: dict[str, Any]) -> list[LineSource]:
+def side_line_sources(
+    side: str, targets: Sequence[str], ssh: dict[str, Any], limits: ReadLimits | None = None
+) -> list[LineSource]:
     """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
     over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
     paths, hosts = split_targets(targets, ssh["ssh_config"])
     if hosts and paths:
         raise UsageError(f"{side}: give local paths or hosts, not both")
     if not hosts:
-        return local_line_sources(paths)
+        return local_line_sources(paths, limits)
     from logdoctor.sources.ssh import SshOptions
 
     options = SshOptions(
@@ -705,6 +775,7 @@ _SIDE_ENGINE = click.Choice(["auto", "vllm", "sglang"])
 @rules_options
 @report_options
 @ssh_options
+@read_limit_options
 @handle_errors
 def diff(
     targets: tuple[str, ...],
@@ -719,6 +790,7 @@ def diff(
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
+    limits: ReadLimits,
     **ssh: Any,
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
@@ -735,8 +807,8 @@ def diff(
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
-    base_sources = side_line_sources("baseline", base_targets, ssh)
-    cand_sources = side_line_sources("candidate", cand_targets, ssh)
+    base_sources = side_line_sources("baseline", base_targets, ssh, limits)
+    cand_sources = side_line_sources("candidate", cand_targets, ssh, limits)
     report = diff_parsed(
         parse_sources(base_sources, baseline_engine),
         parse_sources(cand_sources, candidate_engine),
@@ -868,6 +940,7 @@ def fixture_tests(
 
 
 def run() -> None:
+    raise_on_termination()  # SIGTERM/SIGHUP unwind like Ctrl-C: the prefilter's children are killed
     main(prog_name="logdoctor")
 
 

@@ -130,6 +130,7 @@ def diagnose_parsed(
     detection: list[str] = []
     for stat, det in zip(parsed.stats, parsed.detections, strict=True):
         detection.extend(f"{stat.name}: {reason}" for reason in det.reasons())
+    warnings = [*(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes), *warnings]
     diagnosis = Diagnosis(
         tool={"name": "logdoctor", "version": __version__},
         sources=[source_report(s) for s in parsed.stats],

@@ -20,7 +20,8 @@ def test_internal_error_is_exit_4_with_one_line(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(run_module, "diagnose_sources", broken)
     result = CliRunner().invoke(main, ["diagnose", str(STORY)])
-    assert result.exit_code == ExitStatus.INTERNAL == 4
+    assert result.exit_code == int(ExitStatus.INTERNAL)
+    assert int(ExitStatus.INTERNAL) == 4
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("logdoctor: internal error: ZeroDivisionError: boom \\x1b[2J")

@@ -114,6 +114,7 @@ class SourceStats:
     unrecognised_samples: list[tuple[int, str]] = field(default_factory=list)
     host: str | None = None
     path: str | None = None
+    notes: list[str] = field(default_factory=list)  # what the reader skipped (over-long lines), for the report
 
 
 class EventStream:
