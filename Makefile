@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd bench golden clean
+.PHONY: demo test lint typecheck unit sshd bench golden clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ unit: $(STAMP) sshd
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit
+
+# Long fuzz run (docs/security.md): FUZZ_EXAMPLES mutated corpus logs through every output format, plus
+# generated rule and suppression files. `make test` runs the same harness with a few examples.
+FUZZ_EXAMPLES ?= 25000
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/fuzz -n 2 -p no:cacheprovider --hypothesis-show-statistics
 
 golden: $(STAMP)
 	$(BIN)/logdoctor test --update
