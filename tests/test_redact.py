@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from logdoctor.parse.pipeline import EventStream, parse_text
@@ -61,3 +63,9 @@ def test_every_line_read_is_redacted_not_only_candidates() -> None:
     dumped = " ".join(e.model_dump_json() for e in events) + repr(stream.stats) + repr(stream.texts)
     assert "Pa55w0rd" not in dumped and "abcdefghijklmnop" not in dumped
     assert all("Pa55w0rd" not in e.model_dump_json() for e in parse_text(text))
+
+
+def test_docs_security_lists_every_row_of_the_table() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text(encoding="utf-8")
+    for name, _, _ in ROWS:
+        assert f"| {name}" in doc, name
