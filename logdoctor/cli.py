@@ -1,7 +1,7 @@
 """The `logdoctor` command: parse arguments, run the stages, choose the renderer.
 
 Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tests),
-2 usage or input error, 3 collection error.
+2 usage or input error, 3 collection error, 4 internal error (a bug).
 """
 
 from __future__ import annotations
@@ -29,19 +29,11 @@ from logdoctor.errors import (
     UsageError,
     internal_error_line,
 )
+from logdoctor.options import read_limit_options
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.sanitize import clean_text, one_line
-from logdoctor.sources.local import (
-    DEFAULT_MAX_GZIP_RATIO,
-    DEFAULT_MAX_READ,
-    DEFAULT_MAX_SECONDS,
-    DEFAULT_READ_TIMEOUT,
-    LocalSource,
-    ReadLimits,
-    open_local,
-    raise_on_termination,
-)
+from logdoctor.sources.local import LocalSource, ReadLimits, open_local, raise_on_termination
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
@@ -121,54 +113,6 @@ def main(debug: bool) -> None:
 
 
 # --- parse ---------------------------------------------------------------------------------------
-
-
-def read_limit_options(func: F) -> F:
-    """`--max-read`, `--max-gzip-ratio`, `--read-timeout`, `--max-seconds`: the caps on reading a local input
-    (docs/security.md), handed to the command as one `limits: ReadLimits`."""
-
-    @functools.wraps(func)
-    def wrapper(
-        *args: Any, max_read: int, max_gzip_ratio: float, read_timeout: float, max_seconds: float, **kwargs: Any
-    ) -> Any:
-        limits = ReadLimits(max_read, max_gzip_ratio, read_timeout, max_seconds)
-        return func(*args, limits=limits, **kwargs)
-
-    options = [
-        click.option(
-            "--max-read",
-            type=str,
-            metavar="SIZE",
-            callback=lambda ctx, param, value: parse_size(ctx, param, value),  # defined below
-            default=str(DEFAULT_MAX_READ),
-            show_default="32G",
-            help="Most bytes to read from one local input (after gunzip).",
-        ),
-        click.option(
-            "--max-gzip-ratio",
-            type=click.FloatRange(min=1),
-            default=DEFAULT_MAX_GZIP_RATIO,
-            show_default=True,
-            help="Stop a .gz that decompresses to more than this many times its size.",
-        ),
-        click.option(
-            "--read-timeout",
-            type=click.FloatRange(min=0),
-            default=DEFAULT_READ_TIMEOUT,
-            show_default=True,
-            help="Seconds a pipe, FIFO or stdin may send nothing (0: wait for ever).",
-        ),
-        click.option(
-            "--max-seconds",
-            type=click.FloatRange(min=0),
-            default=DEFAULT_MAX_SECONDS,
-            show_default=True,
-            help="Seconds to spend reading one local input (0: no limit).",
-        ),
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper  # type: ignore[return-value]
 
 
 def iter_sources(
