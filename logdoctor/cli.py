@@ -798,8 +798,8 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
     for item in loaded:
         if item.id == rule_id:
-            click.echo(f"# {item.path}")
-            click.echo(Path(item.path).read_text(encoding="utf-8"), nl=False)
+            click.echo(f"# {one_line(item.path)}")
+            click.echo(clean_text(Path(item.path).read_text(encoding="utf-8")), nl=False)
             return
     raise UsageError(f"no rule with id '{rule_id}' (see `logdoctor rules list`)")
 
