@@ -38,7 +38,7 @@ test: lint typecheck unit
 # generated rule and suppression files. `make test` runs the same harness with a few examples.
 FUZZ_EXAMPLES ?= 25000
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/fuzz -n 2 -p no:cacheprovider --hypothesis-show-statistics
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=2 $(BIN)/pytest tests/fuzz -n 2 -p no:cacheprovider --hypothesis-show-statistics
 
 golden: $(STAMP)
 	$(BIN)/logdoctor test --update

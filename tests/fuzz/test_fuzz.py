@@ -4,7 +4,7 @@ Each input must give a documented outcome (a report, or an input/rule/config err
 exception, within a time bound, with no raw control character and no planted secret in any output format.
 `make test` runs a few examples of each; `make fuzz` runs `FUZZ_EXAMPLES` (default 25000) mutated logs:
 
-    FUZZ_EXAMPLES=25000 .venv/bin/pytest tests/fuzz -n 2 --hypothesis-show-statistics
+    FUZZ_EXAMPLES=25000 FUZZ_SHARDS=2 .venv/bin/pytest tests/fuzz -n 2 --hypothesis-show-statistics
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,6 +35,7 @@ from logdoctor.run import diagnose_parsed, parse_sources
 from tests.fuzz.strategies import ROOT, SECRETS, log_inputs, rule_files, suppression_files
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+SHARDS = int(os.environ.get("FUZZ_SHARDS", "2"))  # the mutated logs are split into this many tests (for `-n`)
 SECONDS_PER_INPUT = 20.0
 MAX_RSS_MIB = 2048
 RULES = load_rules()
@@ -90,19 +92,14 @@ def _run_log(name: str, data: bytes, planted: list[str]) -> None:
         _check_output(output, planted)
 
 
-@settings(max_examples=max(EXAMPLES // 2, 1))
-@given(log_inputs())
-def test_mutated_logs_first_half(case: tuple[str, bytes, list[str]]) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+@settings(max_examples=-(-EXAMPLES // SHARDS))
+@given(case=log_inputs())
+def test_mutated_logs(shard: int, case: tuple[str, bytes, list[str]]) -> None:
     _run_log(*case)
 
 
-@settings(max_examples=max(EXAMPLES - EXAMPLES // 2, 1))
-@given(log_inputs())
-def test_mutated_logs_second_half(case: tuple[str, bytes, list[str]]) -> None:
-    _run_log(*case)
-
-
-@settings(max_examples=max(EXAMPLES // 10, 10))
+@settings(max_examples=max(EXAMPLES // 50, 10))
 @given(rule_files())
 def test_generated_rule_files(text: str) -> None:
     directory = WORK / f"rules-{os.getpid()}"
@@ -122,7 +119,7 @@ def test_generated_rule_files(text: str) -> None:
     _bounded(started)
 
 
-@settings(max_examples=max(EXAMPLES // 10, 10))
+@settings(max_examples=max(EXAMPLES // 50, 10))
 @given(suppression_files())
 def test_generated_suppression_files(raw: bytes) -> None:
     path = WORK / f"{os.getpid()}.logdoctor.yaml"
@@ -140,7 +137,7 @@ def test_generated_suppression_files(raw: bytes) -> None:
     _check_output(render_json(diagnosis), [])
 
 
-@settings(max_examples=max(EXAMPLES // 200, 3))
+@settings(max_examples=max(EXAMPLES // 1000, 3))
 @given(log_inputs(), st.sampled_from([["diagnose", "--format", "json"], ["diagnose"], ["parse", "--show-unparsed"]]))
 def test_the_cli_exits_with_a_documented_code(case: tuple[str, bytes, list[str]], args: list[str]) -> None:
     name, data, planted = case
