@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd chromium screenshot bench golden drift clean
+.PHONY: demo test lint typecheck unit sshd chromium screenshot bench golden drift clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ unit: $(STAMP) sshd chromium
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit
+
+# Long fuzz run (docs/security.md): FUZZ_EXAMPLES mutated corpus logs through every output format, plus
+# generated rule and suppression files. `make test` runs the same harness with a few examples.
+FUZZ_EXAMPLES ?= 25000
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=2 $(BIN)/pytest tests/fuzz -n 2 -p no:cacheprovider --hypothesis-show-statistics
 
 golden: $(STAMP)
 	$(BIN)/logdoctor test --update

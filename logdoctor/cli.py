@@ -1,14 +1,13 @@
 """The `logdoctor` command: parse arguments, run the stages, choose the renderer.
 
 Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tests),
-2 usage or input error, 3 collection error.
+2 usage or input error, 3 collection error, 4 internal error (a bug).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -18,14 +17,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from logdoctor import __version__
-from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError
-from logdoctor.events import EventBase
+from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.fleet import HostOptions
+from logdoctor.options import read_limit_options
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.report.events import event_json
-from logdoctor.sources.local import open_local
+from logdoctor.report.events import event_json, event_table, say
+from logdoctor.sanitize import clean_text, one_line
+from logdoctor.sources.local import ReadLimits, open_local, raise_on_termination
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
@@ -62,7 +63,7 @@ def handle_errors(func: F) -> F:
         except LogdoctorError as exc:
             if debug:
                 raise
-            click.echo(f"logdoctor: error: {exc}", err=True)
+            click.echo(f"logdoctor: error: {clean_text(str(exc))}", err=True)
             ctx.exit(int(exc.exit_status))
         except BrokenPipeError:
             # `logdoctor parse big.log | head`: stop quietly.
@@ -72,6 +73,13 @@ def handle_errors(func: F) -> F:
         except KeyboardInterrupt:
             click.echo("logdoctor: interrupted", err=True)
             ctx.exit(130)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as exc:  # a bug of ours: exit 4, never 1 (= findings)
+            if debug:
+                raise
+            click.echo(f"logdoctor: {internal_error_line(exc)}", err=True)
+            ctx.exit(int(ExitStatus.INTERNAL))
 
     return wrapper  # type: ignore[return-value]
 
@@ -114,9 +122,11 @@ def main(debug: bool) -> None:
 # --- parse ---------------------------------------------------------------------------------------
 
 
-def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
+def iter_sources(
+    paths: tuple[str, ...], engine: str, limits: ReadLimits | None = None
+) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
     """Open each path and give its event stream; missing paths fail before anything is read."""
-    sources = [open_local(p) for p in paths]
+    sources = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     for source in sources:
         stats = SourceStats(name=source.name, kind=source.kind, path=None if source.kind == "stdin" else source.path)
@@ -125,21 +135,12 @@ def iter_sources(paths: tuple[str, ...], engine: str) -> Iterator[tuple[EventStr
         def finish(source: Any = source, stats: SourceStats = stats) -> SourceStats:
             stats.bytes_read = source.bytes_read
             stats.prefiltered = source.prefiltered
+            stats.notes = list(source.notes)
             if source.prefiltered and source.total_lines is not None:
                 stats.lines = source.total_lines
             return stats
 
         yield stream, finish
-
-
-def _event_summary(event: EventBase) -> str:
-    data = event.model_dump(
-        mode="json",
-        exclude_none=True,
-        exclude={"type", "source", "line", "end_line", "timestamp", "level", "process", "engine"},
-    )
-    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in data.items())
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 @main.command()
@@ -148,12 +149,15 @@ def _event_summary(event: EventBase) -> str:
 @engine_option
 @click.option("--explain-detection", is_flag=True, help="Say why each source's engine and version were chosen.")
 @click.option("--show-unparsed", is_flag=True, help="Show a sample of candidate lines no grammar recognised.")
+@read_limit_options
 @handle_errors
-def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool) -> None:
+def parse(
+    paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool, limits: ReadLimits
+) -> None:
     """Print the typed events found in logs (plain, .gz, or - for stdin)."""
     out = stdout_console()
     err = stderr_console()
-    for stream, finish in iter_sources(paths, engine):
+    for stream, finish in iter_sources(paths, engine, limits):
         if fmt == "jsonl":
             write = sys.stdout.write
             chunk: list[str] = []
@@ -165,32 +169,25 @@ def parse(paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool
             if chunk:
                 write("\n".join(chunk) + "\n")
         else:
-            table = Table(title=stream.source, show_lines=False, expand=False)
-            table.add_column("line", justify="right", style="cyan", no_wrap=True)
-            table.add_column("process", no_wrap=True)
-            table.add_column("event", style="bold", no_wrap=True)
-            table.add_column("values")
-            for event in stream:
-                line = str(event.line) if event.end_line is None else f"{event.line}-{event.end_line}"
-                proc = event.process.label() if event.process else ""
-                table.add_row(line, proc, event.type, _event_summary(event))
-            out.print(table)
+            out.print(event_table(stream.source, stream))
         stats = finish()
         detection = stream.detection
-        err.print(
-            f"[dim]{stats.name}: {stats.lines} lines, {stats.candidates} candidates, {stats.events} events, "
+        say(
+            err,
+            f"{one_line(stats.name)}: {stats.lines} lines, {stats.candidates} candidates, {stats.events} events, "
             f"{stats.unrecognised} unrecognised; engine {detection.engine}"
             + (f" {detection.version}" if detection.version else "")
-            + ("; prefiltered by grep" if stats.prefiltered else "")
-            + "[/dim]",
-            highlight=False,
+            + ("; prefiltered by grep" if stats.prefiltered else ""),
+            "dim",
         )
+        for note in stats.notes:
+            say(err, f"{one_line(stats.name)}: note: {note}", "dim")
         if explain_detection:
             for reason in detection.reasons():
-                err.print(f"  {reason}", highlight=False, markup=False)
+                say(err, f"  {reason}")
         if show_unparsed:
             for number, text in stats.unrecognised_samples:
-                err.print(f"  unparsed {stats.name}:{number}: {text}", highlight=False, markup=False)
+                say(err, f"  unparsed {one_line(stats.name)}:{number}: {text}")
     sys.stdout.flush()
 
 
@@ -401,6 +398,7 @@ def ssh_options(func: F) -> F:
     metavar="FILE",
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
+@read_limit_options
 @handle_errors
 def diagnose(
     targets: tuple[str, ...],
@@ -414,6 +412,7 @@ def diagnose(
     config_path: Path | None,
     ssh: HostOptions,
     hosts_file: str | None,
+    limits: ReadLimits,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
@@ -443,7 +442,7 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        parsed = parse_sources(local_line_sources(targets), engine)
+        parsed = parse_sources(local_line_sources(targets, limits), engine)
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
@@ -537,6 +536,7 @@ _SIDE_ENGINE = EngineChoice()
 @rules_options
 @report_options
 @ssh_options
+@read_limit_options
 @handle_errors
 def diff(
     targets: tuple[str, ...],
@@ -552,6 +552,7 @@ def diff(
     fail_on: str,
     verbose: bool,
     config_path: Path | None,
+    limits: ReadLimits,
     ssh: HostOptions,
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
@@ -573,8 +574,8 @@ def diff(
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
-    base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console())
-    cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console())
+    base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
+    cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
     base_parsed = parse_sources(base_sources, baseline_engine)
     cand_parsed = parse_sources(cand_sources, candidate_engine)
     report = diff_parsed(
@@ -610,7 +611,7 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
         table.add_column(column, no_wrap=column != "title")
     for item in sorted(loaded, key=lambda r: (r.rule.cause, r.id)):
         r = item.rule
-        table.add_row(r.id, r.cause, ",".join(r.engines), r.status, r.title)
+        table.add_row(*(Text(clean_text(cell)) for cell in (r.id, r.cause, ",".join(r.engines), r.status, r.title)))
     stdout_console().print(table)
 
 
@@ -623,8 +624,8 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
     for item in loaded:
         if item.id == rule_id:
-            click.echo(f"# {item.path}")
-            click.echo(Path(item.path).read_text(encoding="utf-8"), nl=False)
+            click.echo(f"# {one_line(item.path)}")
+            click.echo(clean_text(Path(item.path).read_text(encoding="utf-8")), nl=False)
             return
     raise UsageError(f"no rule with id '{rule_id}' (see `logdoctor rules list`)")
 
@@ -716,6 +717,7 @@ def fixture_tests(
 
 
 def run() -> None:
+    raise_on_termination()  # SIGTERM/SIGHUP unwind like Ctrl-C: the prefilter's children are killed
     main(prog_name="logdoctor")
 
 

@@ -1,7 +1,8 @@
 """One exception hierarchy; every subclass maps to a documented exit code.
 
 The CLI catches `LogdoctorError` and prints `logdoctor: error: <message>` on one line (the traceback
-only with `--debug`), then exits with `error.exit_status`.
+only with `--debug`), then exits with `error.exit_status`; any other exception is a bug of ours, printed as
+`logdoctor: internal error: ...` with a `--debug` hint, exit 4 (never 1, which means findings).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ class ExitStatus(enum.IntEnum):
     FINDINGS = 1  # diagnose/diff: a finding at or above --fail-on; test: a failing case
     USAGE = 2  # bad arguments, unreadable input, invalid rule or test files
     COLLECTION = 3  # a host could not be reached, authenticated or read
+    INTERNAL = 4  # a bug in logdoctor (an uncaught exception): one line, `--debug` shows the traceback
 
 
 class LogdoctorError(Exception):
@@ -48,3 +50,12 @@ class CollectionError(LogdoctorError):
 
 class HostKeyError(CollectionError):
     """The host key is unknown or changed; never trusted silently."""
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """The one line an internal error prints (its exception's text is shown as text, at most 300 characters)."""
+    from logdoctor.sanitize import one_line
+
+    detail = one_line(str(exc))
+    detail = detail if len(detail) <= 300 else detail[:297] + "..."
+    return f"internal error: {type(exc).__name__}: {detail} (a bug: rerun with --debug for the traceback)"

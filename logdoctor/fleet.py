@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
     from logdoctor.run import LineSource
+    from logdoctor.sources.local import ReadLimits
     from logdoctor.sources.ssh import HostCollection, SshOptions
 
 T = TypeVar("T")
@@ -141,6 +142,7 @@ def collect_for_diagnosis(
 
     `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
     from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.report.events import say
     from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
     if options.save is not None:
@@ -149,7 +151,7 @@ def collect_for_diagnosis(
 
     def progress(host: str, message: str) -> None:
         with lock:
-            err.print(f"{host}: {message}", style="dim", highlight=False, markup=False, soft_wrap=True)
+            say(err, f"{host}: {message}", "dim")
 
     targets = [parse_target(h) for h in hosts]
     collections = collect_hosts(
@@ -162,26 +164,23 @@ def collect_for_diagnosis(
     )
     for col in collections:
         for line in col.found:
-            err.print(f"{col.host}: found {line}", highlight=False, markup=False, style="dim", soft_wrap=True)
+            say(err, f"{col.host}: found {line}", "dim")
         for note in col.notes:
-            err.print(f"{col.host}: note: {note}", highlight=False, markup=False, style="dim", soft_wrap=True)
+            say(err, f"{col.host}: note: {note}", "dim")
         for line in col.incomplete:
-            err.print(f"{col.host}: incomplete: {line}", highlight=False, markup=False, style="yellow", soft_wrap=True)
+            say(err, f"{col.host}: incomplete: {line}", "yellow")
         if options.save is not None:
             where = save_collection(col, options.save)
-            err.print(
-                f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
+            say(err, f"{col.host}: saved to {where}/ (rerun offline: logdoctor diagnose {where}/*.log)")
     if len(collections) > 1:
         ok = sum(1 for c in collections if c.ok)
         err.print(f"collected {ok} of {len(collections)} hosts", highlight=False)
     return collections
 
 
-def side_line_sources(side: str, targets: Sequence[str], options: HostOptions, err: Console) -> list[LineSource]:
+def side_line_sources(
+    side: str, targets: Sequence[str], options: HostOptions, err: Console, limits: ReadLimits | None = None
+) -> list[LineSource]:
     """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
     over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
     from logdoctor.run import local_line_sources, remote_line_sources
@@ -190,7 +189,7 @@ def side_line_sources(side: str, targets: Sequence[str], options: HostOptions, e
     if hosts and paths:
         raise UsageError(f"{side}: give local paths or hosts, not both")
     if not hosts:
-        return local_line_sources(paths)
+        return local_line_sources(paths, limits)
     collections = collect_for_diagnosis(hosts, options, err)
     for collection in collections:
         if collection.error is not None:

@@ -27,7 +27,7 @@ from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.registry import REGISTRY
-from logdoctor.sources.local import LocalSource, open_local
+from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
     # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
@@ -47,9 +47,10 @@ class LineSource:
     finish: Callable[[SourceStats], None] | None = None
 
 
-def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
-    """Open local paths (or `-`); every path is checked before anything is read."""
-    opened = [open_local(p) for p in paths]
+def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -> list[LineSource]:
+    """Open local paths (or `-`) under the read caps (docs/security.md); every path is checked before anything
+    is read."""
+    opened = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     out: list[LineSource] = []
     for source in opened:
@@ -57,6 +58,7 @@ def local_line_sources(paths: Sequence[str]) -> list[LineSource]:
         def finish(stat: SourceStats, source: LocalSource = source) -> None:
             stat.bytes_read = source.bytes_read
             stat.prefiltered = source.prefiltered
+            stat.notes = list(source.notes)
             if source.prefiltered and source.total_lines is not None:
                 stat.lines = source.total_lines
 
@@ -187,6 +189,7 @@ def diagnose_parsed(
         detection.extend(f"{stat.name}: {reason}" for reason in det.reasons())
     reports = [source_report(s) for s in parsed.stats]
     facts = _fact_values(profile)
+    warnings = [*(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes), *warnings]
     diagnosis = Diagnosis(
         tool={"name": "logdoctor", "version": __version__},
         sources=reports,

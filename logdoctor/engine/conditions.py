@@ -17,6 +17,7 @@ Logic is three-valued: a comparison that reads a missing fact is *unknown* (None
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -420,7 +421,34 @@ def _suggest(name: str, names: set[str], prefix: str = "") -> str:
     return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 
+MAX_CONDITION_LENGTH = 2000  # characters of one condition or expression
+MAX_NESTING = 16  # parentheses and brackets inside each other (the grammar's time grows fast with depth)
+MAX_OPERATORS = 100  # and/or/not/in, comparisons and arithmetic in one condition
+_OPERATOR_RE = re.compile(r"\b(?:and|or|not|in)\b|[<>=!]=|[-+*/<>]", re.IGNORECASE)
+_STRING_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def _check_size(text: str) -> None:
+    """Limits a rule author never reaches, so that a hostile rule file costs milliseconds, not minutes (or the
+    stack): its length, its nesting depth and its number of operators, each an error at a column."""
+    if len(text) > MAX_CONDITION_LENGTH:
+        raise ConditionError(f"longer than {MAX_CONDITION_LENGTH} characters", MAX_CONDITION_LENGTH + 1)
+    bare = _STRING_RE.sub(lambda m: "_" * len(m.group(0)), text)  # brackets and words inside strings don't count
+    depth = 0
+    for index, char in enumerate(bare):
+        if char in "([":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ConditionError(f"nested deeper than {MAX_NESTING} parentheses", index + 1)
+        elif char in ")]":
+            depth -= 1
+    for count, m in enumerate(_OPERATOR_RE.finditer(bare), start=1):
+        if count > MAX_OPERATORS:
+            raise ConditionError(f"more than {MAX_OPERATORS} operators", m.start() + 1)
+
+
 def _parse(grammar: pp.ParserElement, text: str, known: Sequence[str] | None) -> Node:
+    _check_size(text)
     try:
         result = grammar.parse_string(text, parse_all=True)
     except pp.ParseBaseException as exc:

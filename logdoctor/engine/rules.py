@@ -47,6 +47,7 @@ from logdoctor.engine.conditions import ConditionError, Node, parse_condition, p
 from logdoctor.errors import RuleError
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.registry import REGISTRY
+from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, load_yaml, read_user_file
 
 # The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
@@ -100,6 +101,10 @@ _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
 # In fix texts a placeholder starts with a name or a parenthesis, so JSON such as '{"method": "mtp"}' stays literal.
 _FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z(][^{}\"']*)\}")
 _FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
+_FORMAT_NUMBERS_RE = re.compile(r"(\d*)(?:\.(\d+))?")
+MAX_FORMAT_WIDTH = 64  # `{x:9999999999.2f}` would build a 10 GB string
+MAX_FORMAT_PRECISION = 12
+MAX_TEMPLATE_PLACEHOLDERS = 64
 
 
 class ScoreCurve(BaseModel):
@@ -262,11 +267,14 @@ def _compile_template(text: str, placeholder: re.Pattern[str] = _PLACEHOLDER_RE)
     """Split `mean length {mean(spec.acceptance_length):.2f}` into literal text and parsed expressions."""
     parts: list[tuple[str, Node | None, str]] = []
     pos = 0
-    for m in placeholder.finditer(text):
+    for count, m in enumerate(placeholder.finditer(text), start=1):
+        if count > MAX_TEMPLATE_PLACEHOLDERS:
+            raise ConditionError(f"more than {MAX_TEMPLATE_PLACEHOLDERS} placeholders", m.start() + 1)
         parts.append((text[pos : m.start()], None, ""))
         inner = _FORMAT_SPEC_RE.match(m.group(1))
         assert inner is not None
         expr, spec = inner.group(1), inner.group(2) or ""
+        _check_format(spec, m.start() + 1)
         parts.append(("", parse_expression(expr.strip()), spec))
         pos = m.end()
     parts.append((text[pos:], None, ""))
@@ -305,20 +313,25 @@ def _identity(path: Path, root: Path, data: dict[str, Any], tree: yaml.Node | No
     return not problems
 
 
+def _check_format(spec: str, column: int) -> None:
+    """Bounded widths and precisions: a template cannot make logdoctor build a huge string."""
+    numbers = _FORMAT_NUMBERS_RE.search(spec.lstrip("<>^+-"))
+    if numbers is None:
+        return
+    width, precision = numbers.group(1), numbers.group(2)
+    if width and (len(width) > 3 or int(width) > MAX_FORMAT_WIDTH):
+        raise ConditionError(f"format width {width[:20]} is over {MAX_FORMAT_WIDTH}", column)
+    if precision and (len(precision) > 3 or int(precision) > MAX_FORMAT_PRECISION):
+        raise ConditionError(f"format precision {precision[:20]} is over {MAX_FORMAT_PRECISION}", column)
+
+
 def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> LoadedRule | None:
     display = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        errors.append(f"{display}:1:1: cannot read: {exc.strerror or exc}")
-        return None
-    try:
-        data = yaml.safe_load(text)
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        errors.append(f"{display}:{line}:{col}: invalid YAML: {getattr(exc, 'problem', exc)}")
+        text = read_user_file(path, directory=root, max_bytes=MAX_RULE_FILE_BYTES)
+        data, tree = load_yaml(text, compose=True)
+    except UserFileError as exc:
+        errors.append(f"{display}:{exc.line}:{exc.column}: {exc}")
         return None
     if not isinstance(data, dict):
         errors.append(f"{display}:1:1: a rule file must be a mapping")

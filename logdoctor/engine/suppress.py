@@ -15,10 +15,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from logdoctor.errors import ConfigError
+from logdoctor.userfile import MAX_CONFIG_BYTES, UserFileError, load_yaml, read_user_file
 
 
 class Suppression(BaseModel):
@@ -84,11 +84,10 @@ def load_suppressions(path: Path | None) -> Suppressions | None:
             return None
         path = default
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
+        data, _ = load_yaml(read_user_file(path, max_bytes=MAX_CONFIG_BYTES))
+    except UserFileError as exc:
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc}") from None
+    data = data or {}
     try:
         config = UserConfig.model_validate(data)
     except ValidationError as exc:

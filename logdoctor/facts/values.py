@@ -42,12 +42,10 @@ def is_none_like(value: Any) -> bool:
 def as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
+    if isinstance(value, int | float | str):
         try:
             return float(value)
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number, or an integer no float holds (310 digits)
             return None
     return None
 

@@ -16,7 +16,7 @@ from logdoctor.events import EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.grammar import Grammar, ParseContext
-from logdoctor.redact import redact
+from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
 
 UNPARSED_SAMPLE_SIZE = 20
@@ -25,6 +25,11 @@ _SHAPE_CACHE_SIZE = 4096
 _HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they are released as they are
 _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
+# What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
+# "not understood" and counted, the run goes on.
+GRAMMAR_FAILURES = (ValueError, ArithmeticError, RecursionError)
+_HUGE_NUMBER_DIGITS = 309  # an integer of this many digits or more does not fit a float (facts compute in floats)
+_HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
 
 
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
@@ -114,6 +119,7 @@ class SourceStats:
     unrecognised_samples: list[tuple[int, str]] = field(default_factory=list)
     host: str | None = None
     path: str | None = None
+    notes: list[str] = field(default_factory=list)  # what the reader skipped (over-long lines), for the report
 
 
 class EventStream:
@@ -145,14 +151,16 @@ class EventStream:
         self._recent_keywords: list[str] = []
         # Redacted text of every line that produced an event (evidence for findings), when asked for.
         self.texts: dict[int, str] | None = {} if keep_text else None
+        self._redact = Redactor()
 
     # -- dispatch ---------------------------------------------------------------------------------
     def _dispatch(self, line: LogLine) -> list[EventBase] | None:
-        clean = redact(line.text)
-        if clean is not line.text:  # the message is part of the text: only then can it hold a secret
-            line.text = clean
-            line.message = redact(line.message)
-        events = self._dispatch_grammars(line)
+        try:
+            events = self._dispatch_grammars(line)
+        except GRAMMAR_FAILURES:
+            return None
+        if events and len(line.text) >= _HUGE_NUMBER_DIGITS and _HUGE_NUMBER.search(line.text) and _too_big(events):
+            return None
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
         return events
@@ -249,16 +257,17 @@ class EventStream:
         pending: LogLine | None = None  # a long candidate that did not parse, or parsed as cut off
         pending_events: list[EventBase] | None = None
         context = self.context
+        redact = self._redact
         for number, raw in self._lines:
             self.stats.lines += 1
+            raw = redact(raw)  # every line read, before anything else sees it
             if context.block is not None:
-                line = parse_envelope(self.source, number, raw)
+                line = _envelope(self.source, number, raw)
                 self.detection.observe_line(line)
-                clean = redact(line.text)
-                if clean is not line.text:
-                    line.text = clean
-                    line.message = redact(line.message)
-                block_events = context.block(line, context)
+                try:
+                    block_events = context.block(line, context)
+                except GRAMMAR_FAILURES:
+                    block_events = None
                 if block_events is not None:
                     if self.texts is not None:
                         self.texts[number] = line.text[:2000]
@@ -282,7 +291,10 @@ class EventStream:
                 pending, pending_events = None, None
             if not self._is_candidate(text):
                 continue
-            line = parse_cleaned(self.source, number, text)
+            try:
+                line = parse_cleaned(self.source, number, text)
+            except GRAMMAR_FAILURES:  # an envelope with a 5,000-digit pid: not understood
+                line = LogLine(self.source, number, text, text)
             if line.skip:
                 continue
             self.detection.observe_line(line)
@@ -303,11 +315,20 @@ class EventStream:
             else:
                 yield from self._release(pending_events)
         if context.block is not None:
-            yield from self._release(context.block(LogLine(self.source, self.stats.lines + 1, "", ""), context) or [])
+            try:
+                closing = context.block(LogLine(self.source, self.stats.lines + 1, "", ""), context) or []
+            except GRAMMAR_FAILURES:
+                closing = []
+            yield from self._release(closing)
             context.block = None
         for spec in REGISTRY.specs():
-            if spec.finish is not None:
-                yield from self._release(spec.finish(context))
+            if spec.finish is None:
+                continue
+            try:
+                finished = spec.finish(context)
+            except GRAMMAR_FAILURES:
+                finished = []
+            yield from self._release(finished)
         yield from self._flush_held()
 
     def _try_join(self, pending: LogLine, number: int, raw: str) -> list[EventBase] | None:
@@ -315,10 +336,10 @@ class EventStream:
         and is not indented, and the joined text parses (better than the first part alone)."""
         if number != (pending.end or pending.number) + 1:
             return None
-        nxt = parse_envelope(self.source, number, raw)
+        nxt = _envelope(self.source, number, raw)
         if not nxt.text or nxt.skip or has_header(nxt) or nxt.text[0].isspace():
             return None
-        joined = parse_envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
+        joined = _envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
         joined.end = number
         self._resolve_process(joined)
         events = self._dispatch(joined)
@@ -349,6 +370,32 @@ class EventStream:
             self._unrecognised(line)
         else:
             yield from self._release(events)
+
+
+def _envelope(source: str, number: int, raw: str) -> LogLine:
+    """`parse_envelope`, with a line whose envelope cannot be read (a 5,000-digit pid) left as plain text."""
+    try:
+        return parse_envelope(source, number, raw)
+    except GRAMMAR_FAILURES:
+        text = clean_physical(raw)
+        return LogLine(source, number, text, text)
+
+
+def _too_big(events: list[EventBase]) -> bool:
+    """Whether an event carries an integer no float can hold (a 310-digit `max_num_batched_tokens`)."""
+
+    def huge(value: Any) -> bool:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value.bit_length() > 1023
+        if isinstance(value, dict):
+            return any(huge(v) for v in value.values())
+        if isinstance(value, list | tuple):
+            return any(huge(v) for v in value)
+        if isinstance(value, EventBase):
+            return any(huge(getattr(value, name)) for name in type(value).model_fields)
+        return False
+
+    return any(huge(event) for event in events)
 
 
 def _maybe_cut(events: list[EventBase]) -> bool:

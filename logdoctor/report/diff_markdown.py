@@ -8,49 +8,51 @@
 from __future__ import annotations
 
 from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
-from logdoctor.report.markdown import code, finding_lines, insufficient_lines
+from logdoctor.report.markdown import code, finding_lines, insufficient_lines, text
+from logdoctor.sanitize import clean
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\n", " ")
 
 
 def _value(row: Difference, baseline: bool) -> str:
     value = row.baseline if baseline else row.candidate
     detail = row.baseline_detail if baseline else row.candidate_detail
-    text = _cell(format_value(row.key, value, detail))
+    shown = text(format_value(row.key, value, detail))
     flag = row.baseline_flag if baseline else row.candidate_flag
-    return f"{text} · `{_cell(code(flag))}`" if flag else text
+    return f"{shown} · `{_cell(code(flag))}`" if flag else shown
 
 
 def render_diff_markdown(report: DiffReport) -> str:
-    base, cand = engine_label(report.baseline), engine_label(report.candidate)
+    report = clean(report)
+    base, cand = text(engine_label(report.baseline)), text(engine_label(report.candidate))
     lines = ["## logdoctor diff", ""]
     if report.gap is not None:
-        lines.append(f"**Candidate is {report.gap.summary}**")
+        lines.append(f"**Candidate is {text(report.gap.summary)}**")
         if report.gap.attribution:
             shares = ", ".join(f"`{s.cause}` ~{s.factor:.1f}x" for s in report.gap.attribution)
             lines += ["", f"Plausibly: {shares} (score share, see docs/diff.md)."]
         lines.append("")
     for label, side, engine in (("Baseline", report.baseline, base), ("Candidate", report.candidate, cand)):
-        sources = ", ".join(f"`{s.name}`" for s in side.sources)
+        sources = ", ".join(f"`{_cell(code(s.name))}`" for s in side.sources)
         lines.append(f"{label}: {engine} · {sources}  ")
     lines += [
         "",
-        f"| | setting | baseline ({base}) | candidate ({cand}) | port to {report.candidate.engine.name} | why |",
+        f"| | setting | baseline ({base}) | candidate ({cand}) | port to {text(report.candidate.engine.name)} | why |",
         "|---|---|---|---|---|---|",
     ]
     for row in report.differences:
         mark = _MARK["matters" if row.matters else row.state]
         port = f"`{_cell(code(row.port))}`" if row.port else ""
-        why = _cell(row.why) if row.matters else ""
-        lines.append(f"| {mark} | `{row.key}` | {_value(row, True)} | {_value(row, False)} | {port} | {why} |")
+        why = text(row.why) if row.matters else ""
+        lines.append(f"| {mark} | `{code(row.key)}` | {_value(row, True)} | {_value(row, False)} | {port} | {why} |")
     lines.append("")
     if report.folded:
         lines += [f"<sub>{report.folded} equal or unknown rows folded (`--all` shows them)</sub>", ""]
-    lines += [f"**{report.verdict.summary}**", ""]
+    lines += [f"**{text(report.verdict.summary)}**", ""]
     in_baseline = set(report.baseline.findings)
     quoted: set[tuple[str, int]] = set()
     for index, finding in enumerate(report.findings, start=1):
@@ -60,5 +62,5 @@ def render_diff_markdown(report: DiffReport) -> str:
         lines += block
     lines += insufficient_lines(report.insufficient_data)
     for warning in report.warnings:
-        lines.append(f"> warning: {warning}")
+        lines.append(f"> warning: {text(warning)}")
     return "\n".join(lines).rstrip() + "\n"

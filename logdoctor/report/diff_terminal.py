@@ -18,6 +18,7 @@ from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
 from logdoctor.report.terminal import finding_panel, render_insufficient
+from logdoctor.sanitize import clean
 
 _MARK = {"matters": ("!", "bold red"), "differs": ("≠", "yellow"), "unknown": ("?", "dim"), "equal": ("=", "dim")}
 
@@ -41,8 +42,8 @@ def _table(report: DiffReport) -> Table:
     table = Table(show_lines=False, expand=False, pad_edge=False)
     table.add_column("", no_wrap=True)
     table.add_column("setting / measurement", no_wrap=True)
-    table.add_column(f"baseline ({engine_label(report.baseline)})", overflow="fold")
-    table.add_column(f"candidate ({engine_label(report.candidate)})", overflow="fold")
+    table.add_column(Text(f"baseline ({engine_label(report.baseline)})"), overflow="fold")
+    table.add_column(Text(f"candidate ({engine_label(report.candidate)})"), overflow="fold")
     for row in report.differences:
         mark, style = _MARK["matters" if row.matters else row.state]
         name = Text(row.key, style="bold" if row.matters else "")
@@ -60,6 +61,7 @@ def _ports(report: DiffReport, verbose: bool) -> dict[str, list[Difference]]:
 
 
 def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool = False) -> None:
+    report = clean(report)
     console.print(Text("logdoctor diff", style="bold"))
     console.print(_side_line("baseline", report.baseline))
     console.print(_side_line("candidate", report.candidate))
@@ -95,7 +97,7 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
         why.add_column(no_wrap=True)
         why.add_column(style="dim")
         for row in explained:
-            why.add_row(Text(f"  {row.key}", style="bold" if row.matters else ""), row.why)
+            why.add_row(Text(f"  {row.key}", style="bold" if row.matters else ""), Text(row.why))
         console.print(why)
     console.print()
     style = "bold green" if report.verdict.healthy else "bold red"

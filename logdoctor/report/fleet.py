@@ -11,13 +11,16 @@ from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from logdoctor.engine.result import Diagnosis
+from logdoctor.report.markdown import text
+from logdoctor.sanitize import clean
 
 
 def fleet_rows(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> list[tuple[str, str, str, str, str]]:
     rows: list[tuple[str, str, str, str, str]] = []
-    for host, d in zip(hosts, diagnoses, strict=True):
+    for host, d in zip(clean(list(hosts)), clean(list(diagnoses)), strict=True):
         if d.errors:
             rows.append((host, "-", "-", "-", "error: " + "; ".join(e.get("error", "") for e in d.errors)))
             continue
@@ -32,11 +35,11 @@ def render_fleet(console: Console, hosts: Sequence[str], diagnoses: Sequence[Dia
     for column in ("host", "engine", "top cause", "score", "verdict"):
         table.add_column(column, no_wrap=column != "verdict", justify="right" if column == "score" else "left")
     for row in fleet_rows(hosts, diagnoses):
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))
     console.print(table)
 
 
 def fleet_markdown(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> str:
     lines = ["## Fleet", "", "| host | engine | top cause | score | verdict |", "|---|---|---|---:|---|"]
-    lines += [f"| {' | '.join(cell.replace('|', '/') for cell in row)} |" for row in fleet_rows(hosts, diagnoses)]
+    lines += [f"| {' | '.join(text(cell).replace('|', '/') for cell in row)} |" for row in fleet_rows(hosts, diagnoses)]
     return "\n".join(lines) + "\n"

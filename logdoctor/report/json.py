@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from logdoctor.engine.result import Diagnosis
+from logdoctor.sanitize import clean
 
 
 def diagnosis_dict(diagnosis: Diagnosis) -> dict[str, Any]:
@@ -13,6 +14,8 @@ def diagnosis_dict(diagnosis: Diagnosis) -> dict[str, Any]:
 
 
 def render_json(diagnosis: Diagnosis | list[Diagnosis] | dict[str, Any]) -> str:
+    """The report as JSON; every string is `sanitize.clean`-ed first (ensure_ascii=False would pass C1 raw)."""
+    diagnosis = clean(diagnosis)
     if isinstance(diagnosis, Diagnosis):
         data: Any = diagnosis_dict(diagnosis)
     elif isinstance(diagnosis, list):

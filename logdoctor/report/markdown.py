@@ -11,6 +11,11 @@ only when all its evidence is), cut after EVIDENCE_CHARS without its `(Proc pid=
 [file.py:N]` header, and names its other lines by number, so the engine-init dump that four findings
 cite is not printed four times; ruled out and could-not-check are one line each. The whole story is
 in `--format json` and `--format html`.
+
+Text that can hold log values (explanations carry a drafter path, reasons a file name) is escaped with
+`text` so that nothing in it renders as a link, an image, an autolink or HTML once pasted; evidence
+lines sit in a fence longer than any backtick run inside them, code spans have no backtick. The whole
+diagnosis passes `logdoctor.sanitize.clean` first (no terminal escape survives).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.sanitize import clean
 
 LIKELY = 50  # a finding scoring less gets one line (the verdict's "likely" threshold)
 EVIDENCE_LINES = 1  # quoted a finding
@@ -31,8 +37,26 @@ _HEADER_RE = re.compile(
 )
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~&])")
+_AUTOLINK = re.compile(r"(?i)(https?|ftp|www|mailto)(:|\.)")
+_BACKTICKS = re.compile(r"`+")
+
+
 def code(text: str) -> str:
-    return text.replace("`", "'")
+    """Text for inside a code span: no backtick can close it early, no newline can end it."""
+    return text.replace("`", "'").replace("\n", " ")
+
+
+def text(value: str) -> str:
+    """Markdown-escaped text: renders as the characters themselves (no link, image, HTML, emphasis, autolink)."""
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", value).replace("\n", " ")
+    return _AUTOLINK.sub(r"\1\\\2", escaped)  # `https\://`, `www\.`: GitHub autolinks neither
+
+
+def fence(lines: Sequence[str]) -> str:
+    """A code fence longer than any run of backticks in `lines`, so none of them can close it."""
+    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _short(source: str) -> str:
@@ -45,7 +69,7 @@ def _excerpt(text: str) -> str:
 
 
 def _fix(step: str) -> str:
-    return f"`{code(step)}`" if step.startswith("-") or " --" in step else step
+    return f"`{code(step)}`" if step.startswith("-") or " --" in step else text(step)
 
 
 def finding_lines(
@@ -68,14 +92,16 @@ def finding_lines(
     if named:
         label = ("also " if quoted else "") + ("lines " if len(named) > 1 else "line ")
         refs = f" ({label}{', '.join(where(e.source, e.line) for e in named)})"
-    lines = [f"### {index}. `{f.cause}` {f.score}, rule `{f.rule}`", f.explanation + refs, ""]
+    lines = [f"### {index}. `{code(f.cause)}` {f.score}, rule `{code(f.rule)}`", text(f.explanation) + refs, ""]
     if f.estimate:
-        lines.append(f"- effect: {f.estimate}")
+        lines.append(f"- effect: {text(f.estimate)}")
     lines += [f"- fix: {_fix(step)}" for step in f.fix]
     if f.estimate or f.fix:
         lines.append("")
     if quoted:
-        lines += ["```", *(f"{where(e.source, e.line)}: {_excerpt(e.text)}" for e in quoted), "```", ""]
+        excerpts = [f"{where(e.source, e.line)}: {_excerpt(e.text)}".replace("\n", " ") for e in quoted]
+        marker = fence(excerpts)
+        lines += [marker, *excerpts, marker, ""]
     return lines
 
 
@@ -87,9 +113,17 @@ def insufficient_lines(outcomes: Sequence[RuleOutcome]) -> list[str]:
 
 
 def render_markdown(d: Diagnosis) -> str:
-    version = f" {d.engine.version}" if d.engine.version else ""
-    sources = ", ".join(f"`{_short(s.name)}`" for s in d.sources)
-    lines = ["## logdoctor diagnosis", "", f"**{d.verdict.summary}**", "", f"{d.engine.name}{version} · {sources}", ""]
+    d = clean(d)
+    version = f" {text(d.engine.version)}" if d.engine.version else ""
+    sources = ", ".join(f"`{code(_short(s.name))}`" for s in d.sources)
+    lines = [
+        "## logdoctor diagnosis",
+        "",
+        f"**{text(d.verdict.summary)}**",
+        "",
+        f"{text(d.engine.name)}{version} · {sources}",
+        "",
+    ]
     likely = [f for f in d.findings if f.score >= LIKELY]
     one_source = len(d.sources) == 1
     shown: set[tuple[str, int]] = set()
@@ -104,7 +138,7 @@ def render_markdown(d: Diagnosis) -> str:
         lines += ["Ruled out: " + ", ".join(f"`{c}`" for c in ruled_out), ""]
     lines += insufficient_lines(d.insufficient_data)
     for warning in d.warnings:
-        lines.append(f"> warning: {warning}")
+        lines.append(f"> warning: {text(warning)}")
     for error in d.errors:
-        lines.append(f"> error: {error.get('host', '')}: {error.get('error', '')}")
+        lines.append(f"> error: {text(error.get('host', ''))}: {text(error.get('error', ''))}")
     return "\n".join(lines).rstrip() + "\n"

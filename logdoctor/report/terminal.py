@@ -6,12 +6,12 @@ import re
 from collections.abc import Sequence
 
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.sanitize import clean
 
 EVIDENCE_SHOWN = 4
 # Display only: drop a `(Proc pid=N) LEVEL MM-DD HH:MM:SS [file.py:N] ` header so the message fits one line.
@@ -29,16 +29,17 @@ _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info"
 
 def finding_panel(index: int, f: Finding) -> Panel:
     parts: list[Text | Table] = []
-    parts.append(Text.from_markup(f"[bold]{escape(f.explanation)}[/bold]"))
+    # Text, never markup: log values (`/models/[/x]`, `[link=...]`) are shown as they are.
+    parts.append(Text(f.explanation, style="bold"))
     if f.estimate:
-        parts.append(Text.from_markup(f"[italic]estimated effect:[/italic] {escape(f.estimate)}"))
+        parts.append(Text.assemble(("estimated effect:", "italic"), f" {f.estimate}"))
     if f.evidence:
         ev = Table.grid(padding=(0, 1))
         labels = [f"{_short(e.source)}:{e.line}" for e in f.evidence[:EVIDENCE_SHOWN]]
         ev.add_column(style="cyan", no_wrap=True, min_width=max(len(label) for label in labels))
         ev.add_column(no_wrap=True, overflow="ellipsis")
         for label, e in zip(labels, f.evidence, strict=False):
-            ev.add_row(label, escape(_HEADER_RE.sub("", e.text, count=1)))
+            ev.add_row(Text(label), Text(_HEADER_RE.sub("", e.text, count=1)))
         if len(f.evidence) > EVIDENCE_SHOWN:
             ev.add_row("", Text(f"... {len(f.evidence) - EVIDENCE_SHOWN} more (--format json)", style="dim"))
         parts.append(Text("evidence", style="dim"))
@@ -71,6 +72,7 @@ def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, ve
 
 
 def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) -> None:
+    d = clean(d)
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
     console.print(Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}"))

@@ -6,6 +6,12 @@ prefiltered by `LC_ALL=C grep -n -E` on the caller's keywords (one escaped alter
 `ere_alternation`): it selects the lines the SSH collector's `grep -F` selects on a remote host, and
 it is the reason `logdoctor parse` keeps pace with grep on gigabyte logs.
 
+Every read is bounded (`ReadLimits`, docs/security.md): a line longer than `MAX_LINE_BYTES` is skipped
+in bounded memory with a note (grep runs under a memory limit; when a line breaks it, the file is read
+again in Python), a gzip may not decompress past `--max-read` nor beyond `--max-gzip-ratio` times its
+size, and a pipe, FIFO or stdin that sends nothing for `--read-timeout` seconds, or an input still
+being read after `--max-seconds`, stops with a one-line error. CR-only line endings are lines.
+
 A file saved by `diagnose --save` (the SSH collector's output) starts with `NUMBERED_HEADER` and holds
 `N:text` lines: only the candidate lines, each with its number in the original remote log. Such a file
 is read back with those numbers, so an offline rerun points at the same lines:
@@ -19,14 +25,20 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import resource
+import select
 import shutil
+import signal
+import stat as stat_module
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from types import FrameType
+from typing import IO, Protocol
 
 from logdoctor.errors import InputError
 
@@ -35,6 +47,32 @@ _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
 _GZIP_MAGIC = b"\x1f\x8b"
 NUMBERED_HEADER = b"#logdoctor-numbered-lines v1"
+DEFAULT_MAX_READ = 32 * 1024**3  # bytes of one input (after gunzip)
+DEFAULT_MAX_GZIP_RATIO = 100.0  # decompressed / compressed; real logs gzip 5-30x
+DEFAULT_READ_TIMEOUT = 60.0  # seconds a pipe, FIFO or non-terminal stdin may send nothing
+DEFAULT_MAX_SECONDS = 1800.0  # seconds to read (and parse) one input
+GZIP_RATIO_FLOOR = 4 * 1024 * 1024  # the ratio is checked once this much has been decompressed
+GREP_MEMORY_LIMIT = 256 * 1024 * 1024  # address space of the prefilter's grep (a NUL hole is one huge line)
+_CHECK_EVERY = 1024 * 1024  # bytes between checks of the time and ratio caps
+_CHUNK = 64 * 1024
+# For the gzip ratio a line weighs at least this many bytes: a gzip of empty lines (1000:1) costs the parser per
+# line, not per byte, so it must trip the cap long before its bytes do.
+_LINE_WEIGHT = 64
+_NOTES_SHOWN = 5  # over-long lines noted one by one; the rest are counted
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The caps on reading one local input (flags of `parse`, `diagnose` and `diff`; docs/security.md)."""
+
+    max_bytes: int = DEFAULT_MAX_READ
+    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO
+    read_timeout: float = DEFAULT_READ_TIMEOUT  # 0: wait forever
+    max_seconds: float = DEFAULT_MAX_SECONDS  # 0: no limit
+
+
+class _Readable(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
 
 
 def ere_alternation(keywords: Sequence[str]) -> str:
@@ -58,25 +96,179 @@ def decode(raw: bytes) -> str:
     )
 
 
-def iter_binary_lines(stream: IO[bytes], counter: list[int] | None = None) -> Iterator[tuple[int, str]]:
-    """Number and decode the lines of a binary stream; lines over MAX_LINE_BYTES are cut."""
+def iter_binary_lines(
+    stream: _Readable,
+    counter: list[int] | None = None,
+    on_long: Callable[[int, int], None] | None = None,
+    check: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, str]]:
+    """Number and decode the lines of a binary stream; lines over MAX_LINE_BYTES are cut.
+
+    `on_long(number, length)` hears of each cut line once it has been skipped; `check(weight)` runs every
+    `_CHECK_EVERY` bytes or so (the caps of `ReadLimits`: it raises to stop), `weight` being the bytes read
+    with each line counted as at least `_LINE_WEIGHT` bytes."""
     number = 0
+    checked = 0
+    total = 0
     while True:
         raw = stream.readline(MAX_LINE_BYTES)
         if not raw:
             return
+        total += len(raw)
         if counter is not None:
             counter[0] += len(raw)
         if not raw.endswith(b"\n") and len(raw) >= MAX_LINE_BYTES:
-            # Skip the rest of an over-long line without holding it in memory.
+            # Skip the rest of an over-long line without holding it in memory (holes of a sparse file: at once).
+            length = len(raw)
             while True:
+                skipped = _skip_hole(stream)
                 rest = stream.readline(MAX_LINE_BYTES)
+                length += skipped + len(rest)
+                total += skipped + len(rest)
                 if counter is not None:
-                    counter[0] += len(rest)
+                    counter[0] += skipped + len(rest)
+                if check is not None and total - checked >= _CHECK_EVERY:
+                    checked = total
+                    check(total + _LINE_WEIGHT * number)
                 if not rest or rest.endswith(b"\n"):
                     break
+            if on_long is not None:
+                on_long(number + 1, length)
         number += 1
+        if check is not None and total + _LINE_WEIGHT * number - checked >= _CHECK_EVERY:
+            checked = total + _LINE_WEIGHT * number
+            check(checked)
         yield number, decode(raw)
+
+
+def _skip_hole(stream: _Readable) -> int:
+    """Seek a plain file past the hole it is in (a copytruncate'd log's NULs hold no newline); bytes skipped."""
+    if not isinstance(stream, BufferedFile):
+        return 0
+    return stream.skip_hole()
+
+
+class BufferedFile:
+    """A plain file read with `readline`, that can jump over the holes of a sparse file (SEEK_DATA)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+
+    def readline(self, size: int = -1, /) -> bytes:
+        return self._handle.readline(size)
+
+    def skip_hole(self) -> int:
+        try:
+            here = self._handle.tell()
+            fd = self._handle.fileno()
+            try:
+                data = os.lseek(fd, here, os.SEEK_DATA)
+            except OSError:  # ENXIO: only a hole (or nothing) up to the end
+                data = os.fstat(fd).st_size
+            if data <= here:
+                return 0
+            self._handle.seek(data)
+            return data - here
+        except (OSError, ValueError, AttributeError):
+            return 0
+
+
+class ChunkReader:
+    """`readline` over a function that returns the next chunk (b"" at the end); with `translate_cr`, a lone CR
+    ends a line too (CR-only files: `clean_physical` would otherwise keep only the last of their lines)."""
+
+    def __init__(self, read_chunk: Callable[[], bytes], *, translate_cr: bool = False, first: bytes = b"") -> None:
+        self._read_chunk = read_chunk
+        self._cr = translate_cr
+        self._buf = self._translate(first)
+        self._pos = 0
+        self._eof = False
+
+    def _translate(self, chunk: bytes) -> bytes:
+        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if self._cr else chunk
+
+    def readline(self, size: int = -1, /) -> bytes:
+        limit = size if size > 0 else sys.maxsize
+        while True:
+            end = self._buf.find(b"\n", self._pos, self._pos + limit)
+            if end >= 0:
+                line = self._buf[self._pos : end + 1]
+                self._pos = end + 1
+                return line
+            if len(self._buf) - self._pos >= limit:
+                line = self._buf[self._pos : self._pos + limit]
+                self._pos += limit
+                return line
+            if self._eof:
+                line = self._buf[self._pos :]
+                self._buf, self._pos = b"", 0
+                return line
+            chunk = self._read_chunk()
+            if not chunk:
+                self._eof = True
+                continue
+            self._buf = self._buf[self._pos :] + self._translate(chunk)
+            self._pos = 0
+
+
+class CrFile(ChunkReader):
+    """`readline` of a plain (or gzip) file whose lines end with CR alone."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        super().__init__(lambda: handle.read(_CHUNK), translate_cr=True)
+
+
+def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
+    """`os.read` of a pipe or FIFO that waits at most `idle` seconds (0: forever) for each chunk."""
+
+    def read_chunk() -> bytes:
+        while True:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(idle * 1000 if idle > 0 else None):
+                raise InputError(
+                    f"{name}: nothing arrived for {idle:g} s (a pipe or FIFO with no writer?); "
+                    "--read-timeout SECONDS waits longer, 0 for ever"
+                )
+            try:
+                return os.read(fd, _CHUNK)
+            except BlockingIOError:
+                continue
+
+    return read_chunk
+
+
+def _cr_only(head: bytes) -> bool:
+    """Whether the first bytes of an input end their lines with CR alone (old Mac, some serial consoles)."""
+    return b"\n" not in head and head.count(b"\r") >= 2
+
+
+class _Termination(SystemExit):
+    """SIGTERM or SIGHUP, raised where Python is, so that `finally` blocks run (children killed, nothing left)."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise _Termination(128 + signum)
+
+
+def raise_on_termination() -> None:
+    """Make SIGTERM and SIGHUP unwind the stack like Ctrl-C does (the prefilter's grep, gzip and wc are
+    killed on the way out). Call once from the main thread (the CLI's entry point)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, _terminate)
+
+
+def _grep_preexec() -> None:
+    """In the prefilter's grep: a memory cap (a 4 GiB NUL hole is one line grep would hold whole)."""
+    resource.setrlimit(resource.RLIMIT_AS, (GREP_MEMORY_LIMIT, GREP_MEMORY_LIMIT))
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{int(n)}"
 
 
 @dataclass
@@ -91,6 +283,12 @@ class LocalSource:
     prefiltered: bool = False
     total_lines: int | None = None  # physical lines, when a prefilter hid some of them
     numbered: bool = False  # a `--save` file: `N:text` lines after NUMBERED_HEADER
+    pipe: bool = False  # a FIFO: read without sniffing, with the read timeout
+    cr_only: bool = False  # lines end with CR alone
+    limits: ReadLimits = field(default_factory=ReadLimits)
+    notes: list[str] = field(default_factory=list)  # what was skipped (over-long lines), for the report
+    _long_lines: int = 0
+    _started: float = 0.0
 
     @property
     def name(self) -> str:
@@ -99,87 +297,239 @@ class LocalSource:
     def lines(
         self, keywords: Sequence[str] | None = None, *, prefilter: bool | None = None
     ) -> Iterator[tuple[int, str]]:
+        self._started = time.monotonic()
         if self.kind == "stdin":
-            yield from self._python_lines(sys.stdin.buffer)
+            yield from self._python_lines(self._stdin_reader())
             return
+        if self.pipe:
+            fd = self._open_fd(os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                yield from self._python_lines(ChunkReader(polling_reader(fd, self.path, self.limits.read_timeout)))
+            finally:
+                os.close(fd)
+            return
+        if not self.gzipped and self.size > self.limits.max_bytes:
+            raise InputError(
+                f"{self.path}: {_size(self.size)}, over --max-read {_size(self.limits.max_bytes)} "
+                "(raise --max-read to read it)"
+            )
         use_grep = (
             keywords
+            and not self.cr_only
             and shutil.which("grep") is not None
             and (prefilter if prefilter is not None else self.size >= PREFILTER_MIN_BYTES)
         )
         if use_grep and keywords:
-            yield from self._grep_lines(keywords)
+            yield from self._grep_or_python(keywords)
             return
+        yield from self._file_lines()
+
+    def _open_fd(self, flags: int) -> int:
         try:
-            handle: IO[bytes] = gzip.open(self.path, "rb") if self.gzipped else open(self.path, "rb")  # type: ignore[assignment]  # noqa: SIM115
+            return os.open(self.path, flags)
         except OSError as exc:
             raise InputError(f"{self.path}: cannot read: {exc.strerror or exc}") from exc
-        with handle:
-            try:
-                yield from self._python_lines(handle)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                raise InputError(f"{self.path}: read failed after {self.bytes_read} bytes: {exc}") from exc
 
-    def _python_lines(self, stream: IO[bytes]) -> Iterator[tuple[int, str]]:
-        counter = [0]
+    def _file_lines(self, after: int = 0) -> Iterator[tuple[int, str]]:
+        """The whole file read in Python (lines numbered `after` or lower skipped: the grep fallback's restart)."""
         try:
-            items = iter_binary_lines(stream, counter)
+            raw = open(self.path, "rb")  # noqa: SIM115 - closed below, after the gzip reader on top of it
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot read: {exc.strerror or exc}") from exc
+        with raw:
+            handle: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if self.gzipped else raw  # type: ignore[assignment]
+            stream: _Readable = CrFile(handle) if self.cr_only else BufferedFile(handle)
+            compressed = raw.tell if self.gzipped else None  # compressed bytes consumed (a little read ahead)
+            try:
+                for item in self._python_lines(stream, compressed):
+                    if item[0] > after:
+                        yield item
+            except (OSError, EOFError, zlib.error) as exc:
+                what = "damaged gzip: " if self.gzipped else ""
+                raise InputError(f"{self.path}: read failed after {self.bytes_read} bytes: {what}{exc}") from exc
+            finally:
+                if handle is not raw:
+                    handle.close()
+
+    def _stdin_reader(self) -> _Readable:
+        stdin = sys.stdin.buffer
+        try:
+            mode = os.fstat(stdin.fileno()).st_mode
+            if stdin.isatty():
+                return stdin  # a paste: no timeout, ends with Ctrl-D
+        except (OSError, ValueError, AttributeError):
+            return stdin  # not a real file (a test harness's stdin)
+        if stat_module.S_ISREG(mode):
+            peek = getattr(stdin, "peek", None)
+            head = peek(_CHUNK)[:_CHUNK] if peek is not None else b""
+            self.cr_only = _cr_only(head)
+            return CrFile(stdin) if self.cr_only else BufferedFile(stdin)
+        read_chunk = polling_reader(stdin.fileno(), "<stdin>", self.limits.read_timeout)
+        first = read_chunk()
+        self.cr_only = _cr_only(first)
+        return ChunkReader(read_chunk, translate_cr=self.cr_only, first=first)
+
+    def _check(self, counter: list[int], compressed: Callable[[], int] | None, weight: int = 0) -> None:
+        """The caps, every MiB or so read: total bytes, time, and a gzip's decompression ratio (of `weight`)."""
+        limits = self.limits
+        if counter[0] > limits.max_bytes:
+            raise InputError(
+                f"{self.name}: stopped after {_size(counter[0])} read: over --max-read {_size(limits.max_bytes)} "
+                "(raise --max-read to read more)"
+            )
+        if limits.max_seconds > 0 and time.monotonic() - self._started > limits.max_seconds:
+            raise InputError(
+                f"{self.name}: stopped after {limits.max_seconds:g} s reading ({_size(counter[0])}): over "
+                "--max-seconds (raise it to read longer)"
+            )
+        if compressed is not None and weight > GZIP_RATIO_FLOOR:
+            packed = max(compressed(), 1)
+            if weight > limits.max_gzip_ratio * packed:
+                lines = (weight - counter[0]) // _LINE_WEIGHT
+                raise InputError(
+                    f"{self.name}: stopped: {_size(packed)} of gzip decompressed to {_size(counter[0])} in {lines:,} "
+                    f"lines so far, over --max-gzip-ratio {limits.max_gzip_ratio:g} (each line counts as at least "
+                    f"{_LINE_WEIGHT} bytes; a gzip bomb? raise it to read on)"
+                )
+
+    def _note_long(self, number: int, length: int) -> None:
+        self._long_lines += 1
+        if self._long_lines <= _NOTES_SHOWN:
+            self.notes.append(
+                f"line {number}: {_size(length)} long, over the {_size(MAX_LINE_BYTES)} line cap: "
+                "only its first 1.0M was read"
+            )
+        elif self._long_lines == _NOTES_SHOWN + 1:
+            self.notes.append("more over-long lines: only the first 1.0M of each was read")
+
+    def _python_lines(
+        self, stream: _Readable, compressed: Callable[[], int] | None = None
+    ) -> Iterator[tuple[int, str]]:
+        counter = [0]
+
+        def check(weight: int) -> None:
+            self._check(counter, compressed, weight)
+
+        try:
+            items = iter_binary_lines(stream, counter, self._note_long, check)
             for item in renumber(items) if self.numbered else items:
                 self.bytes_read = counter[0]
                 yield item
         finally:
             self.bytes_read = counter[0]
 
+    def _grep_or_python(self, keywords: Sequence[str]) -> Iterator[tuple[int, str]]:
+        """The grep prefilter; when a line is too long for grep's memory cap, the rest is read in Python."""
+        last = 0
+        grep_ok = False
+        for item in self._grep_lines(keywords):
+            if item[0] < 0:  # grep ran out of memory: the marker
+                break
+            last = item[0]
+            yield item
+        else:
+            grep_ok = True
+        if grep_ok:
+            return
+        self.prefiltered = False
+        self.total_lines = None
+        self.notes.append(
+            f"a line too long for the prefilter (over {_size(GREP_MEMORY_LIMIT)}): the file was read without it"
+        )
+        yield from self._file_lines(after=last)
+
     def _grep_lines(self, keywords: Sequence[str]) -> Iterator[tuple[int, str]]:
-        """`grep -n -E -f ALTERNATION` (through `gzip -dc` for .gz); yields the matching lines with their numbers."""
+        """`grep -n -E -e ALTERNATION` (through `gzip -dc | head -c CAP` for .gz); yields the matching lines with their
+        numbers, then `(-1, "")` if grep ran out of memory (a line longer than its cap).
+
+        The pattern is an argument, not a file: nothing is left behind when logdoctor is killed."""
         self.prefiltered = True
         # A numbered file already carries the original numbers: grep without -n, take them from the text.
         number_flag = [] if self.numbered else ["-n"]
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".keywords", delete=False) as fh:
-            fh.write(ere_alternation(keywords) + "\n")
-            pattern_file = fh.name
+        pattern = ere_alternation(keywords)
         env = {**os.environ, "LC_ALL": "C"}
-        # Count the physical lines on the other core while grep filters.
-        wc = (
-            None
-            if self.gzipped or self.numbered
-            else subprocess.Popen(["wc", "-l", "--", self.path], stdout=subprocess.PIPE, env=env)
-        )
+        grep_args = ["grep", "-a", *number_flag, "-E", "-e", pattern]
+        procs: list[subprocess.Popen[bytes]] = []
+        cap = min(self.limits.max_bytes, max(GZIP_RATIO_FLOOR, int(self.limits.max_gzip_ratio * self.size)))
         try:
+            # Count the physical lines on the other core while grep filters.
+            wc = (
+                None
+                if self.gzipped or self.numbered
+                else subprocess.Popen(["wc", "-l", "--", self.path], stdout=subprocess.PIPE, env=env)
+            )
+            if wc is not None:
+                procs.append(wc)
+            unzip = head = None
             if self.gzipped:
-                unzip = subprocess.Popen(["gzip", "-dc", "--", self.path], stdout=subprocess.PIPE)
-                grep = subprocess.Popen(
-                    ["grep", "-a", *number_flag, "-E", "-f", pattern_file],
-                    stdin=unzip.stdout,
-                    stdout=subprocess.PIPE,
-                    env=env,
+                unzip = subprocess.Popen(
+                    ["gzip", "-dc", "--", self.path], stdout=subprocess.PIPE, stderr=subprocess.PIPE
                 )
+                procs.append(unzip)
+                head = subprocess.Popen(["head", "-c", str(cap)], stdin=unzip.stdout, stdout=subprocess.PIPE)
+                procs.append(head)
                 assert unzip.stdout is not None
                 unzip.stdout.close()
-            else:
-                unzip = None
                 grep = subprocess.Popen(
-                    ["grep", "-a", *number_flag, "-E", "-f", pattern_file, "--", self.path],
+                    grep_args,
+                    stdin=head.stdout,
                     stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
                     env=env,
+                    preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
                 )
-            assert grep.stdout is not None
-            for _, raw in iter_binary_lines(grep.stdout):
+                assert head.stdout is not None
+                head.stdout.close()
+            else:
+                grep = subprocess.Popen(
+                    [*grep_args, "--", self.path],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
+                )
+            procs.append(grep)
+            assert grep.stdout is not None and grep.stderr is not None
+            for seen, (_, raw) in enumerate(iter_binary_lines(grep.stdout), start=1):
                 number, sep, text = raw.partition(":")
                 if sep and number.isdigit():
                     yield int(number), text
+                if seen % 1024 == 0 and self.limits.max_seconds > 0:
+                    self._check([0], None)
             grep.wait()
+            problem = grep.stderr.read().decode("utf-8", "replace").strip()
+            if grep.returncode == 2 and "memory exhausted" in problem:
+                yield -1, ""
+                return
             if unzip is not None:
                 unzip.wait()
+                assert unzip.stderr is not None
+                unzip_problem = unzip.stderr.read().decode("utf-8", "replace").strip()
+                if unzip.returncode == -signal.SIGPIPE:
+                    raise InputError(
+                        f"{self.path}: stopped after {_size(cap)} decompressed: over --max-read "
+                        f"{_size(self.limits.max_bytes)} or --max-gzip-ratio {self.limits.max_gzip_ratio:g} "
+                        "(a gzip bomb? raise them to read on)"
+                    )
+                if unzip.returncode != 0:
+                    raise InputError(
+                        f"{self.path}: damaged gzip: {unzip_problem.splitlines()[-1:] or unzip.returncode}"
+                    )
             if grep.returncode not in (0, 1):
-                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode})")
+                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
             self.bytes_read = self.size
             if wc is not None:
                 out, _ = wc.communicate()
                 first = out.split()[:1]
                 self.total_lines = int(first[0]) if first and first[0].isdigit() else None
         finally:
-            os.unlink(pattern_file)
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                for pipe in (proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
 
 
 def renumber(items: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
@@ -203,29 +553,39 @@ def count_lines(path: str, gzipped: bool) -> int:
     return count
 
 
-def open_local(path: str) -> LocalSource:
+def open_local(path: str, limits: ReadLimits | None = None) -> LocalSource:
     """Check a path (or `-`) before any reading; raise InputError with one clear line if it is unusable."""
+    limits = limits or ReadLimits()
     if path == "-":
-        return LocalSource(path="-", kind="stdin")
+        return LocalSource(path="-", kind="stdin", limits=limits)
     p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: no such file")
-    if p.is_dir():
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if stat_module.S_ISDIR(mode):
         raise InputError(f"{path}: is a directory (give the log files inside it)")
+    if stat_module.S_ISCHR(mode) or stat_module.S_ISBLK(mode) or stat_module.S_ISSOCK(mode):
+        raise InputError(f"{path}: is a device or socket, not a log file (pipe it to `logdoctor ... -` to read it)")
     if not os.access(p, os.R_OK):
         raise InputError(f"{path}: permission denied")
+    if stat_module.S_ISFIFO(mode):
+        return LocalSource(path=path, pipe=True, limits=limits)  # reading it to sniff would consume and may block
     try:
         with open(p, "rb") as fh:
-            head = fh.read(len(NUMBERED_HEADER) + 1)
+            head = fh.read(_CHUNK)
         gzipped = head[:2] == _GZIP_MAGIC
         if gzipped:
             with gzip.open(p, "rb") as gz:
-                head = gz.read(len(NUMBERED_HEADER) + 1)
+                head = gz.read(_CHUNK)
         size = p.stat().st_size
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    except (OSError, EOFError, zlib.error) as exc:
+        what = "damaged gzip: " if isinstance(exc, zlib.error | EOFError | gzip.BadGzipFile) else ""
+        raise InputError(f"{path}: cannot read: {what}{getattr(exc, 'strerror', None) or exc}") from exc
     numbered = head.startswith(NUMBERED_HEADER) and head[len(NUMBERED_HEADER) : len(NUMBERED_HEADER) + 1] in (
         b"\n",
         b"\r",
     )
-    return LocalSource(path=path, size=size, gzipped=gzipped, numbered=numbered)
+    return LocalSource(path=path, size=size, gzipped=gzipped, numbered=numbered, cr_only=_cr_only(head), limits=limits)

@@ -86,15 +86,15 @@ def test_recent_keywords_select_what_the_regex_selects(texts: list[str]) -> None
         assert stream._is_candidate(text) == (pattern.search(text) is not None)
 
 
-def test_redaction_pretest_equals_the_marker_list() -> None:
-    texts = [marker for marker in redact._CHEAP] + [marker.upper() for marker in redact._CHEAP]
-    texts += ["tokens/s", "token/s", "api-key", "the_key", "gh_x", "ghx_", "hf-", "sk_", "bearer", "passwd", "secrets"]
-    texts += ["Avg generation throughput: 74.7 tokens/s, Running: 1 reqs", "#token: 57", "token", "xtoken=y"]
-    for text in texts:
-        low = text.lower()
-        assert redact._has_marker(low) == any(marker in low for marker in redact._CHEAP), text
+def test_redaction_pretest_passes_every_secret_form() -> None:
+    examples = [p.example for p in redact.PATTERNS] + [example for _, example, _ in redact.EXAMPLES]
+    for text in examples + [text.upper() for text in examples]:
+        if redact._masked(text) != text:
+            assert redact._has_marker(text), text
 
 
-@given(st.text(alphabet="keytoknsrcpawbhfg_-'\"=: ", max_size=12))
-def test_redaction_pretest_on_random_text(text: str) -> None:
-    assert redact._has_marker(text) == any(marker in text for marker in redact._CHEAP)
+@given(st.text(alphabet="keytoknsrcpawbhfgizAKI_-'\"=: @/:", max_size=24))
+def test_redaction_pretest_never_hides_a_secret(text: str) -> None:
+    # The pre-check may let a clean line through to the regex, never keep a secret from it.
+    if redact._masked(text) != text:
+        assert redact._has_marker(text), text

@@ -1,0 +1,144 @@
+"""Reading the YAML files a user gives (rule files, `.logdoctor.yaml`) without trusting them.
+
+    rules/x.yaml:3:7: not UTF-8 (byte 0xff)
+    rules/deep.yaml:66:67: nested more than 64 levels deep
+    rules/link.yaml:1:1: a symlink to /etc/shadow, outside rules/: not read
+
+A file is read only when it resolves inside its directory (a symlink may point within it, never out of
+it), up to a size cap, as strict UTF-8; YAML goes through `yaml.safe_load` only, and whatever PyYAML
+raises (bad syntax, an impossible date such as `2027-02-30`, nesting that exhausts the stack) becomes
+an error at a line and column of the file, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_RULE_FILE_BYTES = 256 * 1024
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_YAML_DEPTH = 64
+
+
+class UserFileError(ValueError):
+    """A problem in a user's file, at a 1-based line and column."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def read_user_file(path: Path, *, directory: Path | None = None, max_bytes: int) -> str:
+    """The text of `path`, which must resolve inside `directory` (default: its own directory)."""
+    root = (directory if directory is not None else path.parent).resolve()
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:  # missing, or a symlink loop
+        raise UserFileError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    if real != root and root not in real.parents:
+        raise UserFileError(f"a symlink out of {root}: not read")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UserFileError(f"cannot read: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as fh:
+        if not _is_regular(fh.fileno()):
+            raise UserFileError("not a regular file: not read")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UserFileError(f"larger than {max_bytes // 1024} KiB: not read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise UserFileError(f"not UTF-8 (byte 0x{data[exc.start]:02x})", line, column) from None
+
+
+def _is_regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def load_yaml(text: str, *, compose: bool = False) -> tuple[Any, yaml.Node | None]:
+    """`yaml.safe_load(text)` (and its node tree when `compose`), every failure a UserFileError."""
+    _check_flow_depth(text)
+    try:
+        data = yaml.safe_load(text)
+        tree = yaml.compose(text, Loader=yaml.SafeLoader) if compose else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        raise UserFileError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line, col) from None
+    except RecursionError:
+        line, col = _too_deep(text)
+        raise UserFileError(f"nested more than {MAX_YAML_DEPTH} levels deep", line, col) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a timestamp such as 2027-02-30, a huge number
+        line, col = _value_error_mark(text, str(exc))
+        raise UserFileError(f"invalid value: {exc}", line, col) from None
+    return data, tree
+
+
+def _check_flow_depth(text: str) -> None:
+    """Refuse `[[[[...` / `{{{{...` nested past MAX_YAML_DEPTH before PyYAML sees it: its scanner takes time
+    quadratic in the flow depth (10,000 levels: minutes). Quoted text and comments don't count, and a line
+    starting at column 1 with a key starts afresh (a flow collection cannot continue past it)."""
+    if text.count("[") + text.count("{") <= MAX_YAML_DEPTH:
+        return
+    depth = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line[:1].isalpha():
+            depth = 0
+        quote = ""
+        for column, char in enumerate(line, start=1):
+            if quote:
+                if char == quote:
+                    quote = ""
+            elif char in "'\"":
+                quote = char
+            elif char == "#" and (column == 1 or line[column - 2].isspace()):
+                break
+            elif char in "[{":
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise UserFileError(f"nested more than {MAX_YAML_DEPTH} levels deep", number, column)
+            elif char in "]}":
+                depth = max(depth - 1, 0)
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Where the nesting first goes deeper than MAX_YAML_DEPTH (PyYAML's event stream is not recursive)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH and event.start_mark is not None:
+                    return event.start_mark.line + 1, event.start_mark.column + 1
+            elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return 1, 1
+
+
+def _value_error_mark(text: str, message: str) -> tuple[int, int]:
+    """The first scalar that PyYAML's constructors reject (constructor errors carry no position)."""
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value:
+                try:
+                    yaml.safe_load(event.value)
+                except (ValueError, TypeError, OverflowError):
+                    mark = event.start_mark
+                    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+                except yaml.YAMLError:
+                    continue
+    except (yaml.YAMLError, RecursionError):
+        pass
+    return 1, 1

@@ -1,0 +1,150 @@
+"""The fuzz harness (issue 16): mutated corpus logs through every output, generated rule and suppression files.
+
+Each input must give a documented outcome (a report, or an input/rule/config error: exit 2), never another
+exception, within a time bound, with no raw control character and no planted secret in any output format.
+`make test` runs a few examples of each; `make fuzz` runs `FUZZ_EXAMPLES` (default 25000) mutated logs:
+
+    FUZZ_EXAMPLES=25000 FUZZ_SHARDS=2 .venv/bin/pytest tests/fuzz -n 2 --hypothesis-show-statistics
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.text import Text
+
+from logdoctor.cli import main
+from logdoctor.engine.rules import load_rules
+from logdoctor.engine.suppress import load_suppressions
+from logdoctor.errors import ConfigError, InputError, RuleError
+from logdoctor.report.events import event_json, event_table, say
+from logdoctor.report.json import render_json
+from logdoctor.report.markdown import render_markdown
+from logdoctor.report.terminal import render_terminal
+from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
+from tests.fuzz.strategies import ROOT, SECRETS, log_inputs, rule_files, suppression_files
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
+SHARDS = int(os.environ.get("FUZZ_SHARDS", "2"))  # the mutated logs are split into this many tests (for `-n`)
+SECONDS_PER_INPUT = 20.0
+MAX_RSS_MIB = 2048
+RULES = load_rules()
+WORK = Path(tempfile.mkdtemp(prefix="logdoctor-fuzz-"))
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+_ALL_SECRETS = [secret for _, secret in SECRETS]
+
+
+def _unsafe(output: str) -> list[str]:
+    return [c for c in output if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or c == "\u202e"]
+
+
+def _check_output(output: str, planted: list[str]) -> None:
+    assert _unsafe(output) == [], sorted(set(_unsafe(output)))
+    for secret in planted:
+        assert secret not in output, secret
+
+
+def _bounded(started: float) -> None:
+    assert time.monotonic() - started < SECONDS_PER_INPUT
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 < MAX_RSS_MIB
+
+
+def _all_outputs(path: Path) -> list[str]:
+    """Every output format of `diagnose` and `parse` for one file, rendered in process (rules loaded once)."""
+    parsed = parse_sources(local_line_sources([str(path)]))
+    diagnosis, _ = diagnose_parsed(parsed, RULES)
+    console_file = io.StringIO()
+    console = Console(file=console_file, width=160, color_system=None, force_terminal=False)
+    render_terminal(diagnosis, console, verbose=True)
+    # The parse table's cells as printed (rendering a few hundred rows through rich costs more than the rest).
+    table = event_table(path.name, parsed.events)
+    cells = "\n".join(cell.plain for column in table.columns for cell in column.cells if isinstance(cell, Text))
+    for stats in parsed.stats:  # what `parse --show-unparsed` prints
+        for number, text in stats.unrecognised_samples:
+            say(console, f"  unparsed {stats.name}:{number}: {text}")
+    jsonl = "\n".join(event_json(e) for e in parsed.events)
+    return [render_json(diagnosis), render_markdown(diagnosis), console_file.getvalue(), jsonl, cells]
+
+
+def _run_log(name: str, data: bytes, planted: list[str]) -> None:
+    path = WORK / f"{os.getpid()}-{name}"
+    path.write_bytes(data)
+    started = time.monotonic()
+    try:
+        outputs = _all_outputs(path)
+    except InputError as exc:  # documented: exit 2 (a damaged gzip, a cap)
+        _check_output(str(exc), planted)
+        return
+    finally:
+        _bounded(started)
+    for index, output in enumerate(outputs):
+        assert not _unsafe(output), ("json", "markdown", "terminal", "jsonl", "parse table")[index]
+        _check_output(output, planted)
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+@settings(max_examples=-(-EXAMPLES // SHARDS))
+@given(case=log_inputs())
+def test_mutated_logs(shard: int, case: tuple[str, bytes, list[str]]) -> None:
+    _run_log(*case)
+
+
+@settings(max_examples=max(EXAMPLES // 50, 10))
+@given(rule_files())
+def test_generated_rule_files(text: str) -> None:
+    directory = WORK / f"rules-{os.getpid()}"
+    directory.mkdir(exist_ok=True)
+    (directory / "fuzz.yaml").write_text(text, encoding="utf-8", errors="surrogateescape")
+    started = time.monotonic()
+    try:
+        rules = load_rules([directory], builtin=False)
+    except RuleError as exc:
+        _check_output(str(exc).replace("\n", " "), [])
+        return
+    finally:
+        _bounded(started)
+    parsed = parse_sources(local_line_sources([str(STORY)]))
+    diagnosis, _ = diagnose_parsed(parsed, rules)
+    _check_output(render_json(diagnosis) + render_markdown(diagnosis), [])
+    _bounded(started)
+
+
+@settings(max_examples=max(EXAMPLES // 50, 10))
+@given(suppression_files())
+def test_generated_suppression_files(raw: bytes) -> None:
+    path = WORK / f"{os.getpid()}.logdoctor.yaml"
+    path.write_bytes(raw)
+    started = time.monotonic()
+    try:
+        suppressions = load_suppressions(path)
+    except ConfigError as exc:
+        _check_output(str(exc).replace("\n", " "), [])
+        return
+    finally:
+        _bounded(started)
+    parsed = parse_sources(local_line_sources([str(STORY)]))
+    diagnosis, _ = diagnose_parsed(parsed, RULES, suppressions=suppressions)
+    _check_output(render_json(diagnosis), [])
+
+
+@settings(max_examples=max(EXAMPLES // 1000, 3))
+@given(log_inputs(), st.sampled_from([["diagnose", "--format", "json"], ["diagnose"], ["parse", "--show-unparsed"]]))
+def test_the_cli_exits_with_a_documented_code(case: tuple[str, bytes, list[str]], args: list[str]) -> None:
+    name, data, planted = case
+    path = WORK / f"cli-{os.getpid()}-{name}"
+    path.write_bytes(data)
+    result = CliRunner().invoke(main, [*args[:1], str(path), *args[1:]])
+    assert result.exit_code in (0, 1, 2), (result.exit_code, result.stderr)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.stderr
+    _check_output(result.stdout + result.stderr, planted + _ALL_SECRETS)
