@@ -94,6 +94,11 @@ FACTS: dict[str, FactSpec] = {
     "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
     "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
     "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "model.weights_gib": FactSpec(
+        "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
+    ),
+    "model.dtype": FactSpec("str", "model weights dtype: bfloat16, float16, ...", _CONFIG_HINT),
+    "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
     "parallel.pp": FactSpec("number", "pipeline-parallel size", _CONFIG_HINT),
     "parallel.dp": FactSpec("number", "data-parallel size", _CONFIG_HINT),
@@ -149,6 +154,7 @@ FACTS: dict[str, FactSpec] = {
     # KV cache and scheduler
     "kv.tokens": FactSpec("number", "KV cache capacity in tokens"),
     "kv.max_concurrency": FactSpec("number", "requests of max_model_len that fit in the KV cache"),
+    "kv.memory_gib": FactSpec("number", "KV cache memory per GPU, GiB (`Available KV cache memory: X GiB`)"),
     "kv.usage": FactSpec("series", "KV cache usage per interval, 0..1", _STATS_HINT),
     "kv.cpu_usage": FactSpec("series", "CPU (swap) KV cache usage per interval, 0..1", _STATS_HINT),
     "sched.running": FactSpec("series", "running requests per interval", _STATS_HINT),
@@ -411,6 +417,8 @@ def _apply_config_keys(b: ProfileBuilder, cfg: dict[str, Any], event: StartupCon
 def _apply_vllm_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
     _apply_config_keys(b, cfg, event, "vllm")
+    if isinstance(cfg.get("dtype"), str) and cfg["dtype"] not in ("auto", "None"):
+        b.set("model.dtype", cfg["dtype"].removeprefix("torch."), event, origin, keep_first=True)
     eager = _as_bool(cfg.get("enforce_eager"))
     if eager is True:
         b.set("cuda_graphs.enabled", False, event, f"{origin}: enforce_eager=True")
@@ -608,6 +616,10 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
         elif isinstance(ev, ModelInfo):
             if ev.model:
                 b.set("model", ev.model, ev, "model line", keep_first=True)
+            if ev.dtype:
+                b.set("model.dtype", ev.dtype.removeprefix("torch."), ev, "model line")
+            if ev.max_model_len:
+                b.set("model.max_len", float(ev.max_model_len), ev, "model line")
             if ev.is_hybrid:
                 b.set("hybrid.is_hybrid", True, ev, "model line")
         elif isinstance(ev, Platform):
@@ -659,6 +671,9 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
                 b.set("kv.tokens", float(ev.kv_tokens), ev, "KV cache size line", keep_first=True)
             if ev.max_concurrency is not None:
                 b.set("kv.max_concurrency", ev.max_concurrency, ev, "maximum concurrency line", keep_first=True)
+            kv_gib = ev.available_memory_gib if ev.available_memory_gib is not None else ev.kv_cache_memory_gib
+            if kv_gib:
+                b.set("kv.memory_gib", kv_gib, ev, "KV cache memory line", keep_first=True)
         elif isinstance(ev, HybridModel):
             _apply_hybrid(b, ev)
         elif isinstance(ev, CudaGraph):
@@ -849,6 +864,8 @@ _MTP_DRAFT_RE = re.compile(r"type=\w*(?:MTP|NextN)\b")
 
 
 def _apply_compile(b: ProfileBuilder, ev: CompileTime) -> None:
+    if ev.kind in ("model_load", "weights_load") and ev.memory_gib:
+        b.set("model.weights_gib", ev.memory_gib, ev, ev.message, keep_first=True)
     if ev.kind == "torch_compile" and ev.seconds is not None:
         b.set("compile.torch_seconds", ev.seconds, ev, ev.message, keep_first=True)
     elif ev.kind == "init_engine" and ev.seconds is not None:
