@@ -5,7 +5,7 @@
     >>> gpu = table.lookup("RTX 4090").gpu
     >>> dep = Deployment(gpu=gpu, tp=4, weights_bytes_per_gpu=4e9, layers=32, link="pcie", custom_allreduce=False)
     >>> round(custom_allreduce(dep, table).speedup, 2)
-    1.25
+    1.21
 
 Each function returns an `Effect`: `speedup` is t_now / t_fixed for decode at the deployment's batch
 (1.0 = fixing it changes nothing), `working` the steps behind it. Rules (issue 12 item 4) rank
@@ -86,7 +86,7 @@ def p2p_off(dep: Deployment, table: HardwareTable) -> Effect:
     work = _Work()
     work.prefix = "as deployed: "
     now = step_time(replace(dep, spec=None, link="p2p-off", custom_allreduce=False), table, 1, work).total
-    custom = dep.tp <= 2 and dep.custom_allreduce is not False
+    custom = dep.tp <= 2  # with P2P back the engines re-enable it (custom all-reduce was off for want of P2P)
     work.prefix = "fixed: "
     fixed = step_time(replace(dep, spec=None, link="pcie", custom_allreduce=custom), table, 1, work).total
     return _effect(
@@ -232,4 +232,22 @@ __all__ = [
     "kv_concurrency",
     "p2p_off",
     "spec_best_k",
+    "speedup_if_fixed",
 ]
+
+
+def speedup_if_fixed(cause: str, dep: Deployment, table: HardwareTable) -> Effect | None:
+    """The effect of fixing one cause (CAUSES.md id) on this deployment, or None where the model has no formula
+    for it (or, for speculation, no acceptance was measured)."""
+    if cause == "custom-allreduce-disabled":
+        return custom_allreduce(dep, table)
+    if cause in ("nccl-no-p2p", "tp-over-slow-link") and dep.link == "p2p-off":
+        return p2p_off(dep, table)
+    if cause == "cuda-graphs-disabled":
+        return cuda_graphs(dep, table)
+    if cause in ("spec-net-loss", "spec-low-acceptance") and dep.spec is not None:
+        try:
+            return spec_best_k(dep, table).effect
+        except ValueError:
+            return None
+    return None

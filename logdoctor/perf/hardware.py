@@ -136,6 +136,13 @@ class HardwareTable:
         gen = self.pcie.get(str(link.generation))
         return None if gen is None else gen.per_lane_gb_s * link.lanes
 
+    def require(self, name: str) -> GpuSpec:
+        """The GPU of that name; an unknown name is a one-line error (`--gpu` input)."""
+        found = self.lookup(name)
+        if found.gpu is None:
+            raise ConfigError(found.message)
+        return found.gpu
+
     def lookup(self, name: str) -> Lookup:
         for level in (0, 1, 2):
             wanted = normalise(name, level)
@@ -191,7 +198,9 @@ def parse_hardware_file(text: str, display: str) -> HardwareFile:
     try:
         return HardwareFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        # A misspelt key explains the "missing" errors that come with it: report it first.
+        order = {"extra_forbidden": 0, "missing": 2}
+        err = sorted(exc.errors(), key=lambda e: order.get(e["type"], 1))[0]
         where = ".".join(str(p) for p in err["loc"])
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{display}:{_locate(tree, err['loc'])}: {where}: {err['msg']}{more}") from None
