@@ -103,7 +103,7 @@ def test_dtypes_without_hardware_support_are_null(table: HardwareTable) -> None:
 
 
 def test_pcie_bandwidth(table: HardwareTable) -> None:
-    a6000 = table.lookup("RTX A6000").gpu
+    a6000 = table.require("RTX A6000")
     assert table.pcie_gb_s(a6000.pcie) == pytest.approx(31.5, abs=0.1)
     assert table.pcie_gb_s(table.require("H200").pcie) == pytest.approx(63.0, abs=0.1)
 
