@@ -81,6 +81,34 @@ def params_from_name(model: str) -> tuple[float | None, float | None]:
     return total, active
 
 
+_NAME_BYTES = (
+    (re.compile(r"fp8|w8a8|int8", re.I), 1.0),
+    (re.compile(r"awq|gptq|int4|w4a16|nf4|mxfp4|nvfp4", re.I), 0.5),
+)
+
+
+def _dtype_bytes(
+    profile: FactSource, model: str, weights_bytes: float | None, params: float | None, shards: int
+) -> tuple[float, str]:
+    """Bytes per weight: the quantization method, else the model name (`-FP8`, `-AWQ`), else weights / params
+    (both known), else the dtype; 2 when nothing says."""
+    quant = str(profile.value("quant.method") or "").lower()
+    if quant in _QUANT_BYTES:
+        return _QUANT_BYTES[quant], f"quant.method {quant}"
+    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    for pattern, size in _NAME_BYTES:
+        if pattern.search(tail):
+            return size, f"model name {tail!r}"
+    if weights_bytes is not None and params:
+        ratio = weights_bytes * shards / params
+        size = min((0.5, 1.0, 2.0, 4.0), key=lambda b: abs(b - ratio))
+        return size, f"weights loaded x {shards} / parameters in the name = {ratio:.2f}"
+    dtype = str(profile.value("model.dtype") or "").lower()
+    if dtype in _DTYPE_BYTES:
+        return _DTYPE_BYTES[dtype], f"model.dtype {dtype}"
+    return 2.0, "assumed: no dtype, quantization or size in the log"
+
+
 def _link(profile: FactSource, tp: int, has_nvlink: bool, derived: list[str]) -> Link:
     reason = profile.value("allreduce.reason")
     if (
@@ -110,6 +138,7 @@ def deployment_from_profile(
     table: HardwareTable | None = None,
     layers: int | None = None,
     hidden_size: int | None = None,
+    unread_bytes_per_gpu: float = 0.0,
 ) -> Inputs:
     """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs."""
     table = table or load_hardware()
@@ -140,16 +169,12 @@ def deployment_from_profile(
             )
         )
 
-    quant = str(profile.value("quant.method") or "").lower()
-    dtype = str(profile.value("model.dtype") or "").lower()
-    dtype_bytes = _QUANT_BYTES.get(quant) or _DTYPE_BYTES.get(dtype) or 2.0
-    if not quant and not dtype:
-        derived.append("weight dtype: 2 bytes assumed (no dtype or quantization in the log)")
-
     model = str(profile.value("model") or "")
     total, active = params_from_name(model) if model else (None, None)
     weights = profile.value("model.weights_gib")
     weights_bytes = float(weights) * GIB if isinstance(weights, int | float) else None
+    dtype_bytes, how = _dtype_bytes(profile, model, weights_bytes, total, tp * pp)
+    derived.append(f"weight dtype: {dtype_bytes:g} bytes ({how})")
     if weights_bytes is not None:
         derived.append(f"weights per GPU: {weights} GiB from model.weights_gib")
     elif total is not None:
@@ -202,6 +227,11 @@ def deployment_from_profile(
 
     if layers is None:
         unknown.append(Missing("layers", "num_hidden_layers from the model's config.json (pass layers=N)"))
+    if weights_bytes is not None and not unread_bytes_per_gpu:
+        derived.append(
+            "weights read = weights loaded: an untied input embedding or a vision encoder, loaded but not read by "
+            "decode, makes the bound conservative by their size (pass unread_bytes_per_gpu)"
+        )
     link = _link(profile, tp, spec_gpu.nvlink is not None, derived)
     if tp > 1 and link == "unknown":
         unknown.append(Missing("GPU link", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)"))
@@ -244,6 +274,7 @@ def deployment_from_profile(
         context_tokens=context,
         layers=layers,
         hidden_size=hidden_size,
+        unread_bytes_per_gpu=unread_bytes_per_gpu,
         batch=batch,
         link=link,
         custom_allreduce=custom if isinstance(custom, bool) else None,

@@ -103,6 +103,7 @@ class Deployment:
     weights_bytes_per_gpu: float | None = None
     params: float | None = None  # total parameters (used when weights_bytes_per_gpu is unknown)
     active_fraction: float = 1.0  # MoE: active / total parameters (a token reads only its experts)
+    unread_bytes_per_gpu: float = 0.0  # loaded but not read by a decode step: untied input embedding, vision encoder
     dtype_bytes: float = 2.0  # bytes per weight: bf16/fp16 2, fp8 1, int4 ~0.5
     kv_bytes_per_token_per_gpu: float | None = None
     context_tokens: float | None = None  # tokens of context per running request
@@ -207,6 +208,16 @@ class _Work:
 def weights_per_gpu(dep: Deployment, work: _Work | None = None) -> float:
     """Weight bytes one step reads on each GPU (MoE: the active share only, the least a step can read)."""
     held = _weights_held(dep, work)
+    if dep.unread_bytes_per_gpu:
+        held -= dep.unread_bytes_per_gpu
+        if work is not None:
+            work.add(
+                "weights a decode step does not read",
+                "W_gpu - unread (an untied input embedding is gathered, not read: B rows of vocab x h)",
+                {"unread": _fmt_bytes(dep.unread_bytes_per_gpu)},
+                _fmt_bytes(held),
+                _SRC_ROOFLINE,
+            )
     if dep.active_fraction >= 1.0:
         return held
     read = held * dep.active_fraction
