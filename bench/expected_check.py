@@ -89,7 +89,7 @@ def _label(log: Path) -> tuple[str, str]:
                 return "healthy", text
             fires = data.get("fires")
             if isinstance(fires, list) and fires and isinstance(fires[0], dict):
-                return str(fires[0].get("cause", "?")), text
+                return str(fires[0].get("cause") or fires[0].get("rule") or "?"), text
             return "?", text
     return "?", ""
 
