@@ -109,7 +109,7 @@ def _dtype_bytes(
     return 2.0, "assumed: no dtype, quantization or size in the log"
 
 
-def _link(profile: FactSource, tp: int, has_nvlink: bool, derived: list[str]) -> Link:
+def _link(profile: FactSource, has_nvlink: bool, derived: list[str]) -> Link:
     reason = profile.value("allreduce.reason")
     if (
         profile.value("topology.p2p_supported") is False
@@ -232,7 +232,7 @@ def deployment_from_profile(
             "weights read = weights loaded: an untied input embedding or a vision encoder, loaded but not read by "
             "decode, makes the bound conservative by their size (pass unread_bytes_per_gpu)"
         )
-    link = _link(profile, tp, spec_gpu.nvlink is not None, derived)
+    link = _link(profile, spec_gpu.nvlink is not None, derived)
     if tp > 1 and link == "unknown":
         unknown.append(Missing("GPU link", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)"))
     custom = profile.value("allreduce.custom")

@@ -80,9 +80,12 @@ class SpecConfig:
     position_acceptance: tuple[float, ...] | None = None  # r_i: share of drafts whose first i+1 tokens were accepted
     mean_acceptance_length: float | None = None  # tau as the engine reports it (bonus token included)
     draft_cost_ratio: float | None = None  # per drafted token (sequential) or per block; None: DEFAULT_DRAFT_COST
+    drafter_kind: Literal["sequential", "block", "lookup"] | None = None  # None: from the method (DRAFTER_KINDS)
 
     @property
     def drafter(self) -> Literal["sequential", "block", "lookup"]:
+        if self.drafter_kind is not None:
+            return self.drafter_kind
         return DRAFTER_KINDS.get(self.method, "sequential")
 
     def cost_ratio(self) -> tuple[float, bool]:

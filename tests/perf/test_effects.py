@@ -118,6 +118,11 @@ def test_best_k_from_mean_acceptance_only(table: HardwareTable) -> None:
     block = spec_best_k(replace(dep, spec=replace(spec, method="dflash")), table)
     speeds = [c.tok_s_per_request for c in block.choices]
     assert speeds == sorted(speeds)
+    # the drafter kind can be given instead of read from the method
+    forced = spec_best_k(
+        replace(dep, spec=replace(spec, method="my-drafter", drafter_kind="block", draft_cost_ratio=0.05)), table
+    )
+    assert [c.tok_s_per_request for c in forced.choices] == pytest.approx(speeds)
 
 
 def test_spec_without_acceptance_has_no_effect(table: HardwareTable) -> None:
