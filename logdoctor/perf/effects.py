@@ -196,7 +196,8 @@ def kv_bound_speedup(
     dep: Deployment, table: HardwareTable, kv_tokens: float, context_tokens: float, wanted: int
 ) -> Effect:
     """Aggregate speedup if `wanted` requests could run instead of the KV-bound number (more KV memory or a
-    shorter context): each step serves more sequences while it stays bandwidth-bound."""
+    shorter context): each step serves more sequences while it stays bandwidth-bound. Here `now_tok_s` and
+    `fixed_tok_s` are aggregate tok/s, not per request."""
     work = _Work()
     k = dep.spec.k if dep.spec else 0
     fits = max(1, int(kv_concurrency(kv_tokens, context_tokens, spec_k=k).max_requests))
