@@ -16,11 +16,12 @@ Results and their discussion: docs/expected-performance.md. No constant here is 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
+from logdoctor.perf import effects
 from logdoctor.perf.adapter import deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, load_hardware, normalise
 from logdoctor.perf.model import Deployment, ModelError, expected
@@ -217,6 +218,44 @@ def published(table: HardwareTable) -> list[Row]:
     return rows
 
 
+def story_effects(table: HardwareTable, fixtures: Path) -> list[str]:
+    """What the effect functions say on the story log (docs/expected-performance.md quotes these lines)."""
+    log = fixtures / "story" / "vllm-dflash-tp2-a6000.log"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    profile = profile_of(parse_sources([LineSource(log.name, list(enumerate(lines, 1)))]))
+    shape = SHAPES["qwen3.6-27b"]
+    inputs = deployment_from_profile(
+        profile,
+        gpu=STORY_GPU[1],
+        table=table,
+        layers=shape.layers,
+        hidden_size=shape.hidden,
+        unread_bytes_per_gpu=shape.vocab * shape.hidden * 2 / 2,
+    )
+    dep = inputs.deployment
+    assert dep is not None and dep.spec is not None
+    out = []
+    e = expected(dep, table, measured_per_request=inputs.measured_per_request)
+    plain = expected(replace(dep, spec=None), table)
+    out.append(
+        f"bound {e.per_request_tok_s:.1f} tok/s (tau {e.tokens_per_step:.3f}), measured {inputs.measured_per_request:.1f}: {e.ratio:.2f}"
+    )
+    out.append(
+        f"bound without speculation {plain.per_request_tok_s:.1f} tok/s: measured / that = {(inputs.measured_per_request or 0) / plain.per_request_tok_s:.2f}"
+    )
+    for cause in ("custom-allreduce-disabled", "nccl-no-p2p", "cuda-graphs-disabled"):
+        eff = effects.speedup_if_fixed(cause, dep, table)
+        out.append(f"{cause}: {'-' if eff is None else f'{eff.speedup:.3f}x'}")
+    plan = effects.spec_best_k(dep, table)
+    out.append(
+        f"best k {plan.best.k} ({plan.best.speedup_vs_no_spec:.3f}x over no speculation) vs k={plan.current.k} "
+        f"({plan.current.speedup_vs_no_spec:.3f}x)"
+    )
+    by_batch = effects.cuda_graphs_by_batch(dep, table, [1, 8, 32, 128])
+    out.append("CUDA graphs by batch: " + ", ".join(f"B={b} {v:.3f}x" for b, v in by_batch.items()))
+    return out
+
+
 def verdict(row: Row) -> str:
     if row.ratio is None:
         return "no check"
@@ -257,6 +296,9 @@ def main() -> None:
         print(
             f"{r.case[:44]:44} {'pub':4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} {r.bound:>16} {ratio:>6}  {verdict(r)}; {r.note}"
         )
+    print(f"\n# effects on the story log ({STORY_GPU[1]}, {SHAPES['qwen3.6-27b'].layers} layers)")
+    for line in story_effects(table, args.fixtures):
+        print(line)
     unknown_gpu = sum(1 for r in rows if r.ratio is None and r.measured == "-" and r.gpu == "-")
     print(f"\n# {unknown_gpu} logs name no GPU in the log or the label; run with --all to list every log")
 
