@@ -41,6 +41,11 @@ FACTS: dict[str, FactSpec] = {
     "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
     "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
     "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "model.weights_gib": FactSpec(
+        "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
+    ),
+    "model.dtype": FactSpec("str", "model weights dtype: bfloat16, float16, ...", _CONFIG_HINT),
+    "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
     "parallel.pp": FactSpec("number", "pipeline-parallel size", _CONFIG_HINT),
     "parallel.dp": FactSpec("number", "data-parallel size", _CONFIG_HINT),
@@ -96,6 +101,7 @@ FACTS: dict[str, FactSpec] = {
     # KV cache and scheduler
     "kv.tokens": FactSpec("number", "KV cache capacity in tokens"),
     "kv.max_concurrency": FactSpec("number", "requests of max_model_len that fit in the KV cache"),
+    "kv.memory_gib": FactSpec("number", "KV cache memory per GPU, GiB (`Available KV cache memory: X GiB`)"),
     "kv.usage": FactSpec("series", "KV cache usage per interval, 0..1", _STATS_HINT),
     "kv.cpu_usage": FactSpec("series", "CPU (swap) KV cache usage per interval, 0..1", _STATS_HINT),
     "sched.running": FactSpec("series", "running requests per interval", _STATS_HINT),

@@ -30,11 +30,14 @@ CONFIG_FACTS = (
     "attention.backend",
     "attention.forced",
     "async_scheduling.enabled",
+    "model.dtype",
 )
 
 
 def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
+    if isinstance(cfg.get("dtype"), str) and cfg["dtype"] not in ("auto", "None"):
+        b.set("model.dtype", cfg["dtype"].removeprefix("torch."), event, origin, keep_first=True)
     eager = as_bool(cfg.get("enforce_eager"))
     if eager is True:
         b.set("cuda_graphs.enabled", False, event, f"{origin}: enforce_eager=True")

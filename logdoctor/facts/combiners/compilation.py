@@ -31,6 +31,7 @@ _DURATIONS = ("compile.torch_seconds", "compile.init_seconds", "compile.graph_ca
 class Compilation(Combiner):
     reads = (CompileTime,)
     produces = (
+        "model.weights_gib",
         "compile.torch_seconds",
         "compile.init_seconds",
         "compile.disabled",
@@ -47,6 +48,8 @@ class Compilation(Combiner):
         if not isinstance(ev, CompileTime):
             return
         b = self.b
+        if ev.kind in ("model_load", "weights_load") and ev.memory_gib:
+            b.set("model.weights_gib", ev.memory_gib, ev, ev.message, keep_first=True)
         if ev.kind == "torch_compile" and ev.seconds is not None:
             b.set("compile.torch_seconds", ev.seconds, ev, ev.message, keep_first=True)
         elif ev.kind == "init_engine" and ev.seconds is not None:

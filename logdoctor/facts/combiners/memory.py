@@ -12,7 +12,7 @@ from logdoctor.facts.combiner import Combiner
 
 class Memory(Combiner):
     reads = (KVCache, Offload)
-    produces = ("kv.tokens", "kv.max_concurrency", "offload.cpu_gb", "offload.swap_gb", "offload.kv")
+    produces = ("kv.tokens", "kv.max_concurrency", "kv.memory_gib", "offload.cpu_gb", "offload.swap_gb", "offload.kv")
 
     def add(self, ev: EventBase) -> None:
         b = self.b
@@ -21,6 +21,9 @@ class Memory(Combiner):
                 b.set("kv.tokens", float(ev.kv_tokens), ev, "KV cache size line", keep_first=True)
             if ev.max_concurrency is not None:
                 b.set("kv.max_concurrency", ev.max_concurrency, ev, "maximum concurrency line", keep_first=True)
+            kv_gib = ev.available_memory_gib if ev.available_memory_gib is not None else ev.kv_cache_memory_gib
+            if kv_gib:
+                b.set("kv.memory_gib", kv_gib, ev, "KV cache memory line", keep_first=True)
         elif isinstance(ev, Offload):
             if ev.kind == "weights" and ev.gib:
                 b.set("offload.cpu_gb", ev.gib, ev, ev.message)

@@ -17,6 +17,8 @@ class PlatformModel(Combiner):
     produces = (
         "platform",
         "model",
+        "model.dtype",
+        "model.max_len",
         "hybrid.is_hybrid",
         "quant.method",
         "quant.kernel",
@@ -33,6 +35,10 @@ class PlatformModel(Combiner):
         elif isinstance(ev, ModelInfo):
             if ev.model:
                 b.set("model", ev.model, ev, "model line", keep_first=True)
+            if ev.dtype:
+                b.set("model.dtype", ev.dtype.removeprefix("torch."), ev, "model line")
+            if ev.max_model_len:
+                b.set("model.max_len", float(ev.max_model_len), ev, "model line")
             if ev.is_hybrid:
                 b.set("hybrid.is_hybrid", True, ev, "model line")
         elif isinstance(ev, Quantization):

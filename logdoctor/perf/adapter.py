@@ -1,0 +1,295 @@
+"""A deployment profile -> the model's `Deployment`, reading only facts (docs/rules.md) and saying what is missing.
+
+inputs = deployment_from_profile(profile, gpu="RTX A6000")
+inputs.deployment          # Deployment(gpu=RTX A6000, tp=2, weights_bytes_per_gpu=29.4e9, ...)
+inputs.unknown             # [Missing("layers", "num_hidden_layers in the model's config.json ..."), ...]
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from logdoctor.perf.hardware import HardwareTable, load_hardware
+from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
+
+
+class FactSource(Protocol):
+    """What the adapter needs of a profile (`logdoctor.facts.Profile` has it)."""
+
+    def value(self, name: str) -> Any: ...
+
+    def has(self, name: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Missing:
+    what: str
+    how: str  # the flag, command or line that would give it
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.how}"
+
+
+@dataclass
+class Inputs:
+    deployment: Deployment | None
+    unknown: list[Missing] = field(default_factory=list)
+    derived: list[str] = field(default_factory=list)  # how each input was read or derived, for the working
+    measured_per_request: float | None = None
+    measured_aggregate: float | None = None
+
+
+# bytes per weight by quantization method (weights only; 4-bit formats carry group scales: ~0.5)
+_QUANT_BYTES = {
+    "fp8": 1.0,
+    "fp8linearmethod": 1.0,
+    "modelopt": 1.0,
+    "fbgemm_fp8": 1.0,
+    "awq": 0.5,
+    "awq_marlin": 0.5,
+    "gptq": 0.5,
+    "gptq_marlin": 0.5,
+    "bitsandbytes": 0.5,
+    "mxfp4": 0.5,
+    "nvfp4": 0.5,
+}
+_DTYPE_BYTES = {"bfloat16": 2.0, "float16": 2.0, "half": 2.0, "float32": 4.0, "float": 4.0}
+_PARAMS_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
+_ACTIVE_RE = re.compile(r"-A(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
+
+
+def _median(series: Any) -> float | None:
+    if isinstance(series, list):
+        nums = [float(x) for x in series if isinstance(x, int | float) and not isinstance(x, bool)]
+        return statistics.median(nums) if nums else None
+    if isinstance(series, int | float) and not isinstance(series, bool):
+        return float(series)
+    return None
+
+
+def params_from_name(model: str) -> tuple[float | None, float | None]:
+    """(total, active) parameters from a model name: `Qwen3-30B-A3B` -> (30e9, 3e9), `Llama-3.1-8B` -> (8e9, None)."""
+    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    active_m = _ACTIVE_RE.search(tail)
+    active = float(active_m.group(1)) * 1e9 if active_m else None
+    rest = _ACTIVE_RE.sub("", tail)
+    sizes = [float(m.group(1)) for m in _PARAMS_RE.finditer(rest)]
+    total = max(sizes) * 1e9 if sizes else None
+    return total, active
+
+
+_NAME_BYTES = (
+    (re.compile(r"fp8|w8a8|int8", re.I), 1.0),
+    (re.compile(r"awq|gptq|int4|w4a16|nf4|mxfp4|nvfp4", re.I), 0.5),
+)
+
+
+def _dtype_bytes(
+    profile: FactSource, model: str, weights_bytes: float | None, params: float | None, shards: int
+) -> tuple[float, str]:
+    """Bytes per weight: the quantization method, else the model name (`-FP8`, `-AWQ`), else weights / params
+    (both known), else the dtype; 2 when nothing says."""
+    quant = str(profile.value("quant.method") or "").lower()
+    if quant in _QUANT_BYTES:
+        return _QUANT_BYTES[quant], f"quant.method {quant}"
+    tail = model.rstrip("/").rsplit("/", 1)[-1]
+    for pattern, size in _NAME_BYTES:
+        if pattern.search(tail):
+            return size, f"model name {tail!r}"
+    if weights_bytes is not None and params:
+        ratio = weights_bytes * shards / params
+        size = min((0.5, 1.0, 2.0, 4.0), key=lambda b: abs(b - ratio))
+        return size, f"weights loaded x {shards} / parameters in the name = {ratio:.2f}"
+    dtype = str(profile.value("model.dtype") or "").lower()
+    if dtype in _DTYPE_BYTES:
+        return _DTYPE_BYTES[dtype], f"model.dtype {dtype}"
+    return 2.0, "assumed: no dtype, quantization or size in the log"
+
+
+def _link(profile: FactSource, has_nvlink: bool, derived: list[str]) -> Link:
+    reason = profile.value("allreduce.reason")
+    if (
+        profile.value("topology.p2p_supported") is False
+        or profile.value("nccl.p2p_disabled_env") is True
+        or reason == "no-p2p"
+        or profile.value("nccl.transport") in ("SHM", "NET")
+    ):
+        derived.append(
+            "link: p2p-off (P2P check failed, NCCL_P2P_DISABLE, SHM/NET transport or custom all-reduce reason no-p2p)"
+        )
+        return "p2p-off"
+    pcie_only = profile.value("topology.pcie_only")
+    if pcie_only is False:
+        derived.append("link: nvlink (nvidia-smi topo -m shows NV# links)")
+        return "nvlink"
+    if pcie_only is True or reason == "pcie-more-than-two" or not has_nvlink:
+        derived.append("link: pcie (topology, custom all-reduce reason, or a GPU without NVLink)")
+        return "pcie"
+    return "unknown"
+
+
+def deployment_from_profile(
+    profile: FactSource,
+    gpu: str | None = None,
+    *,
+    table: HardwareTable | None = None,
+    layers: int | None = None,
+    hidden_size: int | None = None,
+    unread_bytes_per_gpu: float = 0.0,
+) -> Inputs:
+    """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs."""
+    table = table or load_hardware()
+    unknown: list[Missing] = []
+    derived: list[str] = []
+    name = gpu or profile.value("gpu.name")
+    if not name:
+        unknown.append(
+            Missing(
+                "GPU",
+                'pass --gpu "RTX A6000" (or include `nvidia-smi --query-gpu=name --format=csv` / collect_env output)',
+            )
+        )
+        return Inputs(None, unknown, derived)
+    found = table.lookup(str(name))
+    if found.gpu is None:
+        unknown.append(Missing("GPU", found.message))
+        return Inputs(None, unknown, derived)
+    derived.append(f"GPU: {found.message} ({'--gpu' if gpu else 'gpu.name'})")
+    spec_gpu = found.gpu
+
+    tp = int(profile.value("parallel.tp") or 1)
+    pp = int(profile.value("parallel.pp") or 1)
+    if not profile.has("parallel.tp"):
+        unknown.append(
+            Missing(
+                "tensor-parallel size", "include the startup config (`non-default args` / `server_args=`); TP=1 assumed"
+            )
+        )
+
+    model = str(profile.value("model") or "")
+    total, active = params_from_name(model) if model else (None, None)
+    weights = profile.value("model.weights_gib")
+    weights_bytes = float(weights) * GIB if isinstance(weights, int | float) else None
+    dtype_bytes, how = _dtype_bytes(profile, model, weights_bytes, total, tp * pp)
+    derived.append(f"weight dtype: {dtype_bytes:g} bytes ({how})")
+    if weights_bytes is not None:
+        derived.append(f"weights per GPU: {weights} GiB from model.weights_gib")
+    elif total is not None:
+        derived.append(f"parameters: {total / 1e9:g}e9 from the model name {model!r}, {dtype_bytes:g} bytes each")
+    else:
+        unknown.append(
+            Missing(
+                "weights per GPU",
+                "include the `Model loading took X GiB` line (vLLM) / `Load weight end ... mem usage` (SGLang)",
+            )
+        )
+        return Inputs(None, unknown, derived)
+    active_fraction = 1.0
+    if active is not None and total:
+        active_fraction = active / total
+        derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
+
+    running = _median(profile.value("sched.running"))
+    batch = max(1, round(running)) if running else 1
+    if running is None:
+        unknown.append(
+            Missing(
+                "running requests",
+                "keep the stats lines (vLLM without --disable-log-stats; SGLang Decode batch lines); batch 1 assumed",
+            )
+        )
+
+    kv_gib = profile.value("kv.memory_gib")
+    kv_tokens = profile.value("kv.tokens")
+    kv_per_token = None
+    if isinstance(kv_gib, int | float) and isinstance(kv_tokens, int | float) and kv_tokens:
+        kv_per_token = float(kv_gib) * GIB / float(kv_tokens)
+        derived.append(
+            f"KV bytes per token per GPU: {kv_gib} GiB / {kv_tokens:.0f} tokens = {kv_per_token / 1e3:.1f} kB"
+        )
+    usage = _median(profile.value("kv.usage"))
+    context = None
+    if usage is not None and isinstance(kv_tokens, int | float) and running:
+        context = usage * float(kv_tokens) / running
+        derived.append(
+            f"context per request: KV usage {usage:.3f} x {kv_tokens:.0f} tokens / {running:g} running = {context:.0f} tokens"
+        )
+    if kv_per_token is None or context is None:
+        unknown.append(
+            Missing(
+                "KV read per step",
+                "keep the `Available KV cache memory` / `GPU KV cache size` lines and the stats lines",
+            )
+        )
+
+    if layers is None:
+        unknown.append(Missing("layers", "num_hidden_layers from the model's config.json (pass layers=N)"))
+    if weights_bytes is not None and not unread_bytes_per_gpu:
+        derived.append(
+            "weights read = weights loaded: an untied input embedding or a vision encoder, loaded but not read by "
+            "decode, makes the bound conservative by their size (pass unread_bytes_per_gpu)"
+        )
+    link = _link(profile, spec_gpu.nvlink is not None, derived)
+    if tp > 1 and link == "unknown":
+        unknown.append(Missing("GPU link", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)"))
+    custom = profile.value("allreduce.custom")
+    cuda_graphs = profile.value("cuda_graphs.enabled") is not False
+
+    spec = None
+    if profile.value("spec.enabled") is True:
+        k = profile.value("spec.num_tokens")
+        positions = profile.value("spec.position_acceptance")
+        tau = _median(profile.value("spec.acceptance_length"))
+        if isinstance(k, int | float) and k > 0:
+            spec = SpecConfig(
+                k=int(k),
+                method=str(profile.value("spec.method") or "unknown"),
+                position_acceptance=tuple(float(x) for x in positions)
+                if isinstance(positions, list) and positions
+                else None,
+                mean_acceptance_length=tau,
+            )
+            if spec.position_acceptance is None and tau is None:
+                unknown.append(
+                    Missing(
+                        "speculative acceptance", "keep the `SpecDecoding metrics` lines (vLLM) / `accept len` (SGLang)"
+                    )
+                )
+        else:
+            unknown.append(Missing("speculative tokens (k)", "include the speculative config in the startup block"))
+
+    dep = Deployment(
+        gpu=spec_gpu,
+        gpus=int(profile.value("gpu.count") or tp * pp),
+        tp=tp,
+        pp=pp,
+        weights_bytes_per_gpu=weights_bytes,
+        params=total,
+        active_fraction=active_fraction,
+        dtype_bytes=dtype_bytes,
+        kv_bytes_per_token_per_gpu=kv_per_token,
+        context_tokens=context,
+        layers=layers,
+        hidden_size=hidden_size,
+        unread_bytes_per_gpu=unread_bytes_per_gpu,
+        batch=batch,
+        link=link,
+        custom_allreduce=custom if isinstance(custom, bool) else None,
+        cuda_graphs=cuda_graphs,
+        spec=spec,
+    )
+    per_request = _median(profile.value("throughput.per_request"))
+    if per_request is None:
+        per_request = _median(profile.value("bench.per_request"))
+    aggregate = _median(profile.value("throughput.generation"))
+    if per_request is None and aggregate is None:
+        unknown.append(
+            Missing(
+                "measured throughput",
+                "keep the stats lines (vLLM `Avg generation throughput`, SGLang `gen throughput`)",
+            )
+        )
+    return Inputs(dep, unknown, derived, per_request, aggregate)

@@ -1,0 +1,230 @@
+"""The GPU table: memory bandwidth, capacity, tensor peaks and links, from `hardware.yaml` plus user files.
+
+    >>> table = load_hardware()
+    >>> table.lookup("NVIDIA RTX A6000").gpu.memory_bandwidth_gb_s
+    768.0
+    >>> table.lookup("Tesla V100-SXM2-32GB").gpu.name
+    'V100 SXM2'
+
+Names are matched after normalising case, separators, the `NVIDIA` / `GeForce` / `Tesla` words and
+memory suffixes (`80GB`, `HBM3`), in that order, so the most specific alias wins: `A100-SXM4-40GB`
+finds the 40 GB part, `A100-SXM4` (no size) the first SXM entry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from logdoctor.errors import ConfigError
+
+
+class NvLink(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generation: int
+    bandwidth_gb_s: float  # per GPU, as the vendor states it
+
+
+class PcieLink(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generation: int
+    lanes: int = 16
+
+
+class GpuSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    vendor: Literal["nvidia", "amd"] = "nvidia"
+    aliases: list[str] = Field(default_factory=list)
+    memory_gb: float
+    memory_bandwidth_gb_s: float
+    bf16_tflops: float | None
+    fp16_tflops: float | None = None
+    fp8_tflops: float | None
+    nvlink: NvLink | None
+    infinity_fabric_gb_s: float | None = None
+    pcie: PcieLink
+    source: str
+    notes: str = ""
+
+    def tensor_tflops(self, dtype_bytes: float) -> float | None:
+        """The dense peak a GEMM of this weight width runs at: FP8 for 1-byte weights, else BF16 (FP16 on GPUs
+        without BF16); 4-bit weights are dequantised to 16-bit for the GEMM (Marlin), so they get the BF16 peak."""
+        if dtype_bytes == 1 and self.fp8_tflops is not None:
+            return self.fp8_tflops
+        return self.bf16_tflops if self.bf16_tflops is not None else self.fp16_tflops
+
+
+class PcieGeneration(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    per_lane_gb_s: float  # per direction, after encoding
+    source: str
+
+
+class Constant(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    source: str
+
+
+class HardwareFile(BaseModel):
+    """One hardware file as written: the built-in table or a user's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pcie: dict[str, PcieGeneration] = Field(default_factory=dict)
+    constants: dict[str, Constant] = Field(default_factory=dict)
+    gpus: list[GpuSpec] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The answer to `lookup(name)`: the GPU, or `gpu is None` and a message saying what to pass."""
+
+    query: str
+    gpu: GpuSpec | None
+    matched: str | None = None  # the name or alias that matched
+
+    @property
+    def message(self) -> str:
+        if self.gpu is None:
+            return f'unknown GPU: {self.query} (pass --gpu with a name from `hardware.yaml`, e.g. --gpu "RTX A6000")'
+        return f"{self.query} -> {self.gpu.name}"
+
+
+_VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|quadro|amd|instinct)\b")
+_MEMORY_WORDS = re.compile(r"\b\d+\s*gi?b?\b|\bhbm\d?e?\b|\bgddr\d?x?\b")
+
+
+def _squash(text: str) -> str:
+    return " ".join(re.sub(r"[-_/,()]+", " ", text.lower()).split())
+
+
+def normalise(name: str, level: int = 0) -> str:
+    """Level 0: case and separators; 1: also vendor words; 2: also memory sizes and types."""
+    text = _squash(name)
+    if level >= 1:
+        text = " ".join(_VENDOR_WORDS.sub(" ", text).split())
+    if level >= 2:
+        text = " ".join(_MEMORY_WORDS.sub(" ", text).split())
+    return text
+
+
+@dataclass(frozen=True)
+class HardwareTable:
+    gpus: tuple[GpuSpec, ...]
+    pcie: dict[str, PcieGeneration]
+    constants: dict[str, Constant]
+
+    def constant(self, name: str) -> Constant:
+        return self.constants[name]
+
+    def pcie_gb_s(self, link: PcieLink) -> float | None:
+        """Per-direction bandwidth of a PCIe link."""
+        gen = self.pcie.get(str(link.generation))
+        return None if gen is None else gen.per_lane_gb_s * link.lanes
+
+    def require(self, name: str) -> GpuSpec:
+        """The GPU of that name; an unknown name is a one-line error (`--gpu` input)."""
+        found = self.lookup(name)
+        if found.gpu is None:
+            raise ConfigError(found.message)
+        return found.gpu
+
+    def lookup(self, name: str) -> Lookup:
+        for level in (0, 1, 2):
+            wanted = normalise(name, level)
+            if not wanted:
+                continue
+            for gpu in self.gpus:
+                for candidate in (gpu.name, *gpu.aliases):
+                    if normalise(candidate, level) == wanted:
+                        return Lookup(name, gpu, candidate)
+        return Lookup(name, None)
+
+
+_BUILTIN = "hardware.yaml"
+
+
+def _locate(tree: yaml.Node | None, loc: Sequence[str | int]) -> int:
+    """1-based line of the node at a pydantic error location (the nearest existing parent)."""
+    node = tree
+    line = 1 if tree is None else tree.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            nxt = next(
+                (v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)),
+                None,
+            )
+            if nxt is None:
+                key = next((k for k, _ in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None)
+                return line if key is None else key.start_mark.line + 1
+            node = nxt
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def parse_hardware_file(text: str, display: str) -> HardwareFile:
+    """Validate one hardware file; a problem is one line `FILE:LINE: message` (ConfigError, exit 2)."""
+    try:
+        data: Any = yaml.safe_load(text)
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise ConfigError(f"{display}:{line}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{display}:1: a hardware file is a mapping with `gpus:` (and optionally `pcie:`, `constants:`)"
+        )
+    try:
+        return HardwareFile.model_validate(data)
+    except ValidationError as exc:
+        # A misspelt key explains the "missing" errors that come with it: report it first.
+        order = {"extra_forbidden": 0, "missing": 2}
+        err = sorted(exc.errors(), key=lambda e: order.get(e["type"], 1))[0]
+        where = ".".join(str(p) for p in err["loc"])
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(f"{display}:{_locate(tree, err['loc'])}: {where}: {err['msg']}{more}") from None
+
+
+def load_hardware(extra_paths: Iterable[str | Path] = ()) -> HardwareTable:
+    """The built-in table, extended or overridden by each user file in turn (a GPU of the same name replaces it)."""
+    builtin = resources.files("logdoctor.perf").joinpath(_BUILTIN).read_text(encoding="utf-8")
+    files = [parse_hardware_file(builtin, _BUILTIN)]
+    for path in extra_paths:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{p}: cannot read hardware file: {exc.__class__.__name__}") from None
+        files.append(parse_hardware_file(text, str(p)))
+    gpus: dict[str, tuple[int, int, GpuSpec]] = {}
+    pcie: dict[str, PcieGeneration] = {}
+    constants: dict[str, Constant] = {}
+    for file_index, f in enumerate(files):
+        for position, gpu in enumerate(f.gpus):
+            gpus[normalise(gpu.name, 1)] = (file_index, position, gpu)
+        pcie.update(f.pcie)
+        constants.update(f.constants)
+    # A user's GPUs are looked up first (so their aliases win), each file in its own order.
+    ordered = tuple(g for _, _, g in sorted(gpus.values(), key=lambda t: (-t[0], t[1])))
+    return HardwareTable(ordered, pcie, constants)

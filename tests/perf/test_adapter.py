@@ -1,0 +1,100 @@
+"""profile -> Deployment on the story fixture, and what is reported missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logdoctor.facts import Profile
+from logdoctor.perf.adapter import deployment_from_profile, params_from_name
+from logdoctor.perf.hardware import load_hardware
+from logdoctor.perf.model import GIB, expected
+from logdoctor.run import LineSource, parse_sources, profile_of
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+
+
+def _profile(path: Path) -> Profile:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return profile_of(parse_sources([LineSource(path.name, list(enumerate(lines, 1)))]))
+
+
+@pytest.fixture(scope="module")
+def story() -> Profile:
+    return _profile(STORY)
+
+
+def test_story_with_gpu_flag(story: Profile) -> None:
+    inputs = deployment_from_profile(story, gpu="RTX A6000")
+    dep = inputs.deployment
+    assert dep is not None
+    assert dep.gpu.name == "RTX A6000"
+    assert dep.tp == 2 and dep.pp == 1
+    assert dep.weights_bytes_per_gpu == pytest.approx(27.41 * GIB)
+    assert dep.link == "p2p-off"  # `Custom allreduce is disabled because your platform lacks GPU P2P capability`
+    assert dep.custom_allreduce is False
+    assert dep.cuda_graphs is True
+    assert dep.batch == 1
+    assert dep.spec is not None and dep.spec.k == 15 and dep.spec.method == "dflash"
+    assert dep.spec.position_acceptance is not None and len(dep.spec.position_acceptance) == 15
+    assert dep.kv_bytes_per_token_per_gpu == pytest.approx(6.12 * GIB / 41472)
+    assert inputs.measured_per_request == pytest.approx(18.15, abs=0.2)
+    missing = {m.what: m.how for m in inputs.unknown}
+    assert "layers" in missing and "config.json" in missing["layers"]
+    assert "GPU" not in missing
+
+    table = load_hardware()
+    e = expected(dep, table, measured_per_request=inputs.measured_per_request)
+    # 29.4 GB a GPU at 768 GB/s x 0.88 is 22.6 tok/s without speculation; tau 1.29 from the per-position rates
+    assert e.tokens_per_step == pytest.approx(1.294, abs=0.01)
+    assert 24 < e.per_request_tok_s < 30
+    assert e.ratio is not None and 0.6 < e.ratio < 0.8
+
+
+def test_story_layers_add_the_allreduce(story: Profile) -> None:
+    table = load_hardware()
+    without = deployment_from_profile(story, gpu="RTX A6000").deployment
+    with_layers = deployment_from_profile(story, gpu="RTX A6000", layers=64, hidden_size=5120).deployment
+    assert without is not None and with_layers is not None
+    assert expected(with_layers, table).step_seconds > expected(without, table).step_seconds
+    assert all(m.what != "layers" for m in deployment_from_profile(story, gpu="A6000", layers=64).unknown)
+
+
+def test_story_without_gpu_says_what_to_pass(story: Profile) -> None:
+    inputs = deployment_from_profile(story)
+    assert inputs.deployment is None
+    assert inputs.unknown[0].what == "GPU"
+    assert '--gpu "RTX A6000"' in inputs.unknown[0].how
+
+
+def test_unknown_gpu_name(story: Profile) -> None:
+    inputs = deployment_from_profile(story, gpu="Radeon 7")
+    assert inputs.deployment is None
+    assert str(inputs.unknown[0]).startswith("GPU: unknown GPU: Radeon 7")
+
+
+def test_healthy_story_reads_custom_allreduce_on() -> None:
+    inputs = deployment_from_profile(_profile(STORY.with_name("vllm-mtp-tp2-a6000-healthy.log")), gpu="RTX A6000")
+    assert inputs.deployment is not None
+    assert inputs.deployment.custom_allreduce is True
+    assert inputs.deployment.link == "unknown"
+    assert any("nvidia-smi topo -m" in m.how for m in inputs.unknown)
+
+
+@pytest.mark.parametrize(
+    ("model", "total", "active"),
+    [
+        ("Qwen/Qwen3-8B", 8e9, None),
+        ("/root/models/Qwen3.6-27B", 27e9, None),
+        ("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", 30e9, 3e9),
+        ("RedHatAI/Meta-Llama-3.1-70B-Instruct-FP8", 70e9, None),
+        ("openai/gpt-oss-120b", 120e9, None),
+        ("nvidia/Nemotron-H-56B-Base-8K", 56e9, None),
+        ("Qwen/Qwen2.5-0.5B-Instruct", 0.5e9, None),
+        ("my-finetune", None, None),
+    ],
+)
+def test_params_from_name(model: str, total: float | None, active: float | None) -> None:
+    assert params_from_name(model) == (total, active)

@@ -1,0 +1,16 @@
+"""The examples in the perf modules' docstrings run and give what they show."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+from logdoctor.perf import adapter, effects, hardware, model
+
+
+@pytest.mark.parametrize("module", [hardware, model, effects, adapter])
+def test_docstring_examples(module: ModuleType) -> None:
+    result = doctest.testmod(module)
+    assert result.failed == 0
