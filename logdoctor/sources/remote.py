@@ -574,7 +574,10 @@ class _Shell:
 
     def close(self) -> None:
         self.dead = True
-        self.chan.close()
+        try:
+            self.chan.close()
+        except (paramiko.SSHException, EOFError, OSError):
+            pass  # the connection is already gone (a cut): there is nothing left to close
 
 
 def connect_timeout(host: ResolvedHost, settings: ConnectSettings) -> float:

@@ -184,17 +184,18 @@ def read_with_trigger(
 
         threading.Thread(target=watch, daemon=True).start()
 
-    return collect_host(
-        parse_target(f"{user}@kpro5"),
-        ssh_lab.options(logs=(str(log),), **options),
-        KEYWORDS,
-        raise_errors=False,
-        on_started=started,
-    )
+    # A budget over the log's size: the read is one grep, not the head-and-tail split of an over-budget log.
+    settings = ssh_lab.options(logs=(str(log),), **{"max_bytes": 1 << 30, **options})
+    for _attempt in range(3):
+        col = collect_host(parse_target(f"{user}@kpro5"), settings, KEYWORDS, raise_errors=False, on_started=started)
+        if not col.complete:
+            return col
+        # every line had arrived before the action landed: the fault did not happen mid-transfer; try again
+    pytest.skip("the whole transfer finished before the fault could land, three times (a machine too fast for it)")
 
 
 def assert_partial(col: HostCollection, log: Path, total: int) -> str:
-    assert not col.complete and col.incomplete, col.notes
+    assert not col.complete and col.incomplete, (col.error, col.notes)
     data = manifest(col)
     assert data["complete"] is False
     sources = [s for s in col.sources if s.path == str(log)]
@@ -224,7 +225,8 @@ def test_connection_cut_mid_read_is_partial(
     col = read_with_trigger(ssh_lab, ssh_users.plain, log, after_lines, cut, compress=compress)
     why = assert_partial(col, log, total)
     assert "of ? lines" in why or "connection" in why  # the host's count never arrived
-    assert any("connection was lost" in line for line in col.incomplete)
+    # the collection says the connection died: lost between commands, or failed inside the read itself
+    assert any("connection was lost" in line or "connection failed" in line for line in col.incomplete), col.incomplete
     assert wait_for_no_processes(uid) == [], "a process of ours survived the cut"
 
 
