@@ -13,6 +13,7 @@ Every failure becomes a `RemoteFailure` (or `HostKeyError`) with one line of tex
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import hashlib
 import logging
@@ -574,10 +575,9 @@ class _Shell:
 
     def close(self) -> None:
         self.dead = True
-        try:
+        # a cut connection is already gone: paramiko raises on close, and there is nothing left to close
+        with contextlib.suppress(paramiko.SSHException, EOFError, OSError):
             self.chan.close()
-        except (paramiko.SSHException, EOFError, OSError):
-            pass  # the connection is already gone (a cut): there is nothing left to close
 
 
 def connect_timeout(host: ResolvedHost, settings: ConnectSettings) -> float:
