@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor import __version__
-from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError, internal_error_line
+from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.fleet import HostOptions
 from logdoctor.options import read_limit_options
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
@@ -446,6 +446,9 @@ def diagnose(
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
+        if diagnosis.verdict.kind == "not-a-log":  # nothing to diagnose: an input error, not a healthy verdict
+            names = ", ".join(s.name for s in diagnosis.sources) or "the input"
+            raise InputError(f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)")
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
         diagnosis = mark_partial(diagnosis, "saved bundle", partial)
         with written_to(output):

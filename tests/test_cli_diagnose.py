@@ -147,3 +147,14 @@ def test_docs_list_every_fact() -> None:
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     missing = [name for name in FACTS if f"`{name}`" not in text]
     assert not missing, f"docs/rules.md lacks {missing}"
+
+
+@pytest.mark.parametrize("content", [b"", b"# a README\n\nNothing of a server here.\n", bytes(range(256)) * 80])
+def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "input.txt"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["diagnose", str(path)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a log: no line of a vLLM, SGLang or NCCL format" in lines[0]
+    assert "healthy" not in result.output
