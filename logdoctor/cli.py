@@ -448,7 +448,9 @@ def diagnose(
 
         if diagnosis.verdict.kind == "not-a-log":  # nothing to diagnose: an input error, not a healthy verdict
             names = ", ".join(s.name for s in diagnosis.sources) or "the input"
-            raise InputError(f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)")
+            raise InputError(
+                f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)"
+            )
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
         diagnosis = mark_partial(diagnosis, "saved bundle", partial)
         with written_to(output):
