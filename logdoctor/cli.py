@@ -446,13 +446,15 @@ def diagnose(
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
-        if diagnosis.verdict.kind == "not-a-log":  # nothing to diagnose: an input error, not a healthy verdict
+        partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
+        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
+        if (
+            diagnosis.verdict.kind == "not-a-log" and not partial
+        ):  # nothing to diagnose: an input error, not a healthy verdict
             names = ", ".join(s.name for s in diagnosis.sources) or "the input"
             raise InputError(
                 f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)"
             )
-        partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
-        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
         with written_to(output):
             emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
