@@ -491,7 +491,7 @@ ld_run() {
   exec 4>&1
   ld_r=$( { { setsid sh -c "$1" </dev/null 3<&- 4>&- 5>&- & ld_p=$!
     { read -r ld_x <&3; trap '' TERM; ld_kill "$ld_p"; } </dev/null >/dev/null 2>&1 4>&- 5>&- & ld_w=$!
-    wait "$ld_p"; ld_s=$?
+    wait "$ld_p"; ld_s=$?; kill -KILL -"$ld_p" 2>/dev/null
     kill "$ld_w" 2>/dev/null; wait "$ld_w" 2>/dev/null
     echo "s $ld_s" >&5; } | LC_ALL=C dd bs=65536 2>&1 >&4 4>&- 5>&-; } 5>&1 )
   exec 4>&-
