@@ -16,37 +16,12 @@ from hypothesis import strategies as st
 
 from logdoctor.engines import vllm
 from logdoctor.engines.vllm import spec as vllm_spec
-from logdoctor.events import EventBase
 from logdoctor.parse.pipeline import EventStream, parse_text
+from logdoctor.testing.linetypes import find_event
 
 Expect = list[tuple[str, dict[str, Any]]]
 
 CORPUS = Path("/work/shared/corpus/realworld")
-
-
-def _matches(actual: Any, expected: Any) -> bool:
-    if isinstance(expected, float):
-        return isinstance(actual, int | float) and actual == pytest.approx(expected, rel=1e-3, abs=1e-6)
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        return all(k in actual and _matches(actual[k], v) for k, v in expected.items())
-    if isinstance(expected, list) and isinstance(actual, list):
-        return len(actual) == len(expected) and all(_matches(a, e) for a, e in zip(actual, expected, strict=True))
-    return bool(actual == expected)
-
-
-def _find(events: list[EventBase], type_: str, fields: dict[str, Any]) -> EventBase | None:
-    for event in events:
-        data = event.model_dump()
-        if event.type == type_ and all(k in data and _matches(data[k], v) for k, v in fields.items()):
-            return event
-    return None
-
-
-def _describe(events: list[EventBase]) -> str:
-    return "\n".join(
-        str(e.model_dump(exclude_none=True, exclude={"source", "timestamp", "level", "process", "message"}))
-        for e in events
-    )
 
 
 # --- behaviour that needs more than one line ---------------------------------------------------
@@ -96,9 +71,9 @@ def test_truncated_dump_followed_by_header_line() -> None:
         "(EngineCore pid=1) INFO 05-06 06:05:39 [vllm.py:1081] Cudagraph is disabled under eager mode"
     )
     events = parse_text(text)
-    config = _find(events, "startup_config", {"config": {"tensor_parallel_size": 2}})
+    config = find_event(events, "startup_config", {"config": {"tensor_parallel_size": 2}})
     assert config is not None and config.line == 1
-    assert _find(events, "cuda_graph", {"kind": "eager_mode", "line": 2}) is not None
+    assert find_event(events, "cuda_graph", {"kind": "eager_mode", "line": 2}) is not None
 
 
 # --- the per-position rates as the former lazy pattern read them -------------------------------
@@ -176,7 +151,7 @@ def test_corpus_log(name: str) -> None:
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 def test_corpus_018_wrapped_engine_init() -> None:
     text = (CORPUS / "vllm-018.log").read_text(encoding="utf-8")
-    config = _find(parse_text(text), "startup_config", {"origin": "engine init"})
+    config = find_event(parse_text(text), "startup_config", {"origin": "engine init"})
     assert config is not None
     data = config.model_dump()["config"]
     assert data["enforce_eager"] is True
@@ -187,7 +162,7 @@ def test_corpus_018_wrapped_engine_init() -> None:
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 def test_corpus_h04_dump_wrapped_over_thirteen_lines() -> None:
     text = (CORPUS / "vllm-h04.log").read_text(encoding="utf-8")
-    config = _find(parse_text(text), "startup_config", {"origin": "engine init"})
+    config = find_event(parse_text(text), "startup_config", {"origin": "engine init"})
     assert config is not None and (config.line, config.end_line) == (11, 23) and not config.model_dump()["truncated"]
     data = config.model_dump()["config"]
     assert data["tensor_parallel_size"] == 1 and data["enforce_eager"] is False
