@@ -24,11 +24,19 @@ Engine = str
 # rejects a consumer that tests for a value nothing produces. A grammar that adds a value adds it here.
 
 # "sglang": accept rate before 0.5.11 (length / draft slots); "sglang-per-draft": 0.5.11+ (accepted / drafted)
+# "metrics": read from a Prometheus scrape (logdoctor/inputs/metrics), either engine; rates are accepted / drafted
 SpecDecodeFormat = Literal[
-    "vllm-v1-0.11", "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.3", "vllm-v0", "sglang", "sglang-per-draft"
+    "vllm-v1-0.11", "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.3", "vllm-v0", "sglang", "sglang-per-draft", "metrics"
 ]
 StatsFormat = Literal[
-    "vllm-v0", "vllm-v1", "vllm-v0-prefix-cache", "vllm-iteration", "vllm-mfu", "sglang-decode", "sglang-prefill"
+    "vllm-v0",
+    "vllm-v1",
+    "vllm-v0-prefix-cache",
+    "vllm-iteration",
+    "vllm-mfu",
+    "sglang-decode",
+    "sglang-prefill",
+    "metrics",
 ]
 AllReduceReason = Literal["no-p2p", "pcie-more-than-two", "world-size", "spans-nodes", "library", "user"]
 NcclInfoKind = Literal[

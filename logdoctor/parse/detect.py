@@ -36,6 +36,8 @@ class Detection:
     process_names: dict[str, int] = field(default_factory=dict)
     first_line: dict[str, int] = field(default_factory=dict)
     versions: list[tuple[str, str, int]] = field(default_factory=list)  # (engine, version, line)
+    # Engines named without a version (a Prometheus scrape's `vllm:` families): (engine, origin, line)
+    named: list[tuple[str, str, int]] = field(default_factory=list)
 
     def observe_line(self, line: LogLine) -> None:
         header, process = line.header, line.process
@@ -48,8 +50,11 @@ class Detection:
             self.process_names[base] = self.process_names.get(base, 0) + 1
 
     def observe_event(self, event: EventBase) -> None:
-        if isinstance(event, EngineVersion) and event.version and _is_engine(event.engine):
-            self.versions.append((event.engine, event.version, event.line))
+        if isinstance(event, EngineVersion) and _is_engine(event.engine):
+            if event.version:
+                self.versions.append((event.engine, event.version, event.line))
+            elif not self.named:
+                self.named.append((event.engine, event.origin, event.line))
 
     @property
     def engine(self) -> str:
@@ -67,6 +72,9 @@ class Detection:
         serving_votes = {k: v for k, v in votes.items() if k in serving_names}
         if serving_votes:
             return max(serving_votes, key=lambda k: serving_votes[k])
+        named = [e for e, _, _ in self.named if e in serving_names]
+        if named:
+            return named[0]
         if votes:
             return max(votes, key=lambda k: votes[k])
         return "unknown"
@@ -92,6 +100,8 @@ class Detection:
             out.append(f"engine forced to {self.forced} by --engine")
         for engine, version, line in self.versions:
             out.append(f"line {line}: {engine} version {version} printed")
+        for engine, origin, line in self.named:
+            out.append(f"line {line}: {engine} named by its {origin} (no version)")
         labels = dict(_SHARED_HEADERS)
         for spec in REGISTRY.specs():
             labels.update(spec.headers)
