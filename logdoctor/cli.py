@@ -27,6 +27,8 @@ from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keyword
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.sanitize import clean_text, one_line
 from logdoctor.sources.local import ReadLimits, open_local, raise_on_termination
+from logdoctor.sources.urls import UrlOptions
+from logdoctor.urltargets import diagnose_url_targets, emit_outliers, split_url_targets, url_options
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
@@ -399,6 +401,7 @@ def ssh_options(func: F) -> F:
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
 @read_limit_options
+@url_options
 @handle_errors
 def diagnose(
     targets: tuple[str, ...],
@@ -413,6 +416,7 @@ def diagnose(
     ssh: HostOptions,
     hosts_file: str | None,
     limits: ReadLimits,
+    urls: UrlOptions,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
@@ -426,6 +430,24 @@ def diagnose(
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
+    url_targets, rest = split_url_targets(targets)
+    if url_targets:  # prometheus://... (logdoctor/urltargets.py)
+        if rest or listed:
+            raise UsageError(f"give URL targets alone, not with paths or hosts ({', '.join(rest or listed)})")
+        result = diagnose_url_targets(
+            url_targets,
+            urls,
+            load_rule_set(rule_dirs, no_builtin_rules),
+            engine=engine,
+            suppressions=suppressions,
+            err=stderr_console(),
+        )
+        with written_to(output):
+            emit_many(result.diagnoses, result.names, fmt, verbose)
+            emit_outliers(result, fmt, stdout_console())
+        click.get_current_context().exit(
+            int(ExitStatus.COLLECTION) if result.failed else exit_code_for(result.diagnoses, fail_on)
+        )
     if not targets and not listed:
         if sys.stdin.isatty():
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)

@@ -1,0 +1,158 @@
+"""`logdoctor diagnose prometheus://...` against a real Prometheus scraping 20 loopback vLLM exporters
+(tests/sources/prometheus_lab.py): the fleet table, the outlier and its cause, and every error as one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from logdoctor.cli import main
+from logdoctor.sources.prometheus import base_url, render
+from tests.sources.conftest import free_port
+from tests.sources.prometheus_lab import TOKEN, PrometheusLab, prometheus_lab
+
+__all__ = ["prometheus_lab"]  # the session fixture, imported so pytest finds it here
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_slow_instance_ranks_first_with_its_cause(prometheus_lab: PrometheusLab) -> None:
+    code, out, err = run("diagnose", prometheus_lab.url, "--selector", '{job="vllm"}', "--since", "1m", "--step", "1s")
+    assert code == 0, err  # the slow instance's finding is medium, below the default --fail-on high
+    slow = prometheus_lab.slow.name
+    table = out[out.index("20 hosts") : out.index("outliers:")]
+    rows = [line for line in table.splitlines() if "127.0.0.1:" in line]
+    assert len(rows) == 20
+    assert slow in rows[0], rows[:3]
+    assert "spec-" in rows[0]  # low acceptance (spec-low-acceptance or spec-net-loss) is its top cause
+    outliers = out[out.index("outliers:") :]
+    assert "1 of 20 instances" in outliers
+    outlier_rows = [line for line in outliers.splitlines() if "127.0.0.1:" in line]
+    assert len(outlier_rows) == 1 and slow in outlier_rows[0]
+    assert "0.30x" in outlier_rows[0]  # 12 against 40 tok/s per running request
+
+
+def test_json_has_one_report_an_instance(prometheus_lab: PrometheusLab) -> None:
+    code, out, err = run(
+        "diagnose",
+        prometheus_lab.url,
+        "--selector",
+        '{job="vllm"}',
+        "--since",
+        "1m",
+        "--step",
+        "1s",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    reports = json.loads(out)
+    assert len(reports) == 20
+    first = reports[0]
+    assert first["sources"][0]["name"] == prometheus_lab.slow.name
+    assert first["engine"]["name"] == "vllm"
+    assert first["findings"][0]["cause"].startswith("spec-")
+    healthy = reports[-1]
+    assert not any(f["cause"].startswith("spec-") and f["score"] >= 50 for f in healthy["findings"])
+
+
+def test_unreachable_server_is_one_line_exit_3() -> None:
+    port = free_port("127.0.0.1")
+    code, _, err = run("diagnose", f"prometheus://127.0.0.1:{port}")
+    assert code == 3
+    assert err.count("\n") == 1 and "cannot connect" in err and "Traceback" not in err
+
+
+def test_bad_selector_is_prometheus_error(prometheus_lab: PrometheusLab) -> None:
+    code, _, err = run("diagnose", prometheus_lab.url, "--selector", '{job=~"("}')
+    assert code == 3
+    assert err.startswith("logdoctor: error: ") and "Prometheus refused the query: bad_data" in err
+    assert err.count("\n") == 1
+
+
+def test_selector_without_braces_is_usage() -> None:
+    code, _, err = run("diagnose", "prometheus://127.0.0.1:1", "--selector", 'job="vllm"')
+    assert code == 2 and "label matchers in braces" in err
+
+
+def test_empty_result_says_what_matched_nothing(prometheus_lab: PrometheusLab) -> None:
+    code, _, err = run("diagnose", prometheus_lab.url, "--selector", '{job="nothing-here"}', "--since", "5m")
+    assert code == 3
+    assert 'no vLLM or SGLang series match {job="nothing-here"} in the 5m before' in err
+
+
+def test_bearer_token_from_env_and_file_never_printed(prometheus_lab: PrometheusLab, tmp_path: Path) -> None:
+    args = ["diagnose", prometheus_lab.proxy_url, "--selector", '{job="vllm"}', "--since", "1m", "--step", "1s"]
+    code, out, err = run(*args)
+    assert code == 3 and "authentication needed (HTTP 401)" in err and "--bearer-token-env" in err
+    code, out, err = run(*args, "--bearer-token-env", "PROM_TOKEN", env={"PROM_TOKEN": TOKEN})
+    assert code == 0, err
+    assert prometheus_lab.slow.name in out
+    assert TOKEN not in out + err
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n", encoding="utf-8")
+    code, out, err = run(
+        *args, "--bearer-token-file", str(token_file), "--format", "json", "-o", str(tmp_path / "r.json")
+    )
+    assert code == 0, err
+    assert TOKEN not in (tmp_path / "r.json").read_text(encoding="utf-8") + out + err
+    code, out, err = run(*args, "--bearer-token-env", "PROM_TOKEN", env={"PROM_TOKEN": "wrong"})
+    assert code == 3 and "the bearer token was refused (HTTP 401)" in err and "wrong" not in err
+    code, _, err = run(*args, "--bearer-token-env", "UNSET_TOKEN_VARIABLE", env={"UNSET_TOKEN_VARIABLE": ""})
+    assert code == 2 and "not set or empty" in err
+
+
+def test_malformed_exposition_text_fails_its_instance_and_keeps_the_others(prometheus_lab: PrometheusLab) -> None:
+    code, out, err = run(
+        "diagnose", prometheus_lab.url, "--selector", '{job=~"vllm|vllm-broken"}', "--since", "1m", "--step", "1s"
+    )
+    assert code == 3
+    assert f"{prometheus_lab.broken}: Prometheus cannot scrape it (up == 0)" in err
+    assert "21 hosts" in out and prometheus_lab.slow.name in out
+
+
+def test_one_unreachable_server_keeps_the_other(prometheus_lab: PrometheusLab) -> None:
+    dead = f"prometheus://127.0.0.1:{free_port('127.0.0.1')}"
+    code, out, err = run(
+        "diagnose", prometheus_lab.url, dead, "--selector", '{job="vllm"}', "--since", "1m", "--step", "1s"
+    )
+    assert code == 3
+    assert "cannot connect" in err and "21 hosts" in out and prometheus_lab.slow.name in out
+
+
+def test_url_targets_do_not_mix_with_files(tmp_path: Path) -> None:
+    log = tmp_path / "a.log"
+    log.write_text("x\n", encoding="utf-8")
+    code, _, err = run("diagnose", "prometheus://127.0.0.1:9090", str(log))
+    assert code == 2 and "URL targets alone" in err
+
+
+@pytest.mark.parametrize(
+    ("target", "url"),
+    [
+        ("prometheus://127.0.0.1:9090", "http://127.0.0.1:9090"),
+        ("prometheus+https://127.0.0.1:9090/prom/", "https://127.0.0.1:9090/prom"),
+        ("prometheus://user:pw@127.0.0.1:9090", "http://127.0.0.1:9090"),
+    ],
+)
+def test_base_url(target: str, url: str) -> None:
+    assert base_url(target) == url
+
+
+def test_render_writes_one_scrape_a_step() -> None:
+    series = [
+        {"metric": {"__name__": "vllm:num_requests_running", "instance": "a"}, "values": [[10, "1"], [11, "2"]]},
+        {"metric": {"__name__": "vllm:generation_tokens_total", "instance": "a"}, "values": [[10, "5"], [11, "9"]]},
+    ]
+    assert [text for _, text in render(series)] == [
+        'vllm:generation_tokens_total{instance="a"} 5 10000',
+        'vllm:num_requests_running{instance="a"} 1 10000',
+        'vllm:generation_tokens_total{instance="a"} 9 11000',
+        'vllm:num_requests_running{instance="a"} 2 11000',
+    ]
