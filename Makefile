@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd chromium screenshot bench golden drift clean fuzz
+.PHONY: demo test lint typecheck unit sshd chromium prometheus screenshot bench golden drift clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,13 @@ chromium:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || { echo "could not install chromium: run 'apt-get install chromium' as root"; exit 1; }; }
 
+# The Prometheus source tests run a real Prometheus (the binary, never the packaged service); install it when missing.
+prometheus:
+	@command -v /usr/bin/prometheus >/dev/null || { \
+	  echo "installing prometheus (needed by the Prometheus source tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null) \
+	  || { echo "could not install prometheus: run 'apt-get install prometheus' as root"; exit 1; }; }
+
 # docs/img/report.png, the README's picture: the HTML report of the story fixture.
 screenshot: $(STAMP) chromium
 	@mkdir -p docs/img
@@ -47,7 +54,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) sshd chromium
+unit: $(STAMP) sshd chromium prometheus
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit

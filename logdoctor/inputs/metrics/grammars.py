@@ -298,6 +298,9 @@ def _spec(ctx: ParseContext, cur: _Snapshot, prev: _Snapshot | None, since_start
         return SpecDecodeStats(
             **_base(ctx, cur, cur.line(names.spec_accepted)),
             format="metrics",
+            # Totals since the start are cumulative counters (as vLLM V0 printed them): facts difference two
+            # such events, so two files of one scrape each still give the acceptance between them.
+            interval=not since_start,
             mean_acceptance_length=round(1 + accepted / drafts, 4),
             acceptance_rate=_ratio(accepted, drafted),
             per_position_acceptance=[round(p / drafts, 4) for p in positions] or None,
@@ -357,7 +360,6 @@ def _close(ctx: ParseContext, reader: _Reader, *, at_end: bool) -> list[EventBas
                     **_base(ctx, cur, cur.line(names.preemptions)),
                     mode="retract" if cur.engine == "sglang" else None,
                     cumulative=round(preempted),
-                    count=round(preempted),
                     message=f"{cur.first(names.preemptions)} {preempted:g} since the server started",
                 )
             )
@@ -395,7 +397,11 @@ def parse_sample(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     events: list[EventBase] = []
     series = (sample.name, sample.labels)
     cur = reader.current
-    if cur is not None and (cur.engine != engine or series in cur.seen):
+    if cur is not None and cur.engine != engine:  # another engine's scrape: this engine's series ends here
+        alone = reader.previous is None or reader.previous.engine != cur.engine
+        events = _close(ctx, reader, at_end=alone)
+        reader.previous, reader.identified, cur = None, False, None
+    elif cur is not None and series in cur.seen:
         events = _close(ctx, reader, at_end=False)
         cur = None
     if cur is None:
