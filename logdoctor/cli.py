@@ -388,7 +388,7 @@ def ssh_options(func: F) -> F:
 
 
 @main.command()
-@click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST...]")
+@click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST... | URL...]")
 @engine_option
 @rules_options
 @report_options
@@ -420,7 +420,8 @@ def diagnose(
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
-    Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
+    Several files are one deployment (a server log, an NCCL log, a pasted benchmark table, a saved
+    /metrics scrape). A URL (prometheus://HOST:9090) is every instance a Prometheus server scrapes.
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets

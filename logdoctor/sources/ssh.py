@@ -68,6 +68,8 @@ from logdoctor.sources.remote import (
     connect_timeout,
     failure_kind,
 )
+from logdoctor.sources.scrape import TIME_LIMIT as METRICS_TIME_LIMIT
+from logdoctor.sources.scrape import metrics_commands
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, looks_like_host, parse_target
 
@@ -581,14 +583,16 @@ class _HostRun:
         pythons = python_candidates(discovery.processes)
         self._fact(conn, "engine-versions", "pip show vllm sglang", remote_command(VERSIONS_SCRIPT, pythons))
         self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))
+        for port, command in metrics_commands(discovery.processes):  # logdoctor/sources/scrape.py
+            self._fact(conn, f"metrics-{port}", f"GET http://127.0.0.1:{port}/metrics", command, METRICS_TIME_LIMIT)
 
-    def _fact(self, conn: Connection, name: str, path: str, command: str) -> None:
+    def _fact(self, conn: Connection, name: str, path: str, command: str, time_limit: float | None = None) -> None:
         limit = min(FACT_LIMIT, self.remaining)
         if limit <= 0:
             self.col.notes.append(f"{path}: skipped (--max-bytes spent)")
             return
         reader = _LineReader(numbered=False)
-        result = self._run(conn, command, path, reader.feed, limit, self.short_limit)
+        result = self._run(conn, command, path, reader.feed, limit, time_limit or self.short_limit)
         reader.close(cut=result.capped or result.timed_out)
         self.remaining -= result.bytes_transferred
         if result.exit_status == 127:
