@@ -440,11 +440,16 @@ def parse_meta(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 _VLLM_SCRAPE = "\n".join(
     (
-        # production-stack#318 (vLLM V1, Qwen2.5-Coder-32B), then vLLM 0.33.0 names with constructed values
+        # vllm-project/production-stack#318: the `curl /metrics` of a vLLM V1 server (Qwen2.5-Coder-32B), its first
+        # three engine families byte for byte; the case's second scrape (values 0.5) is constructed
         "# HELP vllm:num_requests_running Number of requests in model execution batches.",
         "# TYPE vllm:num_requests_running gauge",
         'vllm:num_requests_running{model_name="Qwen/Qwen2.5-Coder-32B-Instruct"} 0.0',
+        "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
+        "# TYPE vllm:num_requests_waiting gauge",
         'vllm:num_requests_waiting{model_name="Qwen/Qwen2.5-Coder-32B-Instruct"} 0.0',
+        "# HELP vllm:gpu_cache_usage_perc GPU KV-cache usage. 1 means 100 percent usage.",
+        "# TYPE vllm:gpu_cache_usage_perc gauge",
         'vllm:gpu_cache_usage_perc{model_name="Qwen/Qwen2.5-Coder-32B-Instruct"} 0.0',
     )
 )
@@ -485,6 +490,9 @@ def _scrape(ts: int, running: int, tokens: int, accepted: int, drafts: int, pree
     )
 
 
+_PR4444 = 'engine_type="unified",model_name="/shared/public/models/Meta-Llama-3-8B-Instruct"'
+_PR1853 = 'name="/shared/public/elr-models/meta-llama/Llama-3.2-3B/5cc0ffe09ee49f7be6ca7c794ee6bd7245e84e60/"'
+
 _CACHE_INFO = (
     'vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",'
     'gpu_memory_utilization="0.9",num_cpu_blocks="None",num_gpu_blocks="27000"} 1.0'
@@ -505,13 +513,20 @@ GRAMMARS: list[Grammar] = [
                 ("scheduler_stats", {"running": 0, "kv_cache_usage": 0.5}),
             ),
             case(
-                "sglang-0.4-pr4444",  # sgl-project/sglang#4444, the PR's `curl /metrics` output
-                "# HELP sglang:num_running_reqs The number of running requests.\n"
-                "# TYPE sglang:num_running_reqs gauge\n"
-                'sglang:num_running_reqs{engine_type="unified",model_name="/shared/public/models/Meta-Llama-3-8B-Instruct"} 0.0\n'
-                "# HELP sglang:token_usage The token usage.\n"
-                "# TYPE sglang:token_usage gauge\n"
-                'sglang:token_usage{engine_type="unified",model_name="/shared/public/models/Meta-Llama-3-8B-Instruct"} 0.0',
+                "sglang-0.4-pr4444",  # sgl-project/sglang#4444, the PR's `curl /metrics` output, its first lines
+                "\n".join(
+                    (
+                        "# HELP sglang:num_running_reqs The number of running requests.",
+                        "# TYPE sglang:num_running_reqs gauge",
+                        f"sglang:num_running_reqs{{{_PR4444}}} 0.0",
+                        "# HELP sglang:num_used_tokens The number of used tokens.",
+                        "# TYPE sglang:num_used_tokens gauge",
+                        f"sglang:num_used_tokens{{{_PR4444}}} 0.0",
+                        "# HELP sglang:token_usage The token usage.",
+                        "# TYPE sglang:token_usage gauge",
+                        f"sglang:token_usage{{{_PR4444}}} 0.0",
+                    )
+                ),
                 ("scheduler_stats", {"running": 0, "kv_cache_usage": 0.0, "engine": "sglang"}),
             ),
         ),
@@ -605,15 +620,26 @@ GRAMMARS: list[Grammar] = [
         parse_sample,
         (
             case(
-                "sglang-0.3-pr1853",  # sgl-project/sglang#1853, the review's `curl -X POST .../metrics`
-                'sglang:max_total_num_tokens{name="/shared/public/elr-models/meta-llama/Llama-3.2-3B/'
-                '5cc0ffe09ee49f7be6ca7c794ee6bd7245e84e60/"} 570979.0\n'
-                'sglang:max_running_requests{name="/shared/public/elr-models/meta-llama/Llama-3.2-3B/'
-                '5cc0ffe09ee49f7be6ca7c794ee6bd7245e84e60/"} 2231.0\n'
-                'sglang:context_len{name="/shared/public/elr-models/meta-llama/Llama-3.2-3B/'
-                '5cc0ffe09ee49f7be6ca7c794ee6bd7245e84e60/"} 131072.0\n'
-                'sglang:prompt_tokens_total{name="/shared/public/elr-models/meta-llama/Llama-3.2-3B/'
-                '5cc0ffe09ee49f7be6ca7c794ee6bd7245e84e60/"} 230794.0',
+                "sglang-0.3-pr1853",  # sgl-project/sglang#1853, the review's `curl -X POST .../metrics`, byte for byte
+                "\n".join(
+                    (
+                        "# HELP sglang:max_total_num_tokens Maximum total number of tokens",
+                        "# TYPE sglang:max_total_num_tokens gauge",
+                        f"sglang:max_total_num_tokens{{{_PR1853}}} 570979.0",
+                        "# HELP sglang:max_prefill_tokens Maximum prefill tokens",
+                        "# TYPE sglang:max_prefill_tokens gauge",
+                        f"sglang:max_prefill_tokens{{{_PR1853}}} 16384.0",
+                        "# HELP sglang:max_running_requests Maximum running requests",
+                        "# TYPE sglang:max_running_requests gauge",
+                        f"sglang:max_running_requests{{{_PR1853}}} 2231.0",
+                        "# HELP sglang:context_len Context length",
+                        "# TYPE sglang:context_len gauge",
+                        f"sglang:context_len{{{_PR1853}}} 131072.0",
+                        "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
+                        "# TYPE sglang:prompt_tokens_total counter",
+                        f"sglang:prompt_tokens_total{{{_PR1853}}} 230794.0",
+                    )
+                ),
                 ("kv_cache", {"kv_tokens": 570979}),
                 ("scheduler_config", {"kind": "max-num-seqs", "value": 2231}),
             ),
