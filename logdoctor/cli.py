@@ -442,9 +442,10 @@ def diagnose(
             engine=engine,
             suppressions=suppressions,
             err=stderr_console(),
+            observe=functools.partial(observed_of, fmt),
         )
         with written_to(output):
-            emit_many(result.diagnoses, result.names, fmt, verbose)
+            emit_many(result.diagnoses, result.names, fmt, verbose, result.observed)
             emit_outliers(result, fmt, stdout_console())
         click.get_current_context().exit(
             int(ExitStatus.COLLECTION) if result.failed else exit_code_for(result.diagnoses, fail_on)

@@ -107,6 +107,7 @@ class UrlResult:
     diagnoses: list[Diagnosis]
     outliers: list[Outlier]
     failed: bool
+    observed: list[Any]  # what `observe` made of each deployment's events (the HTML/GitHub reports' timelines)
 
 
 def _metric_names() -> tuple[str, ...]:
@@ -170,6 +171,7 @@ def diagnose_url_targets(
     engine: str,
     suppressions: Suppressions | None,
     err: Console,
+    observe: Callable[[Sequence[EventBase]], Any] = lambda events: None,
 ) -> UrlResult:
     """Read each URL target and diagnose every deployment it holds (see the module docstring)."""
     from logdoctor.report.events import say
@@ -182,6 +184,7 @@ def diagnose_url_targets(
     if len(collections) == 1 and collections[0].error is not None:
         raise CollectionError(collections[0].error)
     rows: list[tuple[str, Diagnosis, float | None]] = []
+    seen: dict[str, Any] = {}
     failed: list[tuple[str, Diagnosis]] = []
     for collection in collections:
         for note in collection.notes:
@@ -196,6 +199,7 @@ def diagnose_url_targets(
             parsed = parse_sources([source], engine)
             diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
             rows.append((deployment.name, diagnosis, per_request_speed(parsed.events)))
+            seen[deployment.name] = observe(parsed.events)
         for name, error in collection.failures.items():
             say(err, f"{collection.target}: {error}", "yellow")
             failed.append((name, failed_diagnosis(name, error)))
@@ -214,6 +218,7 @@ def diagnose_url_targets(
         diagnoses=[d for _, d, _ in rows] + [d for _, d in failed],
         outliers=outliers,
         failed=bool(failed),
+        observed=[seen[name] for name, _, _ in rows] + [observe(()) for _ in failed],
     )
 
 

@@ -156,3 +156,17 @@ def test_render_writes_one_scrape_a_step() -> None:
         'vllm:generation_tokens_total{instance="a"} 9 11000',
         'vllm:num_requests_running{instance="a"} 2 11000',
     ]
+
+
+@pytest.mark.parametrize("fmt", ["html", "github", "markdown"])
+def test_page_formats_show_every_instance(prometheus_lab: PrometheusLab, tmp_path: Path, fmt: str) -> None:
+    page = tmp_path / f"fleet.{fmt}"
+    code, _, err = run(
+        "diagnose", prometheus_lab.url, "--selector", '{job="vllm"}', "--since", "1m", "--step", "1s",
+        "--format", fmt, "-o", str(page),
+    )  # fmt: skip
+    assert code == 0, err
+    text = page.read_text(encoding="utf-8")
+    assert all(e.name in text for e in prometheus_lab.exporters)
+    if fmt == "markdown":
+        assert "## Outliers" in text and prometheus_lab.slow.name in text.split("## Outliers")[1]
