@@ -27,6 +27,7 @@ import urllib.request
 from typing import Any
 
 from logdoctor.errors import CollectionError, UsageError
+from logdoctor.redact import redact
 from logdoctor.sources.urls import Deployment, UrlCollection, UrlOptions, collection_error
 
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # one API answer; a bigger one asks for a narrower selector or range
@@ -41,7 +42,7 @@ def base_url(target: str) -> str:
     """`prometheus://host:9090/prefix` -> `http://host:9090/prefix` (`prometheus+https://` -> https)."""
     m = _TARGET_RE.match(target)
     if m is None:
-        raise UsageError(f"{target}: not a Prometheus URL such as prometheus://127.0.0.1:9090")
+        raise UsageError(f"{redact(target)}: not a Prometheus URL such as prometheus://127.0.0.1:9090")
     scheme = "https" if m.group("scheme").lower().endswith("https") else "http"
     host = m.group("host").rsplit("@", 1)[-1]  # credentials in the URL are not sent (use a token option)
     return f"{scheme}://{host}{(m.group('path') or '').rstrip('/')}"
@@ -166,6 +167,7 @@ def render(series: list[dict[str, Any]]) -> list[tuple[int, str]]:
 def collect(target: str, options: UrlOptions) -> UrlCollection:
     """Every instance matching the selector over the range, one deployment each (see the module docstring)."""
     base = base_url(target)
+    target = redact(target)  # how errors and reports name it: a password in the URL is never shown (nor sent)
     api = _Api(target, base, options.bearer_token(), options.timeout)
     since = options.since_seconds()
     end = options.until if options.until is not None else time.time()
@@ -190,15 +192,19 @@ def collect(target: str, options: UrlOptions) -> UrlCollection:
         )
     for group in groups:
         matcher = f'{label}="{_escape(group)}"' if group else f'{label}=""'
-        data = api.call(
-            "/api/v1/query_range",
-            {"query": selector(options, matcher), **window, "step": f"{step:g}"},
-            post=True,
-        )
-        result = data.get("result") if isinstance(data, dict) else None
-        if not isinstance(result, list):
-            raise collection_error(target, "/api/v1/query_range: the answer is not a matrix")
         name = f"{label}={group}" if group else f"{target} (no {label} label)"
+        try:  # one instance's failure (an answer over the cap) is that instance's row, not the whole fleet's
+            data = api.call(
+                "/api/v1/query_range",
+                {"query": selector(options, matcher), **window, "step": f"{step:g}"},
+                post=True,
+            )
+            result = data.get("result") if isinstance(data, dict) else None
+            if not isinstance(result, list):
+                raise collection_error(target, "/api/v1/query_range: the answer is not a matrix")
+        except CollectionError as exc:
+            collection.failures[group or name] = f"{group or name}: {exc}"
+            continue
         collection.deployments.append(
             Deployment(name=group or name, lines=render(result), labels={label: group} if group else {})
         )

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from logdoctor.errors import CollectionError, LogdoctorError, UsageError
+from logdoctor.redact import redact
 
 HANDLERS: dict[str, str] = {
     "prometheus": "logdoctor.sources.prometheus:collect",
@@ -119,7 +120,7 @@ def handler_for(target: str) -> Handler:
     scheme = scheme_of(target)
     if scheme is None or scheme not in HANDLERS:
         known = ", ".join(f"{s}://" for s in sorted(HANDLERS))
-        raise UsageError(f"{target}: not a URL target logdoctor reads ({known})")
+        raise UsageError(f"{redact(target)}: not a URL target logdoctor reads ({known})")
     module_name, _, function = HANDLERS[scheme].partition(":")
     handler: Handler = getattr(importlib.import_module(module_name), function)
     return handler
@@ -135,7 +136,7 @@ def collect(targets: Iterable[str], options: UrlOptions) -> list[UrlCollection]:
         except UsageError:
             raise
         except LogdoctorError as exc:
-            out.append(UrlCollection(target=target, error=str(exc)))
+            out.append(UrlCollection(target=redact(target), error=str(exc)))
     return out
 
 

@@ -170,3 +170,10 @@ def test_page_formats_show_every_instance(prometheus_lab: PrometheusLab, tmp_pat
     assert all(e.name in text for e in prometheus_lab.exporters)
     if fmt == "markdown":
         assert "## Outliers" in text and prometheus_lab.slow.name in text.split("## Outliers")[1]
+
+
+def test_a_password_in_the_url_is_never_shown() -> None:
+    port = free_port("127.0.0.1")
+    code, out, err = run("diagnose", f"prometheus://admin:hunter2@127.0.0.1:{port}")
+    assert code == 3 and "cannot connect" in err
+    assert "hunter2" not in out + err and "admin:***@" in err
