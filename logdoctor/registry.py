@@ -35,6 +35,7 @@ BUILTIN: tuple[str, ...] = (
     "logdoctor.engines.nccl",
     "logdoctor.inputs.bench",
     "logdoctor.inputs.host",
+    "logdoctor.inputs.env",
 )
 ENV_VARIABLE = "LOGDOCTOR_ENGINES"
 
