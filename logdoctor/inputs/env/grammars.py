@@ -29,7 +29,7 @@ _NOT_COLLECTED = ("Could not collect", "N/A", "None", "Not Available", "No CUDA"
 
 
 def _host(line: LogLine, ctx: ParseContext, kind: str, name: str, value: str) -> HostInfo:
-    return HostInfo(**ctx.base(line, "host"), kind=kind, name=name, value=value)  # type: ignore[arg-type]
+    return HostInfo(**ctx.base(line, "env"), kind=kind, name=name, value=value)  # type: ignore[arg-type]
 
 
 def _version(text: str) -> str:
@@ -71,7 +71,7 @@ _GPU_LINE_RE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: [^)
 
 
 def _gpu(line: LogLine, ctx: ParseContext, m: re.Match[str]) -> GpuInfo:
-    return GpuInfo(**ctx.base(line, "host"), index=int(m.group("index")), name=m.group("name"))
+    return GpuInfo(**ctx.base(line, "env"), index=int(m.group("index")), name=m.group("name"))
 
 
 def _read_gpu_list(seen: list[int]) -> BlockFn:
@@ -102,7 +102,7 @@ def parse_gpu_models(line: LogLine, ctx: ParseContext) -> list[EventBase] | None
         ctx.block = _read_gpu_list([])
         return []
     # one GPU named without an index (ROCm: `AMD Radeon RX 7900 XTX (gfx1100)`)
-    return [GpuInfo(**ctx.base(line, "host"), index=0, name=rest)]
+    return [GpuInfo(**ctx.base(line, "env"), index=0, name=rest)]
 
 
 # --- collect_env: environment variables -------------------------------------------------------------------
@@ -117,7 +117,7 @@ _RULE_RE = re.compile(r"^\s*={5,}\s*$")
 def _env_events(line: LogLine, ctx: ParseContext, name: str, value: str) -> list[EventBase]:
     events: list[EventBase] = [_host(line, ctx, "env", name, value)]
     if name.startswith("NCCL_"):
-        events.append(NcclEnv(**ctx.base(line, "host"), name=name, value=value))
+        events.append(NcclEnv(**ctx.base(line, "env"), name=name, value=value))
     return events
 
 
@@ -173,9 +173,10 @@ def parse_package(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 # --- python -m sglang.check_env ---------------------------------------------------------------------------
 
+_COLLECT_CUDA_RE = re.compile(r"^\s*Is CUDA available\s*: ")
 _CHECK_ENV_START_RE = re.compile(r"^\s*CUDA available: (?P<value>\S+)\s*$")
 _CHECK_ROW_RE = re.compile(r"^(?P<key>[A-Za-z_][\w .,\-]*?):{1,2} ?(?P<value>.*?)\s*$")
-_CHECK_GPUS_RE = re.compile(r"^GPU (?P<ids>\d+(?:,\d+)*)$")
+_CHECK_GPUS_RE = re.compile(r"^GPU (?P<ids>\d+(?:,\d+)*)(?::|$)")
 _BARE_VERSION_RE = re.compile(r"^\s*\d+(?:\.\d+)+\s*$")
 _NVCC_RE = re.compile(r"release (?P<version>\d+\.\d+)")
 _CHECK_VERSIONS = {"PyTorch": "torch", "sglang": "sglang", "vllm": "vllm"}
@@ -184,7 +185,7 @@ _CHECK_VERSIONS = {"PyTorch": "torch", "sglang": "sglang", "vllm": "vllm"}
 def _check_row(line: LogLine, ctx: ParseContext, key: str, value: str) -> list[EventBase]:
     gpus = _CHECK_GPUS_RE.match(key)
     if gpus:  # `GPU 0,1,2,3: NVIDIA H100 80GB HBM3` (check_env groups GPUs of one name)
-        base = ctx.base(line, "host")
+        base = ctx.base(line, "env")
         return [GpuInfo(**base, index=int(i), name=value) for i in gpus.group("ids").split(",")]
     if value in _NOT_COLLECTED or value == "Module Not Found":
         return []
@@ -221,6 +222,8 @@ def _read_check_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 
 def parse_check_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if _COLLECT_CUDA_RE.match(line.text):
+        return []  # collect_env's `Is CUDA available: True` shares the keyword
     if not _CHECK_ENV_START_RE.match(line.text):
         return None
     ctx.block = _read_check_env
@@ -267,7 +270,7 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
         return []
     link = ("PCI", "GPU Link Info")
     persistence = rows.get(("Persistence Mode",))
-    base = ctx.base(gpu.header, "host")
+    base = ctx.base(gpu.header, "env")
     base["end_line"] = gpu.end
     return [
         GpuInfo(
@@ -378,7 +381,7 @@ GPU 00000000:00:06.0
 GRAMMARS: list[Grammar] = [
     Grammar(
         "env.collect_env_key",
-        "host",
+        "env",
         (
             "PyTorch version",
             "CUDA used to build PyTorch",
@@ -412,7 +415,7 @@ GRAMMARS: list[Grammar] = [
     ),
     Grammar(
         "env.gpu_models",
-        "host",
+        "env",
         ("GPU models and configuration",),
         parse_gpu_models,
         (
@@ -433,7 +436,7 @@ GRAMMARS: list[Grammar] = [
     ),
     Grammar(
         "env.env_vars",
-        "host",
+        "env",
         ("Environment Variables", "Connection traversing a bonded set of # NVLinks"),
         parse_env_section,
         (
@@ -457,7 +460,7 @@ GRAMMARS: list[Grammar] = [
     ),
     Grammar(
         "env.package",
-        "host",
+        "env",
         ("[pip3] ", "[pip] ", "[conda] ", "[uv] "),
         parse_package,
         (
@@ -473,15 +476,16 @@ GRAMMARS: list[Grammar] = [
     ),
     Grammar(
         "env.check_env",
-        "host",
+        "env",
         ("CUDA available: ",),
         parse_check_env,
         (
+            case("collect-env-cuda-available", "Is CUDA available             : True", exact=True),
             case(
                 "sglang-check-env",
                 "CUDA available: True\nGPU 0,1: NVIDIA H100 80GB HBM3\nGPU 0,1 Compute Capability: 9.0\n"
                 "CUDA_HOME: /usr/local/cuda\nNVCC: Cuda compilation tools, release 12.4, V12.4.131\n"
-                "CUDA Driver Version: 550.54.15\nPyTorch: 2.5.1+cu124\nsglang: 0.4.1.post4\nflashinfer: Module Not Found\n"
+                "CUDA Driver Version: 550.54.15\n550.54.15\nPyTorch: 2.5.1+cu124\nsglang: 0.4.1.post4\nflashinfer: Module Not Found\n"
                 "NVIDIA Topology: \nHypervisor vendor: KVM",
                 ("gpu_info", {"index": 0, "name": "NVIDIA H100 80GB HBM3"}),
                 ("gpu_info", {"index": 1}),
@@ -496,7 +500,7 @@ GRAMMARS: list[Grammar] = [
     ),
     Grammar(
         "env.nvidia_smi_q",
-        "host",
+        "env",
         ("NVSMI LOG", "Attached GPUs"),
         parse_smi_q,
         (
