@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from logdoctor.events import BenchmarkResult
-from logdoctor.parse.pipeline import parse_text
+from logdoctor.parse.pipeline import EventStream, parse_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inputs" / "bench"
 
@@ -185,7 +185,7 @@ def test_aiperf_latency_in_seconds_is_converted_and_unknown_units_are_kept_out()
         "time_to_first_token": {"unit": "s", "avg": 0.25},
         "inter_token_latency": {"unit": "furlongs", "avg": 3.0},
         "output_token_throughput_per_user": {"unit": "tokens/sec/user", "avg": 41.0},
-        "input_config": {"loadgen": {"concurrency": 8}},
+        "run_info": {"variation_label": "concurrency_8", "variation_values": {"phases.profiling.concurrency": 8}},
     }
     (event,) = results(json.dumps(doc, indent=2))
     assert event.mean_ttft_ms == 250.0
@@ -198,7 +198,9 @@ def test_a_pasted_document_cut_short_keeps_what_was_read() -> None:
     cut = text[: text.index('"mean_itl_ms"')]
     (event,) = results(cut)  # closed by the end of the source
     assert event.mean_tpot_ms == 48.0 and event.mean_itl_ms is None
-    log_line = "(APIServer pid=1) INFO 05-08 14:07:10 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000"
+    log_line = (
+        "(APIServer pid=1) INFO 05-08 14:07:10 [api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000"
+    )
     events = parse_text(cut + "\n" + log_line)
     bench = [e for e in events if isinstance(e, BenchmarkResult)]
     assert len(bench) == 1 and bench[0].mean_tpot_ms == 48.0  # the log line ends the block, nothing is lost
@@ -230,3 +232,18 @@ def test_a_runaway_brace_does_not_swallow_the_log_after_it() -> None:
     events = parse_text(text)
     assert [e.type for e in events].count("scheduler_stats") == 3
     assert [e.output_throughput for e in events if isinstance(e, BenchmarkResult)] == [12.0]
+
+
+def test_a_detailed_result_over_the_line_cap_keeps_its_throughputs(tmp_path: Path) -> None:
+    from logdoctor.run import local_line_sources
+    from logdoctor.sources.local import MAX_LINE_BYTES
+
+    # vLLM's order: the throughputs, then the per-request lists, then the latency means (serve.py)
+    head = {k: VLLM_RESULT[k] for k in ("date", "backend", "model_id", "max_concurrency", "output_throughput")}
+    detailed = {**head, "generated_texts": ["y" * 1000] * (MAX_LINE_BYTES // 1000 + 10), "mean_tpot_ms": 48.0}
+    path = tmp_path / "detailed.json"
+    path.write_text(json.dumps(detailed) + "\n" + json.dumps(VLLM_RESULT) + "\n", encoding="utf-8")
+    (source,) = local_line_sources([str(path)])
+    events = [e for e in EventStream(source.name, source.lines) if isinstance(e, BenchmarkResult)]
+    assert [e.output_throughput for e in events] == [270.8, 270.8]
+    assert events[0].mean_tpot_ms is None and events[1].mean_tpot_ms == 48.0

@@ -125,7 +125,8 @@ def test_nvidia_smi_q_of_two_gpus_and_a_log_line_after_it() -> None:
 def test_pcie_link_facts_take_the_slowest_gpu() -> None:
     text = (ENV / "nvidia-smi-q-h200-captured.txt").read_text(encoding="utf-8")
     narrow = text.replace("GPU 00000000:00:06.0", "GPU 00000000:00:07.0").replace(
-        "                Current                                : 16x", "                Current                                : 8x"
+        "                Current                                : 16x",
+        "                Current                                : 8x",
     )
     narrow = narrow.split("Attached GPUs")[1].split("\n", 1)[1]  # only the GPU section
     facts = {k: v.value for k, v in build_profile(parse_text(text + "\n" + narrow)).facts.items()}

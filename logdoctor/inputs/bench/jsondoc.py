@@ -26,6 +26,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from logdoctor.events import BenchmarkResult, EventBase
 from logdoctor.parse import blocks
@@ -204,7 +205,8 @@ _AIPERF_FIELDS: dict[str, tuple[str, str]] = {
     "request_latency": ("mean_e2e_ms", "ms"),
 }
 _TIME_FACTORS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "us": 0.001, "ns": 1e-6}
-_AIPERF_CONCURRENCY = ("input_config.loadgen.concurrency", "run_info.variation_values.phases.profiling.concurrency")
+# the concurrency of a sweep variation (the schema page's run_info example); input_config's layout is not documented
+_AIPERF_CONCURRENCY = ("run_info.variation_values.phases.profiling.concurrency",)
 
 
 def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
@@ -233,10 +235,10 @@ def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
     if isinstance(rate, str):
         values["request_rate"] = rate  # "inf" (vLLM), Infinity (SGLang), "trace"
     completed, failed = _num(s.get("completed")), _num(s.get("failed"))
-    base = ctx.base(doc.first, "bench")
-    base["end_line"] = doc.end if doc.end != doc.first.number else None
+    kwargs: dict[str, Any] = {**ctx.base(doc.first, "bench"), **fields}
+    kwargs["end_line"] = doc.end if doc.end != doc.first.number else None
     return BenchmarkResult(
-        **base,
+        **kwargs,
         tool="sglang-bench-serving" if sglang else "vllm-bench-serve",
         concurrency=_num(s.get("max_concurrency")),
         per_request_throughput=per_request,
@@ -246,7 +248,6 @@ def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
         model=_text(s.get("model_id")) or _text(s.get("server_info.model_path")) or _text(s.get("model")),
         backend=_text(s.get("backend")),
         values=values,
-        **fields,
     )
 
 
@@ -271,27 +272,24 @@ def _aiperf_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
     count = _num(s.get("request_count.avg"))
     concurrency = next((c for c in (_num(s.get(k)) for k in _AIPERF_CONCURRENCY) if c is not None), None)
     for key in ("schema_version", "aiperf_version", "benchmark_id", "run_info.run_label"):
-        value = s.get(key)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            values[key.replace("run_info.", "")] = value
-    base = ctx.base(doc.first, "bench")
-    base["end_line"] = doc.end if doc.end != doc.first.number else None
+        provenance = s.get(key)
+        if isinstance(provenance, str | int | float) and not isinstance(provenance, bool):
+            values[key.replace("run_info.", "")] = provenance
+    kwargs: dict[str, Any] = {**ctx.base(doc.first, "bench"), **fields}
+    kwargs["end_line"] = doc.end if doc.end != doc.first.number else None
     return BenchmarkResult(
-        **base,
+        **kwargs,
         tool="aiperf",
         concurrency=concurrency,
         completed=int(count) if count is not None else None,
         values=values,
-        **fields,
     )
 
 
 def _event(doc: _Document, ctx: ParseContext) -> list[EventBase]:
     ctx.state.pop(_OPEN, None)
-    if any(k.endswith(".avg") for k in doc.scalars):
-        event = _aiperf_result(doc, ctx)
-    else:
-        event = _flat_result(doc, ctx)
+    aiperf = any(k.endswith(".avg") for k in doc.scalars)  # AIPerf's metric blocks; the others are flat
+    event = _aiperf_result(doc, ctx) if aiperf else _flat_result(doc, ctx)
     return [event] if event is not None else []
 
 
