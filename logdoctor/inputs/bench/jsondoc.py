@@ -213,9 +213,9 @@ def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
     s = doc.scalars
     fields: dict[str, float] = {}
     for key, name in _FLAT_FIELDS.items():
-        value = _num(s.get(key))
-        if value is not None:
-            fields.setdefault(name, value)
+        number = _num(s.get(key))
+        if number is not None:
+            fields.setdefault(name, number)
     if "output_throughput" not in fields and "mean_tpot_ms" not in fields and "mean_ttft_ms" not in fields:
         return None
     sglang = any(k in s for k in _SGLANG_MARKERS) or any(k.startswith("server_info.") for k in s)
@@ -224,8 +224,9 @@ def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
         value = s.get(key)
         if isinstance(value, int | float | str) and not isinstance(value, bool):
             values[key.replace("server_info.", "server_")] = value
-    if sglang and _num(s.get("concurrency")) is not None:
-        values["mean_concurrency"] = float(s["concurrency"])  # type: ignore[arg-type]  # _num checked it
+    mean_concurrency = _num(s.get("concurrency"))
+    if sglang and mean_concurrency is not None:
+        values["mean_concurrency"] = mean_concurrency  # SGLang's measured mean; `max_concurrency` is the cap
     tpot = fields.get("mean_tpot_ms")
     per_request = None
     if tpot:
