@@ -247,3 +247,16 @@ def test_a_detailed_result_over_the_line_cap_keeps_its_throughputs(tmp_path: Pat
     events = [e for e in EventStream(source.name, source.lines) if isinstance(e, BenchmarkResult)]
     assert [e.output_throughput for e in events] == [270.8, 270.8]
     assert events[0].mean_tpot_ms is None and events[1].mean_tpot_ms == 48.0
+
+
+def test_prose_after_an_unclosed_brace_ends_the_document() -> None:
+    text = '{"backend": "vllm", "output_throughput": 12.0, "nested": {"a": [1,\nLegend:\n  X    = Self\n'
+    events = parse_text(text + "NCCL_P2P_DISABLE=1\n")
+    assert [e.output_throughput for e in events if isinstance(e, BenchmarkResult)] == [12.0]
+
+
+def test_a_pretty_detailed_result_keeps_the_means_after_its_lists() -> None:
+    head = {k: VLLM_RESULT[k] for k in ("date", "backend", "model_id", "max_concurrency", "output_throughput")}
+    detailed = {**head, "itls": [[0.01] * 50] * 2000, "mean_tpot_ms": 48.0}
+    (event,) = results(json.dumps(detailed, indent=1))  # about 100,000 lines
+    assert event.mean_tpot_ms == 48.0 and event.output_throughput == 270.8

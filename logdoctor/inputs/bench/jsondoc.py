@@ -36,7 +36,9 @@ from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 _OPEN = "bench.json_open"  # the document being read, so `finish` can close a cut one
 _MAX_DEPTH = 3  # scalars deeper than this are skipped
 _MAX_SCALARS = 4096  # a document with more scalars than this keeps only the first ones
-_MAX_LINES = 200_000  # a "document" longer than this is not a benchmark result: the block gives up
+_MAX_LINES = 5_000_000  # a pretty-printed --save-detailed result has a line a per-request value
+# a bare JSON word: a number, a literal, Python's json Infinity / NaN, or a secret the reader masked
+_JSON_WORD_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|-?Infinity|NaN|\*\*\*)$")
 
 _TOKEN_RE = re.compile(r'\s*(?:(?P<s>"(?:[^"\\]|\\.)*")|(?P<p>[{}\[\]:,])|(?P<w>[^\s{}\[\]:,"]+)|(?P<bad>"))')
 # the pretty layout's opening key lines, and the result keys that open a document pasted without them
@@ -76,7 +78,11 @@ class _Document:
             elif m.group("s") is not None:
                 self._string(m.group("s"))
             elif m.group("w") is not None:
-                self._value(_word(m.group("w")))
+                word = m.group("w")
+                if self.expect_key or not _JSON_WORD_RE.match(word):
+                    self.broken = True  # prose, a log line without a header: not JSON
+                    return
+                self._value(_word(word))
 
     def _punct(self, p: str) -> None:
         if p in "{[":
