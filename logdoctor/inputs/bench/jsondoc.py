@@ -38,7 +38,7 @@ _MAX_DEPTH = 3  # scalars deeper than this are skipped
 _MAX_SCALARS = 4096  # a document with more scalars than this keeps only the first ones
 _MAX_LINES = 5_000_000  # a pretty-printed --save-detailed result has a line a per-request value
 # a bare JSON word: a number, a literal, Python's json Infinity / NaN, or a secret the reader masked
-_JSON_WORD_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|-?Infinity|NaN|\*\*\*)$")
+_JSON_WORD_RE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|-?Infinity|NaN|\*\*\*")
 
 _TOKEN_RE = re.compile(r'\s*(?:(?P<s>"(?:[^"\\]|\\.)*")|(?P<p>[{}\[\]:,])|(?P<w>[^\s{}\[\]:,"]+)|(?P<bad>"))')
 # the pretty layout's opening key lines, and the result keys that open a document pasted without them
@@ -79,7 +79,7 @@ class _Document:
                 self._string(m.group("s"))
             elif m.group("w") is not None:
                 word = m.group("w")
-                if self.expect_key or not _JSON_WORD_RE.match(word):
+                if self.expect_key or not _JSON_WORD_RE.fullmatch(word):
                     self.broken = True  # prose, a log line without a header: not JSON
                     return
                 self._value(_word(word))
