@@ -209,3 +209,16 @@ def test_an_env_dump_alone_is_not_called_not_a_log() -> None:
     report = json.loads(out.stdout)
     assert report["verdict"]["kind"] != "not-a-log"
     assert report["facts"]["gpu.count"] == 2.0
+
+
+@pytest.mark.parametrize("tabs", [True, False])
+def test_nvidia_smi_q_then_topo_m_in_one_file(tabs: bool) -> None:
+    smi = (ENV / "nvidia-smi-q-h200-captured.txt").read_text(encoding="utf-8")
+    topo = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tNV18\t0-31\t0\t\tN/A\nGPU1\tNV18\t X \t0-31\t0\t\tN/A\n"
+    if not tabs:  # pasted with the tabs turned into spaces
+        topo = topo.expandtabs(8)
+    events = parse_text(smi + topo)
+    # the GPU section ends at the matrix's header; its event is handed back at the end of the source
+    assert sorted(e.type for e in events if e.type in ("gpu_info", "gpu_topology")) == ["gpu_info", "gpu_topology"]
+    facts = {k: v.value for k, v in build_profile(events).facts.items()}
+    assert facts["topology.pcie_only"] is False and facts["gpu.memory_gib"] == 140.4

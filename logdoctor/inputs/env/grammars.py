@@ -308,7 +308,11 @@ def _read_smi(smi: _Smi) -> BlockFn:
             smi.path = []
             ctx.state[_SMI_OPEN] = (smi.gpu, smi)
             return events
-        m = _SMI_ROW_RE.match(raw.expandtabs(4))
+        # -q indents by four spaces and never aligns with tabs or space runs inside a name: a tab, or a
+        # section name with a run of spaces, is the next output (`nvidia-smi topo -m`'s header)
+        m = None if "\t" in raw else _SMI_ROW_RE.match(raw)
+        if m is not None and m.group("value") is None and "  " in m.group("key"):
+            m = None
         indent = len(m.group("indent")) // 4 if m else 0
         top = m is not None and indent == 0 and m.group("key") in _SMI_TOP_KEYS
         if m is None or has_header(line) or (indent == 0 and not top) or (indent > 0 and smi.gpu is None):
