@@ -121,7 +121,7 @@ SchedulerConfigKind = Literal[
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
-HostInfoKind = Literal["driver", "hypervisor", "container"]
+HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env"]
 WarningTopic = Literal[
     "async-scheduling",
     "attention-backend",
@@ -551,6 +551,9 @@ class BenchmarkResult(EventBase):
     completed: int | None = None
     failed: int | None = None
     acceptance_length: float | None = None
+    request_rate: float | None = None  # requests/s the client offered; None for `inf` (all at once) or unknown
+    model: str | None = None  # the model the benchmark asked for (`model_id`, SGLang's `server_info.model_path`)
+    backend: str | None = None  # the client backend: "vllm", "openai-chat", "sglang", ...
     values: dict[str, float | int | str] = Field(default_factory=dict)
 
 
@@ -563,6 +566,15 @@ class GpuInfo(EventBase):
     memory_mib: int | None = None
     driver: str | None = None
     bus_id: str | None = None
+    # `nvidia-smi -q`: the PCIe link (the current generation drops at idle, so the maximum is kept too),
+    # persistence mode and the SM clock (current and maximum, MHz)
+    pcie_generation: int | None = None
+    pcie_generation_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    persistence_mode: bool | None = None
+    sm_clock_mhz: int | None = None
+    sm_clock_max_mhz: int | None = None
 
 
 class GpuTopology(EventBase):
@@ -582,7 +594,9 @@ class GpuP2P(EventBase):
 
 
 class HostInfo(EventBase):
-    """Other host facts a collector records: container kind, package versions, driver."""
+    """Other host facts a collector or an environment dump records: container kind, driver, versions
+    (`kind="version"`: torch, vllm, sglang, cuda-runtime ...), installed packages (`kind="package"`, from
+    `[pip3] nvidia-nccl-cu12==2.21.5`), environment variables (`kind="env"`, `NCCL_P2P_DISABLE=1`)."""
 
     type: Literal["host_info"] = "host_info"
     kind: HostInfoKind

@@ -45,7 +45,8 @@ _VALUE = (
     r"|\"(?:[^\"\\]|\\.)*\""
     r"|'(?:[^'\\]|\\.)*'"
     r"|\[[^\]]*\]"
-    r"|[^\s,;}\])'\"\\]+(?:['\"\\]+[^\s,;}\])'\"\\]+)*"
+    # a bare word, but not the `{` that opens a JSON object (`"time_to_first_token": {` is a metric block)
+    r"|(?!\{(?:\s|\"|$))[^\s,;}\])'\"\\]+(?:['\"\\]+[^\s,;}\])'\"\\]+)*"
 )
 
 PATTERNS: tuple[Pattern, ...] = (
@@ -139,6 +140,13 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
         "non-default args: {'api_key': None, 'tokenizer': '/models/x'}",
     ),
     ("tokens-kept", "max_num_batched_tokens=8192, max_tokens: 16", "max_num_batched_tokens=8192, max_tokens: 16"),
+    (
+        "json-object-value-kept",
+        '  "time_to_first_token": {"unit": "ms", "avg": 12.5},',
+        '  "time_to_first_token": {"unit": "ms", "avg": 12.5},',
+    ),
+    ("json-object-open-kept", '  "time_to_first_token": {', '  "time_to_first_token": {'),
+    ("json-secret-in-object", '"server_info": {"api_key": "sk-local-1"}', '"server_info": {"api_key": "***"}'),
 )
 
 _COMBINED = re.compile(

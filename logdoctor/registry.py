@@ -36,6 +36,7 @@ BUILTIN: tuple[str, ...] = (
     "logdoctor.inputs.bench",
     "logdoctor.inputs.host",
     "logdoctor.inputs.metrics",
+    "logdoctor.inputs.env",
 )
 ENV_VARIABLE = "LOGDOCTOR_ENGINES"
 

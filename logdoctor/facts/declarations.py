@@ -35,6 +35,8 @@ _CONFIG_HINT = (
 )
 _NCCL_HINT = "run with NCCL_DEBUG=INFO and include the NCCL init lines (Channel ... via ...)"
 _TOPO_HINT = "include `nvidia-smi topo -m` output (logdoctor diagnose HOST collects it)"
+_ENV_HINT = "include `vllm collect-env` (or `python -m sglang.check_env`) output beside the log"
+_SMI_HINT = "include `nvidia-smi -q` output beside the log"
 
 FACTS: dict[str, FactSpec] = {
     # identity
@@ -54,6 +56,19 @@ FACTS: dict[str, FactSpec] = {
     "gpu.name": FactSpec("str", "GPU model", _TOPO_HINT),
     "gpu.count": FactSpec("number", "GPUs listed on the host", _TOPO_HINT),
     "host.container": FactSpec("str", "container the engine runs in: lxc, docker, none"),
+    "gpu.memory_gib": FactSpec("number", "memory of the first GPU listed, GiB (nvidia-smi total)", _SMI_HINT),
+    "gpu.pcie_generation": FactSpec("number", "PCIe generation of the slowest GPU link (its maximum)", _SMI_HINT),
+    "gpu.pcie_width": FactSpec("number", "PCIe lanes of the narrowest GPU link now (nvidia-smi -q)", _SMI_HINT),
+    "gpu.pcie_width_max": FactSpec("number", "PCIe lanes the narrowest GPU link can train to", _SMI_HINT),
+    "gpu.persistence_mode": FactSpec("bool", "persistence mode is on for every GPU listed", _SMI_HINT),
+    "host.driver": FactSpec("str", "NVIDIA driver version", _ENV_HINT),
+    "host.cuda": FactSpec("str", "CUDA version the driver supports (nvidia-smi)", _SMI_HINT),
+    "host.cuda_runtime": FactSpec("str", "CUDA runtime / toolkit version (collect_env, nvcc)", _ENV_HINT),
+    "host.torch": FactSpec("str", "PyTorch version installed", _ENV_HINT),
+    "host.nccl": FactSpec("str", "NCCL version installed (the nvidia-nccl package)", _ENV_HINT),
+    "host.vllm": FactSpec("str", "vLLM version installed (an environment dump, not the log)", _ENV_HINT),
+    "host.sglang": FactSpec("str", "SGLang version installed (an environment dump, not the log)", _ENV_HINT),
+    "host.env": FactSpec("list", "NAME=value of each environment variable an environment dump lists", _ENV_HINT),
     # speculative decoding
     "spec.enabled": FactSpec("bool", "speculative decoding configured or observed", _CONFIG_HINT),
     "spec.method": FactSpec(

@@ -18,6 +18,7 @@ class Host(Combiner):
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
         self.gpu_names: list[str] = []  # from GPU listings and the engines' platform lines, in order
+        self.listed: set[tuple[str, int]] = set()  # GPUs listed, by source and index: two dumps of one host count once
 
     def add(self, ev: EventBase) -> None:
         b = self.b
@@ -26,7 +27,8 @@ class Host(Combiner):
                 self.gpu_names.append(ev.gpu_name)
         elif isinstance(ev, GpuInfo):
             self.gpu_names.append(ev.name)
-            b.set("gpu.count", float(len(self.gpu_names)), ev, "nvidia-smi --query-gpu")
+            self.listed.add(("", ev.index) if ev.index is not None else (ev.source, len(self.listed)))
+            b.set("gpu.count", float(len(self.listed)), ev, "GPU listing")
         elif isinstance(ev, GpuTopology):
             links = list(ev.links.values())
             if links:

@@ -22,7 +22,10 @@ from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
 # `\tGPU0\tGPU1\tNIC0\tCPU Affinity\t...` (topo -m) or ` \tGPU0\tGPU1\t` (topo -p2p): the GPU columns first.
-_MATRIX_HEADER_RE = re.compile(r"^\s*GPU0(?P<more>(?:\s+GPU\d+)*)(?P<rest>(?:\s+.*)?)$")
+# collect_env / check_env may put their title on the header's line: `GPU topology: GPU0      CPU Affinity ...`
+_MATRIX_HEADER_RE = re.compile(
+    r"^\s*(?:(?:GPU [Tt]opology|NVIDIA Topology)\s*:\s*)?GPU0(?P<more>(?:\s+GPU\d+)*)(?P<rest>(?:\s+.*)?)$"
+)
 _GPU_LABEL_RE = re.compile(r"^GPU(?P<index>\d+)$")
 _TOPO_CELL_RE = re.compile(r"^(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC|C2C|P2C|NVB|N/A)$")
 _P2P_CELL_RE = re.compile(r"^(?:X|OK|CNS|GNS|TNS|NS|DR|U|\w{1,4})$")
@@ -217,6 +220,14 @@ GRAMMARS: list[Grammar] = [
         (
             case("sample-1", "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"),
             case("sample-2", " \tGPU0\tGPU1\t"),
+            case(
+                # collect_env's title on the header line (vectorch-ai/ScaleLLM#288's example output)
+                "collect-env-title",
+                "GPU topology: GPU0      CPU Affinity    NUMA Affinity   GPU NUMA ID\nGPU0     X      0-31,64-95      0"
+                "               N/A",
+                ("gpu_topology", {"gpus": 1, "links": {}}),
+                exact=True,
+            ),
         ),
     ),
     Grammar(
