@@ -24,6 +24,7 @@ from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, 
 from logdoctor.fleet import HostOptions
 from logdoctor.options import read_limit_options
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.progress import ReadProgress
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.report.terminal import ColorChoice, make_console
 from logdoctor.sanitize import clean_text, one_line
@@ -551,9 +552,9 @@ def diagnose(
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     if not targets and not listed:
-        if sys.stdin.isatty():
-            stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
+    if "-" in targets and hosts_file != "-" and sys.stdin.isatty():
+        stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
     ctx = click.get_current_context()
     paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":
@@ -566,7 +567,8 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        parsed = parse_sources(local_line_sources(targets, limits), engine)
+        with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
+            parsed = parse_sources(progress.sources(local_line_sources(targets, limits)), engine)
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
@@ -727,6 +729,58 @@ def diff(
     with written_to(output):
         emit_diff(report, fmt, verbose, [observed_of(fmt, p.events) for p in (base_parsed, cand_parsed)])
     click.get_current_context().exit(exit_code_for([report], fail_on))
+
+
+# --- watch ---------------------------------------------------------------------------------------
+
+
+@main.command(
+    epilog=examples(
+        "logdoctor watch vllm-serve.log",
+        "logdoctor watch vllm-serve.log --interval 10 | tee changes.txt",
+        "docker logs -f vllm 2>&1 | logdoctor watch -",
+    )
+)
+@click.argument("target", metavar="PATH | -")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds between diagnoses while new lines arrive.",
+)
+@engine_option
+@rules_options
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
+@click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
+@handle_errors
+def watch(
+    target: str,
+    interval: float,
+    engine: str,
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    config_path: Path | None,
+    verbose: bool,
+) -> None:
+    """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
+
+    On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
+    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). Host targets are not followed
+    yet: collect with `logdoctor diagnose HOST` (docs/cli.md)."""
+    from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.watch import run_watch
+
+    run_watch(
+        target,
+        load_rule_set(rule_dirs, no_builtin_rules),
+        engine=engine,
+        suppressions=load_suppressions(config_path),
+        interval=interval,
+        console=stdout_console(),
+        err=stderr_console(),
+        verbose=verbose,
+    )
 
 
 # --- rules ---------------------------------------------------------------------------------------

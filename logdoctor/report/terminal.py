@@ -336,7 +336,8 @@ def performance_block(d: Diagnosis) -> list[Text]:
 def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
-    console.print(Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}"))
+    head = Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}")
+    console.print(head, soft_wrap=True)  # a path is never folded mid-name
     kind = d.verdict.kind
     verdict = Text.assemble((kind.upper(), _VERDICT_STYLE.get(kind, "bold")), "  ", d.verdict.summary)
     print_wrapped(console, verdict, prefix="")
