@@ -24,7 +24,9 @@ from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, 
 from logdoctor.fleet import HostOptions
 from logdoctor.options import read_limit_options
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.progress import ReadProgress
 from logdoctor.report.events import event_json, event_table, say
+from logdoctor.report.terminal import ColorChoice, make_console
 from logdoctor.sanitize import clean_text, one_line
 from logdoctor.sources.local import ReadLimits, open_local, raise_on_termination
 from logdoctor.sources.urls import UrlOptions
@@ -45,12 +47,20 @@ DEFAULT_JOBS = 8
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def color_choice() -> ColorChoice:
+    """`--color` of this run (given before or after the subcommand); `auto` outside a command."""
+    ctx = click.get_current_context(silent=True)
+    value = ctx.find_root().params.get("color") if ctx is not None else None
+    return value if value in ("always", "never") else "auto"
+
+
 def stdout_console() -> Console:
-    return Console(no_color=bool(os.environ.get("NO_COLOR")) or None, soft_wrap=False)
+    """Full width when piped (COLUMNS, else no limit), the terminal's width on a tty (docs/cli.md)."""
+    return make_console(color_choice())
 
 
 def stderr_console() -> Console:
-    return Console(stderr=True, no_color=bool(os.environ.get("NO_COLOR")) or None)
+    return make_console(color_choice(), stderr=True)
 
 
 def handle_errors(func: F) -> F:
@@ -114,10 +124,94 @@ def engine_option(func: F) -> F:
     )(func)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Options of the group that may also be written after the subcommand (`logdoctor diagnose x.log --debug`).
+_GLOBAL_FLAGS = ("--debug", "--version")
+_GLOBAL_VALUED = ("--color",)
+
+
+def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[str]:
+    """Move the group's options written after the subcommand to before it; `--` ends the options."""
+    args = list(args)
+    position = next((i for i, arg in enumerate(args) if arg in commands), None)
+    if position is None:
+        return args
+    head, tail = args[:position], args[position:]
+    kept: list[str] = []
+    moved: list[str] = []
+    index = 0
+    while index < len(tail):
+        arg = tail[index]
+        if arg == "--":
+            kept += tail[index:]
+            break
+        if arg in _GLOBAL_FLAGS:
+            moved.append(arg)
+        elif arg in _GLOBAL_VALUED and index + 1 < len(tail):
+            moved += [arg, tail[index + 1]]
+            index += 1
+        elif arg.split("=", 1)[0] in _GLOBAL_VALUED and "=" in arg:
+            moved.append(arg)
+        else:
+            kept.append(arg)
+        index += 1
+    return [*head, *moved, *kept]
+
+
+class OneLineUsageError(click.UsageError):
+    """click's usage, hint and error (three lines) as one: `logdoctor diagnose: error: <problem> (--help ...)`."""
+
+    def show(self, file: Any = None) -> None:
+        command = self.ctx.command_path if self.ctx is not None else "logdoctor"
+        message = " ".join(self.format_message().split())
+        click.echo(f"{command}: error: {message} (see `{command} --help`)", err=True)
+
+
+class LogdoctorGroup(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, hoist_global_options(args, list(self.commands)))
+        except click.UsageError as exc:
+            if isinstance(exc, OneLineUsageError):
+                raise
+            raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:  # a subcommand's (or a sub-group's) arguments
+            if isinstance(exc, OneLineUsageError):
+                raise
+            raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
+
+
+def examples(*lines: str) -> str:
+    """A command's help epilog: its examples, kept as written (`\\b` stops click rewrapping them)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+MAIN_EPILOG = """\b
+Examples:
+  logdoctor diagnose vllm-serve.log
+  logdoctor diagnose root@gpu-host --format json -o report.json
+  logdoctor diff sglang.log vllm.log
+  logdoctor watch vllm-serve.log
+  logdoctor --color never diagnose - < pasted.log
+
+Global options may also follow the command (`logdoctor diagnose x.log --debug`).
+Shell completion: eval "$(_LOGDOCTOR_COMPLETE=bash_source logdoctor)" (docs/cli.md)."""
+
+
+@click.group(cls=LogdoctorGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=MAIN_EPILOG)
 @click.version_option(__version__, prog_name="logdoctor")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
-def main(debug: bool) -> None:
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour: auto follows the terminal, NO_COLOR and FORCE_COLOR.",
+)
+def main(debug: bool, color: str) -> None:
     """Diagnose slow vLLM and SGLang deployments from their logs."""
 
 
@@ -145,7 +239,13 @@ def iter_sources(
         yield stream, finish
 
 
-@main.command()
+@main.command(
+    epilog=examples(
+        "logdoctor parse vllm-serve.log",
+        "logdoctor parse --format jsonl server.log.gz | jq .type",
+        "kubectl logs pod/vllm-0 | logdoctor parse -",
+    )
+)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH... | -")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl"]), default="table", show_default=True)
 @engine_option
@@ -210,6 +310,15 @@ def rules_options(func: F) -> F:
     return func
 
 
+def _remember_explain(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    ctx.meta["logdoctor.explain"] = value
+
+
+def explain_wanted() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get("logdoctor.explain"))
+
+
 def report_options(func: F) -> F:
     func = click.option(
         "--format",
@@ -230,6 +339,13 @@ def report_options(func: F) -> F:
         help="Exit 1 when a finding reaches this severity.",
     )(func)
     func = click.option("--verbose", "-v", is_flag=True, help="Show every could-not-check item with its hint.")(func)
+    func = click.option(
+        "--explain",
+        is_flag=True,
+        expose_value=False,
+        callback=_remember_explain,
+        help="Show how each score was computed (impact x strength = score) and why diff rows matter.",
+    )(func)
     func = click.option(
         "--config",
         "config_path",
@@ -263,13 +379,13 @@ def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> 
 def emit_many(
     diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool, observed: Sequence[Observed] = ()
 ) -> None:
-    """One report per host: a JSON array when there are several, headed sections otherwise."""
-    from logdoctor.report.json import render_json
+    """One report per host: one JSON object with the hosts inside (docs/json.md), headed sections otherwise."""
+    from logdoctor.report.json import fleet_report, render_json
 
     if len(diagnoses) == 1:
         emit(diagnoses[0], fmt, verbose, observed[0] if observed else None)
     elif fmt == "json":
-        click.echo(render_json(list(diagnoses)))
+        click.echo(render_json(fleet_report(hosts, diagnoses)))
     elif fmt in ("html", "github"):
         from logdoctor.report.formats import render_fleet_page
 
@@ -281,7 +397,7 @@ def emit_many(
             if fmt == "markdown":
                 click.echo(f"# {host}\n")
             else:
-                stdout_console().rule(host)
+                stdout_console().print(Text(f"== {host} ==", style="bold"), soft_wrap=True)
             emit(diagnosis, fmt, verbose)
         if fmt == "markdown":
             click.echo(fleet_markdown(hosts, diagnoses), nl=False)
@@ -303,7 +419,7 @@ def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | Non
     elif fmt == "markdown":
         click.echo(render_markdown(diagnosis), nl=False)
     else:
-        render_terminal(diagnosis, stdout_console(), verbose=verbose)
+        render_terminal(diagnosis, stdout_console(), verbose=verbose, explain=explain_wanted())
 
 
 _SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
@@ -387,7 +503,17 @@ def ssh_options(func: F) -> F:
     return bundled  # type: ignore[return-value]
 
 
-@main.command()
+@main.command(
+    epilog=examples(
+        "logdoctor diagnose vllm-serve.log",
+        "logdoctor diagnose vllm-serve.log nccl.log bench.txt   # one deployment",
+        "logdoctor diagnose root@gpu-host --format json -o report.json",
+        "logdoctor diagnose --hosts fleet.txt",
+        "logdoctor diagnose prometheus://127.0.0.1:9090 --selector '{job=\"vllm\"}' --since 30m",
+        "logdoctor diagnose vllm-serve.log --format html -o report.html",
+        "logdoctor diagnose vllm-serve.log --explain -v   # the score working, every check",
+    )
+)
 @click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST... | URL...]")
 @engine_option
 @rules_options
@@ -451,9 +577,9 @@ def diagnose(
             int(ExitStatus.COLLECTION) if result.failed else exit_code_for(result.diagnoses, fail_on)
         )
     if not targets and not listed:
-        if sys.stdin.isatty():
-            stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
+    if "-" in targets and hosts_file != "-" and sys.stdin.isatty():
+        stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
     ctx = click.get_current_context()
     paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":
@@ -466,7 +592,8 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        parsed = parse_sources(local_line_sources(targets, limits), engine)
+        with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
+            parsed = parse_sources(progress.sources(local_line_sources(targets, limits)), engine)
         diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
@@ -539,17 +666,23 @@ def emit_diff(report: DiffReport, fmt: str, verbose: bool, observed: Sequence[Ob
 
         click.echo(render_diff_html(report, *observed), nl=False)
     elif fmt == "json":
-        click.echo(render_json(report.model_dump(mode="json")))
+        click.echo(render_json(report))
     elif fmt == "markdown":
         click.echo(render_diff_markdown(report), nl=False)
     else:
-        render_diff_terminal(report, stdout_console(), verbose=verbose)
+        render_diff_terminal(report, stdout_console(), verbose=verbose, explain=explain_wanted())
 
 
 _SIDE_ENGINE = EngineChoice()
 
 
-@main.command()
+@main.command(
+    epilog=examples(
+        "logdoctor diff sglang.log vllm.log",
+        "logdoctor diff --baseline fast.log --candidate slow.log --candidate nccl.log",
+        "logdoctor diff root@fast-host root@slow-host --format json",
+    )
+)
 @click.argument("targets", nargs=-1, metavar="[BASELINE CANDIDATE]")
 @click.option(
     "--baseline", "baseline_targets", multiple=True, metavar="PATH", help="A log of the fast deployment (repeatable)."
@@ -623,15 +756,69 @@ def diff(
     click.get_current_context().exit(exit_code_for([report], fail_on))
 
 
+# --- watch ---------------------------------------------------------------------------------------
+
+
+@main.command(
+    epilog=examples(
+        "logdoctor watch vllm-serve.log",
+        "logdoctor watch vllm-serve.log --interval 10 | tee changes.txt",
+        "docker logs -f vllm 2>&1 | logdoctor watch -",
+    )
+)
+@click.argument("target", metavar="PATH | -")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds between diagnoses while new lines arrive.",
+)
+@engine_option
+@rules_options
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
+@click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
+@handle_errors
+def watch(
+    target: str,
+    interval: float,
+    engine: str,
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    config_path: Path | None,
+    verbose: bool,
+) -> None:
+    """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
+
+    On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
+    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). Host targets are not followed
+    yet: collect with `logdoctor diagnose HOST` (docs/cli.md)."""
+    from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.watch import run_watch
+
+    run_watch(
+        target,
+        load_rule_set(rule_dirs, no_builtin_rules),
+        engine=engine,
+        suppressions=load_suppressions(config_path),
+        interval=interval,
+        console=stdout_console(),
+        err=stderr_console(),
+        verbose=verbose,
+    )
+
+
 # --- rules ---------------------------------------------------------------------------------------
 
 
-@main.group()
+@main.group(
+    epilog=examples("logdoctor rules list", "logdoctor rules show below-break-even", "logdoctor rules check my-rules/")
+)
 def rules() -> None:
     """List, show and check rules."""
 
 
-@rules.command("list")
+@rules.command("list", epilog=examples("logdoctor rules list --rules my-rules/"))
 @rules_options
 @handle_errors
 def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
@@ -646,7 +833,7 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
     stdout_console().print(table)
 
 
-@rules.command("show")
+@rules.command("show", epilog=examples("logdoctor rules show spec-low-acceptance"))
 @click.argument("rule_id")
 @rules_options
 @handle_errors
@@ -661,7 +848,7 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
     raise UsageError(f"no rule with id '{rule_id}' (see `logdoctor rules list`)")
 
 
-@rules.command("facts")
+@rules.command("facts", epilog=examples("logdoctor rules facts | grep spec."))
 def rules_facts() -> None:
     """List every fact a rule condition may use, with its kind."""
     from logdoctor.facts import FACTS
@@ -674,7 +861,7 @@ def rules_facts() -> None:
     stdout_console().print(table)
 
 
-@rules.command("check")
+@rules.command("check", epilog=examples("logdoctor rules check", "logdoctor rules check my-rules/ --no-builtin-rules"))
 @click.argument("directories", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--no-builtin-rules", is_flag=True, help="Check DIRECTORIES alone (a pack that replaces the built-in set)."
@@ -701,7 +888,9 @@ def rules_check(directories: tuple[Path, ...], no_builtin_rules: bool) -> None:
 # --- test ----------------------------------------------------------------------------------------
 
 
-@main.command("test")
+@main.command(
+    "test", epilog=examples("logdoctor test", "logdoctor test fixtures/logs/story --format junit -o junit.xml")
+)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="[PATH...]")
 @rules_options
 @click.option("--format", "fmt", type=click.Choice(["text", "junit"]), default="text", show_default=True)

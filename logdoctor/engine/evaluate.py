@@ -10,6 +10,7 @@ scores higher, and the working is shown next to every finding:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
@@ -24,8 +25,10 @@ from logdoctor.engine.result import (
     severity_for,
 )
 from logdoctor.engine.rules import LoadedRule, ScoreCurve, rule_engines
+from logdoctor.engine.spans import merge_spans, value_spans
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import BASELINE_PREFIX, Profile, fact_spec
+from logdoctor.facts.values import Ref
 
 TextLookup = Callable[[str, int], str | None]
 MAX_EVIDENCE = 6
@@ -53,20 +56,28 @@ def _fixes(item: LoadedRule, profile: Profile) -> list[str]:
     return out
 
 
+UNKNOWN = "unknown (not in the log)"
+# A unit written after a placeholder (`{compile.seconds} s`) is dropped when the value is unknown.
+_UNIT_RE = re.compile(r"^ ?(?:s|ms|%|x|GiB|GB|MiB|MB|tok/s|tokens/s|tokens)(?![\w/])")
+
+
 def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Profile) -> str:
     out: list[str] = []
+    unknown_before = False
     for text, node, spec in parts:
-        out.append(text)
+        out.append(_UNIT_RE.sub("", text, count=1) if unknown_before else text)
+        unknown_before = False
         if node is None:
             continue
         value = node.eval(profile)
         out.append(_format(value, spec))
+        unknown_before = value is MISSING or value is None
     return "".join(out)
 
 
 def _format(value: Any, spec: str) -> str:
     if value is MISSING or value is None:
-        return "?"
+        return UNKNOWN
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float) and not spec:
@@ -81,23 +92,25 @@ def _format(value: Any, spec: str) -> str:
 
 def _evidence(item: LoadedRule, profile: Profile, lookup: TextLookup) -> list[Evidence]:
     names = item.rule.evidence or sorted(item.facts(), key=lambda n: (n not in item.rule.requires, n))
-    seen: set[tuple[str, int]] = set()
-    out: list[Evidence] = []
+    lines: dict[tuple[str, int], tuple[Ref, list[str]]] = {}  # each line once, with the facts it supports
     for name in names:
         fact = profile.facts.get(name)
         if fact is None:
             continue
         for ref in fact.refs:
             key = (ref.source, ref.line)
-            if key in seen:
-                continue
-            seen.add(key)
-            text = lookup(ref.source, ref.line)
-            if text is None:
-                continue
-            out.append(Evidence(source=ref.source, line=ref.line, end_line=ref.end_line, text=text))
-            if len(out) >= MAX_EVIDENCE:
-                return out
+            if key not in lines:
+                if len(lines) >= MAX_EVIDENCE:
+                    continue
+                lines[key] = (ref, [])
+            lines[key][1].append(name)
+    out: list[Evidence] = []
+    for ref, supported in lines.values():
+        text = lookup(ref.source, ref.line)
+        if text is None:
+            continue
+        spans = merge_spans([s for n in supported for s in value_spans(text, n, profile.facts[n].value)])
+        out.append(Evidence(source=ref.source, line=ref.line, end_line=ref.end_line, text=text, spans=spans))
     return out
 
 
@@ -229,7 +242,8 @@ def verdict_for(findings: Sequence[Finding], outcomes: Sequence[RuleOutcome]) ->
         minor = f", {len(findings)} minor finding(s)" if findings else ""
         return Verdict(healthy=True, summary=f"healthy: {passed} checks passed, {unknown} could not run{minor}")
     top = serious[0]
+    causes = dict.fromkeys(f.cause for f in serious)  # two findings of one cause are one cause
     return Verdict(
         healthy=False,
-        summary=f"{len(serious)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}",
+        summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}",
     )

@@ -31,6 +31,8 @@ class Evidence(_Model):
     line: int
     end_line: int | None = None
     text: str
+    # [start, end) of the values the finding reads, in `text` (engine/spans.py): excerpts centre on them
+    spans: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Finding(_Model):

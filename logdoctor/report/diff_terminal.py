@@ -12,15 +12,18 @@ port, why the rows matter, then the findings.
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
-from logdoctor.report.terminal import finding_panel, render_insufficient
+from logdoctor.report.terminal import CauseGroup, print_fix, print_wrapped, render_findings, render_insufficient
 from logdoctor.sanitize import clean
 
 _MARK = {"matters": ("!", "bold red"), "differs": ("≠", "yellow"), "unknown": ("?", "dim"), "equal": ("=", "dim")}
+LEGEND = "! differs and bears on the gap   ≠ differs   ? one log does not show it   = equal"
+TABLE_MIN_WIDTH = 110  # narrower: one row a block (the flags would be cut inside table cells)
 
 
 def _side_line(label: str, side: DiffSide) -> Text:
@@ -28,18 +31,24 @@ def _side_line(label: str, side: DiffSide) -> Text:
     return Text.assemble((f"  {label:<10}", "bold"), (f"{engine_label(side):<16}", "bold cyan"), f" {names}")
 
 
+def _spelled(row: Difference, baseline: bool) -> str | None:
+    return (row.baseline_flag or row.baseline_key) if baseline else (row.candidate_flag or row.candidate_key)
+
+
 def _value(row: Difference, baseline: bool) -> Text:
     value = row.baseline if baseline else row.candidate
     detail = row.baseline_detail if baseline else row.candidate_detail
     text = Text(format_value(row.key, value, detail), style="dim" if value is None else "")
-    spelled = (row.baseline_flag or row.baseline_key) if baseline else (row.candidate_flag or row.candidate_key)
+    spelled = _spelled(row, baseline)
     if spelled:
-        text.append(f"\n{spelled}", style="dim")
+        # the flag on a line of its own, never folded mid-word
+        text.append("\n")
+        text.append(spelled, style="dim")
     return text
 
 
 def _table(report: DiffReport) -> Table:
-    table = Table(show_lines=False, expand=False, pad_edge=False)
+    table = Table(show_lines=False, expand=False, pad_edge=False, box=box.SIMPLE_HEAD)
     table.add_column("", no_wrap=True)
     table.add_column("setting / measurement", no_wrap=True)
     table.add_column(Text(f"baseline ({engine_label(report.baseline)})"), overflow="fold")
@@ -51,6 +60,19 @@ def _table(report: DiffReport) -> Table:
     return table
 
 
+def _stacked(report: DiffReport, console: Console) -> None:
+    """The table for a narrow terminal: a row's values on one line, the flags that set them on the next."""
+    for row in report.differences:
+        mark, style = _MARK["matters" if row.matters else row.state]
+        base = format_value(row.key, row.baseline, row.baseline_detail)
+        cand = format_value(row.key, row.candidate, row.candidate_detail)
+        line = Text.assemble((mark, style), " ", (row.key, "bold" if row.matters else ""), ": ", base, " → ", cand)
+        print_wrapped(console, line, "")
+        if row.baseline_flag or row.candidate_flag:
+            flags = f"    {row.baseline_flag or '-'} → {row.candidate_flag or '-'}"
+            console.print(Text(flags, style="dim"), soft_wrap=True)
+
+
 def _ports(report: DiffReport, verbose: bool) -> dict[str, list[Difference]]:
     """The flags that set the baseline's values on the candidate's engine, each flag once."""
     ports: dict[str, list[Difference]] = {}
@@ -60,11 +82,11 @@ def _ports(report: DiffReport, verbose: bool) -> dict[str, list[Difference]]:
     return ports
 
 
-def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool = False) -> None:
+def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool = False, explain: bool = False) -> None:
     report = clean(report)
     console.print(Text("logdoctor diff", style="bold"))
-    console.print(_side_line("baseline", report.baseline))
-    console.print(_side_line("candidate", report.candidate))
+    console.print(_side_line("baseline", report.baseline), soft_wrap=True)
+    console.print(_side_line("candidate", report.candidate), soft_wrap=True)
     console.print()
     gap = report.gap
     if gap is not None:
@@ -72,7 +94,8 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
         if gap.attribution:
             shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
             rest = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
-            console.print(Text(f"  plausibly: {shares}{rest} (score share, docs/diff.md)", style="dim"))
+            plausibly = Text(f"  plausibly: {shares}{rest} (score share, docs/diff.md)", style="dim")
+            print_wrapped(console, plausibly, "")
         elif gap.ratio >= 1.05:
             console.print(Text("  no finding explains it (see could-not-check below)", style="dim"))
         elif gap.ratio <= 1 / 1.05:
@@ -80,7 +103,11 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
     else:
         console.print(Text("no throughput both logs show: the gap cannot be measured", style="dim"))
     if report.differences:
-        console.print(_table(report))
+        console.print(Text(LEGEND, style="dim"), soft_wrap=True)
+        if console.width >= TABLE_MIN_WIDTH:
+            console.print(_table(report))
+        else:
+            _stacked(report, console)
     if report.folded:
         console.print(Text(f"{report.folded} equal or unknown rows folded (--all shows them)", style="dim"))
     ports = _ports(report, verbose)
@@ -88,27 +115,28 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
         console.print(Text(f"to set the baseline's values on {engine_label(report.candidate)}:", style="bold"))
         for flag, owners in ports.items():
             matters = any(row.matters for row in owners)
-            console.print(Text("  " + ", ".join(row.key for row in owners), style="" if matters else "dim"))
-            console.print(Text(f"      {flag}", style="green" if matters else "dim"), soft_wrap=True)
+            keys = Text("  " + ", ".join(row.key for row in owners), style="" if matters else "dim")
+            print_wrapped(console, keys, "")
+            print_fix(console, flag, prefix="    ")
     explained = [row for row in report.differences if row.matters or (verbose and row.state != "equal")]
-    if explained:
+    if explained and (explain or verbose):
         console.print(Text("why they matter:", style="bold"))
-        why = Table.grid(padding=(0, 1))
-        why.add_column(no_wrap=True)
-        why.add_column(style="dim")
         for row in explained:
-            why.add_row(Text(f"  {row.key}", style="bold" if row.matters else ""), Text(row.why))
-        console.print(why)
+            why = Text.assemble((row.key, "bold" if row.matters else ""), ": ", (row.why, "dim"))
+            print_wrapped(console, why, "  ")
+    elif explained:
+        console.print(Text("(--explain says why each ! row matters)", style="dim"))
     console.print()
     style = "bold green" if report.verdict.healthy else "bold red"
-    console.print(Text(report.verdict.summary, style=style))
+    print_wrapped(console, Text(report.verdict.summary, style=style), "")
+    # A finding the baseline has too explains none of the gap: its box says so.
     in_baseline = set(report.baseline.findings)
-    for index, finding in enumerate(report.findings, start=1):
-        panel = finding_panel(index, finding)
-        if finding.rule in in_baseline:
-            panel.subtitle = "also in the baseline: explains none of the gap"
-            panel.subtitle_align = "right"
-        console.print(panel)
+
+    def note(group: CauseGroup) -> str | None:
+        shared = [f.rule for f in group.findings if f.rule in in_baseline]
+        return f"also in the baseline ({', '.join(shared)}): explains none of the gap" if shared else None
+
+    render_findings(report.findings, console, verbose=verbose, explain=explain, note=note)
     render_insufficient(console, report.insufficient_data, verbose=verbose)
     for warning in report.warnings:
-        console.print(Text(f"warning: {warning}", style="yellow"))
+        print_wrapped(console, Text(f"warning: {warning}", style="yellow"), "")

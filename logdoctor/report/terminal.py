@@ -1,95 +1,389 @@
-"""The rich terminal report: ranked findings with evidence and fixes, then ruled out and could-not-check."""
+"""The terminal report: the verdict first, then one box a likely cause, then what was noted, ruled out and not checked.
+
+    logdoctor vllm 0.20.1  vllm-dflash-tp2-a6000.log
+    PROBLEMS  4 likely cause(s); top: spec-net-loss (score 82) - Acceptance too low for ...
+      top cause  spec-net-loss: mean acceptance length 1.29 with k=15 speculative tokens ...
+    ╭─ 1. spec-net-loss  score 82 high  Acceptance too low for the number of speculative tokens
+    │ mean acceptance length 1.29 with k=15 ...   rule below-break-even
+    │ evidence
+    │   vllm-dflash-tp2-a6000.log:62  …SpecDecoding metrics: Mean acceptance length: 1.29, Accepted thro…
+    │ fix
+    │   --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
+    ╰─
+
+A box holds every finding of one cause that reached the verdict's threshold, so "N likely causes" is N boxes.
+Evidence is a window of the line centred on the values the finding read (Evidence.spans), never its prefix.
+Fix lines are printed as one line each, never wrapped by rich (`soft_wrap`): a terminal that folds them
+still copies them whole. The score's working is shown with `--explain` only.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Literal
 
-from rich.console import Console, Group
-from rich.panel import Panel
-from rich.table import Table
+from rich.console import Console
 from rich.text import Text
 
-from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.engine.result import Diagnosis, Evidence, Finding, RuleOutcome
+from logdoctor.engine.verdict import MATERIAL_SCORE
 from logdoctor.sanitize import clean
 
+ColorChoice = Literal["auto", "always", "never"]
 EVIDENCE_SHOWN = 4
+# Piped with no COLUMNS there is no width to fit: lines run as long as they are, and an evidence excerpt is
+# this many characters around its values (a 2,000-character config dump is not read whole on a terminal).
+UNLIMITED_WIDTH = 100_000
+PIPED_EXCERPT = 200
 # Display only: drop a `(Proc pid=N) LEVEL MM-DD HH:MM:SS [file.py:N] ` header so the message fits one line.
 _HEADER_RE = re.compile(
     r"^(?:\([^()]*pid=\d+[^()]*\)\s*)*(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]\s]+\] )?"
 )
-
-
-def _short(source: str) -> str:
-    return source.rsplit("/", 1)[-1]
-
-
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+_VERDICT_STYLE = {"healthy": "bold green", "problems": "bold red", "inconclusive": "bold yellow", "not-a-log": "bold"}
+_VALUE_STYLE = "bold underline"
+_BAR = "│ "
 
 
-def finding_panel(index: int, f: Finding) -> Panel:
-    parts: list[Text | Table] = []
-    # Text, never markup: log values (`/models/[/x]`, `[link=...]`) are shown as they are.
-    parts.append(Text(f.explanation, style="bold"))
-    if f.estimate:
-        parts.append(Text.assemble(("estimated effect:", "italic"), f" {f.estimate}"))
-    if f.evidence:
-        ev = Table.grid(padding=(0, 1))
-        labels = [f"{_short(e.source)}:{e.line}" for e in f.evidence[:EVIDENCE_SHOWN]]
-        ev.add_column(style="cyan", no_wrap=True, min_width=max(len(label) for label in labels))
-        ev.add_column(no_wrap=True, overflow="ellipsis")
-        for label, e in zip(labels, f.evidence, strict=False):
-            ev.add_row(Text(label), Text(_HEADER_RE.sub("", e.text, count=1)))
-        if len(f.evidence) > EVIDENCE_SHOWN:
-            ev.add_row("", Text(f"... {len(f.evidence) - EVIDENCE_SHOWN} more (--format json)", style="dim"))
-        parts.append(Text("evidence", style="dim"))
-        parts.append(ev)
-    if f.fix:
-        parts.append(Text("fix", style="dim"))
-        for step in f.fix:
-            parts.append(Text(f"  {step}", style="green"))
-    parts.append(Text(f.working, style="dim"))
-    title = Text.assemble(
-        (f"{index}. ", "bold"),
-        (f"[{f.score:3d}] ", _SEVERITY_STYLE[f.severity]),
-        (f"{f.cause}", "bold"),
-        (f"  {f.title}", ""),
+# --- the console -------------------------------------------------------------------------------------------
+
+
+def output_width(stream: IO[str], environ: dict[str, str] | None = None) -> int | None:
+    """The terminal's width on a tty (None: rich asks the terminal), else COLUMNS, else no limit."""
+    env = os.environ if environ is None else environ
+    if stream.isatty():
+        return None
+    columns = env.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else UNLIMITED_WIDTH
+
+
+def colour_wanted(choice: ColorChoice, stream: IO[str], environ: dict[str, str] | None = None) -> bool:
+    """`always`/`never` win; `auto`: NO_COLOR (any value) turns colour off, FORCE_COLOR on, else a tty has it."""
+    env = os.environ if environ is None else environ
+    if choice != "auto":
+        return choice == "always"
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
+
+
+def make_console(color: ColorChoice = "auto", *, stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    colour = colour_wanted(color, stream)
+    return Console(
+        file=stream,
+        width=output_width(stream),
+        force_terminal=colour,
+        no_color=not colour,
+        color_system="auto" if colour else None,
+        highlight=False,
+        soft_wrap=False,
     )
-    return Panel(Group(*parts), title=title, title_align="left", border_style=_SEVERITY_STYLE[f.severity])
+
+
+# --- evidence excerpts ------------------------------------------------------------------------------------
+
+
+def _windows(length: int, spans: Sequence[tuple[int, int]], width: int) -> list[list[tuple[int, int]]]:
+    """Windows of a line `length` long, as lines of windows each at most `width` wide (separators included),
+    covering every span with as much context around each as fits."""
+    if length <= width:
+        return [[(0, length)]]
+    clusters: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        end = min(end, start + width - 2)  # one value longer than the line: its start
+        if clusters and start - clusters[-1][1] <= 12:
+            clusters[-1] = (clusters[-1][0], max(clusters[-1][1], end))
+        else:
+            clusters.append((start, end))
+    if not clusters:
+        return [[(0, width - 1)]]
+    rows: list[list[tuple[int, int]]] = [[]]
+    used = 0
+    for cluster in clusters:
+        need = (cluster[1] - cluster[0]) + 2 + (3 if rows[-1] else 0)
+        if rows[-1] and used + need > width:
+            rows.append([])
+            used = 0
+            need -= 3
+        rows[-1].append(cluster)
+        used += need
+    out: list[list[tuple[int, int]]] = []
+    for row in rows:
+        taken = sum(end - start for start, end in row) + 2 * len(row) + 3 * (len(row) - 1)
+        pad = max(0, width - taken) // (2 * len(row))
+        windows: list[tuple[int, int]] = []
+        for start, end in row:
+            window = (max(0, start - pad), min(length, end + pad))
+            if windows and window[0] <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], window[1])
+            else:
+                windows.append(window)
+        # what one end could not use (the line's start or end) goes to the other
+        first, last = windows[0], windows[-1]
+        spare = width - (sum(e - s for s, e in windows) + 2 * len(windows) + 3 * (len(windows) - 1))
+        if spare > 0 and first[0] == 0:
+            windows[-1] = (last[0], min(length, last[1] + spare))
+        elif spare > 0 and last[1] == length:
+            windows[0] = (max(0, first[0] - spare), first[1])
+        out.append(windows)
+    return out
+
+
+def excerpt(text: str, spans: Sequence[tuple[int, int]], width: int) -> list[Text]:
+    """The line as one or more rows of windows at most `width` wide, centred on `spans`, the values emphasised;
+    `…` marks what was left out."""
+    header = _HEADER_RE.match(text)
+    cut = header.end() if header and all(start >= header.end() for start, _ in spans) else 0
+    body = text[cut:]
+    shifted = [(max(0, s - cut), max(0, e - cut)) for s, e in spans if e > cut]
+    rows: list[Text] = []
+    for row in _windows(len(body), shifted, max(width, 16)):
+        line = Text()
+        for index, (start, end) in enumerate(row):
+            if index:
+                line.append(" … ", style="dim")
+            elif start > 0:
+                line.append("…", style="dim")
+            piece = Text(body[start:end])
+            for s, e in shifted:
+                if e > start and s < end:
+                    piece.stylize(_VALUE_STYLE, max(s, start) - start, min(e, end) - start)
+            line.append_text(piece)
+        if row[-1][1] < len(body):
+            line.append("…", style="dim")
+        rows.append(line)
+    return rows
+
+
+# --- findings grouped by cause ----------------------------------------------------------------------------
+
+
+@dataclass
+class CauseGroup:
+    """Every finding of one cause, best first: one box, counted once."""
+
+    cause: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def top(self) -> Finding:
+        return self.findings[0]
+
+    @property
+    def evidence(self) -> list[Evidence]:
+        seen: dict[tuple[str, int], Evidence] = {}
+        for f in self.findings:
+            for e in f.evidence:
+                seen.setdefault((e.source, e.line), e)
+        return list(seen.values())
+
+    @property
+    def fixes(self) -> list[str]:
+        return list(dict.fromkeys(step for f in self.findings for step in f.fix))
+
+
+def cause_groups(findings: Sequence[Finding]) -> tuple[list[CauseGroup], list[CauseGroup]]:
+    """(likely, minor): a cause is likely when one of its findings reaches the verdict's MATERIAL_SCORE."""
+    groups: dict[str, CauseGroup] = {}
+    for f in findings:
+        groups.setdefault(f.cause, CauseGroup(f.cause)).findings.append(f)
+    ordered = sorted(groups.values(), key=lambda g: -g.top.score)
+    likely = [g for g in ordered if g.top.score >= MATERIAL_SCORE]
+    minor = [g for g in ordered if g.top.score < MATERIAL_SCORE]
+    return likely, minor
+
+
+def ruled_out_causes(d: Diagnosis) -> list[str]:
+    """Causes a rule ruled out and no rule found: a cause that is also a finding is never listed."""
+    found = {f.cause for f in d.findings}
+    return sorted({o.cause for o in d.ruled_out} - found)
+
+
+# --- rendering --------------------------------------------------------------------------------------------
+
+
+def print_wrapped(console: Console, text: Text, prefix: str = _BAR, indent: str = "") -> None:
+    """Wrap `text` to the console's width under a left bar (rich would wrap the bar away)."""
+    room = max(20, console.width - len(prefix) - len(indent))
+    for line in text.wrap(console, room):
+        console.print(Text.assemble((prefix, "dim"), indent, line), soft_wrap=True)
+
+
+def print_fix(console: Console, step: str, prefix: str = _BAR) -> None:
+    # One line whatever its length: never wrapped mid-flag by rich, so it copies whole.
+    console.print(Text.assemble((prefix, "dim"), "  ", (step, "green")), soft_wrap=True)
+
+
+def _print_evidence(console: Console, evidence: Sequence[Evidence], prefix: str = _BAR) -> None:
+    shown = list(evidence[:EVIDENCE_SHOWN])
+    labels = [f"{e.source.rsplit('/', 1)[-1]}:{e.line}" for e in shown]
+    label_width = max((len(label) for label in labels), default=0)
+    room = console.width - len(prefix) - 2
+    budget = PIPED_EXCERPT if console.width >= UNLIMITED_WIDTH else room - label_width - 2
+    stacked = budget < 40  # narrow: the excerpt under its label, the whole width for it
+    if stacked:
+        budget = room - 2
+    for label, e in zip(labels, shown, strict=True):
+        rows = excerpt(e.text, e.spans, budget)
+        if stacked:
+            console.print(Text.assemble((prefix, "dim"), "  ", (label, "cyan")), soft_wrap=True)
+            for row in rows:
+                console.print(Text.assemble((prefix, "dim"), "    ", row), soft_wrap=True)
+            continue
+        for index, row in enumerate(rows):
+            head = label.ljust(label_width) if index == 0 else " " * label_width
+            console.print(Text.assemble((prefix, "dim"), "  ", (head, "cyan"), "  ", row), soft_wrap=True)
+    if len(evidence) > EVIDENCE_SHOWN:
+        more = f"  ... {len(evidence) - EVIDENCE_SHOWN} more line(s) (--format json)"
+        console.print(Text.assemble((prefix, "dim"), (more, "dim")), soft_wrap=True)
+
+
+def _box(console: Console, index: int, group: CauseGroup, *, explain: bool, note: str | None = None) -> None:
+    top = group.top
+    head = Text.assemble(
+        ("╭─ ", "dim"),
+        (f"{index}. ", "bold"),
+        (group.cause, "bold"),
+        ("  score ", "dim"),
+        (f"{top.score} {top.severity}", _SEVERITY_STYLE[top.severity]),
+        "  ",
+        top.title,
+    )
+    print_wrapped(console, head, prefix="")
+    if note:
+        print_wrapped(console, Text(note, style="italic"))
+    for f in group.findings:
+        line = Text.assemble((f.explanation, "bold" if f is top else ""), ("  rule ", "dim"), (f.rule, "cyan"))
+        if f is not top:
+            line = Text.assemble((f"also [{f.score}] ", "dim"), line)
+        print_wrapped(console, line)
+        if f.estimate:
+            print_wrapped(console, Text.assemble(("effect: ", "italic"), f.estimate))
+        if explain:
+            print_wrapped(console, Text(f"score: {f.working}", style="dim"))
+    if group.evidence:
+        console.print(Text.assemble((_BAR, "dim"), ("evidence", "dim")), soft_wrap=True)
+        _print_evidence(console, group.evidence)
+    if group.fixes:
+        console.print(Text.assemble((_BAR, "dim"), ("fix", "dim")), soft_wrap=True)
+        for step in group.fixes:
+            print_fix(console, step)
+    console.print(Text("╰─", style="dim"), soft_wrap=True)
+
+
+def _minor(console: Console, groups: Sequence[CauseGroup], *, verbose: bool, explain: bool) -> None:
+    if not groups:
+        return
+    console.print(Text(f"Also noted ({len(groups)}, each below score {MATERIAL_SCORE}):", style="bold"))
+    for group in groups:
+        for f in group.findings:
+            line = Text.assemble(f"  [{f.score:2d}] ", (f.cause, "bold"), "  ", f.explanation, ("  rule ", "dim"))
+            line.append(f.rule, style="cyan")
+            print_wrapped(console, line, prefix="", indent="")
+            if explain:
+                print_wrapped(console, Text(f"score: {f.working}", style="dim"), prefix="", indent="       ")
+        for step in group.fixes:
+            print_fix(console, step, prefix="     ")
+        if verbose and group.evidence:
+            _print_evidence(console, group.evidence, prefix="     ")
 
 
 def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, verbose: bool) -> None:
-    """The "could not check" section: the first eight, or all with their hints under --verbose."""
+    """The "could not check" section: one line with the count, or every rule with its hint under --verbose."""
     if not outcomes:
         return
+    causes = sorted({o.cause for o in outcomes})
+    if not verbose:
+        console.print(
+            Text(
+                f"Could not check {len(outcomes)} rule(s) of {len(causes)} cause(s) for want of lines in the log "
+                "(-v lists them with the flag that prints each)",
+                style="dim",
+            )
+        )
+        return
     console.print(Text(f"Could not check ({len(outcomes)}):", style="bold"))
-    shown = outcomes if verbose else outcomes[:8]
-    for o in shown:
-        hint = f" ({o.hints[0]})" if o.hints and verbose else ""
-        console.print(Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"))
-    if len(shown) < len(outcomes):
-        console.print(Text(f"  ... {len(outcomes) - len(shown)} more (--verbose)", style="dim"))
+    for o in outcomes:
+        hint = f" ({o.hints[0]})" if o.hints else ""
+        print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"), prefix="")
 
 
-def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) -> None:
-    d = clean(d)
+def performance_block(d: Diagnosis) -> list[Text]:
+    """Expected vs measured performance, under the verdict. The `performance` section of the Diagnosis and
+    its terminal lines come from logdoctor/report/performance.py (the expected-performance work); nothing is
+    drawn while the diagnosis has none."""
+    performance = getattr(d, "performance", None)
+    if performance is None:
+        return []
+    try:
+        module = importlib.import_module("logdoctor.report.performance")
+    except ImportError:
+        return []
+    lines_of = getattr(module, "terminal_lines", None)
+    if lines_of is None:
+        return []
+    return [line if isinstance(line, Text) else Text(str(line)) for line in lines_of(d)]
+
+
+def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
-    console.print(Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}"))
-    style = "bold green" if d.verdict.healthy else "bold red"
-    console.print(Text(d.verdict.summary, style=style))
+    head = Text.assemble(("logdoctor ", "bold"), (f"{d.engine.name}{version}", "bold cyan"), f"  {names}")
+    console.print(head, soft_wrap=True)  # a path is never folded mid-name
+    kind = d.verdict.kind
+    verdict = Text.assemble((kind.upper(), _VERDICT_STYLE.get(kind, "bold")), "  ", d.verdict.summary)
+    print_wrapped(console, verdict, prefix="")
+    for line in performance_block(d):  # expected vs measured: logdoctor/report/performance.py
+        print_wrapped(console, Text.assemble("  ", line), prefix="")
+    if likely:
+        top = likely[0].top
+        print_wrapped(
+            console, Text.assemble(("  top cause  ", "dim"), (top.cause, "bold"), f": {top.explanation}"), prefix=""
+        )
+        if top.estimate:
+            print_wrapped(console, Text.assemble(("  effect     ", "dim"), top.estimate), prefix="")
+    for missing in d.verdict.missing:
+        print_wrapped(console, Text.assemble(("  missing    ", "dim"), missing), prefix="")
+
+
+def render_findings(
+    findings: Sequence[Finding],
+    console: Console,
+    *,
+    verbose: bool,
+    explain: bool,
+    note: Callable[[CauseGroup], str | None] | None = None,
+) -> None:
+    """One box a likely cause (`note` adds a line to a box), then the minor findings compactly."""
+    likely, minor = cause_groups(findings)
+    for index, group in enumerate(likely, start=1):
+        _box(console, index, group, explain=explain, note=note(group) if note else None)
+    _minor(console, minor, verbose=verbose, explain=explain)
+
+
+def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False, explain: bool = False) -> None:
+    d = clean(d)
+    likely, _ = cause_groups(d.findings)
+    render_verdict(d, console, likely)
     console.print()
-    for index, finding in enumerate(d.findings, start=1):
-        console.print(finding_panel(index, finding))
-    if d.ruled_out:
-        console.print(Text(f"Ruled out ({len(d.ruled_out)}):", style="bold"))
-        console.print(Text("  " + ", ".join(sorted({o.cause for o in d.ruled_out})), style="dim"))
+    render_findings(d.findings, console, verbose=verbose, explain=explain)
+    ruled_out = ruled_out_causes(d)
+    if ruled_out:
+        print_wrapped(console, Text(f"Ruled out ({len(ruled_out)}): " + ", ".join(ruled_out), style="dim"), prefix="")
     render_insufficient(console, d.insufficient_data, verbose=verbose)
     if d.suppressed:
         console.print(
             Text(f"Suppressed ({len(d.suppressed)}): " + ", ".join(o.rule for o in d.suppressed), style="dim")
         )
     for warning in d.warnings:
-        console.print(Text(f"warning: {warning}", style="yellow"))
+        print_wrapped(console, Text(f"warning: {warning}", style="yellow"), prefix="")
     for error in d.errors:
         console.print(Text(f"error: {error.get('host', '')}: {error.get('error', '')}", style="red"))

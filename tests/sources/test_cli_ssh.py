@@ -90,7 +90,9 @@ def test_several_hosts_one_down(ssh_lab: SshLab) -> None:
     )
 
     assert code == 3  # a host could not be collected; the others are still reported
-    reports = json.loads(out)
+    fleet = json.loads(out)  # one object, the hosts inside (docs/json.md)
+    assert fleet["report"] == "fleet"
+    reports = fleet["hosts"]
     assert len(reports) == 3
     assert summary(reports[0]) == summary(reports[2]) and reports[0]["findings"]
     assert reports[1]["sources"] == [] and reports[1]["errors"][0]["host"] == down
@@ -180,7 +182,7 @@ def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatc
     code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
 
     assert code == 3
-    kpro5, node2 = json.loads(out)
+    kpro5, node2 = json.loads(out)["hosts"]
     assert kpro5["findings"][0]["cause"] == "spec-net-loss"
     assert node2["errors"][0]["error"] == "node2: internal error while diagnosing: ValueError: a parser bug"
     assert "Traceback" not in err
@@ -194,14 +196,15 @@ def test_hosts_file(ssh_lab: SshLab, tmp_path: Path) -> None:
     code, out, err = run("diagnose", "--hosts", str(hosts), *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
 
     assert code == 1, err
-    reports = json.loads(out)
-    assert [r["sources"][0]["host"] for r in reports] == ["kpro5", "node2"]  # each host once, in file order
+    reports = json.loads(out)["hosts"]
+    assert [r["sources"][0]["host"] for r in reports] == ["kpro5", "node2"]
+    assert [r["host"] for r in reports] == ["kpro5", "node2"]  # each host once, in file order
     assert all(r["findings"][0]["cause"] == "spec-net-loss" for r in reports)
     # positional hosts come first, then the file's
     code, out, _ = run(
         "diagnose", "node2", "--hosts", str(hosts), *ssh_args(ssh_lab), "--log", str(log), "--format", "json"
     )
-    assert [r["sources"][0]["host"] for r in json.loads(out)] == ["node2", "kpro5"]
+    assert [r["sources"][0]["host"] for r in json.loads(out)["hosts"]] == ["node2", "kpro5"]
 
 
 def test_hosts_file_errors_name_file_and_line(tmp_path: Path) -> None:

@@ -1,0 +1,132 @@
+"""CLI polish (issue 14 item 5): examples in every --help, --color, global options after the subcommand,
+one-line usage errors, shell completion, progress on stderr only for a terminal."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from logdoctor import progress
+from logdoctor.cli import hoist_global_options, main
+from logdoctor.progress import ReadProgress
+
+ROOT = Path(__file__).resolve().parents[1]
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+LOGDOCTOR = [sys.executable, "-m", "logdoctor.cli"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR")}
+    env.update(extra)
+    return env
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = [prefix]
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            out += _commands(command, (*prefix, name))
+        else:
+            out.append((*prefix, name))
+    return out
+
+
+@pytest.mark.parametrize("path", _commands(main), ids=lambda p: " ".join(p) or "logdoctor")
+def test_every_help_has_examples(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0
+    assert "Examples:" in result.output or "Example:" in result.output
+    example = result.output.split("Example")[1]
+    assert "logdoctor " in example
+
+
+def test_global_options_after_the_subcommand() -> None:
+    assert hoist_global_options(["diagnose", "x.log", "--debug", "--color", "never"], ["diagnose"]) == [
+        "--debug",
+        "--color",
+        "never",
+        "diagnose",
+        "x.log",
+    ]
+    assert hoist_global_options(["diagnose", "--", "--debug"], ["diagnose"]) == ["diagnose", "--", "--debug"]
+    result = CliRunner().invoke(main, ["parse", str(STORY), "--version"])
+    assert result.exit_code == 0 and "logdoctor, version" in result.output
+    result = CliRunner().invoke(main, ["diagnose", str(STORY), "--format", "json", "--debug", "--color=never"])
+    assert result.exit_code == 1 and '"findings"' in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["diagnose", "--bogus"], "No such option"),
+        (["frobnicate"], "No such command"),
+        (["diagnose", str(STORY), "--format", "yaml"], "Invalid value for '--format'"),
+        (["rules", "show"], "Missing argument"),
+        (["--color", "purple", "diagnose"], "Invalid value for '--color'"),
+    ],
+)
+def test_usage_errors_are_one_line(args: list[str], words: str) -> None:
+    result = subprocess.run([*LOGDOCTOR, *args], capture_output=True, text=True, env=_env(), cwd=ROOT)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert words in lines[0] and "error:" in lines[0] and "--help" in lines[0]
+    assert "Usage:" not in result.stderr
+
+
+def test_colour_follows_the_choice_and_the_environment() -> None:
+    def ansi(*args: str, **env: str) -> bool:
+        out = subprocess.run(
+            [*LOGDOCTOR, *args, "diagnose", str(STORY)], capture_output=True, text=True, env=_env(**env)
+        ).stdout
+        return "\x1b[" in out
+
+    assert not ansi()  # piped: no colour
+    assert ansi(FORCE_COLOR="1")
+    assert ansi("--color", "always")
+    assert not ansi("--color", "never", FORCE_COLOR="1")
+    assert not ansi(NO_COLOR="1", FORCE_COLOR="")
+
+
+def test_shell_completion_script() -> None:
+    out = subprocess.run(
+        [*LOGDOCTOR], capture_output=True, text=True, env=_env(_LOGDOCTOR_COMPLETE="bash_source"), cwd=ROOT
+    )
+    assert out.returncode == 0
+    assert "_logdoctor_completion" in out.stdout and "complete " in out.stdout
+
+
+def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)
+    monkeypatch.setattr(progress, "UPDATE_EVERY", 10)
+    monkeypatch.delenv("LOGDOCTOR_NO_PROGRESS", raising=False)
+    lines = [(n, f"line {n}") for n in range(1, 101)]
+    shown = io.StringIO()
+    terminal = Console(file=shown, force_terminal=True, width=100)
+    with ReadProgress(terminal) as bar:
+        assert list(bar.wrap("big.log", str(STORY), iter(lines))) == lines
+    assert "reading big.log" in shown.getvalue() and "line 100" in shown.getvalue()
+    piped = io.StringIO()
+    with ReadProgress(Console(file=piped, force_terminal=False)) as bar:
+        assert list(bar.wrap("big.log", None, iter(lines))) == lines
+    assert piped.getvalue() == ""
+
+
+def test_nothing_on_a_piped_stderr(tmp_path: Path) -> None:
+    big = tmp_path / "big.log"
+    big.write_text(STORY.read_text(encoding="utf-8") * 200, encoding="utf-8")
+    result = subprocess.run(
+        [*LOGDOCTOR, "diagnose", str(big), "--format", "json", "-o", str(tmp_path / "r.json")],
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert result.returncode == 1 and result.stderr == ""

@@ -1,0 +1,208 @@
+"""`logdoctor watch`: a real subprocess following a real file while the test writes to it.
+
+Piped, watch prints one line for its first diagnosis and one for each change; the tests wait for a line
+(never for a fixed time) before they write the next part of the log.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from logdoctor.watch import FileFollower
+
+ROOT = Path(__file__).resolve().parents[1]
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+LINES = STORY.read_text(encoding="utf-8").splitlines(keepends=True)
+HEAD = "".join(LINES[:30])  # start-up and configuration: two likely causes
+REST = "".join(LINES[30:])  # the stats under load: the speculative-decoding causes appear
+WAIT = 120.0  # seconds for one diagnosis on a loaded two-core machine
+
+
+class Watch:
+    def __init__(self, target: Path, *args: str) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "logdoctor.cli", "watch", str(target), "--interval", "0.2", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.err: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.err.extend(self.proc.stderr or []), daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def next_line(self, containing: str = "") -> str:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            if containing in line:
+                return line
+        raise AssertionError(f"no line with {containing!r}; stderr: {''.join(self.err)}")
+
+    def wait_err(self, containing: str) -> None:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline and not any(containing in line for line in self.err):
+            time.sleep(0.1)
+        assert any(containing in line for line in self.err), self.err
+
+    def end(self, signum: int = signal.SIGINT) -> int:
+        self.proc.send_signal(signum)
+        return self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "vllm.log"
+    path.write_text(HEAD, encoding="utf-8")
+    return path
+
+
+def test_appended_lines_change_the_diagnosis(log: Path) -> None:
+    watch = Watch(log)
+    try:
+        first = watch.next_line("likely cause")
+        assert "spec-net-loss" not in first  # no stats line yet
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(REST)
+        changed = watch.next_line("spec-net-loss")
+        assert "top: spec-net-loss" in changed and "| spec-net-loss 82" in changed
+    finally:
+        code = watch.end(signal.SIGINT)
+    assert code == 0
+    assert "Traceback" not in "".join(watch.err)
+
+
+def test_rotation_rename_then_a_new_file(log: Path) -> None:
+    watch = Watch(log)
+    try:
+        watch.next_line("likely cause")
+        log.rename(log.with_name("vllm.log.1"))  # logrotate: the file moves away...
+        log.write_text(REST, encoding="utf-8")  # ...and the server writes a new one under the name
+        changed = watch.next_line("spec-net-loss")
+        # the old file's start-up lines are still this deployment's configuration
+        assert "custom-allreduce-disabled" in changed
+    finally:
+        code = watch.end(signal.SIGTERM)
+    assert code == 0
+    assert any("renamed" in line for line in watch.err)
+
+
+def test_rotation_by_truncation(log: Path) -> None:
+    watch = Watch(log)
+    try:
+        watch.next_line("likely cause")
+        with log.open("r+", encoding="utf-8") as handle:  # copytruncate
+            handle.truncate(0)
+        watch.wait_err("truncated")  # seen before the new content comes (else it is only a longer file)
+        log.write_text(HEAD + REST, encoding="utf-8")
+        watch.next_line("spec-net-loss")
+    finally:
+        code = watch.end()
+    assert code == 0
+    assert any("truncated" in line for line in watch.err)
+
+
+def test_ctrl_c_before_the_first_diagnosis_exits_zero(log: Path) -> None:
+    watch = Watch(log)
+    watch.next_line("likely cause")
+    assert watch.end(signal.SIGINT) == 0
+    assert "Traceback" not in "".join(watch.err)
+
+
+def test_stdin_is_followed_until_it_ends() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "logdoctor.cli", "watch", "-"], input=HEAD + REST, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "top: spec-net-loss" in result.stdout.splitlines()[-1]
+
+
+def test_a_missing_file_and_a_host_are_one_line_errors(tmp_path: Path) -> None:
+    for target in (str(tmp_path / "nope.log"), "root@gpu-host"):
+        result = subprocess.run(
+            [sys.executable, "-m", "logdoctor.cli", "watch", target], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 2, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_follower_reads_through_rename_and_truncation(tmp_path: Path) -> None:
+    path = tmp_path / "x.log"
+    path.write_bytes(b"one\ntwo\nhalf")
+    rotations: list[str] = []
+    follower = FileFollower(path, rotations.append)
+    assert list(follower.poll()) == [b"one", b"two"]  # a line without its newline is kept for later
+    with path.open("ab") as handle:
+        handle.write(b"-line\n")
+    assert list(follower.poll()) == [b"half-line"]
+    with path.open("ab") as handle:
+        handle.write(b"last of the old file\n")
+    path.rename(tmp_path / "x.log.1")
+    assert list(follower.poll()) == [b"last of the old file"]  # the new file is not there yet
+    path.write_bytes(b"new 1\n")
+    assert list(follower.poll()) == [b"new 1"] and rotations == ["renamed: reading the new file from its start"]
+    path.write_bytes(b"")
+    assert list(follower.poll()) == []
+    assert rotations[-1].startswith("truncated")
+    follower.close()
+
+
+def test_live_view_in_a_terminal(log: Path) -> None:
+    """On a terminal the ranked view is redrawn in place (rich Live); Ctrl-C ends it with exit 0."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    log.write_text(HEAD + REST, encoding="utf-8")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 100, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "logdoctor.cli", "watch", str(log)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**env, "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + WAIT
+    try:
+        while time.monotonic() < deadline and b"spec-net-loss" not in seen:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 65536)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=30)
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 65536)
+            except OSError:
+                break
+    finally:
+        os.close(master)
+    text = seen.decode("utf-8", errors="replace")
+    assert b"spec-net-loss" in seen and "watching " in text and "Ctrl-C ends" in text
+    assert code == 0 and "Traceback" not in text
