@@ -322,7 +322,8 @@ def test_fifo_and_devices_end_at_once_never_healthy(
         target = str(path)
     else:
         target = kind
-    t0 = time.monotonic()
+    # "At once": refused as not a regular file before any read, not stopped by the (long) --timeout; no test
+    # asserts a time (a loaded machine is slow), the message says which of the two ended it.
     result = CliRunner().invoke(
         main,
         [
@@ -333,12 +334,12 @@ def test_fifo_and_devices_end_at_once_never_healthy(
             "--known-hosts",
             str(ssh_lab.known_hosts),
             "--timeout",
-            "5",
+            "120",
             "--log",
             target,
         ],
     )
-    assert time.monotonic() - t0 < 5
+    assert "timed out" not in result.output and "time limit" not in result.output
     assert result.exit_code == ExitStatus.COLLECTION, result.output
     assert "not a regular file" in result.output and "healthy" not in result.output.lower()
     error_lines = [line for line in result.output.splitlines() if line.startswith("logdoctor: error:")]
