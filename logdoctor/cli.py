@@ -259,9 +259,15 @@ def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> 
 
 
 def emit_many(
-    diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool, observed: Sequence[Observed] = ()
+    diagnoses: Sequence[Diagnosis],
+    hosts: Sequence[str],
+    fmt: str,
+    verbose: bool,
+    observed: Sequence[Observed] = (),
+    noun: str = "hosts",
 ) -> None:
-    """One report per host: a JSON array when there are several, headed sections otherwise."""
+    """One report per host (or deployment: `noun`): a JSON array when there are several, headed sections
+    otherwise."""
     from logdoctor.report.json import render_json
 
     if len(diagnoses) == 1:
@@ -284,7 +290,7 @@ def emit_many(
         if fmt == "markdown":
             click.echo(fleet_markdown(hosts, diagnoses), nl=False)
         else:
-            render_fleet(stdout_console(), hosts, diagnoses)
+            render_fleet(stdout_console(), hosts, diagnoses, noun=noun)
 
 
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | None = None) -> None:
@@ -398,6 +404,7 @@ def ssh_options(func: F) -> F:
     metavar="FILE",
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
+@click.option("--all-runs", is_flag=True, help="Diagnose every server start in a log, not only the last (docs/cli.md).")
 @read_limit_options
 @handle_errors
 def diagnose(
@@ -412,16 +419,20 @@ def diagnose(
     config_path: Path | None,
     ssh: HostOptions,
     hosts_file: str | None,
+    all_runs: bool,
     limits: ReadLimits,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
-    Several files are one deployment (a server log, an NCCL log, a pasted benchmark table).
+    Files of one deployment are diagnosed together (a server log, its NCCL log, a pasted benchmark
+    table); files of different deployments (engine, version, model, host) get a report each. A log
+    holding several server starts is diagnosed for the last one (--all-runs: each one).
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
+    from logdoctor.deployments import diagnose_deployments, parse_deployments
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.report.formats import check_output, observed_of, written_to
-    from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
+    from logdoctor.run import local_line_sources
 
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
@@ -442,22 +453,30 @@ def diagnose(
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
-        parsed = parse_sources(local_line_sources(targets, limits), engine)
-        diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+        # Several deployments (or server starts of one log) are reported one by one (docs/cli.md).
+        deployments = parse_deployments(local_line_sources(targets, limits), engine, all_runs=all_runs)
+        diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
-        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
+        diagnoses = [mark_partial(d, "saved bundle", partial) for d in diagnoses]
         if (
-            diagnosis.verdict.kind == "not-a-log" and not partial
+            all(d.verdict.kind == "not-a-log" for d in diagnoses) and not partial
         ):  # nothing to diagnose: an input error, not a healthy verdict
-            names = ", ".join(s.name for s in diagnosis.sources) or "the input"
+            names = ", ".join(s.name for d in diagnoses for s in d.sources) or "the input"
             raise InputError(
                 f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)"
             )
         with written_to(output):
-            emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
-        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
+            emit_many(
+                diagnoses,
+                [d.label for d in deployments],
+                fmt,
+                verbose,
+                [observed_of(fmt, d.parsed.events) for d in deployments],
+                noun="deployments",
+            )
+        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
     collections, diagnoses, observed = diagnose_hosts(
         hosts,
         ssh,
