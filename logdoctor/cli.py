@@ -448,6 +448,8 @@ def diagnose(
     hosts = list(dict.fromkeys([*hosts, *listed]))  # the order given, each host once
     if hosts and paths:
         raise UsageError(f"give local paths or hosts, not both (paths: {', '.join(paths)}; hosts: {', '.join(hosts)})")
+    if hosts and all_runs:
+        raise UsageError("--all-runs applies to local logs: a host's log is diagnosed for its last server start")
     if not hosts:
         given = ssh.host_only_given()
         if given:
@@ -559,6 +561,12 @@ _SIDE_ENGINE = EngineChoice()
     "--candidate-engine", type=_SIDE_ENGINE, default="auto", show_default=True, help="Force the candidate's engine."
 )
 @click.option("--all", "show_all", is_flag=True, help="Also show equal rows and rows neither log shows.")
+@click.option(
+    "--runs",
+    "compare_runs",
+    is_flag=True,
+    help="Compare the last two server starts of one LOG: the one before the last is the baseline (docs/cli.md).",
+)
 @rules_options
 @report_options
 @ssh_options
@@ -571,6 +579,7 @@ def diff(
     baseline_engine: str,
     candidate_engine: str,
     show_all: bool,
+    compare_runs: bool,
     rule_dirs: tuple[Path, ...],
     no_builtin_rules: bool,
     fmt: str,
@@ -599,11 +608,19 @@ def diff(
     check_output(fmt, output)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
-    base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
-    base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
-    cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
-    base_parsed = parse_sources(base_sources, baseline_engine)
-    cand_parsed = parse_sources(cand_sources, candidate_engine)
+    if compare_runs:  # two server starts of one log (logdoctor/deployments.py)
+        from logdoctor.deployments import last_two_runs
+
+        if len(targets) != 1 or baseline_targets or candidate_targets:
+            raise UsageError("diff --runs takes one LOG: its last server start is compared with the one before")
+        forced = candidate_engine if candidate_engine != "auto" else baseline_engine
+        base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
+    else:
+        base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
+        base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
+        cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
+        base_parsed = parse_sources(base_sources, baseline_engine)
+        cand_parsed = parse_sources(cand_sources, candidate_engine)
     report = diff_parsed(
         base_parsed,
         cand_parsed,

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from logdoctor import run as pipeline
+from logdoctor.errors import UsageError
 from logdoctor.events import EngineVersion, ModelInfo, StartupConfig
 from logdoctor.registry import REGISTRY
 from logdoctor.run import LineSource, Parsed, Run, merge_parsed, parse_each
+from logdoctor.sources.local import ReadLimits
 
 if TYPE_CHECKING:
     from logdoctor.engine.result import Diagnosis
@@ -220,3 +222,13 @@ def diagnose_deployments(
         diagnosis, _ = pipeline.diagnose_parsed(deployment.parsed, rules, engine=engine, suppressions=suppressions)
         out.append(diagnosis)
     return out
+
+
+def last_two_runs(log: str, limits: ReadLimits | None = None, engine: str | None = None) -> tuple[Parsed, Parsed]:
+    """`logdoctor diff --runs LOG`: the log's server start before the last (the baseline) and its last one."""
+    runs = list(parse_each(pipeline.local_line_sources([log], limits), engine, all_runs=True))
+    if len(runs) < 2:
+        raise UsageError(
+            f"{log}: one server start in it, nothing to compare (diff --runs compares two starts of one log)"
+        )
+    return runs[-2], runs[-1]

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from logdoctor.cli import main
 from logdoctor.deployments import parse_deployments
 from logdoctor.engine.rules import load_rules
-from logdoctor.run import LineSource, diagnose_parsed, local_line_sources, parse_sources, run_starts
 from logdoctor.parse.pipeline import parse_text
+from logdoctor.run import LineSource, diagnose_parsed, local_line_sources, parse_sources, run_starts
 from tests.parse.test_bench import VLLM_SERVE_OLD
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,3 +196,29 @@ def test_split_runs_keep_only_the_last_start_events_and_counts() -> None:
     assert min(e.line for e in parsed.events) == 5
     assert parsed.stats[0].lines == 2 and parsed.stats[0].events == len(parsed.events)
     assert parsed.version == "0.10.1.1"
+
+
+# --- diff of two starts ------------------------------------------------------------------------------------------
+
+
+def test_diff_runs_compares_the_last_start_with_the_one_before() -> None:
+    code, out, err = run("diff", "--runs", str(RESTART), "--format", "json")
+    assert code in (0, 1), err
+    data = json.loads(out)
+    assert data["baseline"]["engine"]["version"] == "0.10.0"
+    assert data["candidate"]["engine"]["version"] == "0.13.0"
+    assert any(w.startswith(f"baseline: {RESTART}: server start 1 of 2") for w in data["warnings"])
+    keys = {row["key"] for row in data["differences"]}
+    assert "tensor_parallel_size" in keys  # TP=8 before the restart, 1 after
+
+
+def test_diff_runs_of_a_log_with_one_start_is_a_usage_error() -> None:
+    code, _, err = run("diff", "--runs", str(VLLM))
+    assert code == 2 and "one server start in it" in err
+    code, _, err = run("diff", "--runs", str(VLLM), str(SGLANG))
+    assert code == 2 and "takes one LOG" in err
+
+
+def test_all_runs_is_for_local_logs() -> None:
+    code, _, err = run("diagnose", "--all-runs", "root@127.0.0.1")
+    assert code == 2 and "--all-runs applies to local logs" in err
