@@ -288,7 +288,7 @@ def emit_many(
                 stdout_console().rule(host)
             emit(diagnosis, fmt, verbose)
         if fmt == "markdown":
-            click.echo(fleet_markdown(hosts, diagnoses), nl=False)
+            click.echo(fleet_markdown(hosts, diagnoses, noun=noun), nl=False)
         else:
             render_fleet(stdout_console(), hosts, diagnoses, noun=noun)
 

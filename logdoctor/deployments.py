@@ -81,10 +81,18 @@ class Deployment:
 def _identify(unit: Unit) -> Unit:
     parsed = unit.parsed
     serving = set(REGISTRY.names("serving"))
+    detection = parsed.detections[0]
     engine = parsed.engine
+    if detection.forced is not None:
+        # With --engine every source "is" that engine: the grammars that read its lines tell a side file (an NCCL
+        # log, a benchmark table) and another engine's log apart.
+        votes: dict[str, int] = {}
+        for event in parsed.events:
+            if event.engine in serving:
+                votes[event.engine] = votes.get(event.engine, 0) + 1
+        engine = max(votes, key=lambda name: votes[name]) if votes else "unknown"
     unit.engine = engine
     unit.serving = engine in serving
-    detection = parsed.detections[0]
     unit.version = next((v for e, v, _ in detection.versions if e == engine), None)
     unit.host = parsed.stats[0].host
     for event in parsed.events:

@@ -222,3 +222,18 @@ def test_diff_runs_of_a_log_with_one_start_is_a_usage_error() -> None:
 def test_all_runs_is_for_local_logs() -> None:
     code, _, err = run("diagnose", "--all-runs", "root@127.0.0.1")
     assert code == 2 and "--all-runs applies to local logs" in err
+
+
+def test_a_forced_engine_keeps_side_files_side_files(tmp_path: Path) -> None:
+    bench = tmp_path / "bench.txt"
+    bench.write_text(VLLM_SERVE_OLD + "\n", encoding="utf-8")
+    deployments = parse_deployments(local_line_sources([str(SGLANG), str(VLLM), str(bench)]), "vllm")
+    assert any("bench.txt joined the deployment of" in n for d in deployments for n in d.notes)
+
+
+def test_several_deployments_in_markdown_html_and_github() -> None:
+    code, out, _ = run("diagnose", str(SGLANG), str(VLLM), "--format", "markdown")
+    assert code == 1 and f"# {SGLANG}" in out and "## Deployments" in out and "| deployment |" in out
+    for fmt in ("html", "github"):
+        code, out, _ = run("diagnose", str(SGLANG), str(VLLM), "--format", fmt)
+        assert code == 1 and str(SGLANG) in out and str(VLLM) in out

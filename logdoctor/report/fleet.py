@@ -40,7 +40,9 @@ def render_fleet(console: Console, hosts: Sequence[str], diagnoses: Sequence[Dia
     console.print(table)
 
 
-def fleet_markdown(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> str:
-    lines = ["## Fleet", "", "| host | engine | top cause | score | verdict |", "|---|---|---|---:|---|"]
+def fleet_markdown(hosts: Sequence[str], diagnoses: Sequence[Diagnosis], noun: str = "hosts") -> str:
+    heading = "Fleet" if noun == "hosts" else noun.capitalize()
+    column = noun.removesuffix("s")
+    lines = [f"## {heading}", "", f"| {column} | engine | top cause | score | verdict |", "|---|---|---|---:|---|"]
     lines += [f"| {' | '.join(text(cell).replace('|', '/') for cell in row)} |" for row in fleet_rows(hosts, diagnoses)]
     return "\n".join(lines) + "\n"
