@@ -51,6 +51,7 @@ class Unit:
     model: str | None = None
     host: str | None = None
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # start-up dump (origin -> settings)
+    node_ranks: set[Any] = field(default_factory=set)  # `node_rank` of its dumps: a node of a multi-node deployment
 
     @property
     def name(self) -> str:
@@ -106,6 +107,8 @@ def _identify(unit: Unit) -> Unit:
         if isinstance(event, StartupConfig) and event.origin in pipeline.BANNER_CONFIGS and event.engine in serving:
             settings = {k: v for k, v in event.config.items() if k not in _PER_PROCESS_SETTINGS}
             unit.settings.setdefault(event.origin, settings)
+            if event.config.get("node_rank") is not None:
+                unit.node_ranks.add(str(event.config["node_rank"]))
     return unit
 
 
@@ -113,12 +116,19 @@ def _differs(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a != b
 
 
+def _model_name(model: str | None) -> str | None:
+    """`/root/models/Qwen3-8B` and `Qwen/Qwen3-8B` name one model: a local copy of a hub repository."""
+    return None if model is None else model.rstrip("/").rsplit("/", 1)[-1].lower()
+
+
 def same_deployment(a: Unit, b: Unit) -> bool:
     """Two serving inputs are one deployment unless their engine, version, model, host or start-up settings
-    (a dump both print, per-process settings left out) say otherwise; what one of them does not show agrees."""
-    if a.engine != b.engine or _differs(a.version, b.version) or _differs(a.model, b.model):
+    (a dump both print, per-process settings left out) say otherwise; what one of them does not show agrees.
+    The nodes of one multi-node deployment (dumps naming other `node_rank`s) run on other hosts."""
+    if a.engine != b.engine or _differs(a.version, b.version) or _differs(_model_name(a.model), _model_name(b.model)):
         return False
-    if _differs(a.host, b.host):
+    other_nodes = bool(a.node_ranks and b.node_ranks and not a.node_ranks & b.node_ranks)
+    if _differs(a.host, b.host) and not other_nodes:
         return False
     return all(a.settings[o] == b.settings[o] for o in a.settings.keys() & b.settings.keys())
 

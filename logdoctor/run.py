@@ -7,6 +7,10 @@ entry point runs exactly the same stages:
 
 Every input reaches it as a `LineSource`: `local_line_sources` opens files and stdin, `remote_line_sources`
 gives what the SSH collector brought back, so `diagnose FILE`, `diagnose HOST` and `diff` parse alike.
+
+A source holding several server starts (a restart appended to one log) is split by `split_runs` once it is read,
+from its events' line numbers: `parse_sources` keeps the last start of each source, `parse_each(all_runs=True)`
+gives every one (docs/cli.md, "Deployments and runs").
 """
 
 from __future__ import annotations
@@ -176,13 +180,14 @@ def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
     one start.
 
     A start-up line begins a new run when the run so far served traffic (a stats line), already printed that same
-    start-up line (a restart that never served), or printed another version. The configuration lines printed
+    start-up line (a restart that never served), or printed another version or another engine's start-up lines. The configuration lines printed
     between the last traffic and the new banner go with the new run; lines before the first banner stay with the
     first run."""
     serving = frozenset(REGISTRY.names("serving"))
     starts: list[tuple[int, int | None]] = []
     keys: set[tuple[str, str]] = set()
     version: str | None = None
+    banner_engine: str | None = None
     served = seen_any = False
     preamble: int | None = None  # first line of the configuration lines since the last runtime or start-up line
     first_banner: int | None = None
@@ -190,7 +195,8 @@ def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
         key = _banner_key(event, serving)
         if key is not None:
             new_version = isinstance(event, EngineVersion) and version is not None and event.version != version
-            if seen_any and (served or key in keys or new_version):
+            other_engine = banner_engine is not None and event.engine != banner_engine
+            if seen_any and (served or key in keys or new_version or other_engine):
                 starts.append((event.line if preamble is None else min(preamble, event.line), event.line))
                 keys.clear()
                 served = False
@@ -198,6 +204,7 @@ def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
             elif first_banner is None and not starts:
                 first_banner = event.line
             keys.add(key)
+            banner_engine = event.engine
             if isinstance(event, EngineVersion):
                 version = event.version
             preamble = None
@@ -248,8 +255,9 @@ def _run_parsed(part: Parsed, events: list[EventBase], run: Run) -> Parsed:
 
 
 def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
-    """A one-source parse per server start: every run (`all_runs`) or the last one, each with a note that says
-    so. One start: the parse as it is. The runs not asked for are dropped, so their events are not kept."""
+    """A one-source parse per server start: every run (`all_runs`) or the last one that got past its start-up
+    lines, each with a note that says so. One start: the parse as it is. The runs not asked for are dropped, so
+    their events are not kept."""
     starts = run_starts(part.events)
     if len(starts) == 1:
         return [part]
@@ -260,7 +268,15 @@ def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
         Run(i + 1, len(starts), first, (firsts[i + 1] - 1) if i + 1 < len(starts) else total, banner)
         for i, (first, banner) in enumerate(starts)
     ]
-    wanted = runs if all_runs else runs[-1:]
+    if all_runs:
+        wanted, skipped = runs, []
+    else:
+        # A start the log ends right after (its version line, its dump, nothing else yet) has nothing to diagnose:
+        # the last start that printed more is the one a user asks about.
+        serving = frozenset(REGISTRY.names("serving"))
+        got_further = {_run_of(firsts, e.line) for e in part.events if _banner_key(e, serving) is None}
+        chosen = next((run for run in reversed(runs) if run.index in got_further), runs[-1])
+        wanted, skipped = [chosen], runs[chosen.index :]
     buckets: dict[int, list[EventBase]] = {run.index: [] for run in wanted}
     for event in part.events:
         bucket = buckets.get(_run_of(firsts, event.line))
@@ -269,16 +285,22 @@ def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
     out = []
     for run in wanted:
         parsed = _run_parsed(part, buckets.pop(run.index), run)
-        parsed.notes.append(run_note(stat.name, run, all_runs=all_runs))
+        parsed.notes.append(run_note(stat.name, run, all_runs=all_runs, skipped=skipped))
         out.append(parsed)
     return out
 
 
-def run_note(name: str, run: Run, *, all_runs: bool) -> str:
+def run_note(name: str, run: Run, *, all_runs: bool, skipped: Sequence[Run] = ()) -> str:
     if all_runs:
         head = " (the log begins inside a start that is not in it)" if run.banner is None else ""
         return f"{name}: server start {run.index} of {run.count}, {run.span()}{head}"
-    return f"{run.count} server starts in {name}; diagnosed the last ({run.span()}); --all-runs diagnoses every one"
+    if not skipped:
+        return f"{run.count} server starts in {name}; diagnosed the last ({run.span()}); --all-runs diagnoses every one"
+    later = ", ".join(r.span() for r in skipped)
+    return (
+        f"{run.count} server starts in {name}; diagnosed start {run.index} ({run.span()}): the later one(s) "
+        f"({later}) printed only start-up lines; --all-runs diagnoses every one"
+    )
 
 
 # --- parsing ------------------------------------------------------------------------------------------------

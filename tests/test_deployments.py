@@ -190,11 +190,16 @@ def test_a_new_version_begins_a_new_start() -> None:
 
 
 def test_split_runs_keep_only_the_last_start_events_and_counts() -> None:
-    lines = [*_vllm_start("0.10.0", "'model': 'a'"), STATS, "not a log line", *_vllm_start("0.10.1.1", "'model': 'b'")]
+    second = [*_vllm_start("0.10.1.1", "'model': 'b'"), STATS]
+    garbled = "(APIServer pid=1) INFO 05-20 12:10:00 [metrics.py:101] SpecDecoding metrics: (cut)"
+    lines = [*_vllm_start("0.10.0", "'model': 'a'"), STATS, garbled, *second]
+    whole = parse_sources([LineSource("t.log", list(enumerate(lines[:4], 1)))])
+    assert whole.stats[0].unrecognised == 1  # the garbled line is not understood, and it is in the first start
     parsed = parse_sources([LineSource("t.log", list(enumerate(lines, 1)))])
-    assert parsed.run is not None and (parsed.run.first, parsed.run.last, parsed.run.count) == (5, 6, 2)
+    assert parsed.stats[0].unrecognised == 0
+    assert parsed.run is not None and (parsed.run.first, parsed.run.last, parsed.run.count) == (5, 7, 2)
     assert min(e.line for e in parsed.events) == 5
-    assert parsed.stats[0].lines == 2 and parsed.stats[0].events == len(parsed.events)
+    assert parsed.stats[0].lines == 3 and parsed.stats[0].events == len(parsed.events) == 3
     assert parsed.version == "0.10.1.1"
 
 
@@ -237,3 +242,41 @@ def test_several_deployments_in_markdown_html_and_github() -> None:
     for fmt in ("html", "github"):
         code, out, _ = run("diagnose", str(SGLANG), str(VLLM), "--format", fmt)
         assert code == 1 and str(SGLANG) in out and str(VLLM) in out
+
+
+def test_the_nodes_of_one_deployment_are_one_even_on_two_hosts(tmp_path: Path) -> None:
+    nccl = "{host}:11:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4"
+    dump = "'model': '/models/Qwen3-8B', 'node_rank': {rank}, 'nnodes': 2"
+    node0 = _write(tmp_path / "n0.log", [*_vllm_start("0.10.1.1", dump.format(rank=0)), nccl.format(host="gpu-a")])
+    node1 = _write(tmp_path / "n1.log", [*_vllm_start("0.10.1.1", dump.format(rank=1)), nccl.format(host="gpu-b")])
+    (deployment,) = parse_deployments(local_line_sources([node0, node1]))
+    assert {u.host for u in deployment.units} == {"gpu-a", "gpu-b"}
+    # The same dump on two hosts without node ranks: two deployments.
+    one = _write(tmp_path / "a.log", [*_vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B'"), nccl.format(host="gpu-a")])
+    two = _write(tmp_path / "b.log", [*_vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B'"), nccl.format(host="gpu-b")])
+    assert len(parse_deployments(local_line_sources([one, two]))) == 2
+    # A local copy of a hub model is the same model; another model is not.
+    version = "(APIServer pid=1) INFO 05-20 12:00:00 [utils.py:290] vLLM server version 0.21.0, serving model {model}"
+    hub = _write(tmp_path / "hub.log", [version.format(model="Qwen/Qwen3-8B"), STATS])
+    local = _write(tmp_path / "local.log", [*_vllm_start("0.21.0", "'model': '/models/qwen3-8b/'")])
+    other = _write(tmp_path / "other.log", [version.format(model="Qwen/Qwen3-32B"), STATS])
+    assert len(parse_deployments(local_line_sources([hub, local]))) == 1
+    assert len(parse_deployments(local_line_sources([hub, other]))) == 2
+
+
+def test_another_engine_start_begins_a_new_run() -> None:
+    sglang = "[2026-09-24 01:50:02] server_args={'model_path': '/models/x', 'tp_size': 2}"
+    text = "\n".join([sglang, *_vllm_start("0.10.1.1", "'model': 'm'")])
+    assert _starts(text) == [(1, 1), (2, 2)]
+
+
+def test_a_last_start_with_only_its_banner_is_passed_over_for_the_one_before(tmp_path: Path) -> None:
+    log = _write(
+        tmp_path / "cut.log", [*_vllm_start("0.10.0", "'model': 'a'"), STATS, *_vllm_start("0.10.0", "'m': 1")]
+    )
+    parsed = parse_sources(local_line_sources([log]))
+    assert parsed.run is not None and (parsed.run.index, parsed.run.first, parsed.run.last) == (1, 1, 3)
+    assert parsed.notes == [
+        f"2 server starts in {log}; diagnosed start 1 (lines 1-3): the later one(s) (lines 4-5) printed only "
+        "start-up lines; --all-runs diagnoses every one"
+    ]
