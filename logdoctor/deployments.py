@@ -31,11 +31,6 @@ if TYPE_CHECKING:
 
 # Where the served model is named: the version line (EngineVersion.model), model lines, or these dump keys.
 _MODEL_KEYS = ("model", "model_path")
-# Settings of a start-up dump that differ between the processes or nodes of one deployment (or between two
-# starts of one command: SGLang draws a random seed): left out when two files' dumps are compared.
-_PER_PROCESS_SETTINGS = frozenset(
-    {"node_rank", "random_seed", "seed", "port", "host", "dist_init_addr", "nccl_port", "headless"}
-)
 
 
 @dataclass
@@ -50,7 +45,6 @@ class Unit:
     version: str | None = None
     model: str | None = None
     host: str | None = None
-    settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # start-up dump (origin -> settings)
     node_ranks: set[Any] = field(default_factory=set)  # `node_rank` of its dumps: a node of a multi-node deployment
 
     @property
@@ -104,11 +98,8 @@ def _identify(unit: Unit) -> Unit:
                 unit.model = event.model
             elif isinstance(event, StartupConfig):
                 unit.model = next((str(event.config[k]) for k in _MODEL_KEYS if event.config.get(k)), None)
-        if isinstance(event, StartupConfig) and event.origin in pipeline.BANNER_CONFIGS and event.engine in serving:
-            settings = {k: v for k, v in event.config.items() if k not in _PER_PROCESS_SETTINGS}
-            unit.settings.setdefault(event.origin, settings)
-            if event.config.get("node_rank") is not None:
-                unit.node_ranks.add(str(event.config["node_rank"]))
+        if isinstance(event, StartupConfig) and event.config.get("node_rank") is not None:
+            unit.node_ranks.add(str(event.config["node_rank"]))
     return unit
 
 
@@ -122,15 +113,14 @@ def _model_name(model: str | None) -> str | None:
 
 
 def same_deployment(a: Unit, b: Unit) -> bool:
-    """Two serving inputs are one deployment unless their engine, version, model, host or start-up settings
-    (a dump both print, per-process settings left out) say otherwise; what one of them does not show agrees.
-    The nodes of one multi-node deployment (dumps naming other `node_rank`s) run on other hosts."""
+    """Two serving inputs are one deployment unless their engine, version, model or host say otherwise; what one
+    of them does not show agrees. The nodes of one multi-node deployment (dumps naming other `node_rank`s) run on
+    other hosts. Other flags do not make another deployment: two files of one deployment started with and without
+    a flag are the A/B that rules read (`throughput.with_spec` against `throughput.without_spec`, docs/rules.md)."""
     if a.engine != b.engine or _differs(a.version, b.version) or _differs(_model_name(a.model), _model_name(b.model)):
         return False
     other_nodes = bool(a.node_ranks and b.node_ranks and not a.node_ranks & b.node_ranks)
-    if _differs(a.host, b.host) and not other_nodes:
-        return False
-    return all(a.settings[o] == b.settings[o] for o in a.settings.keys() & b.settings.keys())
+    return not (_differs(a.host, b.host) and not other_nodes)
 
 
 def group_units(units: Sequence[Unit]) -> list[Deployment]:

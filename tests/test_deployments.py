@@ -94,15 +94,17 @@ STATS = (
 )
 
 
-def test_same_model_with_other_flags_in_two_files_are_two_deployments(tmp_path: Path) -> None:
-    eager = _write(tmp_path / "eager.log", _vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B', 'enforce_eager': True"))
-    graphs = _write(tmp_path / "graphs.log", _vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B'"))
-    deployments = parse_deployments(local_line_sources([eager, graphs]))
-    assert [d.label for d in deployments] == [eager, graphs]
-    # The same start-up dump twice (the nodes of one deployment print it alike but for their rank): one deployment.
-    node0 = _write(tmp_path / "n0.log", _vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B', 'node_rank': 0"))
-    node1 = _write(tmp_path / "n1.log", _vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B', 'node_rank': 1"))
-    assert len(parse_deployments(local_line_sources([node0, node1]))) == 1
+def test_one_deployment_started_with_other_flags_in_two_files_stays_one(tmp_path: Path) -> None:
+    # The A/B the rules compare (fixtures/logs/constructed/stale-attention-env-vllm033-mtp-ab/): one deployment.
+    ab = ROOT / "fixtures" / "logs" / "constructed" / "stale-attention-env-vllm033-mtp-ab"
+    paths = [str(ab / "1-serve-baseline.log"), str(ab / "2-serve-mtp.log")]
+    (deployment,) = parse_deployments(local_line_sources(paths))
+    diagnosis, _ = diagnose_parsed(deployment.parsed, load_rules())
+    assert "measured-slower" in {o.rule for o in diagnosis.ruled_out}  # with and without MTP were compared
+    # Another version of the model's engine is another deployment.
+    old = _write(tmp_path / "old.log", _vllm_start("0.10.0", "'model': 'Qwen/Qwen3-8B'"))
+    new = _write(tmp_path / "new.log", _vllm_start("0.10.1.1", "'model': 'Qwen/Qwen3-8B'"))
+    assert [d.label for d in parse_deployments(local_line_sources([old, new]))] == [old, new]
 
 
 def test_an_ambiguous_side_file_joins_the_server_log_before_it_and_says_so(tmp_path: Path) -> None:

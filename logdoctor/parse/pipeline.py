@@ -121,8 +121,8 @@ class SourceStats:
     host: str | None = None
     path: str | None = None
     notes: list[str] = field(default_factory=list)  # what the reader skipped (over-long lines), for the report
-    # The line number of every line not understood, in order (8 bytes a line): a log split per server start
-    # (logdoctor/deployments.py) counts each run's own.
+    # The line number of every line not understood, as met (8 bytes a line): a log split per server start
+    # (run.split_runs) counts each start's own.
     unrecognised_lines: array[int] = field(default_factory=lambda: array("q"))
 
 
