@@ -377,15 +377,22 @@ def exit_code_for(diagnoses: Sequence[Diagnosis | DiffReport], fail_on: str) -> 
 
 
 def emit_many(
-    diagnoses: Sequence[Diagnosis], hosts: Sequence[str], fmt: str, verbose: bool, observed: Sequence[Observed] = ()
+    diagnoses: Sequence[Diagnosis],
+    hosts: Sequence[str],
+    fmt: str,
+    verbose: bool,
+    observed: Sequence[Observed] = (),
+    noun: str = "hosts",
+    outliers: Sequence[Any] = (),
 ) -> None:
-    """One report per host: one JSON object with the hosts inside (docs/json.md), headed sections otherwise."""
+    """One report per host (or deployment: `noun`): one JSON object with them inside (docs/json.md), headed
+    sections otherwise."""
     from logdoctor.report.json import fleet_report, render_json
 
     if len(diagnoses) == 1:
         emit(diagnoses[0], fmt, verbose, observed[0] if observed else None)
     elif fmt == "json":
-        click.echo(render_json(fleet_report(hosts, diagnoses)))
+        click.echo(render_json(fleet_report(hosts, diagnoses, noun, outliers)))
     elif fmt in ("html", "github"):
         from logdoctor.report.formats import render_fleet_page
 
@@ -400,9 +407,9 @@ def emit_many(
                 stdout_console().print(Text(f"== {host} ==", style="bold"), soft_wrap=True)
             emit(diagnosis, fmt, verbose)
         if fmt == "markdown":
-            click.echo(fleet_markdown(hosts, diagnoses), nl=False)
+            click.echo(fleet_markdown(hosts, diagnoses, noun=noun), nl=False)
         else:
-            render_fleet(stdout_console(), hosts, diagnoses)
+            render_fleet(stdout_console(), hosts, diagnoses, noun=noun)
 
 
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | None = None) -> None:
@@ -526,6 +533,7 @@ def ssh_options(func: F) -> F:
     metavar="FILE",
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
+@click.option("--all-runs", is_flag=True, help="Diagnose every server start in a log, not only the last (docs/cli.md).")
 @read_limit_options
 @url_options
 @handle_errors
@@ -541,18 +549,22 @@ def diagnose(
     config_path: Path | None,
     ssh: HostOptions,
     hosts_file: str | None,
+    all_runs: bool,
     limits: ReadLimits,
     urls: UrlOptions,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
 
-    Several files are one deployment (a server log, an NCCL log, a pasted benchmark table, a saved
-    /metrics scrape). A URL (prometheus://HOST:9090) is every instance a Prometheus server scrapes.
+    Files of one deployment are diagnosed together (a server log, its NCCL log, a pasted benchmark
+    table, a saved /metrics scrape); files of different deployments (engine, version, model, host) get a
+    report each. A log holding several server starts is diagnosed for the last one (--all-runs: each one).
+    A URL (prometheus://HOST:9090) is every instance a Prometheus server scrapes.
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
+    from logdoctor.deployments import diagnose_deployments, parse_deployments
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.report.formats import check_output, observed_of, written_to
-    from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
+    from logdoctor.run import local_line_sources
 
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
@@ -571,7 +583,7 @@ def diagnose(
             observe=functools.partial(observed_of, fmt),
         )
         with written_to(output):
-            emit_many(result.diagnoses, result.names, fmt, verbose, result.observed)
+            emit_many(result.diagnoses, result.names, fmt, verbose, result.observed, outliers=result.outliers)
             emit_outliers(result, fmt, stdout_console())
         click.get_current_context().exit(
             int(ExitStatus.COLLECTION) if result.failed else exit_code_for(result.diagnoses, fail_on)
@@ -587,28 +599,40 @@ def diagnose(
     hosts = list(dict.fromkeys([*hosts, *listed]))  # the order given, each host once
     if hosts and paths:
         raise UsageError(f"give local paths or hosts, not both (paths: {', '.join(paths)}; hosts: {', '.join(hosts)})")
+    if hosts and all_runs:
+        raise UsageError("--all-runs applies to local logs: a host's log is diagnosed for its last server start")
     if not hosts:
         given = ssh.host_only_given()
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
+        # Several deployments (or server starts of one log) are reported one by one (docs/cli.md).
         with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
-            parsed = parse_sources(progress.sources(local_line_sources(targets, limits)), engine)
-        diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+            deployments = parse_deployments(
+                progress.sources(local_line_sources(targets, limits)), engine, all_runs=all_runs
+            )
+        diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions)
         from logdoctor.sources.ssh import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
-        diagnosis = mark_partial(diagnosis, "saved bundle", partial)
+        diagnoses = [mark_partial(d, "saved bundle", partial) for d in diagnoses]
         if (
-            diagnosis.verdict.kind == "not-a-log" and not partial
+            all(d.verdict.kind == "not-a-log" for d in diagnoses) and not partial
         ):  # nothing to diagnose: an input error, not a healthy verdict
-            names = ", ".join(s.name for s in diagnosis.sources) or "the input"
+            names = ", ".join(s.name for d in diagnoses for s in d.sources) or "the input"
             raise InputError(
                 f"{names}: not a log: no line of a vLLM, SGLang or NCCL format (logdoctor parse shows why)"
             )
         with written_to(output):
-            emit(diagnosis, fmt, verbose, observed_of(fmt, parsed.events))
-        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for([diagnosis], fail_on))
+            emit_many(
+                diagnoses,
+                [d.label for d in deployments],
+                fmt,
+                verbose,
+                [observed_of(fmt, d.parsed.events) for d in deployments],
+                noun="deployments",
+            )
+        ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
     collections, diagnoses, observed = diagnose_hosts(
         hosts,
         ssh,
@@ -697,6 +721,12 @@ _SIDE_ENGINE = EngineChoice()
     "--candidate-engine", type=_SIDE_ENGINE, default="auto", show_default=True, help="Force the candidate's engine."
 )
 @click.option("--all", "show_all", is_flag=True, help="Also show equal rows and rows neither log shows.")
+@click.option(
+    "--runs",
+    "compare_runs",
+    is_flag=True,
+    help="Compare the last two server starts of one LOG: the one before the last is the baseline (docs/cli.md).",
+)
 @rules_options
 @report_options
 @ssh_options
@@ -709,6 +739,7 @@ def diff(
     baseline_engine: str,
     candidate_engine: str,
     show_all: bool,
+    compare_runs: bool,
     rule_dirs: tuple[Path, ...],
     no_builtin_rules: bool,
     fmt: str,
@@ -737,11 +768,19 @@ def diff(
     check_output(fmt, output)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
-    base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
-    base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
-    cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
-    base_parsed = parse_sources(base_sources, baseline_engine)
-    cand_parsed = parse_sources(cand_sources, candidate_engine)
+    if compare_runs:  # two server starts of one log (logdoctor/deployments.py)
+        from logdoctor.deployments import last_two_runs
+
+        if len(targets) != 1 or baseline_targets or candidate_targets:
+            raise UsageError("diff --runs takes one LOG: its last server start is compared with the one before")
+        forced = candidate_engine if candidate_engine != "auto" else baseline_engine
+        base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
+    else:
+        base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
+        base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
+        cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
+        base_parsed = parse_sources(base_sources, baseline_engine)
+        cand_parsed = parse_sources(cand_sources, candidate_engine)
     report = diff_parsed(
         base_parsed,
         cand_parsed,

@@ -7,12 +7,17 @@ entry point runs exactly the same stages:
 
 Every input reaches it as a `LineSource`: `local_line_sources` opens files and stdin, `remote_line_sources`
 gives what the SSH collector brought back, so `diagnose FILE`, `diagnose HOST` and `diff` parse alike.
+
+A source holding several server starts (a restart appended to one log) is split by `split_runs` once it is read,
+from its events' line numbers: `parse_sources` keeps the last start of each source, `parse_each(all_runs=True)`
+gives every one (docs/cli.md, "Deployments and runs").
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +27,7 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EventBase
+from logdoctor.events import EngineVersion, EventBase, StartupConfig
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
@@ -101,6 +106,10 @@ class Parsed:
     stats: list[SourceStats]
     detections: list[Detection]
     texts: dict[str, dict[int, str]] = field(default_factory=dict)
+    # What the report should say about how these lines were chosen (a log split per server start, a side file
+    # joined to a deployment): the diagnosis's first warnings.
+    notes: list[str] = field(default_factory=list)
+    run: Run | None = None  # the server start this is, when its one source holds several
 
     def lookup(self, source: str, line: int) -> str | None:
         return self.texts.get(source, {}).get(line)
@@ -122,22 +131,215 @@ class Parsed:
         return None
 
 
-def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> Parsed:
-    """Parse each source in turn; `sources` (and each source's lines) may still be arriving."""
-    events: list[EventBase] = []
-    stats: list[SourceStats] = []
-    detections: list[Detection] = []
-    texts: dict[str, dict[int, str]] = {}
+# --- one log, several server starts ---------------------------------------------------------------------------
+# What a server prints as it starts (catalogue §2, docs/formats.md): vLLM's version line or logo, its
+# `non-default args` / `args: Namespace(...)` dump and the engine-init line; SGLang's `server_args=` dump.
+_BANNER_VERSIONS = frozenset({"version line", "logo", "engine init"})
+BANNER_CONFIGS = frozenset({"non-default args", "namespace", "server_args", "engine init"})
+# Lines of a server that is up: served traffic (the periodic stats lines), preemptions, failures. A banner after
+# served traffic is a new start; the configuration lines printed just before a banner (vLLM's platform detection,
+# SGLang's attention-backend notice) belong to the start that follows them, not to the traffic before.
+_SERVED = frozenset({"scheduler_stats", "spec_decode_stats"})
+_RUNTIME = _SERVED | {"preemption", "engine_failure"}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One server start in a source: lines `first`..`last`; `banner` is the line of its first start-up line
+    (None: the source begins inside a run whose start is not in it)."""
+
+    index: int  # 1-based
+    count: int
+    first: int
+    last: int
+    banner: int | None
+
+    def span(self) -> str:
+        return f"lines {self.first:,}-{self.last:,}"
+
+
+def _banner_key(event: EventBase, serving: frozenset[str]) -> tuple[str, str] | None:
+    """Which start-up line this is: the same one twice is a second start. The engine-init line is printed by each
+    data-parallel engine core, so it is told apart by process; the others are printed once a start."""
+    if event.engine not in serving:
+        return None
+    if isinstance(event, EngineVersion) and event.origin in _BANNER_VERSIONS and event.version:
+        kind = f"version {event.origin}"
+    elif isinstance(event, StartupConfig) and event.origin in BANNER_CONFIGS:
+        kind = f"config {event.origin}"
+    else:
+        return None
+    proc = event.process
+    if event.origin != "engine init" or proc is None:
+        return (kind, "")
+    return (kind, f"{proc.name or proc.role} {proc.dp_rank} {proc.pp_rank} {proc.tp_rank}")
+
+
+def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
+    """(first line, banner line) of each server start in one source's events, in order; one entry when it holds
+    one start.
+
+    A start-up line begins a new run when the run so far served traffic (a stats line), already printed that same
+    start-up line (a restart that never served), or printed another version or another engine's start-up lines. The configuration lines printed
+    between the last traffic and the new banner go with the new run; lines before the first banner stay with the
+    first run."""
+    serving = frozenset(REGISTRY.names("serving"))
+    starts: list[tuple[int, int | None]] = []
+    keys: set[tuple[str, str]] = set()
+    version: str | None = None
+    banner_engine: str | None = None
+    served = seen_any = False
+    preamble: int | None = None  # first line of the configuration lines since the last runtime or start-up line
+    first_banner: int | None = None
+    for event in events:
+        key = _banner_key(event, serving)
+        if key is not None:
+            new_version = isinstance(event, EngineVersion) and version is not None and event.version != version
+            other_engine = banner_engine is not None and event.engine != banner_engine
+            if seen_any and (served or key in keys or new_version or other_engine):
+                starts.append((event.line if preamble is None else min(preamble, event.line), event.line))
+                keys.clear()
+                served = False
+                version = None
+            elif first_banner is None and not starts:
+                first_banner = event.line
+            keys.add(key)
+            banner_engine = event.engine
+            if isinstance(event, EngineVersion):
+                version = event.version
+            preamble = None
+        elif event.type in _RUNTIME:
+            served = served or event.type in _SERVED
+            preamble = None
+        elif preamble is None:
+            preamble = event.line
+        seen_any = True
+    return [(1, first_banner), *starts]
+
+
+def _run_of(firsts: Sequence[int], line: int) -> int:
+    """The 1-based run a line falls in (`firsts`: each run's first line, ascending, the first being 1)."""
+    return max(1, bisect_right(firsts, line))
+
+
+def _run_parsed(part: Parsed, events: list[EventBase], run: Run) -> Parsed:
+    """One run of a one-source parse: its events, its own counts and its detection (the versions in its lines;
+    the header shapes of the engines its events name)."""
+    first, last = run.first, run.last
+    stat = part.stats[0]
+    run_stat = replace(
+        stat,
+        lines=last - first + 1,
+        events=len(events),
+        unrecognised=sum(1 for n in stat.unrecognised_lines if first <= n <= last),
+        unrecognised_samples=[(n, t) for n, t in stat.unrecognised_samples if first <= n <= last],
+        notes=list(stat.notes),
+    )
+    detection = part.detections[0]
+    engines = {e.engine for e in events}
+    serving = set(REGISTRY.names("serving"))
+    headers = {
+        header: count
+        for header, count in detection.header_counts.items()
+        if (owner := REGISTRY.header_engine(header)) is None or owner not in serving or owner in engines
+    }
+    run_detection = Detection(
+        forced=detection.forced,
+        header_counts=headers,
+        process_names=dict(detection.process_names),
+        first_line={h: n for h, n in detection.first_line.items() if h in headers},
+        versions=[v for v in detection.versions if first <= v[2] <= last],
+    )
+    texts = {name: {n: t for n, t in lines.items() if first <= n <= last} for name, lines in part.texts.items()}
+    return Parsed(events, [run_stat], [run_detection], texts, run=run)
+
+
+def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
+    """A one-source parse per server start: every run (`all_runs`) or the last one that got past its start-up
+    lines, each with a note that says so. One start: the parse as it is. The runs not asked for are dropped, so
+    their events are not kept."""
+    starts = run_starts(part.events)
+    if len(starts) == 1:
+        return [part]
+    stat = part.stats[0]
+    total = max(stat.lines, max((e.end_line or e.line for e in part.events), default=0))
+    firsts = [first for first, _ in starts]
+    runs = [
+        Run(i + 1, len(starts), first, (firsts[i + 1] - 1) if i + 1 < len(starts) else total, banner)
+        for i, (first, banner) in enumerate(starts)
+    ]
+    if all_runs:
+        wanted, skipped = runs, []
+    else:
+        # A start the log ends right after (its version line, its dump, nothing else yet) has nothing to diagnose:
+        # the last start that printed more is the one a user asks about.
+        serving = frozenset(REGISTRY.names("serving"))
+        got_further = {_run_of(firsts, e.line) for e in part.events if _banner_key(e, serving) is None}
+        chosen = next((run for run in reversed(runs) if run.index in got_further), runs[-1])
+        wanted, skipped = [chosen], runs[chosen.index :]
+    buckets: dict[int, list[EventBase]] = {run.index: [] for run in wanted}
+    for event in part.events:
+        bucket = buckets.get(_run_of(firsts, event.line))
+        if bucket is not None:
+            bucket.append(event)
+    out = []
+    for run in wanted:
+        parsed = _run_parsed(part, buckets.pop(run.index), run)
+        parsed.notes.append(run_note(stat.name, run, all_runs=all_runs, skipped=skipped))
+        out.append(parsed)
+    return out
+
+
+def run_note(name: str, run: Run, *, all_runs: bool, skipped: Sequence[Run] = ()) -> str:
+    if all_runs:
+        head = " (the log begins inside a start that is not in it)" if run.banner is None else ""
+        return f"{name}: server start {run.index} of {run.count}, {run.span()}{head}"
+    if not skipped:
+        return f"{run.count} server starts in {name}; diagnosed the last ({run.span()}); --all-runs diagnoses every one"
+    later = ", ".join(r.span() for r in skipped)
+    return (
+        f"{run.count} server starts in {name}; diagnosed start {run.index} ({run.span()}): the later one(s) "
+        f"({later}) printed only start-up lines; --all-runs diagnoses every one"
+    )
+
+
+# --- parsing ------------------------------------------------------------------------------------------------
+
+
+def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_runs: bool = False) -> Iterator[Parsed]:
+    """Parse each source in turn and give it once it is read, split per server start (`split_runs`: the last
+    start, or each with `all_runs`); `sources` (and each source's lines) may still be arriving."""
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
         stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
-        events.extend(stream)
+        events = list(stream)
         if source.finish is not None:
             source.finish(stat)
-        stats.append(stat)
-        detections.append(stream.detection)
-        texts[source.name] = stream.texts or {}
-    return Parsed(events, stats, detections, texts)
+        yield from split_runs(
+            Parsed(events, [stat], [stream.detection], {source.name: stream.texts or {}}), all_runs=all_runs
+        )
+
+
+def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
+    """Several sources' parses as one deployment's, in the order given."""
+    merged: Parsed | None = None
+    for part in parts:
+        if merged is None:
+            merged = part  # the first part's lists grow: one source is never copied
+            continue
+        merged.events.extend(part.events)
+        merged.stats.extend(part.stats)
+        merged.detections.extend(part.detections)
+        merged.texts.update(part.texts)
+        merged.notes.extend(part.notes)
+        merged.run = None  # several sources: no one run
+    return merged if merged is not None else Parsed([], [], [], {})
+
+
+def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> Parsed:
+    """Parse each source in turn into one deployment; `sources` (and each source's lines) may still be arriving.
+    A source holding several server starts gives its last one (`split_runs`)."""
+    return merge_parsed(parse_each(sources, engine))
 
 
 def profile_of(parsed: Parsed, engine: str | None = None) -> Profile:
@@ -189,7 +391,11 @@ def diagnose_parsed(
         detection.extend(f"{stat.name}: {reason}" for reason in det.reasons())
     reports = [source_report(s) for s in parsed.stats]
     facts = _fact_values(profile)
-    warnings = [*(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes), *warnings]
+    warnings = [
+        *parsed.notes,
+        *(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes),
+        *warnings,
+    ]
     diagnosis = Diagnosis(
         tool={"name": "logdoctor", "version": __version__},
         sources=reports,

@@ -87,5 +87,10 @@ def diff_parsed(
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
         suppressed=pick("suppressed"),
-        warnings=warnings,
+        # How each side's lines were chosen (the server start of a restarted log), then the rules' warnings.
+        warnings=[
+            *(f"baseline: {n}" for n in baseline.notes),
+            *(f"candidate: {n}" for n in candidate.notes),
+            *warnings,
+        ],
     )

@@ -8,6 +8,7 @@ After the stream is exhausted, `stream.stats` and `stream.detection` describe th
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +121,9 @@ class SourceStats:
     host: str | None = None
     path: str | None = None
     notes: list[str] = field(default_factory=list)  # what the reader skipped (over-long lines), for the report
+    # The line number of every line not understood, as met (8 bytes a line): a log split per server start
+    # (run.split_runs) counts each start's own.
+    unrecognised_lines: array[int] = field(default_factory=lambda: array("q"))
 
 
 class EventStream:
@@ -250,6 +254,7 @@ class EventStream:
     # -- main loop --------------------------------------------------------------------------------
     def _unrecognised(self, line: LogLine) -> None:
         self.stats.unrecognised += 1
+        self.stats.unrecognised_lines.append(line.number)
         if len(self.stats.unrecognised_samples) < UNPARSED_SAMPLE_SIZE:
             self.stats.unrecognised_samples.append((line.number, line.text[:500]))
 

@@ -30,16 +30,19 @@ def fleet_rows(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> list[tup
     return rows
 
 
-def render_fleet(console: Console, hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> None:
-    table = Table(title=f"{len(hosts)} hosts", show_lines=False)
-    for column in ("host", "engine", "top cause", "score", "verdict"):
+def render_fleet(console: Console, hosts: Sequence[str], diagnoses: Sequence[Diagnosis], noun: str = "hosts") -> None:
+    """The table of hosts (or of deployments: `noun`), one row each."""
+    table = Table(title=f"{len(hosts)} {noun}", show_lines=False)
+    for column in (noun.removesuffix("s"), "engine", "top cause", "score", "verdict"):
         table.add_column(column, no_wrap=column != "verdict", justify="right" if column == "score" else "left")
     for row in fleet_rows(hosts, diagnoses):
         table.add_row(*(Text(cell) for cell in row))
     console.print(table)
 
 
-def fleet_markdown(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> str:
-    lines = ["## Fleet", "", "| host | engine | top cause | score | verdict |", "|---|---|---|---:|---|"]
+def fleet_markdown(hosts: Sequence[str], diagnoses: Sequence[Diagnosis], noun: str = "hosts") -> str:
+    heading = "Fleet" if noun == "hosts" else noun.capitalize()
+    column = noun.removesuffix("s")
+    lines = [f"## {heading}", "", f"| {column} | engine | top cause | score | verdict |", "|---|---|---|---:|---|"]
     lines += [f"| {' | '.join(text(cell).replace('|', '/') for cell in row)} |" for row in fleet_rows(hosts, diagnoses)]
     return "\n".join(lines) + "\n"

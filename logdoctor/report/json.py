@@ -2,6 +2,8 @@
 
     diagnose x.log               {"schema_version": 1, "sources": [...], "verdict": {...}, "findings": [...], ...}
     diagnose host1 host2         {"schema_version": 1, "report": "fleet", "hosts": [{"host": "host1", ...}, ...]}
+    diagnose a.log b.log         {"schema_version": 1, "report": "deployments", "deployments": [{"deployment": ...}]}
+                                 (files of two deployments, or --all-runs over a log with several server starts)
     diff a.log b.log             {"schema_version": 1, "report": "diff", "baseline": {...}, ...}
 
 A run over several hosts is one object with the hosts as a list inside, each a diagnosis with its `host`,
@@ -27,8 +29,20 @@ class HostDiagnosis(Diagnosis):
     host: str
 
 
+class FleetOutlier(BaseModel):
+    """An instance far below its peers (a Prometheus fleet): generated tok/s per running request, the fleet
+    median of the same, and why (its top finding)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str
+    per_request: float
+    median: float
+    reason: str
+
+
 class FleetReport(BaseModel):
-    """Several hosts diagnosed in one run (`diagnose HOST HOST`, `--hosts FILE`)."""
+    """Several hosts diagnosed in one run (`diagnose HOST HOST`, `--hosts FILE`, a Prometheus server's instances)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -36,19 +50,48 @@ class FleetReport(BaseModel):
     report: Literal["fleet"] = "fleet"
     tool: dict[str, str] = Field(default_factory=dict)
     hosts: list[HostDiagnosis]
+    outliers: list[FleetOutlier] = Field(default_factory=list)
 
 
-Report = Diagnosis | FleetReport | DiffReport
+class DeploymentDiagnosis(Diagnosis):
+    """One deployment's diagnosis when local files (or the server starts of one log) are of several."""
+
+    deployment: str
+
+
+class DeploymentsReport(BaseModel):
+    """Several deployments diagnosed in one run (`diagnose a.log b.log` of different ones, `--all-runs`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    report: Literal["deployments"] = "deployments"
+    tool: dict[str, str] = Field(default_factory=dict)
+    deployments: list[DeploymentDiagnosis]
+
+
+Report = Diagnosis | FleetReport | DeploymentsReport | DiffReport
 
 
 def diagnosis_dict(diagnosis: Diagnosis) -> dict[str, Any]:
     return diagnosis.model_dump(mode="json")
 
 
-def fleet_report(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> FleetReport:
-    entries = [HostDiagnosis(**d.model_dump(), host=host) for host, d in zip(hosts, diagnoses, strict=True)]
+def fleet_report(
+    names: Sequence[str], diagnoses: Sequence[Diagnosis], noun: str = "hosts", outliers: Sequence[Any] = ()
+) -> FleetReport | DeploymentsReport:
+    """Several diagnoses as one object: hosts (`noun="hosts"`, with the fleet's `outliers`: objects with
+    name, per_request, median and reason) or deployments of local files."""
     tool = next((d.tool for d in diagnoses if d.tool), {})
-    return FleetReport(tool=tool, hosts=entries)
+    pairs = list(zip(names, diagnoses, strict=True))
+    if noun == "deployments":
+        return DeploymentsReport(
+            tool=tool, deployments=[DeploymentDiagnosis(**d.model_dump(), deployment=name) for name, d in pairs]
+        )
+    slow = [FleetOutlier(host=o.name, per_request=o.per_request, median=o.median, reason=o.reason) for o in outliers]
+    return FleetReport(
+        tool=tool, hosts=[HostDiagnosis(**d.model_dump(), host=name) for name, d in pairs], outliers=slow
+    )
 
 
 def render_json(report: Report) -> str:
@@ -64,7 +107,7 @@ def report_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "logdoctor --format json report",
-        "description": "A diagnosis (one deployment), a fleet report (several hosts) or a diff. See docs/json.md.",
+        "description": "A diagnosis (one deployment), a fleet report (several hosts), several deployments or a diff. See docs/json.md.",
         **schema,
     }
 

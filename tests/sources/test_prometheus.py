@@ -52,8 +52,11 @@ def test_json_has_one_report_an_instance(prometheus_lab: PrometheusLab) -> None:
         "json",
     )
     assert code == 0, err
-    reports = json.loads(out)
+    fleet = json.loads(out)
+    assert fleet["report"] == "fleet"  # one object, the instances inside (docs/json.md)
+    reports = fleet["hosts"]
     assert len(reports) == 20
+    assert [o["host"] for o in fleet["outliers"]][:1] == [reports[0]["host"]]  # the slow one named first
     first = reports[0]
     assert first["sources"][0]["name"] == prometheus_lab.slow.name
     assert first["engine"]["name"] == "vllm"
