@@ -37,20 +37,23 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import IO, Protocol
 
 from logdoctor.errors import InputError
+
+# Re-exported: the caps live apart so that the CLI's flags import no reader.
+from logdoctor.sources.limits import DEFAULT_MAX_GZIP_RATIO as DEFAULT_MAX_GZIP_RATIO
+from logdoctor.sources.limits import DEFAULT_MAX_READ as DEFAULT_MAX_READ
+from logdoctor.sources.limits import DEFAULT_MAX_SECONDS as DEFAULT_MAX_SECONDS
+from logdoctor.sources.limits import DEFAULT_READ_TIMEOUT as DEFAULT_READ_TIMEOUT
+from logdoctor.sources.limits import ReadLimits as ReadLimits
+from logdoctor.sources.limits import raise_on_termination as raise_on_termination
 
 PREFILTER_MIN_BYTES = 32 * 1024 * 1024
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
 _GZIP_MAGIC = b"\x1f\x8b"
 NUMBERED_HEADER = b"#logdoctor-numbered-lines v1"
-DEFAULT_MAX_READ = 32 * 1024**3  # bytes of one input (after gunzip)
-DEFAULT_MAX_GZIP_RATIO = 100.0  # decompressed / compressed; real logs gzip 5-30x
-DEFAULT_READ_TIMEOUT = 60.0  # seconds a pipe, FIFO or non-terminal stdin may send nothing
-DEFAULT_MAX_SECONDS = 1800.0  # seconds to read (and parse) one input
 GZIP_RATIO_FLOOR = 4 * 1024 * 1024  # the ratio is checked once this much has been decompressed
 GREP_MEMORY_LIMIT = 256 * 1024 * 1024  # address space of the prefilter's grep (a NUL hole is one huge line)
 _CHECK_EVERY = 1024 * 1024  # bytes between checks of the time and ratio caps
@@ -59,16 +62,6 @@ _CHUNK = 64 * 1024
 # line, not per byte, so it must trip the cap long before its bytes do.
 _LINE_WEIGHT = 64
 _NOTES_SHOWN = 5  # over-long lines noted one by one; the rest are counted
-
-
-@dataclass(frozen=True)
-class ReadLimits:
-    """The caps on reading one local input (flags of `parse`, `diagnose` and `diff`; docs/security.md)."""
-
-    max_bytes: int = DEFAULT_MAX_READ
-    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO
-    read_timeout: float = DEFAULT_READ_TIMEOUT  # 0: wait forever
-    max_seconds: float = DEFAULT_MAX_SECONDS  # 0: no limit
 
 
 class _Readable(Protocol):
@@ -241,22 +234,6 @@ def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
 def _cr_only(head: bytes) -> bool:
     """Whether the first bytes of an input end their lines with CR alone (old Mac, some serial consoles)."""
     return b"\n" not in head and head.count(b"\r") >= 2
-
-
-class _Termination(SystemExit):
-    """SIGTERM or SIGHUP, raised where Python is, so that `finally` blocks run (children killed, nothing left)."""
-
-
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise _Termination(128 + signum)
-
-
-def raise_on_termination() -> None:
-    """Make SIGTERM and SIGHUP unwind the stack like Ctrl-C does (the prefilter's grep, gzip and wc are
-    killed on the way out). Call once from the main thread (the CLI's entry point)."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) in (signal.SIG_DFL, None):
-            signal.signal(signum, _terminate)
 
 
 def _grep_preexec() -> None:
