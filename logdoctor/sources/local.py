@@ -9,7 +9,7 @@ it is the reason `logdoctor parse` keeps pace with grep on gigabyte logs.
 Every read is bounded (`ReadLimits`, docs/security.md): a line longer than `MAX_LINE_BYTES` is skipped
 in bounded memory with a note (grep runs under a memory limit; when a line breaks it, the file is read
 again in Python), a gzip may not decompress past `--max-read` nor beyond `--max-gzip-ratio` times its
-size, and a pipe, FIFO or stdin that sends nothing for `--read-timeout` seconds, or an input still
+size, and a pipe, FIFO or stdin that sends nothing for `--input-timeout` seconds, or an input still
 being read after `--max-seconds`, stops with a one-line error. CR-only line endings are lines.
 
 A file saved by `diagnose --save` (the SSH collector's output) starts with `NUMBERED_HEADER` and holds
@@ -221,7 +221,7 @@ def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
             if not poller.poll(idle * 1000 if idle > 0 else None):
                 raise InputError(
                     f"{name}: nothing arrived for {idle:g} s (a pipe or FIFO with no writer?); "
-                    "--read-timeout SECONDS waits longer, 0 for ever"
+                    "--input-timeout SECONDS waits longer, 0 for ever"
                 )
             try:
                 return os.read(fd, _CHUNK)
