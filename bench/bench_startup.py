@@ -8,10 +8,11 @@ to the median of `python3 -c pass` in the same run (docs/benchmarks.md, *Start-u
     .venv/bin/python bench/bench_startup.py                      # 15 rounds, this tree
     .venv/bin/python bench/bench_startup.py --baseline /tmp/ld-base --runs 21 --record
 
-A tree is run as `PYTHON -c LAUNCHER TREE ARGS...` (the launcher puts TREE first on sys.path and calls
-`logdoctor.cli:main`, what the `logdoctor` console script calls), so that this tree and a `--baseline`
-tree (e.g. `git archive` of an older commit) run under the same interpreter and packages. Before timing,
-each tree's modules are byte-compiled into its `__pycache__` (`compileall`), as `pip install` does:
+This tree is run as the `logdoctor` console script beside this python (installed editable, or as a wheel
+built from the tree); a `--baseline` tree (e.g. `git archive` of an older commit, with `rules/` copied to
+`logdoctor/_rules` where no editable install maps it) as `PYTHON -c LAUNCHER TREE ARGS...`: the launcher
+puts TREE first on sys.path and calls `logdoctor.cli:main`, what the console script calls, under the
+same interpreter and packages. Before timing, both packages are byte-compiled (`compileall`), as `pip install` does:
 this environment sets PYTHONDONTWRITEBYTECODE=1, under which every start would compile logdoctor's
 sources again (`--no-compile` measures that case).
 
@@ -24,12 +25,15 @@ from __future__ import annotations
 import argparse
 import compileall
 import datetime
+import importlib.util
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -43,6 +47,12 @@ LAUNCHER = (
     "from logdoctor.cli import main; main()"
 )
 TARGETS_MS = {"--version": 100.0, "--help": 100.0, "diagnose": 300.0}
+
+
+def logdoctor_bin() -> str:
+    """The `logdoctor` console script beside this python (this tree's, installed editable or as a wheel)."""
+    here = Path(sys.executable).parent / "logdoctor"
+    return str(here) if here.exists() else (shutil.which("logdoctor") or "logdoctor")
 
 
 def ten_line_log() -> Path:
@@ -77,19 +87,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     log = ten_line_log()
-    trees = [("this tree", REPO)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
-    if not args.no_compile:
-        for _, tree in trees:
-            compileall.compile_dir(str(tree / "logdoctor"), quiet=1)
+    installed = importlib.util.find_spec("logdoctor")
+    assert installed is not None and installed.origin is not None, "logdoctor is not installed for this python"
+    packages = [Path(installed.origin).parent]
+    variants: list[tuple[str, list[str]]] = [("", [logdoctor_bin()])]
+    if args.baseline:
+        baseline = args.baseline.resolve()
+        packages.append(baseline / "logdoctor")
+        variants.append((" (baseline)", [sys.executable, "-c", LAUNCHER, str(baseline)]))
+    if not args.no_compile:  # logdoctor and its dependencies (a venv installed with --no-compile has none)
+        for package in [*packages, Path(sysconfig.get_paths()["purelib"])]:
+            compileall.compile_dir(str(package), quiet=1)
     commands: list[tuple[str, list[str]]] = []
-    for label, tree in trees:
-        suffix = "" if label == "this tree" else f" ({label})"
+    for suffix, prefix in variants:
         for name, extra in (
             ("--version", ["--version"]),
             ("--help", ["--help"]),
             ("diagnose", ["diagnose", str(log), "--fail-on", "never"]),
         ):
-            commands.append((name + suffix, [sys.executable, "-c", LAUNCHER, str(tree), *extra]))
+            commands.append((name + suffix, [*prefix, *extra]))
     floor_cmd = [args.python3, "-c", "pass"]
     walls: dict[str, list[float]] = {name: [] for name, _ in commands}
     cpus: dict[str, list[float]] = {name: [] for name, _ in commands}
