@@ -72,7 +72,7 @@ DOC = REPO / "docs" / "benchmarks.md"
 DOC_SECTION = "## SSH collection"
 TARGET_RATIO = 2.0
 TARGET_TRANSFER = 0.01
-TARGET_FLEET_RATIO = 3.0
+TARGET_FLEET_RATIO = 1.5  # issue 15 (a 16-core machine); issue 5 asked for 3x
 VLLM_VERSION = "0.20.1"
 COLLECTED_RE = re.compile(r": (done: \d+ sources|failed: )")
 
@@ -577,6 +577,15 @@ def part_one(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: int)
     return text, ok
 
 
+def as_host(value: Any, host: str) -> Any:
+    """A report with every string equal to `host` replaced by `HOST`, to compare hosts' reports."""
+    if isinstance(value, dict):
+        return {k: as_host(v, host) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_host(v, host) for v in value]
+    return "HOST" if value == host else value
+
+
 def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: int) -> tuple[str, bool]:
     log: Path = args.fleet_log
     expected = expected_for(log)
@@ -622,15 +631,17 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         return (r["engine"]["name"], str(top.get("cause", "-")), str(top.get("score", "-")), r["verdict"]["summary"])
 
     same = all(table_row(r) == table_row(single) for r in reports)
+    # Host by host, the whole report is the one-host run's, once the host's name is set aside.
+    identical = [as_host(r, f"h{i}") == as_host(single, "h1") for i, r in enumerate(reports, start=1)]
     events = {(log_source(r, log) or {}).get("events") for r in reports}
-    ok = ok and same and len(events) == 1
+    ok = ok and same and len(events) == 1 and all(identical)
     engine, cause, score, _ = table_row(single)
     lines = [TABLE_HEAD, *(row(m, nproc) for m in measures)]
     bullets = []
     for label, one_m, fleet_m in pairs:
         ratio = fleet_m.best.wall_s / one_m.best.wall_s
         bullets.append(
-            f"- **{len(hosts)} hosts{label} / one host wall: {ratio:.2f}×** (target ≤ {TARGET_FLEET_RATIO:.0f}×: "
+            f"- **{len(hosts)} hosts{label} / one host wall: {ratio:.2f}×** (target ≤ {TARGET_FLEET_RATIO:g}×: "
             f"{verdict(ratio <= TARGET_FLEET_RATIO)}); per round {rounds_text(fleet_m, one_m)}."
         )
     if len(pairs) > 1:
@@ -646,7 +657,8 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         f"- Fleet table (what `--format terminal`/`markdown` print, from the same diagnoses): {len(reports)} reports, "
         f"{sum(1 for r in reports if r.get('errors'))} with errors; every host {engine} / top cause {cause} / score {score}, "
         f"as the one-host run; {'the same' if len(events) == 1 else 'DIFFERENT'} event count on every host "
-        f"({', '.join(str(e) for e in sorted(events, key=str))}).",
+        f"({', '.join(str(e) for e in sorted(events, key=str))}); "
+        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name aside).",
         f"- Check: every report has no errors, bytes_read {expected.size:,} = the file's size, "
         f"{expected.stats_lines:,} stats and {expected.spec_lines:,} spec-decode intervals = the `grep -c` counts: "
         + ("ok" if ok else "**FAILED**: " + "; ".join(p for m in measures for p in m.problems[:3])),

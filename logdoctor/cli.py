@@ -15,30 +15,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from logdoctor import __version__
 from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, UsageError, internal_error_line
-from logdoctor.fleet import HostOptions
 from logdoctor.options import read_limit_options
-from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.progress import ReadProgress
-from logdoctor.report.events import event_json, event_table, say
-from logdoctor.report.terminal import ColorChoice, make_console
-from logdoctor.sanitize import clean_text, one_line
-from logdoctor.sources.local import ReadLimits, open_local, raise_on_termination
-from logdoctor.sources.urls import UrlOptions
-from logdoctor.urltargets import diagnose_url_targets, emit_outliers, split_url_targets, url_options
+from logdoctor.urltargets import split_url_targets, url_options
 
 if TYPE_CHECKING:
-    # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
-    # time that `parse` (and `diagnose FILE`, for the SSH part) should not pay.
+    # Imported where used (docs/benchmarks.md, *Start-up*): `logdoctor --version` and `--help` import
+    # click and nothing heavy; rich, the parser (pydantic events, every engine's grammars), the rule engine,
+    # `diff` and the SSH collector (paramiko) are imported by the commands that use them.
+    from rich.console import Console
+
     from logdoctor.diff import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
+    from logdoctor.fleet import HostOptions
+    from logdoctor.parse.pipeline import EventStream, SourceStats
     from logdoctor.report.observed import Observed
+    from logdoctor.report.terminal import ColorChoice
+    from logdoctor.sources.limits import ReadLimits
+    from logdoctor.sources.urls import UrlOptions
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -56,10 +53,14 @@ def color_choice() -> ColorChoice:
 
 def stdout_console() -> Console:
     """Full width when piped (COLUMNS, else no limit), the terminal's width on a tty (docs/cli.md)."""
+    from logdoctor.report.terminal import make_console
+
     return make_console(color_choice())
 
 
 def stderr_console() -> Console:
+    from logdoctor.report.terminal import make_console
+
     return make_console(color_choice(), stderr=True)
 
 
@@ -75,6 +76,8 @@ def handle_errors(func: F) -> F:
         except LogdoctorError as exc:
             if debug:
                 raise
+            from logdoctor.sanitize import clean_text
+
             click.echo(f"logdoctor: error: {clean_text(str(exc))}", err=True)
             ctx.exit(int(exc.exit_status))
         except BrokenPipeError:
@@ -222,6 +225,9 @@ def iter_sources(
     paths: tuple[str, ...], engine: str, limits: ReadLimits | None = None
 ) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
     """Open each path and give its event stream; missing paths fail before anything is read."""
+    from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+    from logdoctor.sources.local import open_local
+
     sources = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     for source in sources:
@@ -257,6 +263,9 @@ def parse(
     paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool, limits: ReadLimits
 ) -> None:
     """Print the typed events found in logs (plain, .gz, or - for stdin)."""
+    from logdoctor.report.events import event_json, event_table, say
+    from logdoctor.sanitize import one_line
+
     out = stdout_console()
     err = stderr_console()
     for stream, finish in iter_sources(paths, engine, limits):
@@ -398,6 +407,8 @@ def emit_many(
 
         click.echo(render_fleet_page(fmt, hosts, diagnoses, observed), nl=False)
     else:
+        from rich.text import Text
+
         from logdoctor.report.fleet import fleet_markdown, render_fleet
 
         for host, diagnosis in zip(hosts, diagnoses, strict=True):
@@ -452,6 +463,8 @@ def ssh_options(func: F) -> F:
 
     @functools.wraps(func)
     def bundled(*args: Any, **kwargs: Any) -> Any:
+        from logdoctor.fleet import HostOptions
+
         ssh = HostOptions(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(HostOptions)})
         return func(*args, ssh=ssh, **kwargs)
 
@@ -563,8 +576,10 @@ def diagnose(
     from logdoctor.deployments import diagnose_deployments, parse_deployments
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
+    from logdoctor.progress import ReadProgress
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import local_line_sources
+    from logdoctor.urltargets import diagnose_url_targets, emit_outliers
 
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
@@ -612,7 +627,7 @@ def diagnose(
                 progress.sources(local_line_sources(targets, limits)), engine, all_runs=all_runs
             )
         diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions)
-        from logdoctor.sources.ssh import saved_bundle_problems
+        from logdoctor.sources.bundle import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
         diagnoses = [mark_partial(d, "saved bundle", partial) for d in diagnoses]
@@ -862,6 +877,11 @@ def rules() -> None:
 @handle_errors
 def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
     """List every rule with its cause and engines."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from logdoctor.sanitize import clean_text
+
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
     table = Table(show_lines=False)
     for column in ("id", "cause", "engines", "status", "title"):
@@ -878,6 +898,8 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
 @handle_errors
 def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
     """Print one rule's file."""
+    from logdoctor.sanitize import clean_text, one_line
+
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
     for item in loaded:
         if item.id == rule_id:
@@ -890,6 +912,8 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
 @rules.command("facts", epilog=examples("logdoctor rules facts | grep spec."))
 def rules_facts() -> None:
     """List every fact a rule condition may use, with its kind."""
+    from rich.table import Table
+
     from logdoctor.facts import FACTS
 
     table = Table(show_lines=False)
@@ -976,6 +1000,8 @@ def fixture_tests(
 
 
 def run() -> None:
+    from logdoctor.sources.limits import raise_on_termination
+
     raise_on_termination()  # SIGTERM/SIGHUP unwind like Ctrl-C: the prefilter's children are killed
     main(prog_name="logdoctor")
 

@@ -18,14 +18,14 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from logdoctor import __version__
 from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine and the SSH collector (paramiko) cost start-up time.
-    from concurrent.futures import Future
+    from concurrent.futures import Executor, Future
 
     from rich.console import Console
 
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from logdoctor.sources.ssh import HostCollection, SshOptions
 
 T = TypeVar("T")
-PARSING_THREADS = 2  # hosts parsed at once by `diagnose HOST...` (see diagnose_hosts)
+PARSING_THREADS = 2  # hosts parsed at once in this process (one host, or no worker processes)
+WORKERS_VARIABLE = "LOGDOCTOR_WORKERS"  # worker processes of a fleet: a number, 0 = parse in this process
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,70 @@ def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *,
     return failed_host_diagnosis(col)
 
 
+def parsing_processes(jobs: int, hosts: int) -> int:
+    """How many worker processes parse and diagnose a fleet's hosts: 0 (this process, in threads) for one
+    host or one CPU, else one a CPU up to --jobs and the number of hosts (`LOGDOCTOR_WORKERS` overrides
+    the CPU count; 0 turns the workers off). docs/ssh.md, *Many hosts*."""
+    if hosts < 2:
+        return 0
+    given = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if given:
+        try:
+            cpus = max(int(given), 0)
+        except ValueError:
+            raise UsageError(f"{WORKERS_VARIABLE}={given!r}: not a number of worker processes") from None
+    else:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        if cpus < 2:
+            return 0
+    return min(cpus, jobs, hosts)
+
+
+# In a worker process: the rules, loaded once when the worker starts (while the hosts are being contacted),
+# or the exception that loading them raised (raised again by each host's task).
+_worker_rules: list[LoadedRule] | Exception | None = None
+
+
+def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
+    import signal
+
+    global _worker_rules
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    try:
+        _worker_rules = load_rules()
+    except Exception as exc:  # handed to every task, which raises it
+        _worker_rules = exc
+
+
+def _diagnose_collected(
+    host: str,
+    sources: list[dict[str, Any]],
+    engine: str,
+    suppressions: Suppressions | None,
+    observe: Callable[[Sequence[EventBase]], T] | None,
+) -> tuple[Diagnosis, T | None]:
+    """A worker's task: one collected host's sources (RemoteSource fields) parsed and diagnosed exactly as
+    `diagnose HOST` does in one process (`run.remote_line_sources`, `parse_sources`, `diagnose_parsed`)."""
+    from logdoctor import run
+    from logdoctor.sources.ssh import HostCollection, RemoteSource
+
+    rules = _worker_rules
+    if isinstance(rules, BaseException):
+        raise rules
+    assert rules is not None, "the worker was started without its rules"
+    collection = HostCollection(host=host, sources=[RemoteSource(**fields) for fields in sources])
+    parsed = run.parse_sources(run.remote_line_sources(collection), engine)
+    observed = observe(parsed.events) if observe is not None else None
+    return run.diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)[0], observed
+
+
+def _source_fields(source: Any) -> dict[str, Any]:
+    """A RemoteSource as the keyword arguments that rebuild it (its feed, a lock, is rebuilt closed)."""
+    import dataclasses
+
+    return {f.name: getattr(source, f.name) for f in dataclasses.fields(source) if f.init}
+
+
 def diagnose_hosts(
     hosts: Sequence[str],
     options: HostOptions,
@@ -271,29 +336,73 @@ def diagnose_hosts(
 
     from logdoctor import run
 
-    # Each host's lines are parsed while they arrive (a parsing thread a host, fed by its collector),
-    # so a host's diagnosis is ready soon after its last line, while the rest of the fleet is still read.
-    # At most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not
-    # finish sooner, and each host being parsed holds all its events (a 1 GiB log's run peaks at 326 MiB); the lines
-    # of the hosts that wait are kept as they arrive and parsed when a thread is free.
-    parsers = min(options.jobs, PARSING_THREADS)
-    with ThreadPoolExecutor(max_workers=parsers + 1, thread_name_prefix="logdoctor-diagnose") as pool:
-        rules_ready: Future[list[LoadedRule]] = pool.submit(load_rules)
-        if check_rules_first:
+    # One host (or no worker processes): each host's lines are parsed in this process while they arrive (a
+    # parsing thread a host, fed by its collector), so its diagnosis is ready soon after its last line. At
+    # most PARSING_THREADS hosts are parsed at once: parsing holds the GIL, so more threads would not finish
+    # sooner, and each host being parsed holds all its events (a 1 GiB log's run peaks at 326 MiB).
+    #
+    # A fleet: this process only collects (SSH is mostly waiting) and each collected host is parsed and
+    # diagnosed in a worker process, one a CPU, so twenty hosts use the CPUs twenty hosts have. A host's
+    # lines are handed over once its collection is done (a thread a host waits for them); each worker
+    # loaded the rules when it started, while the hosts were being contacted. A host's report is the
+    # one-host run's: the same functions on the same lines, and a fresh copy of the suppressions each.
+    processes = parsing_processes(options.jobs, len(hosts))
+    workers: Executor | None = None
+    if processes:
+        workers = _process_pool(processes, load_rules, (observe, suppressions))
+    threads = min(options.jobs, len(hosts)) if workers is not None else min(options.jobs, PARSING_THREADS)
+    with ThreadPoolExecutor(max_workers=threads + 1, thread_name_prefix="logdoctor-diagnose") as pool:
+        rules_ready: Future[list[LoadedRule]] | None = None
+        if workers is None or check_rules_first:
+            rules_ready = pool.submit(load_rules)
+        if check_rules_first and rules_ready is not None:
             rules_ready.result()
         diagnosing: dict[int, Future[Diagnosis]] = {}
         observed: dict[int, T] = {}
+
+        rules_lock = threading.Lock()
+
+        def rules_here() -> list[LoadedRule]:
+            nonlocal rules_ready
+            with rules_lock:
+                if rules_ready is None:  # workers that broke: the rules are loaded here after all
+                    rules_ready = pool.submit(load_rules)
+                ready = rules_ready
+            return ready.result()
 
         def diagnose_live(index: int, col: HostCollection) -> Diagnosis:
             parsed = run.parse_sources(run.remote_line_sources(col, live=True), engine)
             if observe is not None:
                 observed[index] = observe(parsed.events)
-            return run.diagnose_parsed(parsed, rules_ready.result(), engine=engine, suppressions=suppressions)[0]
+            return run.diagnose_parsed(parsed, rules_here(), engine=engine, suppressions=suppressions)[0]
+
+        def diagnose_in_worker(index: int, col: HostCollection) -> Diagnosis:
+            from concurrent.futures.process import BrokenProcessPool
+
+            assert workers is not None
+            sources = []
+            for source in col.feed:  # each source as it starts to arrive; ends when the host is done
+                for _ in source.feed:  # wait for its last line
+                    pass
+                sources.append(_source_fields(source))
+            try:
+                task = workers.submit(_diagnose_collected, col.host, sources, engine, suppressions, observe)
+                diagnosis, seen = task.result()
+            except (BrokenProcessPool, OSError):  # the workers could not start, or one died: parse it here
+                return diagnose_live(index, col)
+            if observe is not None:
+                observed[index] = seen  # type: ignore[assignment]
+            return diagnosis
 
         def start_host(index: int, col: HostCollection) -> None:
-            diagnosing[index] = pool.submit(diagnose_live, index, col)
+            diagnosing[index] = pool.submit(diagnose_in_worker if workers is not None else diagnose_live, index, col)
 
-        collections = collect_for_diagnosis(hosts, options, err, on_started=start_host)
+        try:
+            collections = collect_for_diagnosis(hosts, options, err, on_started=start_host)
+        except BaseException:
+            if workers is not None:
+                workers.shutdown(wait=False, cancel_futures=True)
+            raise
         if len(collections) == 1 and collections[0].error is not None:
             failure = collections[0].exception
             if isinstance(failure, LogdoctorError) or (failure is not None and debug):
@@ -307,4 +416,38 @@ def diagnose_hosts(
             )
             for index, col in enumerate(collections)
         ]
+    if workers is not None:
+        workers.shutdown(wait=True)
     return collections, diagnoses, observed
+
+
+def _process_pool(
+    processes: int, load_rules: Callable[[], list[LoadedRule]], passed: tuple[object, ...]
+) -> Executor | None:
+    """Worker processes, spawned (never a fork of this process, whose SSH threads may hold locks) as this
+    process's own children, so that its CPU time (GNU time, the benchmarks) includes theirs; None where
+    worker processes cannot be started."""
+    import multiprocessing
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        pickle.dumps((load_rules, *passed))  # what a worker gets goes by pickle: a closure keeps the hosts here
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    try:
+        context = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(
+            max_workers=processes, mp_context=context, initializer=_start_worker, initargs=(load_rules,)
+        )
+        # A spawned pool starts a worker only when a task finds none idle: start them all now, so that they
+        # import the parser and load the rules while the hosts are contacted, not after the first is read.
+        for _ in range(processes):
+            pool.submit(_started)
+        return pool
+    except (OSError, ValueError, ImportError):
+        return None
+
+
+def _started() -> None:
+    """A worker's first task: nothing (the initializer did the work)."""

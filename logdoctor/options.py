@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from logdoctor.sources.local import (
+from logdoctor.sources.limits import (
     DEFAULT_MAX_GZIP_RATIO,
     DEFAULT_MAX_READ,
     DEFAULT_MAX_SECONDS,

@@ -68,6 +68,9 @@ def _is_regular(fd: int) -> bool:
 def load_yaml(text: str, *, compose: bool = False) -> tuple[Any, yaml.Node | None]:
     """`yaml.safe_load(text)` (and its node tree when `compose`), every failure a UserFileError."""
     _check_flow_depth(text)
+    fast = _load_with_libyaml(text, compose)
+    if fast is not None:
+        return fast
     try:
         data = yaml.safe_load(text)
         tree = yaml.compose(text, Loader=yaml.SafeLoader) if compose else None
@@ -82,6 +85,26 @@ def load_yaml(text: str, *, compose: bool = False) -> tuple[Any, yaml.Node | Non
         line, col = _value_error_mark(text, str(exc))
         raise UserFileError(f"invalid value: {exc}", line, col) from None
     return data, tree
+
+
+def _load_with_libyaml(text: str, compose: bool) -> tuple[Any, yaml.Node | None] | None:
+    """What `load_yaml` returns, parsed once by libyaml (PyYAML's C parser) with the same safe constructor,
+    or None when libyaml is missing or the text fails in any way: then the pure-Python loader parses it
+    again, and its messages and positions are the ones the user sees. The pure-Python scanner is what
+    made loading the built-in rules (and parsing each file twice, for the data and the node tree) the
+    largest part of a small `diagnose`'s start-up (docs/benchmarks.md, *Start-up*)."""
+    loader_class = getattr(yaml, "CSafeLoader", None)
+    if loader_class is None:
+        return None
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except Exception:  # every failure is reported by the pure-Python loader below
+        return None
+    finally:
+        loader.dispose()
+    return data, node if compose else None
 
 
 def _check_flow_depth(text: str) -> None:

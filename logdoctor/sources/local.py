@@ -9,7 +9,7 @@ it is the reason `logdoctor parse` keeps pace with grep on gigabyte logs.
 Every read is bounded (`ReadLimits`, docs/security.md): a line longer than `MAX_LINE_BYTES` is skipped
 in bounded memory with a note (grep runs under a memory limit; when a line breaks it, the file is read
 again in Python), a gzip may not decompress past `--max-read` nor beyond `--max-gzip-ratio` times its
-size, and a pipe, FIFO or stdin that sends nothing for `--read-timeout` seconds, or an input still
+size, and a pipe, FIFO or stdin that sends nothing for `--input-timeout` seconds, or an input still
 being read after `--max-seconds`, stops with a one-line error. CR-only line endings are lines.
 
 A file saved by `diagnose --save` (the SSH collector's output) starts with `NUMBERED_HEADER` and holds
@@ -37,20 +37,28 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import IO, Protocol
 
 from logdoctor.errors import InputError
 
+# Re-exported: the caps live apart so that the CLI's flags import no reader.
+from logdoctor.sources.limits import DEFAULT_MAX_GZIP_RATIO as DEFAULT_MAX_GZIP_RATIO
+from logdoctor.sources.limits import DEFAULT_MAX_READ as DEFAULT_MAX_READ
+from logdoctor.sources.limits import DEFAULT_MAX_SECONDS as DEFAULT_MAX_SECONDS
+from logdoctor.sources.limits import DEFAULT_READ_TIMEOUT as DEFAULT_READ_TIMEOUT
+from logdoctor.sources.limits import ReadLimits as ReadLimits
+from logdoctor.sources.limits import raise_on_termination as raise_on_termination
+
 PREFILTER_MIN_BYTES = 32 * 1024 * 1024
+PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs in ranges of at least this
+# Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
+# adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
+PREFILTER_MAX_PARTS = 4
+PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
 _GZIP_MAGIC = b"\x1f\x8b"
 NUMBERED_HEADER = b"#logdoctor-numbered-lines v1"
-DEFAULT_MAX_READ = 32 * 1024**3  # bytes of one input (after gunzip)
-DEFAULT_MAX_GZIP_RATIO = 100.0  # decompressed / compressed; real logs gzip 5-30x
-DEFAULT_READ_TIMEOUT = 60.0  # seconds a pipe, FIFO or non-terminal stdin may send nothing
-DEFAULT_MAX_SECONDS = 1800.0  # seconds to read (and parse) one input
 GZIP_RATIO_FLOOR = 4 * 1024 * 1024  # the ratio is checked once this much has been decompressed
 GREP_MEMORY_LIMIT = 256 * 1024 * 1024  # address space of the prefilter's grep (a NUL hole is one huge line)
 _CHECK_EVERY = 1024 * 1024  # bytes between checks of the time and ratio caps
@@ -59,16 +67,6 @@ _CHUNK = 64 * 1024
 # line, not per byte, so it must trip the cap long before its bytes do.
 _LINE_WEIGHT = 64
 _NOTES_SHOWN = 5  # over-long lines noted one by one; the rest are counted
-
-
-@dataclass(frozen=True)
-class ReadLimits:
-    """The caps on reading one local input (flags of `parse`, `diagnose` and `diff`; docs/security.md)."""
-
-    max_bytes: int = DEFAULT_MAX_READ
-    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO
-    read_timeout: float = DEFAULT_READ_TIMEOUT  # 0: wait forever
-    max_seconds: float = DEFAULT_MAX_SECONDS  # 0: no limit
 
 
 class _Readable(Protocol):
@@ -266,7 +264,7 @@ def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
             if not poller.poll(idle * 1000 if idle > 0 else None):
                 raise InputError(
                     f"{name}: nothing arrived for {idle:g} s (a pipe or FIFO with no writer?); "
-                    "--read-timeout SECONDS waits longer, 0 for ever"
+                    "--input-timeout SECONDS waits longer, 0 for ever"
                 )
             try:
                 return os.read(fd, _CHUNK)
@@ -279,22 +277,6 @@ def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
 def _cr_only(head: bytes) -> bool:
     """Whether the first bytes of an input end their lines with CR alone (old Mac, some serial consoles)."""
     return b"\n" not in head and head.count(b"\r") >= 2
-
-
-class _Termination(SystemExit):
-    """SIGTERM or SIGHUP, raised where Python is, so that `finally` blocks run (children killed, nothing left)."""
-
-
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise _Termination(128 + signum)
-
-
-def raise_on_termination() -> None:
-    """Make SIGTERM and SIGHUP unwind the stack like Ctrl-C does (the prefilter's grep, gzip and wc are
-    killed on the way out). Call once from the main thread (the CLI's entry point)."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) in (signal.SIG_DFL, None):
-            signal.signal(signum, _terminate)
 
 
 def _grep_preexec() -> None:
@@ -500,6 +482,11 @@ class LocalSource:
         pattern = ere_alternation(keywords)
         env = {**os.environ, "LC_ALL": "C"}
         grep_args = ["grep", "-a", *number_flag, "-E", "-e", pattern]
+        if not self.gzipped and not self.numbered:
+            ranges = split_at_lines(self.path, self.size, prefilter_parts(self.size))
+            if len(ranges) > 1:
+                yield from self._grep_ranges(grep_args, env, ranges)
+                return
         procs: list[subprocess.Popen[bytes]] = []
         cap = min(self.limits.max_bytes, max(GZIP_RATIO_FLOOR, int(self.limits.max_gzip_ratio * self.size)))
         try:
@@ -581,6 +568,155 @@ class LocalSource:
                 for pipe in (proc.stdout, proc.stderr):
                     if pipe is not None:
                         pipe.close()
+
+    def _grep_ranges(
+        self, grep_args: list[str], env: dict[str, str], ranges: list[tuple[int, int]]
+    ) -> Iterator[tuple[int, str]]:
+        """The prefilter split over the CPUs: one `head -c LEN | grep -n` a byte range (ranges cut at line
+        ends, `split_at_lines`), and one `head -c LEN | wc -l` a range but the last, for the line numbers
+        the range starts at. The first range's matches are read as grep writes them (parsing starts at
+        once); the others' go to unlinked temporary files, read back in order once the range before is
+        done, so the lines come out in file order and numbered as one grep numbers them. Yields what
+        `_grep_lines` yields, the out-of-memory marker included (a range whose line is too long for grep)."""
+        import tempfile
+
+        procs: list[subprocess.Popen[bytes]] = []
+        outputs: list[IO[bytes]] = []  # the spilled matches of ranges 1, 2, ...
+        fds: list[int] = []
+
+        def from_offset(start: int) -> int:
+            fd = self._open_fd(os.O_RDONLY)
+            fds.append(fd)
+            os.lseek(fd, start, os.SEEK_SET)
+            return fd
+
+        def head(start: int, length: int) -> subprocess.Popen[bytes]:
+            proc = subprocess.Popen(["head", "-c", str(length)], stdin=from_offset(start), stdout=subprocess.PIPE)
+            procs.append(proc)
+            return proc
+
+        try:
+            greps: list[subprocess.Popen[bytes]] = []
+            counts: list[subprocess.Popen[bytes]] = []
+            last = len(ranges) - 1
+            for index, (start, end) in enumerate(ranges):
+                # The last range runs to the end of the file: grep reads it straight, with no head.
+                feeder = head(start, end - start) if index < last else None
+                stdin = feeder.stdout if feeder is not None else from_offset(start)
+                if index == 0:
+                    stdout: IO[bytes] | int = subprocess.PIPE
+                else:
+                    spill = tempfile.TemporaryFile(prefix="logdoctor-prefilter-")  # noqa: SIM115 - closed below
+                    outputs.append(spill)
+                    stdout = spill
+                grep = subprocess.Popen(
+                    grep_args,
+                    stdin=stdin,
+                    stdout=stdout,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
+                )
+                procs.append(grep)
+                greps.append(grep)
+                if feeder is not None and feeder.stdout is not None:
+                    feeder.stdout.close()
+                counter = head(start, end - start) if index < last else None
+                wc = subprocess.Popen(
+                    ["wc", "-l"],
+                    stdin=counter.stdout if counter is not None else from_offset(start),
+                    stdout=subprocess.PIPE,
+                    env=env,
+                )
+                procs.append(wc)
+                counts.append(wc)
+                if counter is not None and counter.stdout is not None:
+                    counter.stdout.close()
+            for fd in fds:
+                os.close(fd)
+            fds.clear()
+            offset = 0
+            seen = 0
+            for index, grep in enumerate(greps):
+                assert grep.stderr is not None
+                if index == 0:
+                    assert grep.stdout is not None
+                    stream: _Readable = grep.stdout
+                else:
+                    grep.wait()
+                    outputs[index - 1].seek(0)
+                    stream = BufferedFile(outputs[index - 1])
+                for _, raw in iter_binary_lines(stream):
+                    number, sep, text = raw.partition(":")
+                    if sep and number.isdigit():
+                        yield offset + int(number), text
+                    seen += 1
+                    if seen % 1024 == 0 and self.limits.max_seconds > 0:
+                        self._check([0], None)
+                grep.wait()
+                problem = grep.stderr.read().decode("utf-8", "replace").strip()
+                if grep.returncode == 2 and "memory exhausted" in problem:
+                    yield -1, ""
+                    return
+                if grep.returncode not in (0, 1):
+                    raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+                out, _ = counts[index].communicate()
+                first = out.split()[:1]
+                if not (first and first[0].isdigit()):
+                    raise InputError(f"{self.path}: the prefilter's line count failed ({out[:80]!r})")
+                offset += int(first[0])
+            self.bytes_read = self.size
+            self.total_lines = offset  # the sum of the ranges' `wc -l`: the file's
+        finally:
+            for fd in fds:
+                os.close(fd)
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                for pipe in (proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
+            for output in outputs:
+                output.close()
+
+
+def prefilter_parts(size: int) -> int:
+    """How many byte ranges the prefilter of a `size`-byte file is split into: one a usable CPU, each at
+    least PREFILTER_PART_BYTES, at most PREFILTER_MAX_PARTS; `LOGDOCTOR_PREFILTER_PARTS=N` asks for N in
+    place of the CPU count (docs/benchmarks.md, *Parallel prefilter*)."""
+    given = os.environ.get(PARTS_VARIABLE, "").strip()
+    if given.isdigit():
+        return max(1, min(int(given), PREFILTER_MAX_PARTS * 4, size // PREFILTER_PART_BYTES))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, PREFILTER_MAX_PARTS, size // PREFILTER_PART_BYTES))
+
+
+def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:
+    """`parts` byte ranges [start, end) covering the file, each cut just after a newline (a range that would
+    start inside a line starts after it; a line longer than a range makes fewer ranges)."""
+    if parts < 2 or size <= 0:
+        return [(0, size)]
+    cuts = [0]
+    with open(path, "rb") as fh:
+        for k in range(1, parts):
+            at = max(size * k // parts, cuts[-1])
+            fh.seek(at)
+            while True:
+                block = fh.read(_CHUNK)
+                if not block:
+                    at = size
+                    break
+                found = block.find(b"\n")
+                if found >= 0:
+                    at += found + 1
+                    break
+                at += len(block)
+            if at >= size:
+                break
+            if at > cuts[-1]:
+                cuts.append(at)
+    return [(start, end) for start, end in zip(cuts, [*cuts[1:], size], strict=True) if end > start]
 
 
 def renumber(items: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:

@@ -38,6 +38,8 @@ from typing import Any
 from logdoctor import __version__
 from logdoctor.errors import CollectionError, InputError, LogdoctorError
 from logdoctor.redact import Redactor, redact
+from logdoctor.sources.bundle import MANIFEST_LIMIT as MANIFEST_LIMIT
+from logdoctor.sources.bundle import saved_bundle_problems as saved_bundle_problems
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
     DISCOVERY_SCRIPT,
@@ -95,7 +97,6 @@ _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts a
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
 _SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._@+-]+")
-MANIFEST_LIMIT = 64 * 1024 * 1024  # a manifest.json larger than this is not read back
 GZIP_STREAM_MARKER = b"#logdoctor-gzip-stream"  # the read scripts' output after this line is gzip
 
 ProgressCallback = Callable[[str, str], None]
@@ -1079,34 +1080,3 @@ def save_collection(collection: HostCollection, directory: str | os.PathLike[str
         except OSError as exc:
             raise CollectionError(f"--save {directory}: cannot write {base / name}: {exc.strerror or exc}") from exc
     return host_dir
-
-
-def saved_bundle_problems(paths: Sequence[str]) -> list[str]:
-    """For `diagnose DIR/<host>/*.log`: one line for each saved bundle among `paths` whose manifest says
-    it is partial (the collection was cut, timed out or capped, or the save itself did not finish)."""
-    problems: list[str] = []
-    seen: set[str] = set()
-    for p in paths:
-        if p == "-":
-            continue
-        folder = os.path.dirname(os.path.abspath(p))
-        if folder in seen:
-            continue
-        seen.add(folder)
-        where = os.path.join(folder, "manifest.json")
-        try:
-            fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            with os.fdopen(fd, "rb") as fh:
-                raw = fh.read(MANIFEST_LIMIT + 1)
-            data = json.loads(raw) if len(raw) <= MANIFEST_LIMIT else None
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict) or data.get("complete") is not False:
-            continue
-        why = data.get("incomplete")
-        detail = "; ".join(str(w) for w in why) if isinstance(why, list) and why else "no reason recorded"
-        problems.append(f"{folder}: partial bundle ({detail})")
-    return problems

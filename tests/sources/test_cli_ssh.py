@@ -179,6 +179,7 @@ def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatc
         return real(parsed, *args, **kwargs)
 
     monkeypatch.setattr(logdoctor.run, "diagnose_parsed", broken_on_node2)
+    monkeypatch.setenv("LOGDOCTOR_WORKERS", "0")  # the patch is this process's: the hosts are diagnosed here
     code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
 
     assert code == 3
@@ -186,6 +187,25 @@ def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatc
     assert kpro5["findings"][0]["cause"] == "spec-net-loss"
     assert node2["errors"][0]["error"] == "node2: internal error while diagnosing: ValueError: a parser bug"
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("workers", ["2", "0"])
+def test_each_fleet_report_is_the_hosts_one_host_report(
+    ssh_lab: SshLab, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """Hosts diagnosed in worker processes (LOGDOCTOR_WORKERS=2) or in this process (0) give, host by host,
+    the JSON report that `diagnose HOST` of that host alone gives."""
+    log = remote_story(ssh_lab)
+    monkeypatch.setenv("LOGDOCTOR_WORKERS", workers)
+    code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
+    assert code == 1, err  # the story's findings reach --fail-on high
+    fleet = json.loads(out)
+    assert [r["sources"][0]["host"] for r in fleet] == ["kpro5", "node2"]
+    for host, report in zip(("kpro5", "node2"), fleet, strict=True):
+        code, out, err = run("diagnose", host, *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
+        assert code == 1, err
+        assert report == json.loads(out)
+        assert report["findings"] and report["findings"][0]["cause"] == "spec-net-loss"
 
 
 def test_hosts_file(ssh_lab: SshLab, tmp_path: Path) -> None:

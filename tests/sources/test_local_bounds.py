@@ -153,6 +153,40 @@ def test_a_fifo_with_no_writer_stops_at_the_read_timeout(tmp_path: Path) -> None
     assert time.monotonic() - started < 20
 
 
+def test_the_read_timeout_hint_names_the_local_flag(tmp_path: Path) -> None:
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    result = logdoctor("diagnose", str(fifo), "--input-timeout", "0.5", timeout=30)
+    line = _one_error_line(result.stderr)
+    assert result.returncode == 2
+    assert "--input-timeout SECONDS waits longer" in line and "--read-timeout" not in line
+
+
+@pytest.mark.parametrize("command", ["parse", "diagnose"])
+def test_a_fifo_that_never_ends_stops_at_max_read(tmp_path: Path, command: str) -> None:
+    """A writer that never stops (`yes` of a log line) into a FIFO: the read stops at --max-read with one
+    line and exit 2, and the writer is left to die of SIGPIPE."""
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", 'exec yes "$1" > "$2"', "sh", STATS.rstrip("\n"), str(fifo)])
+    try:
+        result = logdoctor(command, str(fifo), "--max-read", "4M", timeout=120)
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert "over --max-read 4.0M" in _one_error_line(result.stderr)
+
+
+def test_an_endless_line_on_stdin_stops_at_max_read_in_parse_too() -> None:
+    """One line that never ends (NUL bytes from /dev/zero, no newline): skipped in bounded memory, then
+    stopped at --max-read with one line and exit 2 (`diagnose`: test_a_device_is_refused_by_name...)."""
+    with open("/dev/zero", "rb") as stdin:
+        result = logdoctor("parse", "-", "--max-read", "6M", stdin=stdin.fileno(), timeout=120)
+    assert result.returncode == 2
+    assert "over --max-read 6.0M" in _one_error_line(result.stderr)
+
+
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
     fifo = tmp_path / "log.fifo"
     os.mkfifo(fifo)

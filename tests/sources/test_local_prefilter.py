@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from logdoctor.sources.local import ere_alternation, open_local
 
@@ -93,3 +97,57 @@ def test_prefiltered_lines_keep_their_numbers(tmp_path: Path) -> None:
     assert [n for n, _ in lines] == SELECTED
     assert lines[0] == (1, LINES[0])
     assert source.total_lines == len(LINES)
+
+
+STORY = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+
+
+def _prefiltered(path: Path, parts: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[int, str]], Any]:
+    import logdoctor.sources.local as local
+    from logdoctor.parse.pipeline import candidate_keywords
+
+    monkeypatch.setattr(local, "prefilter_parts", lambda size: parts)
+    source = open_local(str(path))
+    lines = list(source.lines(candidate_keywords(), prefilter=True))
+    return lines, (source.total_lines, source.bytes_read, source.prefiltered, source.notes)
+
+
+@pytest.mark.parametrize("tail", [b"", b"no newline at the end: SpecDecoding metrics:"])
+def test_the_prefilter_split_in_ranges_gives_one_greps_lines_numbers_and_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: bytes
+) -> None:
+    """Split over 2 to 9 byte ranges, the prefilter yields exactly the lines, numbers and line count of one
+    grep over the whole file (ranges cut mid-line, a line longer than a range, a last line with no newline)."""
+    story = STORY.read_bytes()
+    path = tmp_path / "big.log"
+    path.write_bytes(story * 3 + b"x" * (len(story) // 2) + b"\n" + story + tail)
+    whole, whole_stats = _prefiltered(path, 1, monkeypatch)
+    assert len(whole) > 300 and whole_stats[0] == path.read_bytes().count(b"\n")
+    for parts in range(2, 10):
+        assert _prefiltered(path, parts, monkeypatch) == (whole, whole_stats), parts
+
+
+def test_ranges_are_cut_after_a_newline_and_cover_the_file(tmp_path: Path) -> None:
+    from logdoctor.sources.local import split_at_lines
+
+    data = b"".join(b"l" * (i * 37 % 301) + b"\n" for i in range(2000)) + b"z" * 50_000
+    path = tmp_path / "f.log"
+    path.write_bytes(data)
+    for parts in (1, 2, 3, 7, 64, 5000):
+        ranges = split_at_lines(str(path), len(data), parts)
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+        assert all(start == 0 or data[start - 1 : start] == b"\n" for start, _ in ranges)
+        assert len(ranges) <= parts
+
+
+def test_the_number_of_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    from logdoctor.sources.local import PREFILTER_MAX_PARTS, PREFILTER_PART_BYTES, prefilter_parts
+
+    monkeypatch.delenv("LOGDOCTOR_PREFILTER_PARTS", raising=False)
+    assert prefilter_parts(PREFILTER_PART_BYTES - 1) == 1  # too small to split
+    assert 1 <= prefilter_parts(1 << 30) <= min(PREFILTER_MAX_PARTS, len(os.sched_getaffinity(0)))
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "1")
+    assert prefilter_parts(1 << 30) == 1  # one grep, as before the split
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    assert prefilter_parts(1 << 30) == 3 and prefilter_parts(2 * PREFILTER_PART_BYTES) == 2

@@ -1,0 +1,177 @@
+"""Start-up time of `logdoctor --version`, `--help` and `diagnose` of a 10-line log, against `python3 -c pass`.
+
+Each round runs every command once, alternating them with `python3 -c pass` (the floor: an interpreter
+that imports nothing), and the order of the commands flips every round, so a burst of load on this
+shared machine hits all of them. The result is the median of each command's wall times and its ratio
+to the median of `python3 -c pass` in the same run (docs/benchmarks.md, *Start-up*).
+
+    .venv/bin/python bench/bench_startup.py                      # 15 rounds, this tree
+    .venv/bin/python bench/bench_startup.py --baseline /tmp/ld-base --runs 21 --record
+
+This tree is run as the `logdoctor` console script beside this python (installed editable, or as a wheel
+built from the tree); a `--baseline` tree (e.g. `git archive` of an older commit, with `rules/` copied to
+`logdoctor/_rules` where no editable install maps it) as `PYTHON -c LAUNCHER TREE ARGS...`: the launcher
+puts TREE first on sys.path and calls `logdoctor.cli:main`, what the console script calls, under the
+same interpreter and packages. Before timing, both packages are byte-compiled (`compileall`), as `pip install` does:
+this environment sets PYTHONDONTWRITEBYTECODE=1, under which every start would compile logdoctor's
+sources again (`--no-compile` measures that case).
+
+The 10-line log is the first 10 lines of fixtures/logs/story/vllm-dflash-tp2-a6000.log (the vLLM banner,
+`non-default args` and the resolved architecture), written to bench/out/startup-10-lines.log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import datetime
+import importlib.util
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DOC = REPO / "docs" / "benchmarks.md"
+OUT = REPO / "bench" / "out"
+STORY = REPO / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+SECTION = "## Start-up"
+LAUNCHER = (
+    "import sys; tree = sys.argv[1]; del sys.argv[1]; sys.argv[0] = 'logdoctor'; sys.path.insert(0, tree); "
+    "from logdoctor.cli import main; main()"
+)
+TARGETS_MS = {"--version": 100.0, "--help": 100.0, "diagnose": 300.0}
+
+
+def logdoctor_bin() -> str:
+    """The `logdoctor` console script beside this python (this tree's, installed editable or as a wheel)."""
+    here = Path(sys.executable).parent / "logdoctor"
+    return str(here) if here.exists() else (shutil.which("logdoctor") or "logdoctor")
+
+
+def ten_line_log() -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "startup-10-lines.log"
+    with STORY.open("rb") as fh:
+        lines = [fh.readline() for _ in range(10)]
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU user+sys) of one run; the CPU comes from RUSAGE_CHILDREN (runs are sequential)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):  # diagnose exits 1 when a finding reaches --fail-on
+        raise SystemExit(f"bench_startup: {' '.join(cmd)} exited {done.returncode}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="rounds (default 15)")
+    parser.add_argument("--baseline", type=Path, help="also time this tree (e.g. `git archive` of an older commit)")
+    parser.add_argument("--python3", default="python3", help="the floor's interpreter (default python3 on PATH)")
+    parser.add_argument("--no-compile", action="store_true", help="do not byte-compile the trees first")
+    parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    log = ten_line_log()
+    installed = importlib.util.find_spec("logdoctor")
+    assert installed is not None and installed.origin is not None, "logdoctor is not installed for this python"
+    packages = [Path(installed.origin).parent]
+    variants: list[tuple[str, list[str]]] = [("", [logdoctor_bin()])]
+    if args.baseline:
+        baseline = args.baseline.resolve()
+        packages.append(baseline / "logdoctor")
+        variants.append((" (baseline)", [sys.executable, "-c", LAUNCHER, str(baseline)]))
+    if not args.no_compile:  # logdoctor and its dependencies (a venv installed with --no-compile has none)
+        for package in [*packages, Path(sysconfig.get_paths()["purelib"])]:
+            compileall.compile_dir(str(package), quiet=1)
+    commands: list[tuple[str, list[str]]] = []
+    for suffix, prefix in variants:
+        for name, extra in (
+            ("--version", ["--version"]),
+            ("--help", ["--help"]),
+            ("diagnose", ["diagnose", str(log), "--fail-on", "never"]),
+        ):
+            commands.append((name + suffix, [*prefix, *extra]))
+    floor_cmd = [args.python3, "-c", "pass"]
+    walls: dict[str, list[float]] = {name: [] for name, _ in commands}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in commands}
+    floor: list[float] = []
+    floor_cpu: list[float] = []
+    for _, cmd in commands:  # warm the page cache once, untimed
+        timed(cmd)
+    for round_no in range(args.runs):
+        order = commands if round_no % 2 == 0 else list(reversed(commands))
+        for name, cmd in order:
+            wall, cpu = timed(floor_cmd)
+            floor.append(wall)
+            floor_cpu.append(cpu)
+            wall, cpu = timed(cmd)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    floor_ms = statistics.median(floor) * 1000
+    floor_cpu_ms = statistics.median(floor_cpu) * 1000
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"### Start-up, {now}",
+        "",
+        "Command: `.venv/bin/python bench/bench_startup.py "
+        + " ".join(a for a in (argv if argv is not None else sys.argv[1:]) if a != "--record")
+        + "`.",
+        f"Machine: {os.cpu_count()} CPUs, Linux {platform.release()}, Python {platform.python_version()}; "
+        f"{args.runs} alternating rounds, medians; "
+        + ("modules byte-compiled first (as installed)." if not args.no_compile else "no byte-compiled modules."),
+        "",
+        "| command | median wall | ratio to `python3 -c pass` | median CPU (user+sys) | target (wall) |",
+        "|---|---:|---:|---:|---:|",
+        f"| `{args.python3} -c pass` | {floor_ms:.0f} ms | 1.00× | {floor_cpu_ms:.0f} ms | |",
+    ]
+    for name, _ in commands:
+        median_ms = statistics.median(walls[name]) * 1000
+        cpu_ms = statistics.median(cpus[name]) * 1000
+        base = name.split(" (")[0]
+        shown = (
+            f"logdoctor {name}"
+            if not name.startswith("diagnose")
+            else "logdoctor " + name.replace("diagnose", "diagnose <10-line log>", 1)
+        )
+        target = TARGETS_MS[base]
+        verdict = "met" if median_ms <= target else "**missed**"
+        lines.append(
+            f"| `{shown}` | {median_ms:.0f} ms | {median_ms / floor_ms:.2f}× | {cpu_ms:.0f} ms "
+            f"| ≤ {target:.0f} ms: {verdict} |"
+        )
+    block = "\n".join(lines) + "\n"
+    print(block)
+    if args.record:
+        record_block(block, SECTION)
+    return 0
+
+
+def record_block(block: str, section: str) -> None:
+    """Add `block` at the end of `section` of docs/benchmarks.md (bench_parse.py's rule)."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.find(f"\n{section}\n")
+    if start < 0:
+        text = text.rstrip("\n") + f"\n\n{section}\n"
+        start = text.find(f"\n{section}\n")
+    following = text.find("\n## ", start + 1)
+    end = len(text) if following < 0 else following
+    DOC.write_text(text[:end].rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The caps on reading one local input (docs/security.md), apart from the reader itself.
+
+So does `raise_on_termination`, which the CLI's entry point calls before any command runs.
+
+`logdoctor.options` builds the CLI flags from these defaults at import time; keeping them here, not in
+`logdoctor.sources.local` (gzip, subprocess, signal handling), keeps `logdoctor --version` and `--help`
+from importing the reader (docs/benchmarks.md, *Start-up*). `logdoctor.sources.local` re-exports them.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from types import FrameType
+
+DEFAULT_MAX_READ = 32 * 1024**3  # bytes of one input (after gunzip)
+DEFAULT_MAX_GZIP_RATIO = 100.0  # decompressed / compressed; real logs gzip 5-30x
+DEFAULT_READ_TIMEOUT = 60.0  # seconds a pipe, FIFO or non-terminal stdin may send nothing
+DEFAULT_MAX_SECONDS = 1800.0  # seconds to read (and parse) one input
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The caps on reading one local input (flags of `parse`, `diagnose` and `diff`; docs/security.md)."""
+
+    max_bytes: int = DEFAULT_MAX_READ
+    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO
+    read_timeout: float = DEFAULT_READ_TIMEOUT  # 0: wait forever
+    max_seconds: float = DEFAULT_MAX_SECONDS  # 0: no limit
+
+
+class _Termination(SystemExit):
+    """SIGTERM or SIGHUP, raised where Python is, so that `finally` blocks run (children killed, nothing left)."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise _Termination(128 + signum)
+
+
+def raise_on_termination() -> None:
+    """Make SIGTERM and SIGHUP unwind the stack like Ctrl-C does (the prefilter's grep, gzip and wc are
+    killed on the way out). Call once from the main thread (the CLI's entry point)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, _terminate)
