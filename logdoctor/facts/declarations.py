@@ -129,6 +129,9 @@ FACTS: dict[str, FactSpec] = {
         "series", "generation tok/s of processes in the same input that ran without speculation"
     ),
     "throughput.intervals": FactSpec("number", "stats intervals seen (before warm-up exclusion)", _STATS_HINT),
+    "throughput.prompt_ratio": FactSpec(
+        "number", "prompt tokens prefilled per generated token over the stats intervals (vLLM)", _STATS_HINT
+    ),
     "throughput.first_interval_ratio": FactSpec(
         "number", "first interval's generation tok/s divided by the steady-state median", _STATS_HINT
     ),
