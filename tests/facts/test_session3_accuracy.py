@@ -89,3 +89,38 @@ def test_hybrid_prefix_caching_off_costs_with_long_prompts_only() -> None:
         return max((f.score for f in _findings(text) if f.rule == "hybrid-prefix-caching-off"), default=0)
 
     assert score(chat) < 25 < 45 < score(agent)
+
+
+def test_autoawq_fallback_fix_is_not_the_quantization_flag() -> None:
+    """vLLM 0.33 chooses AutoAWQ's kernel itself: `--quantization awq_marlin` is no fix there."""
+    text = (
+        "(Worker_TP0 pid=226) WARNING 11-30 10:00:05 [auto_awq.py:325] Layer 'model.layers.0.self_attn.qkv_proj' is "
+        "not supported by AutoAWQMarlin. Falling back to unoptimized AWQ kernels."
+    )
+    (finding,) = [f for f in _findings(text) if f.rule == "slow-quant-kernel"]
+    fixes = " ".join(finding.fix)
+    assert "awq_marlin" not in fixes
+    assert "AutoAWQ" in fixes
+    forced = (
+        "INFO 06-19 06:04:52 gptq_marlin.py:137] Detected that the model can run with gptq_marlin, however you "
+        "specified quantization=gptq explicitly, so forcing gptq. Use quantization=gptq_marlin for faster inference"
+    )
+    (finding,) = [f for f in _findings(forced) if f.rule == "slow-quant-kernel"]
+    assert any("gptq_marlin" in fix for fix in finding.fix)
+
+
+def test_gloo_is_normal_on_the_cpu_and_a_problem_for_gpu_tp() -> None:
+    gloo = (
+        "(Worker_TP0 pid=226) WARNING 11-30 10:00:06 [parallel_state.py:1942] Distributed backend nccl is not "
+        "available; falling back to gloo."
+    )
+    tp2 = (
+        "(APIServer pid=1) INFO 11-30 10:00:00 [startup.py:160] non-default args: {'model': 'm', "
+        "'tensor_parallel_size': 2}\n" + gloo
+    )
+    assert "tp-over-gloo" in {f.rule for f in _findings(tp2)}
+    cpu = (
+        "(EngineCore pid=25) INFO 08-18 02:57:03 [core.py:114] Initializing a V1 LLM engine (v0.25.1) with config: "
+        "model='m', tensor_parallel_size=2, device_config=cpu, seed=0\n" + gloo
+    )
+    assert "tp-over-gloo" not in {f.rule for f in _findings(cpu)}
