@@ -107,6 +107,8 @@ FailureKind = Literal[
     "gpu-memory-insufficient",
     "memory-leak",
     "kv-transfer",
+    "shutdown",  # a stop began (SIGTERM, `Shutting down`, `shutdown triggered`): not a failure, the marker after
+    # which failure lines are teardown (facts: failure.shutdown_only)
 ]
 SchedulerConfigKind = Literal[
     "chunked-prefill",

@@ -112,6 +112,13 @@ FACTS: dict[str, FactSpec] = {
     "nccl.hosts": FactSpec("number", "distinct hosts in the NCCL lines", _NCCL_HINT),
     "topology.pcie_only": FactSpec("bool", "GPUs are linked only through PCIe (no NVLink)", _TOPO_HINT),
     "topology.p2p_supported": FactSpec("bool", "nvidia-smi reports P2P between every GPU pair", _TOPO_HINT),
+    "comm.backend": FactSpec(
+        "str", "the collective backend the engine fell back to when NCCL was not available (gloo)"
+    ),
+    "disagg.connector": FactSpec("str", "the KV connector of disaggregated prefill (nixl, mooncake, lmcache, ...)"),
+    "disagg.transfer_failures": FactSpec("number", "KV transfers between prefill and decode instances that failed"),
+    "disagg.failed_requests": FactSpec("number", "requests failed because their KV could not be loaded"),
+    "disagg.transfer_retries": FactSpec("number", "KV loads recovered by rescheduling, and bootstrap queries retried"),
     "topology.spans_nodes": FactSpec("bool", "tensor-parallel workers run on more than one node"),
     # KV cache and scheduler
     "kv.tokens": FactSpec("number", "KV cache capacity in tokens"),
@@ -144,6 +151,9 @@ FACTS: dict[str, FactSpec] = {
         "series", "generation tok/s of processes in the same input that ran without speculation"
     ),
     "throughput.intervals": FactSpec("number", "stats intervals seen (before warm-up exclusion)", _STATS_HINT),
+    "throughput.prompt_ratio": FactSpec(
+        "number", "prompt tokens prefilled per generated token over the stats intervals (vLLM)", _STATS_HINT
+    ),
     "throughput.first_interval_ratio": FactSpec(
         "number", "first interval's generation tok/s divided by the steady-state median", _STATS_HINT
     ),

@@ -236,9 +236,16 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
     return parse_cleaned(source, number, clean_physical(raw))
 
 
+# Markdown bold a user put around a value of a pasted line (`torch.compile takes **7.51 s** in total`): the value
+# is read without it. Only a span that starts with a digit, so `**kwargs` and bold words stay as they are.
+_MD_BOLD_VALUE_RE = re.compile(r"\*\*(\d[^*\n]*?)\*\*")
+
+
 def parse_cleaned(source: str, number: int, cleaned: str) -> LogLine:
     """`parse_envelope` of a line `clean_physical` has already cleaned (the pipeline cleans once for both uses)."""
     text = strip_outer(cleaned)
+    if "**" in text:
+        text = _MD_BOLD_VALUE_RE.sub(r"\1", text)
     line = LogLine(source=source, number=number, text=text, message=text)
     stripped = text.strip()
     if not stripped:

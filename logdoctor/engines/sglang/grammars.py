@@ -47,7 +47,7 @@ from logdoctor.events import (
     StartupConfig,
     WarningTopic,
 )
-from logdoctor.parse import blocks
+from logdoctor.parse import blocks, cmdline
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 from logdoctor.parse.pyrepr import parse_value
@@ -289,11 +289,34 @@ def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _BATCH_RE.search(line.message)
     if not m:
         return None
+    return _batch_events(line, ctx, m.group("kind"), m.group("body"), m.group("iter"), fragment=False)
+
+
+# A Decode batch line without its head: `accept len: 1.55, accept rate: 0.05, cuda graph: True, gen through` (a
+# `grep -o 'accept len.*'`, a terminal that cut the line, a paste that kept only the tail). It starts at a key only
+# decode lines print, so a Prefill batch tail is never taken for one.
+_BATCH_FRAGMENT_RE = re.compile(r"^\s*(?P<body>(?:accept len|gen throughput \(token/s\)): .*)$")
+
+
+def parse_batch_fragment(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if _BATCH_RE.search(line.message):
+        return None
+    m = _BATCH_FRAGMENT_RE.match(line.message)
+    if not m:
+        return None
+    return _batch_events(line, ctx, "Decode", m.group("body"), None, fragment=True)
+
+
+def _batch_events(
+    line: LogLine, ctx: ParseContext, kind: str, body: str, forward_iter: str | None, *, fragment: bool
+) -> list[EventBase] | None:
+    """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
+    holds, and the stats only when it still names the running requests."""
     fields: dict[str, Any] = {}
     extra: dict[str, float | int | str] = {}
     accept_len: float | None = None
     accept_rate: float | None = None
-    for item in m.group("body").split(","):
+    for item in body.split(","):
         key, sep, raw = item.partition(":")
         key = key.strip()
         if not sep or not key:
@@ -303,7 +326,7 @@ def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         graph = _GRAPH_KEY_RE.match(key) if key.endswith(" graph") else None
         if graph and isinstance(value, bool):
             # A prefill batch normally runs without a graph: only the decode flag means eager decoding.
-            if m.group("kind") == "Decode":
+            if kind == "Decode":
                 fields["cuda_graph"] = value
             else:
                 extra["cuda_graph"] = str(value)
@@ -319,19 +342,21 @@ def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
             extra[_extra_key(key)] = value
         else:
             extra[_extra_key(key)] = str(value)
-    if "running" not in fields and "new_tokens" not in fields:
-        return None
-    if m.group("iter"):
-        extra["forward_iter"] = int(m.group("iter"))
     base = ctx.base(line, "sglang")
-    events: list[EventBase] = [
-        SchedulerStats(
-            **base,
-            format="sglang-decode" if m.group("kind") == "Decode" else "sglang-prefill",
-            extra=extra,
-            **fields,
+    events: list[EventBase] = []
+    if "running" in fields or "new_tokens" in fields:
+        if forward_iter:
+            extra["forward_iter"] = int(forward_iter)
+        events.append(
+            SchedulerStats(
+                **base,
+                format="sglang-decode" if kind == "Decode" else "sglang-prefill",
+                extra=extra,
+                **fields,
+            )
         )
-    ]
+    elif not fragment or (accept_len is None and accept_rate is None):
+        return None
     if accept_len is not None or accept_rate is not None:
         events.append(_spec_stats(base, accept_len, accept_rate, ctx))
     return events
@@ -1123,7 +1148,165 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> list[EventBase] | No
     return _apply(_QUANTIZATION_RULES, line, ctx)
 
 
+# --- the command line pasted with the log ----------------------------------------------------------
+# `python -m sglang.launch_server --model-path M --tp 2 --disable-cuda-graph` (also `sglang serve`, and the
+# same with `\` continuations): the options as the ServerArgs field names the server_args dump prints.
+_COMMAND_RE = re.compile(
+    r"(?:^|(?<=[\s$>:`\"'(]))(?:python\d?(?:\.\d+)? -m sglang\.launch_server|sglang serve)(?=\s|$)(?P<args>.*)$"
+)
+# Spellings sglang/srt/server_args.py accepts besides `--field-name` (add_cli_args).
+_COMMAND_ALIASES = {
+    "--model": "model_path",
+    "--tp": "tp_size",
+    "--tensor-parallel-size": "tp_size",
+    "--pp": "pp_size",
+    "--pipeline-parallel-size": "pp_size",
+    "--dp": "dp_size",
+    "--data-parallel-size": "dp_size",
+    "--ep": "ep_size",
+    "--expert-parallel-size": "ep_size",
+    "--speculative-algo": "speculative_algorithm",
+    "--speculative-draft": "speculative_draft_model_path",
+    "--speculative-draft-model": "speculative_draft_model_path",
+    "--mem-frac": "mem_fraction_static",
+}
+_MAX_COMMAND_LINES = 200
+
+
+def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> list[EventBase]:
+    joined = " ".join(p.rstrip().removesuffix("\\") for p in parts)
+    options = cmdline.options(cmdline.tokens(joined), _COMMAND_ALIASES)
+    if not options:
+        return []
+    draft_tokens = options.get("speculative_num_draft_tokens")
+    if isinstance(draft_tokens, int) and not isinstance(draft_tokens, bool) and draft_tokens >= 2:
+        ctx.state.setdefault(_DRAFT_TOKENS, draft_tokens)
+    base = ctx.base(line, "sglang")
+    if end is not None:
+        base["end_line"] = end
+    return [StartupConfig(**base, origin="command line", config=options)]
+
+
+def parse_command(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _COMMAND_RE.search(line.message)
+    if not m:
+        return None
+    first = m.group("args").rstrip()
+    if not first.endswith("\\"):
+        return _command_event(line, ctx, [first], None)
+    parts = [first]
+    state = {"end": line.number}
+
+    def continuation(nxt: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = nxt.text.rstrip()
+        if blocks.is_blank(nxt) or nxt.header is not None or nxt.process is not None:
+            ctx.block = None
+            events = _command_event(line, ctx, parts, state["end"] if len(parts) > 1 else None)
+            if blocks.is_blank(nxt):
+                return events
+            blocks.stash(ctx, events)
+            return None
+        parts.append(text)
+        state["end"] = nxt.number
+        if not text.endswith("\\") or len(parts) >= _MAX_COMMAND_LINES:
+            ctx.block = None
+            return _command_event(line, ctx, parts, state["end"])
+        return []
+
+    ctx.block = continuation
+    return []
+
+
 GRAMMARS: list[Grammar] = [
+    Grammar(
+        "sglang.command_line",
+        "sglang",
+        ("-m sglang.launch_server", "sglang serve"),
+        parse_command,
+        (
+            case(
+                "launch-server-pr-12343",
+                "CUDA_VISIBLE_DEVICES=0,1,2,3 python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B-FP8 "
+                "--tp-size 4 --ep 4",
+                (
+                    "startup_config",
+                    {
+                        "origin": "command line",
+                        "engine": "sglang",
+                        "config": {"model_path": "Qwen/Qwen3-30B-A3B-FP8", "tp_size": 4, "ep_size": 4},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "sglang-serve",
+                "sglang serve --model-path Qwen/Qwen3-8B --disable-radix-cache --mem-frac 0.8",
+                (
+                    "startup_config",
+                    {
+                        "config": {
+                            "model_path": "Qwen/Qwen3-8B",
+                            "disable_radix_cache": True,
+                            "mem_fraction_static": 0.8,
+                        }
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "continued-lines-eagle3-specforge-310",
+                "python -m sglang.launch_server \\\n"
+                "    --model-path /ch/pretrained_models/Qwen2.5-VL-7B-Instruct \\\n"
+                "    --speculative-algorithm EAGLE3 \\\n"
+                "    --speculative-num-draft-tokens 24 \\\n"
+                "    --cuda-graph-max-bs 1 \\\n"
+                "    --disable-cuda-graph",
+                (
+                    "startup_config",
+                    {
+                        "config": {
+                            "model_path": "/ch/pretrained_models/Qwen2.5-VL-7B-Instruct",
+                            "speculative_algorithm": "EAGLE3",
+                            "speculative_num_draft_tokens": 24,
+                            "cuda_graph_max_bs": 1,
+                            "disable_cuda_graph": True,
+                        }
+                    },
+                ),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "sglang.batch_fragment",
+        "sglang",
+        ("accept len: ", "gen throughput (token/s): "),
+        parse_batch_fragment,
+        (
+            case(
+                "grep-o-accept-tail-0.5.12",
+                "accept len: 1.55, accept rate: 0.05, cuda graph: True, gen through",
+                ("spec_decode_stats", {"mean_acceptance_length": 1.55, "acceptance_rate": 0.05, "engine": "sglang"}),
+                exact=True,
+            ),
+            case(
+                "tail-with-running",
+                "gen throughput (token/s): 81.97, #queue-req: 0, #running-req: 3",
+                ("scheduler_stats", {"format": "sglang-decode", "generation_throughput": 81.97, "running": 3}),
+                exact=True,
+            ),
+            case(
+                "tail-without-numbers-is-nothing",
+                "gen throughput (token/s): n/a, #queue-req: 0",
+            ),
+            case(
+                "whole-line-is-the-batch-grammars",
+                "[2025-09-03 18:33:19 TP0] Decode batch. #running-req: 1, #token: 177, token usage: 0.00, cuda graph: "
+                "True, gen throughput (token/s): 84.20, #queue-req: 0,",
+                ("scheduler_stats", {"running": 1}),
+            ),
+        ),
+    ),
     Grammar(
         "sglang.batch",
         "sglang",

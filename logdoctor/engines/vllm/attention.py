@@ -75,6 +75,10 @@ _FA_DOWNGRADE_RE = re.compile(
 _FA4_DOWNGRADE_RE = re.compile(
     r"FA4(?:'s Blackwell head_size=256 kernel| on Blackwell) does not support .*?defaulting to FA version (?P<new>\d)"
 )
+# fa_utils.py (0.6-0.10): `Cannot use FA version %d is not supported due to %s`, the reason from the flash-attn
+# build: "FA2 is only supported on devices with compute capability >= 8" (Volta/Turing: the GPU has no FA at all,
+# so what vLLM picks next is the only backend it has) or "FA3 ... >= 9" (vLLM then uses FA2).
+_FA_UNSUPPORTED_RE = re.compile(r"Cannot use FA version (?P<old>\d) is not supported due to (?P<why>.+)")
 _CANNOT_USE_FA_RE = re.compile(r"Cannot use FlashAttention(?:-2)? backend (?P<why>.*?)\.?\s*$")
 _FA_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Volta and Turing"), "unsupported-gpu"),
@@ -172,6 +176,10 @@ def parse_attention(line: LogLine, ctx: ParseContext) -> Events | None:
                 message=_msg(line),
             )
         ]
+    m = _FA_UNSUPPORTED_RE.search(text)
+    if m:
+        reason = "compute-capability" if "compute capability" in m.group("why") else "other"
+        return [AttentionBackend(**base, fallback_reason=reason, message=_msg(line))]
     m = _CANNOT_USE_FA_RE.search(text)
     if m:
         reason = next((code for pattern, code in _FA_REASONS if pattern.search(m.group("why"))), "other")
@@ -463,6 +471,18 @@ GRAMMARS: list[Grammar] = [
                         "candidates": ["FLASH_ATTN", "FLASHINFER", "TRITON_ATTN"],
                     },
                 ),
+            ),
+            case(
+                "fa2-compute-capability-t4-0.10",
+                "(EngineCore_DP0 pid=114700) ERROR 07-31 15:52:18 [fa_utils.py:57] Cannot use FA version 2 is not "
+                "supported due to FA2 is only supported on devices with compute capability >= 8",
+                ("attention_backend", {"backend": None, "fallback_reason": "compute-capability"}),
+            ),
+            case(
+                "fa3-compute-capability-ampere",
+                "WARNING 03-01 10:00:00 [fa_utils.py:57] Cannot use FA version 3 is not supported due to FA3 is only "
+                "supported on devices with compute capability >= 9",
+                ("attention_backend", {"fallback_reason": "compute-capability"}),
             ),
             case(
                 "attn-fa3-blackwell",

@@ -14,6 +14,7 @@ from logdoctor.events import (
     Platform,
     StartupConfig,
 )
+from logdoctor.parse import blocks, cmdline
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
@@ -235,7 +236,139 @@ def parse_engine_init(line: LogLine, ctx: ParseContext) -> Events | None:
     return None
 
 
+# --- the command line pasted with the log ----------------------------------------------------------
+# `vllm serve MODEL \` + `    --tensor-parallel-size 2 \` + `    --enforce-eager` (or `python -m
+# vllm.entrypoints.openai.api_server --model ...`): often the only record of a flag the user set. The options
+# are the argparse dests the `non-default args` dump would print, so the same facts read them.
+_COMMAND_RE = re.compile(
+    r"(?:^|(?<=[\s$>:`\"'(]))(?:vllm serve|python\d?(?:\.\d+)? -m vllm\.entrypoints\.(?:openai\.)?api_server)"
+    r"(?=\s|$)(?P<args>.*)$"
+)
+# Short spellings vLLM's argparse accepts (vllm/engine/arg_utils.py, vllm/config/compilation.py).
+_COMMAND_ALIASES = {
+    "-tp": "tensor_parallel_size",
+    "-pp": "pipeline_parallel_size",
+    "-dp": "data_parallel_size",
+    "-q": "quantization",
+    "-O": "compilation_config",
+}
+_MAX_COMMAND_LINES = 200
+
+
+def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> Events:
+    joined = " ".join(p.rstrip().removesuffix("\\") for p in parts)
+    options = cmdline.options(cmdline.tokens(joined), _COMMAND_ALIASES, positional="model")
+    if not options:
+        return []
+    base = _base(line, ctx)
+    if end is not None:
+        base["end_line"] = end
+    return [StartupConfig(**base, origin="command line", config=options)]
+
+
+def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
+    m = _COMMAND_RE.search(line.message)
+    if not m:
+        return None
+    first = m.group("args").rstrip()
+    if not first.endswith("\\"):
+        return _command_event(line, ctx, [first], None)
+    parts = [first]
+    state = {"end": line.number}
+
+    def continuation(nxt: LogLine, ctx: ParseContext) -> Events | None:
+        text = nxt.text.rstrip()
+        if blocks.is_blank(nxt) or nxt.header is not None or nxt.process is not None:
+            ctx.block = None
+            events = _command_event(line, ctx, parts, state["end"] if len(parts) > 1 else None)
+            if blocks.is_blank(nxt):
+                return events
+            blocks.stash(ctx, events)
+            return None
+        parts.append(text)
+        state["end"] = nxt.number
+        if not text.endswith("\\") or len(parts) >= _MAX_COMMAND_LINES:
+            ctx.block = None
+            return _command_event(line, ctx, parts, state["end"])
+        return []
+
+    ctx.block = continuation
+    return []
+
+
 GRAMMARS: list[Grammar] = [
+    _grammar(
+        "command_line",
+        ("vllm serve", " -m vllm.entrypoints."),
+        parse_command,
+        (
+            case(
+                "serve-one-line",
+                "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 --enforce-eager --gpu-memory-utilization 0.95",
+                (
+                    "startup_config",
+                    {
+                        "origin": "command line",
+                        "config": {
+                            "model": "Qwen/Qwen3-8B",
+                            "tensor_parallel_size": 2,
+                            "enforce_eager": True,
+                            "gpu_memory_utilization": 0.95,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "serve-continued-lines-arena-hard-81",
+                "vllm serve /data3/models/qwen2.5-1.5B \\\n"
+                "    --tensor-parallel-size 2 \\\n"
+                "    --api-key xxx \\\n"
+                "    --max_model_len 8192 \\\n"
+                "    --enforce-eager",
+                (
+                    "startup_config",
+                    {
+                        "origin": "command line",
+                        "config": {
+                            "model": "/data3/models/qwen2.5-1.5B",
+                            "tensor_parallel_size": 2,
+                            "max_model_len": 8192,
+                            "enforce_eager": True,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "api-server-module-spec-json-and-pipe",
+                "python -m vllm.entrypoints.openai.api_server --model m -tp 4 --speculative-config "
+                '\'{"method": "ngram", "num_speculative_tokens": 5}\' --no-enable-prefix-caching 2>&1 | tee x.log',
+                (
+                    "startup_config",
+                    {
+                        "config": {
+                            "model": "m",
+                            "tensor_parallel_size": 4,
+                            "speculative_config": {"method": "ngram", "num_speculative_tokens": 5},
+                            "enable_prefix_caching": False,
+                        }
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "echoed-by-a-script",
+                "Executing command: vllm serve Qwen/Qwen2.5-32B-Instruct --host 0.0.0.0 --port 8000 --tensor-parallel-size 4",
+                ("startup_config", {"config": {"model": "Qwen/Qwen2.5-32B-Instruct", "tensor_parallel_size": 4}}),
+            ),
+            case(
+                "not-a-command-prose",
+                "the vllm server crashed",
+                exact=True,
+            ),
+        ),
+    ),
     _grammar(
         "non_default_args",
         ("non-default args:",),

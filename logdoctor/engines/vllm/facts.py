@@ -3,6 +3,7 @@
 non-default args: {'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}, ...}
     -> spec.enabled = True, spec.method = mtp, spec.num_tokens = 3
 engine init: ... enforce_eager=True ...  -> cuda_graphs.enabled = False, compile.disabled = True
+engine init: ... device_config=cpu ...    -> platform = cpu (the platform line is DEBUG since 0.11.1)
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ CONFIG_FACTS = (
     "attention.forced",
     "async_scheduling.enabled",
     "model.dtype",
+    "platform",
 )
+# `device_config=` of the engine-init dump: the device vLLM resolved (vllm/config/device.py); cuda is left to the
+# platform line, which also names ROCm and the GPU.
+_DEVICE_PLATFORMS = frozenset({"cpu", "tpu", "xpu", "hpu", "neuron"})
 
 
 def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
@@ -101,6 +106,9 @@ def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -
     if isinstance(attn, str) and attn not in ("None", "auto"):
         b.set("attention.backend", attn.upper(), event, origin, keep_first=True)
         b.set("attention.forced", True, event, origin)
+    device = cfg.get("device_config", cfg.get("device"))
+    if isinstance(device, str) and device.lower() in _DEVICE_PLATFORMS:
+        b.set("platform", device.lower(), event, f"{origin}: device_config={device}", keep_first=True)
     async_flag = as_bool(cfg.get("async_scheduling"))
     if async_flag is not None:
         b.set("async_scheduling.enabled", async_flag, event, origin)

@@ -131,6 +131,23 @@ def parse_failures_notices(line: LogLine, ctx: ParseContext) -> Events | None:
     return _notices(_NOTICES, line, ctx)
 
 
+# A stop that began: vLLM 0.2x's `[shutdown]` lifecycle lines (EngineCore on the signal, the API server when it
+# is told to stop), the launcher's `Shutting down FastAPI HTTP server.` and uvicorn's bare `Shutting down`. The
+# event is the marker after which failure lines are the teardown of a stopped server (failure.shutdown_only).
+_SHUTDOWN_RE = re.compile(
+    r"\[shutdown\] EngineCore: trigger received signal=(?:SIG)?(?:TERM|INT|HUP|QUIT)\b"
+    r"|\[shutdown\] API server: shutdown triggered"
+    r"|Shutting down FastAPI HTTP server"
+    r"|^(?:INFO:\s+)?Shutting down\s*$"
+)
+
+
+def parse_shutdown(line: LogLine, ctx: ParseContext) -> Events | None:
+    if not _SHUTDOWN_RE.search(line.message):
+        return None
+    return [EngineFailure(**_generic_base(line, ctx), kind="shutdown", message=_msg(line))]
+
+
 GRAMMARS: list[Grammar] = [
     _grammar(
         "failure",
@@ -405,6 +422,49 @@ GRAMMARS: list[Grammar] = [
                 "nixl-missing-warning-at-import",
                 "(APIServer pid=1805) WARNING 04-25 08:50:55 [nixl_utils.py:63] NIXL is not available",
                 exact=True,
+            ),
+        ),
+    ),
+    _grammar(
+        "shutdown",
+        (
+            "[shutdown] EngineCore: trigger received signal",
+            "[shutdown] API server: shutdown triggered",
+            "Shutting down",
+        ),
+        parse_shutdown,
+        (
+            case(
+                "enginecore-sigterm-0.25",
+                "(EngineCore pid=37032) INFO 08-21 09:45:37 [core.py:1214] [shutdown] EngineCore: trigger received "
+                "signal=SIGTERM",
+                ("engine_failure", {"kind": "shutdown", "level": "INFO"}),
+            ),
+            case(
+                "api-server-shutdown-triggered-0.25",
+                "(APIServer pid=36929) INFO 08-21 09:45:37 [launcher.py:100] [shutdown] API server: shutdown triggered",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "launcher-fastapi-0.8",
+                "INFO 05-12 02:51:40 [launcher.py:80] Shutting down FastAPI HTTP server.",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-shutting-down",
+                "(APIServer pid=1) INFO:     Shutting down",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "not-a-stop-other-shutdown-steps",
+                "(APIServer pid=36929) INFO 08-21 09:45:37 [core_client.py:655] [shutdown] MPClient: start timeout=0s",
+                exact=True,
+            ),
+            case(
+                "not-a-stop-died-shutting-down-client",
+                "ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died unexpectedly, shutting "
+                "down client.",
+                ("engine_failure", {"kind": "engine-dead"}),
             ),
         ),
     ),

@@ -204,7 +204,9 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
             )
         ]
     if _AWQ_UNOPTIMIZED_RE.search(text):
-        return [Quantization(**base, method="awq", fallback=True, message=_msg(line))]
+        # 0.33's AutoAWQ picks Marlin itself; a layer it cannot tile runs on the plain AWQ kernel, and no
+        # --quantization value changes that (the kernel name lets the fix say so).
+        return [Quantization(**base, method="awq", kernel="unoptimized AWQ", fallback=True, message=_msg(line))]
     m = _EMULATION_FALLBACK_RE.search(text)
     if m:
         fmt = (m.group("fmt") or m.group("fmt2")).lower()

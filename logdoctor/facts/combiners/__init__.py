@@ -15,6 +15,7 @@ from logdoctor.facts.combiners.compilation import Compilation
 from logdoctor.facts.combiners.config import Config
 from logdoctor.facts.combiners.cuda_graphs import CudaGraphs
 from logdoctor.facts.combiners.derived import Derived
+from logdoctor.facts.combiners.disaggregation import Disaggregation
 from logdoctor.facts.combiners.environment import Environment
 from logdoctor.facts.combiners.failures import Failures
 from logdoctor.facts.combiners.host import Host
@@ -39,6 +40,7 @@ COMBINERS: tuple[type[Combiner], ...] = (
     Hybrid,
     Scheduling,
     Failures,
+    Disaggregation,
     PlatformModel,
     Host,
     Environment,

@@ -2,6 +2,7 @@
 
 CustomAllReduce(enabled=False, reason="no-p2p")   -> allreduce.custom = False, allreduce.reason = no-p2p
 NCCL `Channel 00/0 : 0[0] -> 1[1] via SHM/direct`  -> nccl.transport = SHM (the slowest one seen)
+`Distributed backend nccl is not available; falling back to gloo.`  -> comm.backend = gloo
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Communication(Combiner):
         "nccl.p2p_disabled_env",
         "nccl.hosts",
         "topology.spans_nodes",
+        "comm.backend",
     )
 
     def __init__(self, b: ProfileBuilder) -> None:
@@ -65,6 +67,10 @@ class Communication(Combiner):
                 self.hosts.add(ev.process.host)
             if ev.kind == "p2p-disabled":
                 b.set("nccl.p2p_disabled_env", True, ev, ev.message, keep_first=True)
+            elif ev.kind == "distributed-init" and ev.values.get("requested_backend") == "nccl":
+                backend = ev.values.get("backend")
+                if isinstance(backend, str) and backend != "nccl":
+                    b.set("comm.backend", backend, ev, ev.message or "distributed backend fallback")
         elif isinstance(ev, PerfWarning) and ev.topic == "tp-spans-nodes":
             b.set("topology.spans_nodes", True, ev, ev.message)
 

@@ -2,6 +2,8 @@
 
 EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], failure.count = 2
 `No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving)
+EngineFailure(kind="shutdown")                -> nothing here: a stop is not a failure (derived.py reads it)
+a log with no failure line                    -> failure.count = 0 (the absence of a failure line is evidence)
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
 _SHM_WAIT: FailureKind = "shm-broadcast-wait"
+_SHUTDOWN: FailureKind = "shutdown"
 
 
 class Failures(Combiner):
@@ -30,6 +33,8 @@ class Failures(Combiner):
                 self.serving_sources.add(ev.source)
                 b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
         elif isinstance(ev, EngineFailure):
+            if ev.kind == _SHUTDOWN:
+                return
             self.failures.append(ev.kind)
             if ev.kind == _SHM_WAIT:
                 waits = (b.value("compile.shm_waits") or 0.0) + 1.0
@@ -53,3 +58,6 @@ class Failures(Combiner):
         if self.failures and "failure.kinds" in self.b.facts:
             count = float(len([f for f in self.failures if f != _SHM_WAIT]))
             self.b.set("failure.count", count, None, "failure lines")
+        elif "failure.count" not in self.b.facts:
+            # Every failure kind has a line of its own; none was read, so none happened in this log.
+            self.b.set("failure.count", 0.0, None, "no failure line in the log")

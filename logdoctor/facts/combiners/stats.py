@@ -4,6 +4,9 @@
 
 Processes that also printed spec-decode metrics count as "with speculation", the others of the same
 input as "without", so one paste of two server runs can be compared.
+
+vLLM's `Avg prompt throughput: P tokens/s, Avg generation throughput: G tokens/s` over every interval
+    -> throughput.prompt_ratio = sum(P) / sum(G): prompt tokens the engine prefilled per generated token
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class Stats(Combiner):
         "throughput.with_spec",
         "throughput.without_spec",
         "throughput.first_interval_ratio",
+        "throughput.prompt_ratio",
         "kv.usage",
         "kv.cpu_usage",
         "sched.running",
@@ -59,6 +63,7 @@ class Stats(Combiner):
         if not total:
             return
         b.set("throughput.intervals", float(total), None, "stats lines")
+        _prompt_ratio(b, [s for values in stats_by_pid.values() for s in values])
         spec_sources = {src for src, _ in spec_pids}
         for key, values in stats_by_pid.items():
             decode_like = [s for s in values if s.format != "sglang-prefill"]
@@ -90,3 +95,17 @@ class Stats(Combiner):
                 median = statistics.median(active[1:])
                 if median > 0:
                     b.set("throughput.first_interval_ratio", active[0] / median, decode_like[0], "first stats interval")
+
+
+def _prompt_ratio(b: ProfileBuilder, stats: list[SchedulerStats]) -> None:
+    """Both rates are averages over the same interval, so their sums compare the tokens: a ratio far above 1
+    means long prompts re-sent for short answers (agents, multi-turn chat, RAG), where prefix reuse pays."""
+    pairs = [
+        (s.prompt_throughput, s.generation_throughput)
+        for s in stats
+        if s.format.startswith("vllm") and s.prompt_throughput is not None and s.generation_throughput is not None
+    ]
+    prompt = sum(p for p, _ in pairs)
+    generated = sum(g for _, g in pairs)
+    if len(pairs) >= 3 and generated > 0:
+        b.set("throughput.prompt_ratio", round(prompt / generated, 3), None, f"{len(pairs)} stats intervals")

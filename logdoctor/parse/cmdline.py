@@ -1,0 +1,99 @@
+"""A shell command pasted with a log -> the options it sets, keyed like argparse's `dest`.
+
+    vllm serve Qwen/Qwen2.5-1.5B \\            -> {"model": "Qwen/Qwen2.5-1.5B", "tensor_parallel_size": 2,
+        --tensor-parallel-size 2 --enforce-eager    "enforce_eager": True}
+
+Users paste the command they ran above the log far more often than the engine's own configuration dump, and it
+is then the only record of a flag such as `--enforce-eager`. This module knows no engine: each engine's line
+type finds its own program name, gives the aliases of its short flags, and builds the event. Values are typed
+as argparse would leave them for the facts (`2` -> 2, `0.95` -> 0.95, a JSON object -> dict, a bare flag ->
+True, `--no-X` -> X = False); a shell redirection or pipe ends the command.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+# Tokens after which the rest is the shell's, not the program's: `| tee log`, `2>&1`, `> out.log`, `&& ...`.
+_SHELL_END_RE = re.compile(r"^(?:\||\|\||&&|;|&|\d?>>?.*|<.*)$")
+_NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
+# Options whose values are credentials: never kept (the line was redacted already; this keeps them out of events).
+_SECRET_DESTS = frozenset({"api_key", "hf_token", "token", "access_token"})
+MAX_COMMAND_CHARS = 64 * 1024
+
+
+def tokens(text: str) -> list[str]:
+    """Shell words of `text` (one logical command, continuations already joined); tolerant of a stray quote."""
+    text = text[:MAX_COMMAND_CHARS]
+    try:
+        return shlex.split(text, comments=False, posix=True)
+    except ValueError:  # an unbalanced quote (a cut paste): fall back to whitespace
+        return text.split()
+
+
+def value(raw: str) -> Any:
+    """argparse-like typing of one option value."""
+    if _NUMBER_RE.match(raw):
+        number = float(raw)
+        return int(number) if "." not in raw and "e" not in raw.lower() else number
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if raw[:1] in "{[":
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def options(words: list[str], aliases: Mapping[str, str], positional: str | None = None) -> dict[str, Any]:
+    """The options of a program's arguments (`words` after the program name). `aliases` maps a spelling
+    (`-tp`, `--tp`) to its dest; other `--long-name` options become `long_name`. The first bare word is the
+    `positional` (vLLM's `serve MODEL`), other bare words are ignored; an unknown short option is skipped."""
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _SHELL_END_RE.match(word):
+            break
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        takes_next = (
+            nxt is not None
+            and not _SHELL_END_RE.match(nxt)
+            and (not nxt.startswith("-") or bool(_NUMBER_RE.match(nxt)))
+        )
+        if word.startswith("--") and len(word) > 2:
+            name, eq, raw = word[2:].partition("=")
+            dest = aliases.get("--" + name) or name.replace("-", "_")
+            if eq:
+                val: Any = value(raw)
+            elif takes_next and nxt is not None:
+                val = value(nxt)
+                i += 1
+            elif dest.startswith("no_"):
+                dest, val = dest[3:], False
+            else:
+                val = True
+            if dest not in _SECRET_DESTS:
+                out[dest] = val
+        elif word.startswith("-") and len(word) > 1 and not _NUMBER_RE.match(word):
+            name, eq, raw = word.partition("=")
+            dest_or_none = aliases.get(name)
+            if eq:
+                if dest_or_none:
+                    out[dest_or_none] = value(raw)
+            elif takes_next and nxt is not None:
+                if dest_or_none:
+                    out[dest_or_none] = value(nxt)
+                i += 1
+            elif dest_or_none:
+                out[dest_or_none] = True
+        elif positional and positional not in out:
+            out[positional] = word
+        i += 1
+    return out
