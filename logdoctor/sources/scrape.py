@@ -51,7 +51,8 @@ exit 0
 fi
 command -v curl >/dev/null 2>&1 || exit 127
 for round in 1 2; do
-  stamp=$(date +%s)000
+  stamp=$(date +%s%N 2>/dev/null)  # nanoseconds where date has %N (GNU), else whole seconds (busybox)
+  case $stamp in *[!0-9]*|'') stamp=$(date +%s)000 ;; *) stamp=${stamp%??????} ;; esac
   out=$(curl -fsS --max-time "$limit" "http://127.0.0.1:$port/metrics" 2>/dev/null \
         | awk -v ts="$stamp" '/^# (HELP|TYPE) (vllm|sglang):/ {print; next} /^(vllm|sglang):/ {print $0 " " ts}')
   [ -n "$out" ] || break

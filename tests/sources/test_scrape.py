@@ -133,3 +133,20 @@ def test_metrics_over_ssh(ssh_lab: SshLab, exporter: int, discovery_lock: None) 
 def test_docs_show_the_script_exactly() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ssh.md").read_text(encoding="utf-8")
     assert f"```sh\n{METRICS_SCRIPT}```" in doc, "docs/ssh.md is out of date for METRICS_SCRIPT"
+
+
+def test_a_date_without_nanoseconds_stamps_whole_seconds(exporter: int) -> None:
+    """busybox date prints no %N: the curl branch falls back to whole seconds (ms = seconds * 1000)."""
+    bindir = Path(tempfile.mkdtemp(prefix="logdoctor-busybox-"))
+    for name in ("sh", "curl", "awk", "sleep", "printf", "cat"):
+        found = shutil.which(name)
+        if found:
+            (bindir / name).symlink_to(found)
+    real_date = shutil.which("date")
+    (bindir / "date").write_text(
+        f'#!/bin/sh\n[ "$1" = "+%s%N" ] && {{ echo "$({real_date} +%s)N"; exit 0; }}\nexec {real_date} "$@"\n'
+    )
+    (bindir / "date").chmod(0o755)
+    text = _run(exporter, str(bindir))
+    stamps = {line.rsplit(" ", 1)[1] for line in text.splitlines() if line.startswith("vllm:")}
+    assert len(stamps) == 2 and all(s.isdigit() and s.endswith("000") for s in stamps)
