@@ -199,12 +199,12 @@ def test_each_fleet_report_is_the_hosts_one_host_report(
     monkeypatch.setenv("LOGDOCTOR_WORKERS", workers)
     code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
     assert code == 1, err  # the story's findings reach --fail-on high
-    fleet = json.loads(out)
+    fleet = json.loads(out)["hosts"]  # one object, the hosts inside (docs/json.md)
     assert [r["sources"][0]["host"] for r in fleet] == ["kpro5", "node2"]
     for host, report in zip(("kpro5", "node2"), fleet, strict=True):
         code, out, err = run("diagnose", host, *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
         assert code == 1, err
-        assert report == json.loads(out)
+        assert report == {**json.loads(out), "host": host}  # the fleet entry adds the target it came from
         assert report["findings"] and report["findings"][0]["cause"] == "spec-net-loss"
 
 
