@@ -238,6 +238,25 @@ def report_options(func: F) -> F:
     return func
 
 
+def perf_option_declarations(func: F) -> F:
+    """--gpu and --hardware (expected performance, docs/expected-performance.md); the command turns them into
+    `PerfOptions` with `logdoctor.perf.assess.perf_options`."""
+    func = click.option(
+        "--hardware",
+        "hardware_files",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        metavar="FILE",
+        help="Extra hardware YAML (GPUs, model shapes, constants; repeatable), read after the built-in table.",
+    )(func)
+    func = click.option(
+        "--gpu",
+        metavar="NAME",
+        help='The GPU the deployment runs on, e.g. --gpu "RTX A6000" (default: from host facts in the input).',
+    )(func)
+    return func
+
+
 def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[LoadedRule]:
     from logdoctor.engine.rules import load_rules
 
@@ -398,6 +417,7 @@ def ssh_options(func: F) -> F:
     metavar="FILE",
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
+@perf_option_declarations
 @read_limit_options
 @handle_errors
 def diagnose(
@@ -412,6 +432,8 @@ def diagnose(
     config_path: Path | None,
     ssh: HostOptions,
     hosts_file: str | None,
+    gpu: str | None,
+    hardware_files: tuple[str, ...],
     limits: ReadLimits,
 ) -> None:
     """Rank the likely causes of a slow deployment from its logs.
@@ -420,10 +442,12 @@ def diagnose(
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
+    from logdoctor.perf.assess import perf_options
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
 
     check_output(fmt, output)
+    perf = perf_options(gpu, hardware_files)
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     if not targets and not listed:
@@ -443,7 +467,7 @@ def diagnose(
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
         rules = load_rule_set(rule_dirs, no_builtin_rules)
         parsed = parse_sources(local_line_sources(targets, limits), engine)
-        diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
+        diagnosis, _ = diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions, perf=perf)
         from logdoctor.sources.ssh import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
@@ -468,6 +492,7 @@ def diagnose(
         err=stderr_console(),
         debug=bool(ctx.find_root().params.get("debug")),
         observe=functools.partial(observed_of, fmt),
+        perf=perf,
     )
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
@@ -543,6 +568,7 @@ _SIDE_ENGINE = EngineChoice()
 @rules_options
 @report_options
 @ssh_options
+@perf_option_declarations
 @read_limit_options
 @handle_errors
 def diff(
@@ -561,6 +587,8 @@ def diff(
     config_path: Path | None,
     limits: ReadLimits,
     ssh: HostOptions,
+    gpu: str | None,
+    hardware_files: tuple[str, ...],
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
 
@@ -572,12 +600,14 @@ def diff(
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import side_line_sources
+    from logdoctor.perf.assess import perf_options
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
 
     if fmt == "github":
         raise UsageError("--format github describes one deployment: run `logdoctor diagnose` on the slow one")
     check_output(fmt, output)
+    perf = perf_options(gpu, hardware_files)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
@@ -593,6 +623,7 @@ def diff(
         candidate_engine=candidate_engine,
         suppressions=suppressions,
         show_all=show_all,
+        perf=perf,
     )
     with written_to(output):
         emit_diff(report, fmt, verbose, [observed_of(fmt, p.events) for p in (base_parsed, cand_parsed)])

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
+    from logdoctor.perf.assess import PerfOptions
     from logdoctor.run import LineSource
     from logdoctor.sources.local import ReadLimits
     from logdoctor.sources.ssh import HostCollection, SshOptions
@@ -260,6 +261,7 @@ def diagnose_hosts(
     err: Console,
     debug: bool,
     observe: Callable[[Sequence[EventBase]], T] | None = None,
+    perf: PerfOptions | None = None,
 ) -> tuple[list[HostCollection], list[Diagnosis], dict[int, T]]:
     """Collect and diagnose each host: one diagnosis a host, a failed host's saying why.
 
@@ -288,7 +290,9 @@ def diagnose_hosts(
             parsed = run.parse_sources(run.remote_line_sources(col, live=True), engine)
             if observe is not None:
                 observed[index] = observe(parsed.events)
-            return run.diagnose_parsed(parsed, rules_ready.result(), engine=engine, suppressions=suppressions)[0]
+            return run.diagnose_parsed(
+                parsed, rules_ready.result(), engine=engine, suppressions=suppressions, perf=perf
+            )[0]
 
         def start_host(index: int, col: HostCollection) -> None:
             diagnosing[index] = pool.submit(diagnose_live, index, col)

@@ -19,6 +19,7 @@ from logdoctor.engine.result import RuleOutcome, Verdict
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import with_baseline
+from logdoctor.perf.assess import PerfOptions
 from logdoctor.run import Parsed, diagnose_parsed
 
 
@@ -40,10 +41,11 @@ def diff_parsed(
     suppressions: Suppressions | None = None,
     show_all: bool = False,
     today: date | None = None,
+    perf: PerfOptions | None = None,
 ) -> DiffReport:
     """Compare two deployments; findings are the candidate's own plus the regressions against the baseline."""
-    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today)
-    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today)
+    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today, perf=perf)
+    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today, perf=perf)
     combined = with_baseline(cand_profile, base_profile)
     findings, outcomes, warnings = evaluate(
         rules, combined, _lookup(baseline, candidate), suppressions, today, diff=True

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.performance import render_performance_terminal
 from logdoctor.sanitize import clean
 
 EVIDENCE_SHOWN = 4
@@ -81,6 +82,7 @@ def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False) ->
     console.print()
     for index, finding in enumerate(d.findings, start=1):
         console.print(finding_panel(index, finding))
+    render_performance_terminal(d, console, verbose=verbose)
     if d.ruled_out:
         console.print(Text(f"Ruled out ({len(d.ruled_out)}):", style="bold"))
         console.print(Text("  " + ", ".join(sorted({o.cause for o in d.ruled_out})), style="dim"))
