@@ -146,7 +146,7 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
     if shape is not None:
         inputs.derived.append(f"model shape: {shape[0]} ({shape[1].layers} layers, h={shape[1].hidden_size})")
     if found is not None and found[1] != "--gpu":
-        inputs.derived = [d.replace("(gpu.name)", f"({found[1]})") for d in inputs.derived]
+        inputs.derived = [d.replace("(--gpu)", f"({found[1]})") for d in inputs.derived]
     return inputs, found[1] if found else None
 
 
