@@ -167,7 +167,7 @@ class Fix(RootModel[dict[EngineName, list[str | FixItem]]]):
 
 
 # The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
-EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency"]
+EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
 
 
 class Rule(BaseModel):

@@ -275,6 +275,10 @@ def deployment_from_profile(
         else:
             unknown.append(Missing("speculative tokens (k)", "include the speculative config in the startup block"))
 
+    offload = profile.value("offload.cpu_gb")
+    host_bytes = float(offload) * GIB if isinstance(offload, int | float) and offload > 0 else 0.0
+    if host_bytes:
+        derived.append(f"weights in host memory: {offload} GiB per GPU from offload.cpu_gb (--cpu-offload-gb)")
     dep = Deployment(
         gpu=spec_gpu,
         gpus=int(profile.value("gpu.count") or tp * pp),
@@ -289,6 +293,7 @@ def deployment_from_profile(
         layers=layers,
         hidden_size=hidden_size,
         unread_bytes_per_gpu=unread_bytes_per_gpu,
+        host_bytes_per_gpu=host_bytes,
         batch=batch,
         link=link,
         custom_allreduce=custom if isinstance(custom, bool) else None,

@@ -270,6 +270,20 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
             _spec_fix(engine, dep, plan, dep.gpu.name),
             dep.spec.method,
         )
+    if kind == "cpu-offload":
+        if not dep.host_bytes_per_gpu:
+            return None
+        eff = effects.cpu_offload(dep, table)
+        fixed_weights = (
+            None if dep.weights_bytes_per_gpu is None else dep.weights_bytes_per_gpu + dep.host_bytes_per_gpu
+        )
+        return _Computed(
+            eff,
+            "per request",
+            True,
+            "offloaded bytes / BW_PCIe per step, read from GPU memory once fixed",
+            replace(dep, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed_weights),
+        )
     if kind == "kv-concurrency":
         kv_tokens = _median(profile.value("kv.tokens"))
         waiting = _median(profile.value("sched.waiting"))
@@ -428,7 +442,7 @@ def assess(
     gap: float | None = None
     if fixes:
         fixed = b.compare
-        for name in ("p2p", "custom-allreduce", "cuda-graphs", "spec-k"):
+        for name in ("p2p", "custom-allreduce", "cuda-graphs", "cpu-offload", "spec-k"):
             c = fixes.get(name)
             if c is None or c.fixed is None:
                 continue
@@ -480,6 +494,8 @@ def _merge(into: Deployment, fixed: Deployment, kind: str) -> Deployment:
         return replace(into, cuda_graphs=True)
     if kind == "spec-k":
         return replace(into, spec=fixed.spec)
+    if kind == "cpu-offload":
+        return replace(into, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed.weights_bytes_per_gpu)
     return into
 
 
