@@ -19,7 +19,7 @@ from logdoctor.engine.result import RuleOutcome, Verdict
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import with_baseline
-from logdoctor.perf.assess import PerfOptions
+from logdoctor.perf.assess import PerfOptions, model_gap
 from logdoctor.run import Parsed, diagnose_parsed
 
 
@@ -57,6 +57,7 @@ def diff_parsed(
         diff_rules = {item.id for item in rules if item.is_diff}
         about = diff_rules | {rule for row in rows if row.matters for rule in row.findings}
         gap = attribute(gap, findings, baseline_rules, about)
+    gap = model_gap(gap, base_diagnosis.performance, cand_diagnosis.performance)  # the model's part of the gap
     rows = rank_rows(rows, findings, gap.key if gap is not None else None)
     verdict = verdict_for(findings, outcomes)
     if gap is not None and gap.ratio >= 1.05 and not gap.attribution:
@@ -74,12 +75,14 @@ def diff_parsed(
             engine=base_diagnosis.engine,
             verdict=base_diagnosis.verdict,
             findings=sorted(baseline_rules),
+            performance=base_diagnosis.performance,
         ),
         candidate=DiffSide(
             sources=cand_diagnosis.sources,
             engine=cand_diagnosis.engine,
             verdict=cand_diagnosis.verdict,
             findings=sorted(f.rule for f in cand_diagnosis.findings),
+            performance=cand_diagnosis.performance,
         ),
         gap=gap,
         differences=shown,

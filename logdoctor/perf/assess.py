@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from logdoctor.engine.diffresult import Gap
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
     Finding,
@@ -479,6 +480,36 @@ def assess(
     return ranked, perf.model_copy(update={"summary": summary_line(perf)})
 
 
+def _side_bound(p: Performance | None, per_request: bool) -> float | None:
+    if p is None or not p.known:
+        return None
+    if not per_request:
+        return p.expected_aggregate_tok_s
+    if p.basis == "per request" and p.expected_single_request_tok_s is not None:
+        return p.expected_single_request_tok_s  # per-request intervals: one running request
+    return p.expected_per_request_tok_s
+
+
+def model_gap(gap: Gap | None, baseline: Performance | None, candidate: Performance | None) -> Gap | None:
+    """`logdoctor diff`: the part of the measured gap that the two deployments' bounds account for (their settings
+    on their hardware), and the rest (how close each side runs to its own bound)."""
+    if gap is None:
+        return None
+    per_request = gap.key == "decode_tok_s_per_request"
+    base, cand = _side_bound(baseline, per_request), _side_bound(candidate, per_request)
+    if not base or not cand:
+        return gap
+    expected_ratio = base / cand
+    words = "per request" if per_request else "aggregate"
+    rest = gap.ratio / expected_ratio
+    summary = (
+        f"by the model, the deployments' settings explain {expected_ratio:.2f}x of {gap.ratio:.2f}x (bounds "
+        f"{base:.1f} vs {cand:.1f} tok/s {words}); the other {rest:.2f}x is how close each runs to its bound "
+        f"(baseline {gap.baseline / base:.0%}, candidate {gap.candidate / cand:.0%})"
+    )
+    return gap.model_copy(update={"expected_ratio": round(expected_ratio, 4), "expected_summary": summary})
+
+
 def _new(text: str, unknown: Sequence[Missing]) -> bool:
     head = text.split(" (")[0].split(":")[0].lower()
     return not any(head.startswith(u.what.lower()) or u.what.lower().startswith(head) for u in unknown)
@@ -507,6 +538,7 @@ __all__ = [
     "assess",
     "effect_score",
     "gpu_from_facts",
+    "model_gap",
     "perf_options",
     "rank",
     "summary_line",

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.text import Text
 
+from logdoctor.engine.diffresult import DiffReport
 from logdoctor.engine.result import Diagnosis, Finding, Performance
 from logdoctor.sanitize import clean_text
 
@@ -190,3 +191,28 @@ def performance_html(d: Diagnosis) -> str:
         parts.append("</details>")
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def diff_performance_lines(report: DiffReport) -> list[str]:
+    """`logdoctor diff`: each side against its own bound, and the model's part of the gap (both GPUs known)."""
+    lines = []
+    for label, side in (("baseline", report.baseline), ("candidate", report.candidate)):
+        p = side.performance
+        if p is not None and p.known and p.summary:
+            lines.append(f"{label}: {p.summary}")
+    if report.gap is not None and report.gap.expected_summary:
+        lines.append(report.gap.expected_summary)
+    elif lines or any(s.performance is not None for s in (report.baseline, report.candidate)):
+        unknown = [
+            label
+            for label, side in (("baseline", report.baseline), ("candidate", report.candidate))
+            if side.performance is not None and not side.performance.known
+        ]
+        if unknown:
+            lines.append(f"expected throughput unknown for the {' and the '.join(unknown)}: pass --gpu NAME")
+    return lines
+
+
+def render_diff_performance_terminal(report: DiffReport, console: Console) -> None:
+    for line in diff_performance_lines(report):
+        console.print(Text(f"  {line}", style="dim"))
