@@ -248,7 +248,9 @@ def deployment_from_profile(
         )
     link = _link(profile, spec_gpu.nvlink is not None, derived)
     if tp > 1 and link == "unknown":
-        unknown.append(Missing("GPU link", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)"))
+        unknown.append(
+            Missing("link between the GPUs", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)")
+        )
     custom = profile.value("allreduce.custom")
     cuda_graphs = profile.value("cuda_graphs.enabled") is not False
 
