@@ -110,6 +110,12 @@ def _median(value: Any) -> float | None:
     return None
 
 
+def _median_positive(value: Any) -> float | None:
+    if isinstance(value, list):
+        return _median([v for v in value if isinstance(v, int | float) and not isinstance(v, bool) and v > 0])
+    return _median(value)
+
+
 def _short(step: Step) -> str:
     """One line of the working: `what = result (formula)`."""
     return f"{step.what}: {step.result} ({step.formula})"
@@ -289,12 +295,14 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
         )
     if kind == "kv-concurrency":
         kv_tokens = _median(profile.value("kv.tokens"))
-        waiting = _median(profile.value("sched.waiting"))
+        # the queue while there was one: median waiting over intervals with requests waiting
+        waiting = _median_positive(profile.value("sched.waiting"))
         if kv_tokens is None or dep.context_tokens is None or not waiting:
             return None
         wanted = dep.batch + round(waiting)
         eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted)
-        return _Computed(eff, "aggregate", True, "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate", None)
+        # medians of series the facts do not pair per interval: rough, so it may only raise the rule's score
+        return _Computed(eff, "aggregate", False, "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate", None)
     return None
 
 

@@ -207,3 +207,14 @@ def test_user_models_entry_gives_the_shape(tmp_path: Path, rules: list[LoadedRul
     d = diagnose_parsed(_parsed(STORY), rules, perf=options)[0]
     assert d.performance is not None
     assert any("(8 layers, h=5120)" in line for line in d.performance.derived)
+
+
+def test_kv_bound_effect_is_aggregate_and_only_raises(rules: list[LoadedRule]) -> None:
+    # a real healthy run on an L4 with a queue while the KV cache was full (label: healthy)
+    d = _diagnose(ROOT / "fixtures" / "logs" / "realworld" / "vllm-rh04.log", rules, "L4")
+    kv = _by_rule(d)["kv-saturated"]
+    assert kv.effect is not None and kv.effect.kind == "kv-concurrency" and kv.effect.basis == "aggregate"
+    assert not kv.effect.firm and kv.score == max(kv.effect.rule_score, effect_score(kv.effect.speedup))
+    assert 1.0 < kv.effect.speedup < 1.5
+    assert d.performance is not None and d.performance.basis == "aggregate" and d.performance.band == "healthy"
+    assert d.verdict.kind == "healthy"
