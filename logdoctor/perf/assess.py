@@ -76,6 +76,8 @@ def _builtin_table() -> HardwareTable:
 def perf_options(gpu: str | None, hardware: Sequence[str | Path] = ()) -> PerfOptions:
     """Read the `--hardware` files and check the `--gpu` name now, so a mistake is one line and exit 2 before any
     log is read."""
+    if gpu is None and not hardware:
+        return PerfOptions()  # the built-in table, read when a GPU turns up (host facts)
     table = load_hardware(hardware)
     if gpu is not None:
         found = table.lookup(gpu)
@@ -417,6 +419,10 @@ def assess(
     """The performance section and the findings with their effects, ranked (`rank`). Where the bound cannot be
     computed the findings come back unchanged, in their order."""
     options = options or PerfOptions()
+    if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
+        # no GPU: nothing to compute, and the table need not be read (start-up time of `diagnose FILE`)
+        how = Missing(what="GPU", how=UNKNOWN_GPU_HOW)
+        return list(findings), Performance(known=False, unknown=[how])
     table = options.hardware()
     inputs, gpu_from = _inputs(profile, options, table)
     unknown = [Missing(what=m.what, how=m.how) for m in inputs.unknown]

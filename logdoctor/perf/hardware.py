@@ -196,6 +196,8 @@ _PACKAGING = re.compile(
     re.I,
 )
 
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 _BUILTIN = "hardware.yaml"
 
 
@@ -224,8 +226,9 @@ def _locate(tree: yaml.Node | None, loc: Sequence[str | int]) -> int:
 def parse_hardware_file(text: str, display: str) -> HardwareFile:
     """Validate one hardware file; a problem is one line `FILE:LINE: message` (ConfigError, exit 2)."""
     try:
-        data: Any = yaml.safe_load(text)
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+        # the C safe loader where PyYAML has it (the built-in table is read on every diagnosis with a GPU);
+        # the node tree, for error lines, only when there is an error to place
+        data: Any = yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader / SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -239,6 +242,7 @@ def parse_hardware_file(text: str, display: str) -> HardwareFile:
     try:
         return HardwareFile.model_validate(data)
     except ValidationError as exc:
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
         # A misspelt key explains the "missing" errors that come with it: report it first.
         order = {"extra_forbidden": 0, "missing": 2}
         err = sorted(exc.errors(), key=lambda e: order.get(e["type"], 1))[0]
