@@ -21,39 +21,18 @@ from pathlib import Path
 
 import yaml
 
+from logdoctor.engine.result import Finding
+from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.perf import effects
 from logdoctor.perf.adapter import deployment_from_profile
+from logdoctor.perf.assess import PerfOptions
 from logdoctor.perf.hardware import HardwareTable, load_hardware, normalise
-from logdoctor.perf.model import Deployment, ModelError, expected
-from logdoctor.run import LineSource, parse_sources, profile_of
+from logdoctor.perf.model import Deployment, expected
+from logdoctor.run import LineSource, diagnose_parsed, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "realworld"
 DEFAULT_FIXTURES = ROOT / "fixtures" / "logs"
-
-
-@dataclass(frozen=True)
-class Shape:
-    """What the logs do not print about a model: its layers, hidden size and untied input embedding."""
-
-    layers: int
-    hidden: int
-    vocab: int
-    untied: bool
-    source: str
-
-
-# Model shapes from the model's own config (cited); matched on the last path component of `model`.
-SHAPES: dict[str, Shape] = {
-    "qwen3.6-27b": Shape(
-        64,
-        5120,
-        248320,
-        True,
-        "Qwen3.5-27B shape (THUDM/slime scripts/models/qwen3.5-27B.sh: --num-layers 64 --hidden-size 5120 "
-        "--vocab-size 248320 --untie-embeddings-and-output-weights); the story's Qwen3.6-27B is assumed to keep it",
-    ),
-}
 
 
 # The story fixtures' hardware, as README.md states it ("TP=2 over two RTX A6000 in LXC"); their labels
@@ -115,10 +94,18 @@ def _hardware_field(text: str) -> str:
     return str(data.get("hardware", "")) if isinstance(data, dict) else ""
 
 
-def check_log(table: HardwareTable, log: Path) -> Row:
+def _rank(findings: list[Finding], cause: str) -> int | None:
+    causes = list(dict.fromkeys(f.cause for f in findings))
+    return causes.index(cause) + 1 if cause in causes else None
+
+
+def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule]) -> Row:
+    """One log through `logdoctor diagnose`'s own pipeline (`diagnose_parsed` with the GPU as `--gpu`), so the
+    check is of what the report says; and the labelled cause's rank with and without the GPU."""
     label, label_text = _label(log)
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    profile = profile_of(parse_sources([LineSource(log.name, list(enumerate(lines, 1)))]))
+    parsed = parse_sources([LineSource(log.name, list(enumerate(lines, 1)))])
+    profile = profile_of(parsed)
     gpu_from = "log"
     gpu = profile.value("gpu.name")
     if not gpu:
@@ -127,42 +114,30 @@ def check_log(table: HardwareTable, log: Path) -> Row:
         gpu, gpu_from = _gpu_in_text(table, label_text), "label text"
     if not gpu and log.parent.name == STORY_GPU[0]:
         gpu, gpu_from = STORY_GPU[1], "README.md (the story)"
-    model = str(profile.value("model") or "")
-    shape = SHAPES.get(model.rstrip("/").rsplit("/", 1)[-1].lower())
-    tp = int(profile.value("parallel.tp") or 1)
-    unread = 0.0
-    if shape is not None and shape.untied:
-        unread = shape.vocab * shape.hidden * 2 / tp
-    inputs = deployment_from_profile(
-        profile,
-        gpu=str(gpu) if gpu else None,
-        table=table,
-        layers=shape.layers if shape else None,
-        hidden_size=shape.hidden if shape else None,
-        unread_bytes_per_gpu=unread,
-    )
-    dep = inputs.deployment
-    if dep is None:
-        return Row(
-            log.name, label, str(gpu or "-"), "", "-", "-", None, "; ".join(str(u) for u in inputs.unknown)[:110]
-        )
-    try:
-        e = expected(
-            dep, table, measured_per_request=inputs.measured_per_request, measured_aggregate=inputs.measured_aggregate
-        )
-    except ModelError as exc:
-        return Row(log.name, label, dep.gpu.name, "", "-", "-", None, str(exc))
-    detail = f"TP{dep.tp} B={dep.batch}" + (f" {dep.spec.method} k={dep.spec.k}" if dep.spec else "")
-    if inputs.measured_per_request is not None:
-        measured, bound = f"{inputs.measured_per_request:.1f}/req", f"{e.per_request_tok_s:.1f}/req"
-    elif inputs.measured_aggregate is not None:
-        measured, bound = f"{inputs.measured_aggregate:.0f} agg", f"{e.aggregate_tok_s:.0f} agg"
+    options = PerfOptions(gpu=str(gpu) if gpu else None, table=table)
+    diagnosis, _ = diagnose_parsed(parsed, rules, perf=options)
+    p = diagnosis.performance
+    plain_rank = with_rank = None
+    if gpu and label not in ("healthy", "?"):
+        plain, _ = diagnose_parsed(parsed, rules, perf=PerfOptions(table=table))
+        plain_rank, with_rank = _rank(plain.findings, label), _rank(diagnosis.findings, label)
+    if p is None or not p.known:
+        missing = "; ".join(f"{u.what}: {u.how}" for u in (p.unknown if p else []))
+        return Row(log.name, label, str(gpu or "-"), "", "-", "-", None, missing[:110])
+    detail = f"TP{p.tp} B={p.batch}" + (f" tau={p.tokens_per_step:.2f}" if (p.tokens_per_step or 1) > 1 else "")
+    if p.basis == "per request" and p.measured_per_request_tok_s is not None and p.ratio is not None:
+        measured, bound = f"{p.measured_per_request_tok_s:.1f}/req", f"{p.measured_per_request_tok_s / p.ratio:.1f}/req"
+    elif p.basis == "aggregate" and p.measured_aggregate_tok_s is not None:
+        measured, bound = f"{p.measured_aggregate_tok_s:.0f} agg", f"{p.expected_aggregate_tok_s or 0:.0f} agg"
     else:
-        measured, bound = "-", f"{e.per_request_tok_s:.1f}/req"
-    note = f"GPU from {gpu_from}; unknown: " + (", ".join(u.split(" (")[0].split(":")[0] for u in e.unknown) or "none")
+        measured, bound = "-", f"{p.expected_per_request_tok_s or 0:.1f}/req"
+    unknown = ", ".join(u.what.split(" (")[0] for u in p.unknown) or "none"
+    note = f"GPU from {gpu_from}; verdict {diagnosis.verdict.kind}; unknown: {unknown}"
+    if plain_rank is not None or with_rank is not None:
+        note += f"; rank of {label}: {plain_rank or '-'} without the GPU, {with_rank or '-'} with it"
     constructed = "constructed: true" in label_text
-    loose = "acceptance unknown" if any(u.startswith("speculative acceptance") for u in e.unknown) else ""
-    return Row(log.name, label, dep.gpu.name, detail, measured, bound, e.ratio, note, constructed, loose)
+    loose = "acceptance unknown" if any(u.what.startswith("speculative acceptance") for u in p.unknown) else ""
+    return Row(log.name, label, p.gpu or "-", detail, measured, bound, p.ratio, note, constructed, loose)
 
 
 def published(table: HardwareTable) -> list[Row]:
@@ -223,14 +198,16 @@ def story_effects(table: HardwareTable, fixtures: Path) -> list[str]:
     log = fixtures / "story" / "vllm-dflash-tp2-a6000.log"
     lines = log.read_text(encoding="utf-8").splitlines()
     profile = profile_of(parse_sources([LineSource(log.name, list(enumerate(lines, 1)))]))
-    shape = SHAPES["qwen3.6-27b"]
+    found = table.model_shape(str(profile.value("model")))
+    assert found is not None, "the story's model is in hardware.yaml's models:"
+    shape = found[1]
     inputs = deployment_from_profile(
         profile,
         gpu=STORY_GPU[1],
         table=table,
         layers=shape.layers,
-        hidden_size=shape.hidden,
-        unread_bytes_per_gpu=shape.vocab * shape.hidden * 2 / 2,
+        hidden_size=shape.hidden_size,
+        unread_bytes_per_gpu=shape.unread_bytes_per_gpu(2, 2.0),
     )
     dep = inputs.deployment
     assert dep is not None and dep.spec is not None
@@ -275,8 +252,9 @@ def main() -> None:
     parser.add_argument("--all", action="store_true", help="also list logs that cannot be checked")
     args = parser.parse_args()
     table = load_hardware()
+    rules = load_rules([], builtin=True)
     logs = sorted(args.corpus.glob("*.log")) + sorted(args.fixtures.glob("**/*.log"))
-    rows = [check_log(table, log) for log in logs]
+    rows = [check_log(table, log, rules) for log in logs]
     checkable = [r for r in rows if r.ratio is not None]
     print(f"# {len(logs)} logs; {len(checkable)} with known hardware and a measurement")
     header = f"{'case':44} {'src':4} {'label':26} {'gpu':12} {'setup':22} {'measured':>11} {'bound':>16} {'ratio':>6}  result / note"
@@ -296,7 +274,7 @@ def main() -> None:
         print(
             f"{r.case[:44]:44} {'pub':4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} {r.bound:>16} {ratio:>6}  {verdict(r)}; {r.note}"
         )
-    print(f"\n# effects on the story log ({STORY_GPU[1]}, {SHAPES['qwen3.6-27b'].layers} layers)")
+    print(f"\n# effects on the story log ({STORY_GPU[1]}, its model's shape from hardware.yaml)")
     for line in story_effects(table, args.fixtures):
         print(line)
     unknown_gpu = sum(1 for r in rows if r.ratio is None and r.measured == "-" and r.gpu == "-")

@@ -365,6 +365,25 @@ def report_options(func: F) -> F:
     return func
 
 
+def perf_option_declarations(func: F) -> F:
+    """--gpu and --hardware (expected performance, docs/expected-performance.md); the command turns them into
+    `PerfOptions` with `logdoctor.perf.assess.perf_options`."""
+    func = click.option(
+        "--hardware",
+        "hardware_files",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        metavar="FILE",
+        help="Extra hardware YAML (GPUs, model shapes, constants; repeatable), read after the built-in table.",
+    )(func)
+    func = click.option(
+        "--gpu",
+        metavar="NAME",
+        help='The GPU the deployment runs on, e.g. --gpu "RTX A6000" (default: from host facts in the input).',
+    )(func)
+    return func
+
+
 def load_rule_set(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> list[LoadedRule]:
     from logdoctor.engine.rules import load_rules
 
@@ -547,6 +566,7 @@ def ssh_options(func: F) -> F:
     help="Also diagnose the hosts in FILE: one target a line, `#` comments; `-` reads them from stdin.",
 )
 @click.option("--all-runs", is_flag=True, help="Diagnose every server start in a log, not only the last (docs/cli.md).")
+@perf_option_declarations
 @read_limit_options
 @url_options
 @handle_errors
@@ -563,6 +583,8 @@ def diagnose(
     ssh: HostOptions,
     hosts_file: str | None,
     all_runs: bool,
+    gpu: str | None,
+    hardware_files: tuple[str, ...],
     limits: ReadLimits,
     urls: UrlOptions,
 ) -> None:
@@ -576,12 +598,14 @@ def diagnose(
     from logdoctor.deployments import diagnose_deployments, parse_deployments
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
+    from logdoctor.perf.assess import perf_options
     from logdoctor.progress import ReadProgress
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import local_line_sources
     from logdoctor.urltargets import diagnose_url_targets, emit_outliers
 
     check_output(fmt, output)
+    perf = perf_options(gpu, hardware_files)
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     url_targets, rest = split_url_targets(targets)
@@ -626,7 +650,7 @@ def diagnose(
             deployments = parse_deployments(
                 progress.sources(local_line_sources(targets, limits)), engine, all_runs=all_runs
             )
-        diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions)
+        diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions, perf=perf)
         from logdoctor.sources.bundle import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial
@@ -658,6 +682,7 @@ def diagnose(
         err=stderr_console(),
         debug=bool(ctx.find_root().params.get("debug")),
         observe=functools.partial(observed_of, fmt),
+        perf=perf,
     )
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
@@ -745,6 +770,7 @@ _SIDE_ENGINE = EngineChoice()
 @rules_options
 @report_options
 @ssh_options
+@perf_option_declarations
 @read_limit_options
 @handle_errors
 def diff(
@@ -764,6 +790,8 @@ def diff(
     config_path: Path | None,
     limits: ReadLimits,
     ssh: HostOptions,
+    gpu: str | None,
+    hardware_files: tuple[str, ...],
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
 
@@ -775,12 +803,14 @@ def diff(
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import side_line_sources
+    from logdoctor.perf.assess import perf_options
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
 
     if fmt == "github":
         raise UsageError("--format github describes one deployment: run `logdoctor diagnose` on the slow one")
     check_output(fmt, output)
+    perf = perf_options(gpu, hardware_files)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
     if compare_runs:  # two server starts of one log (logdoctor/deployments.py)
@@ -804,6 +834,7 @@ def diff(
         candidate_engine=candidate_engine,
         suppressions=suppressions,
         show_all=show_all,
+        perf=perf,
     )
     with written_to(output):
         emit_diff(report, fmt, verbose, [observed_of(fmt, p.events) for p in (base_parsed, cand_parsed)])

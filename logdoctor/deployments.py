@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
+    from logdoctor.perf.assess import PerfOptions
 
 # Where the served model is named: the version line (EngineVersion.model), model lines, or these dump keys.
 _MODEL_KEYS = ("model", "model_path")
@@ -221,13 +222,16 @@ def diagnose_deployments(
     *,
     engine: str | None = None,
     suppressions: Suppressions | None = None,
+    perf: PerfOptions | None = None,
 ) -> list[Diagnosis]:
     """One diagnosis per deployment, each with its notes (runs, side files, the `diff` pointer) first among
-    its warnings."""
+    its warnings; `perf`: --gpu / --hardware (the expected performance of each)."""
     out: list[Diagnosis] = []
     for deployment in deployments:
         deployment.parsed.notes.extend(deployment.notes)
-        diagnosis, _ = pipeline.diagnose_parsed(deployment.parsed, rules, engine=engine, suppressions=suppressions)
+        diagnosis, _ = pipeline.diagnose_parsed(
+            deployment.parsed, rules, engine=engine, suppressions=suppressions, perf=perf
+        )
         out.append(diagnosis)
     return out
 

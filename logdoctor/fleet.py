@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
+    from logdoctor.perf.assess import PerfOptions
     from logdoctor.run import LineSource
     from logdoctor.sources.local import ReadLimits
     from logdoctor.sources.ssh import HostCollection, SshOptions
@@ -291,6 +292,7 @@ def _diagnose_collected(
     engine: str,
     suppressions: Suppressions | None,
     observe: Callable[[Sequence[EventBase]], T] | None,
+    perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, T | None]:
     """A worker's task: one collected host's sources (RemoteSource fields) parsed and diagnosed exactly as
     `diagnose HOST` does in one process (`run.remote_line_sources`, `parse_sources`, `diagnose_parsed`)."""
@@ -304,7 +306,7 @@ def _diagnose_collected(
     collection = HostCollection(host=host, sources=[RemoteSource(**fields) for fields in sources])
     parsed = run.parse_sources(run.remote_line_sources(collection), engine)
     observed = observe(parsed.events) if observe is not None else None
-    return run.diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)[0], observed
+    return run.diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions, perf=perf)[0], observed
 
 
 def _source_fields(source: Any) -> dict[str, Any]:
@@ -325,6 +327,7 @@ def diagnose_hosts(
     err: Console,
     debug: bool,
     observe: Callable[[Sequence[EventBase]], T] | None = None,
+    perf: PerfOptions | None = None,
 ) -> tuple[list[HostCollection], list[Diagnosis], dict[int, T]]:
     """Collect and diagnose each host: one diagnosis a host, a failed host's saying why.
 
@@ -374,7 +377,7 @@ def diagnose_hosts(
             parsed = run.parse_sources(run.remote_line_sources(col, live=True), engine)
             if observe is not None:
                 observed[index] = observe(parsed.events)
-            return run.diagnose_parsed(parsed, rules_here(), engine=engine, suppressions=suppressions)[0]
+            return run.diagnose_parsed(parsed, rules_here(), engine=engine, suppressions=suppressions, perf=perf)[0]
 
         def diagnose_in_worker(index: int, col: HostCollection) -> Diagnosis:
             from concurrent.futures.process import BrokenProcessPool
@@ -386,7 +389,7 @@ def diagnose_hosts(
                     pass
                 sources.append(_source_fields(source))
             try:
-                task = workers.submit(_diagnose_collected, col.host, sources, engine, suppressions, observe)
+                task = workers.submit(_diagnose_collected, col.host, sources, engine, suppressions, observe, perf)
                 diagnosis, seen = task.result()
             except (BrokenProcessPool, OSError):  # the workers could not start, or one died: parse it here
                 return diagnose_live(index, col)

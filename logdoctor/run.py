@@ -35,6 +35,8 @@ from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
+    from logdoctor.perf.assess import PerfOptions
+
     # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
     from logdoctor.sources.ssh import HostCollection, RemoteSource
 
@@ -379,9 +381,13 @@ def diagnose_parsed(
     engine: str | None = None,
     suppressions: Suppressions | None = None,
     today: date | None = None,
+    perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, Profile]:
+    from logdoctor.perf.assess import assess
+
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
+    findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -400,7 +406,7 @@ def diagnose_parsed(
         tool={"name": "logdoctor", "version": __version__},
         sources=reports,
         engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
-        verdict=decide(findings, outcomes, reports, profile.engine, facts),
+        verdict=decide(findings, outcomes, reports, profile.engine, facts, performance=performance),
         findings=findings,
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
@@ -408,6 +414,7 @@ def diagnose_parsed(
         suppressed=pick("suppressed"),
         warnings=warnings,
         facts=facts,
+        performance=performance,
     )
     return diagnosis, profile
 

@@ -19,6 +19,7 @@ from logdoctor.engine.result import RuleOutcome, Verdict
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import with_baseline
+from logdoctor.perf.assess import PerfOptions, model_gap
 from logdoctor.run import Parsed, diagnose_parsed
 
 
@@ -40,10 +41,11 @@ def diff_parsed(
     suppressions: Suppressions | None = None,
     show_all: bool = False,
     today: date | None = None,
+    perf: PerfOptions | None = None,
 ) -> DiffReport:
     """Compare two deployments; findings are the candidate's own plus the regressions against the baseline."""
-    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today)
-    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today)
+    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today, perf=perf)
+    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today, perf=perf)
     combined = with_baseline(cand_profile, base_profile)
     findings, outcomes, warnings = evaluate(
         rules, combined, _lookup(baseline, candidate), suppressions, today, diff=True
@@ -55,6 +57,7 @@ def diff_parsed(
         diff_rules = {item.id for item in rules if item.is_diff}
         about = diff_rules | {rule for row in rows if row.matters for rule in row.findings}
         gap = attribute(gap, findings, baseline_rules, about)
+    gap = model_gap(gap, base_diagnosis.performance, cand_diagnosis.performance)  # the model's part of the gap
     rows = rank_rows(rows, findings, gap.key if gap is not None else None)
     verdict = verdict_for(findings, outcomes)
     if gap is not None and gap.ratio >= 1.05 and not gap.attribution:
@@ -72,12 +75,14 @@ def diff_parsed(
             engine=base_diagnosis.engine,
             verdict=base_diagnosis.verdict,
             findings=sorted(baseline_rules),
+            performance=base_diagnosis.performance,
         ),
         candidate=DiffSide(
             sources=cand_diagnosis.sources,
             engine=cand_diagnosis.engine,
             verdict=cand_diagnosis.verdict,
             findings=sorted(f.rule for f in cand_diagnosis.findings),
+            performance=cand_diagnosis.performance,
         ),
         gap=gap,
         differences=shown,

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from logdoctor.engine.result import EngineReport, Finding, RuleOutcome, SourceReport, Verdict
+from logdoctor.engine.result import EngineReport, Finding, Performance, RuleOutcome, SourceReport, Verdict
 from logdoctor.vocabulary import SETTINGS
 
 DIFF_SCHEMA_VERSION = 1
@@ -64,6 +64,10 @@ class Gap(_Model):
     attribution: list[CauseShare] = Field(default_factory=list)
     unexplained_share: float = 0.0
     left_out: dict[str, str] = Field(default_factory=dict)  # rule -> why it explains none of the gap
+    # by the expected-performance model (both sides' GPU known): baseline bound / candidate bound, the part of
+    # `ratio` the deployments' settings account for on their hardware (docs/expected-performance.md)
+    expected_ratio: float | None = None
+    expected_summary: str = ""
 
 
 class DiffSide(_Model):
@@ -71,6 +75,7 @@ class DiffSide(_Model):
     engine: EngineReport
     verdict: Verdict
     findings: list[str] = Field(default_factory=list)  # rules that fire on this deployment alone
+    performance: Performance | None = None  # expected vs measured on this side's hardware
 
 
 class DiffReport(_Model):

@@ -35,6 +35,22 @@ class Evidence(_Model):
     spans: list[tuple[int, int]] = Field(default_factory=list)
 
 
+class FindingEffect(_Model):
+    """What fixing a finding would buy on this hardware, from the expected-performance model (logdoctor/perf)."""
+
+    kind: str  # the rule's `effect:` (custom-allreduce, p2p, cuda-graphs, spec-k, kv-concurrency)
+    speedup: float  # decode tok/s fixed / as deployed, by the model
+    basis: Literal["per request", "aggregate"] = "per request"
+    expected_now_tok_s: float  # the model's bound as deployed
+    expected_fixed_tok_s: float  # the model's bound once fixed
+    tok_s_recovered: float  # measured x (speedup - 1) where measured, else on the bound
+    formula: str
+    working: list[str] = Field(default_factory=list)
+    firm: bool = True  # False: an input was assumed (draft cost, link), so the effect may only raise the score
+    rule_score: int  # the rule's own score before the effect (docs/expected-performance.md, ranking)
+    note: str = ""
+
+
 class Finding(_Model):
     cause: str
     rule: str
@@ -48,6 +64,7 @@ class Finding(_Model):
     fix: list[str] = Field(default_factory=list)
     references: list[str] = Field(default_factory=list)
     status: str = "test"
+    effect: FindingEffect | None = None  # where the rule names an effect and the model could run
 
 
 class RuleOutcome(_Model):
@@ -92,6 +109,50 @@ class Verdict(_Model):
     not_understood: int = 0  # candidate lines (with a known keyword) that no line type understood
 
 
+class Missing(_Model):
+    what: str
+    how: str  # the flag, command or line that would give it
+
+
+class GapShare(_Model):
+    """One finding's part of the gap: its fix's speedup by the model."""
+
+    rule: str
+    cause: str
+    speedup: float
+
+
+class Performance(_Model):
+    """Expected vs measured decode throughput on this hardware (logdoctor/perf; docs/expected-performance.md).
+
+    `expected_*` are upper bounds from the roofline model at the measured batch; `ratio` is measured / expected
+    (per request where the log gives it, else aggregate); `band` places it against what healthy runs reach."""
+
+    known: bool  # False: the bound could not be computed (`unknown` says what is missing and how to get it)
+    gpu: str | None = None
+    gpus: int | None = None
+    tp: int | None = None
+    batch: int | None = None
+    bound: Literal["memory", "compute", "launch"] | None = None
+    expected_per_request_tok_s: float | None = None  # at the measured batch
+    expected_aggregate_tok_s: float | None = None
+    expected_single_request_tok_s: float | None = None  # at batch 1 (what per-request intervals are compared with)
+    tokens_per_step: float | None = None
+    step_ms: float | None = None
+    measured_per_request_tok_s: float | None = None
+    measured_aggregate_tok_s: float | None = None
+    ratio: float | None = None
+    basis: Literal["per request", "aggregate"] | None = None
+    band: Literal["healthy", "below", "above-bound"] | None = None
+    working: list[str] = Field(default_factory=list)  # the model's steps, one short line each
+    derived: list[str] = Field(default_factory=list)  # how each input was read from the log
+    unknown: list[Missing] = Field(default_factory=list)
+    gap: float | None = None  # expected once every finding with an effect is fixed / measured
+    explained: float | None = None  # the part of `gap` the findings' fixes account for (their combined speedup)
+    shares: list[GapShare] = Field(default_factory=list)
+    summary: str = ""  # "18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)"
+
+
 class Diagnosis(_Model):
     schema_version: int = SCHEMA_VERSION
     tool: dict[str, str] = Field(default_factory=dict)
@@ -106,3 +167,4 @@ class Diagnosis(_Model):
     warnings: list[str] = Field(default_factory=list)
     facts: dict[str, Any] = Field(default_factory=dict)
     errors: list[dict[str, str]] = Field(default_factory=list)  # per-host collection errors
+    performance: Performance | None = None  # expected vs measured throughput; None where not assessed

@@ -166,6 +166,10 @@ class Fix(RootModel[dict[EngineName, list[str | FixItem]]]):
         return [] if engine in names else [line for name in names for line in self.root.get(name, [])]
 
 
+# The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
+EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
+
+
 class Rule(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -188,6 +192,9 @@ class Rule(BaseModel):
     samples: list[Sample] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     description: str | None = None
+    # The expected-performance model's effect function for this rule's fix (logdoctor/perf/effects.py,
+    # docs/expected-performance.md): the finding then carries its speedup and ranks by tok/s recovered.
+    effect: EffectName | None = None
 
     @field_validator("cause")
     @classmethod

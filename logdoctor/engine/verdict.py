@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from logdoctor.engine.result import Finding, RuleOutcome, SourceReport, Verdict
+from logdoctor.engine.result import Finding, Performance, RuleOutcome, SourceReport, Verdict
 
 MIN_CHECKS = 1  # rules that ran and ruled their cause out; fewer and nothing was really checked
 MATERIAL_SCORE = 50  # a finding at or above this makes the verdict "problems" (severity medium or high)
-# measured / expected at or below this, with no finding to explain it, makes a run inconclusive, not healthy
+# measured / expected below this, with no finding to explain it, makes a run inconclusive, not healthy: healthy
+# runs land at 50-90% of the roofline bound (docs/expected-performance.md, "Checks against measurements")
 UNEXPLAINED_SLOWNESS = 0.5
 
 # Evidence a verdict needs, by the facts that carry it (any one of the names is enough), and how to get it.
@@ -67,7 +68,13 @@ def decide(
     engine: str,
     facts: Mapping[str, Any],
     measured_over_expected: float | None = None,
+    performance: Performance | None = None,
 ) -> Verdict:
+    """`performance` (logdoctor/perf/assess.py) gives measured / expected where the bound is known, and the
+    summary's `18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)`."""
+    if performance is not None and measured_over_expected is None:
+        measured_over_expected = performance.ratio
+    perf = f"; {performance.summary}" if performance is not None and performance.summary else ""
     events = sum(s.events for s in sources)
     unknown_lines = not_understood(sources)
     note = f"; {unknown_lines} line(s) not understood (logdoctor parse --show-unparsed)" if unknown_lines else ""
@@ -85,14 +92,14 @@ def decide(
         return Verdict(
             healthy=False,
             kind="problems",
-            summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}" + note,
+            summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}" + perf + note,
             not_understood=unknown_lines,
         )
     passed = sum(1 for o in outcomes if o.outcome == "ruled_out")
     minor = f", {len(findings)} minor finding(s)" if findings else ""
     needed = len(_NCCL_EVIDENCE if engine == "nccl" else _SERVING_EVIDENCE)
     missing = missing_evidence(engine, facts)
-    unexplained = measured_over_expected is not None and measured_over_expected <= UNEXPLAINED_SLOWNESS
+    unexplained = measured_over_expected is not None and measured_over_expected < UNEXPLAINED_SLOWNESS
     if unexplained:
         missing.append(
             f"an explanation: throughput is {measured_over_expected:.0%} of what this hardware should deliver and "
@@ -106,14 +113,16 @@ def decide(
         return Verdict(
             healthy=False,
             kind="inconclusive",
-            summary=f"inconclusive: {passed} checks passed{minor}; missing: {what or 'checks that could run'}" + note,
+            summary=f"inconclusive: {passed} checks passed{minor}; missing: {what or 'checks that could run'}"
+            + perf
+            + note,
             missing=missing,
             not_understood=unknown_lines,
         )
     return Verdict(
         healthy=True,
         kind="healthy",
-        summary=f"healthy: {passed} checks passed{minor}" + (f" (not read: {what})" if missing else "") + note,
+        summary=f"healthy: {passed} checks passed{minor}" + (f" (not read: {what})" if missing else "") + perf + note,
         missing=missing,
         not_understood=unknown_lines,
     )

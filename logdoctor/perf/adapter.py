@@ -70,6 +70,13 @@ def _median(series: Any) -> float | None:
     return None
 
 
+def _median_active(series: Any) -> float | None:
+    """The median of the positive values of a series (intervals in which something ran)."""
+    if isinstance(series, list):
+        return _median([x for x in series if isinstance(x, int | float) and not isinstance(x, bool) and x > 0])
+    return _median(series)
+
+
 def params_from_name(model: str) -> tuple[float | None, float | None]:
     """(total, active) parameters from a model name: `Qwen3-30B-A3B` -> (30e9, 3e9), `Llama-3.1-8B` -> (8e9, None)."""
     tail = model.rstrip("/").rsplit("/", 1)[-1]
@@ -192,7 +199,8 @@ def deployment_from_profile(
         active_fraction = active / total
         derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
 
-    running = _median(profile.value("sched.running"))
+    # intervals in which something ran: an idle interval (0 running) says nothing about the batch of decode
+    running = _median_active(profile.value("sched.running"))
     batch = max(1, round(running)) if running else 1
     if running is None:
         unknown.append(
@@ -210,7 +218,7 @@ def deployment_from_profile(
         derived.append(
             f"KV bytes per token per GPU: {kv_gib} GiB / {kv_tokens:.0f} tokens = {kv_per_token / 1e3:.1f} kB"
         )
-    usage = _median(profile.value("kv.usage"))
+    usage = _median_active(profile.value("kv.usage"))
     context = None
     if usage is not None and isinstance(kv_tokens, int | float) and running:
         context = usage * float(kv_tokens) / running
@@ -226,7 +234,13 @@ def deployment_from_profile(
         )
 
     if layers is None:
-        unknown.append(Missing("layers", "num_hidden_layers from the model's config.json (pass layers=N)"))
+        unknown.append(
+            Missing(
+                "layers",
+                "num_hidden_layers / hidden_size of the model's config.json: add the model under `models:` in a "
+                "--hardware file (all-reduce and eager launch time left out)",
+            )
+        )
     if weights_bytes is not None and not unread_bytes_per_gpu:
         derived.append(
             "weights read = weights loaded: an untied input embedding or a vision encoder, loaded but not read by "
@@ -234,7 +248,9 @@ def deployment_from_profile(
         )
     link = _link(profile, spec_gpu.nvlink is not None, derived)
     if tp > 1 and link == "unknown":
-        unknown.append(Missing("GPU link", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)"))
+        unknown.append(
+            Missing("link between the GPUs", "run `nvidia-smi topo -m` (logdoctor diagnose HOST collects it)")
+        )
     custom = profile.value("allreduce.custom")
     cuda_graphs = profile.value("cuda_graphs.enabled") is not False
 
@@ -261,6 +277,10 @@ def deployment_from_profile(
         else:
             unknown.append(Missing("speculative tokens (k)", "include the speculative config in the startup block"))
 
+    offload = profile.value("offload.cpu_gb")
+    host_bytes = float(offload) * GIB if isinstance(offload, int | float) and offload > 0 else 0.0
+    if host_bytes:
+        derived.append(f"weights in host memory: {offload} GiB per GPU from offload.cpu_gb (--cpu-offload-gb)")
     dep = Deployment(
         gpu=spec_gpu,
         gpus=int(profile.value("gpu.count") or tp * pp),
@@ -275,6 +295,7 @@ def deployment_from_profile(
         layers=layers,
         hidden_size=hidden_size,
         unread_bytes_per_gpu=unread_bytes_per_gpu,
+        host_bytes_per_gpu=host_bytes,
         batch=batch,
         link=link,
         custom_allreduce=custom if isinstance(custom, bool) else None,
@@ -284,7 +305,7 @@ def deployment_from_profile(
     per_request = _median(profile.value("throughput.per_request"))
     if per_request is None:
         per_request = _median(profile.value("bench.per_request"))
-    aggregate = _median(profile.value("throughput.generation"))
+    aggregate = _median_active(profile.value("throughput.generation"))
     if per_request is None and aggregate is None:
         unknown.append(
             Missing(

@@ -111,6 +111,24 @@ def cuda_graphs_by_batch(dep: Deployment, table: HardwareTable, batches: Sequenc
     return {b: cuda_graphs(dep, table, b).speedup for b in batches}
 
 
+def cpu_offload(dep: Deployment, table: HardwareTable) -> Effect:
+    """(f) weights in host memory -> on the GPU: the offloaded bytes cross PCIe in every forward pass as deployed;
+    fixed, they are read from GPU memory like the rest (more GPUs, or a smaller checkpoint, to hold them)."""
+    work = _Work()
+    work.prefix = "as deployed: "
+    now = step_time(replace(dep, spec=None), table, 1, work).total
+    held = dep.weights_bytes_per_gpu
+    fixed_dep = replace(
+        dep,
+        spec=None,
+        host_bytes_per_gpu=0.0,
+        weights_bytes_per_gpu=None if held is None else held + dep.host_bytes_per_gpu,
+    )
+    work.prefix = "fixed: "
+    fixed = step_time(fixed_dep, table, 1, work).total
+    return _effect("cpu-offload-or-swap", now, fixed, 1.0, 1.0, work)
+
+
 @dataclass(frozen=True)
 class KChoice:
     k: int
@@ -226,6 +244,7 @@ __all__ = [
     "SpecConfig",
     "SpecPlan",
     "allreduce_cost_per_token",
+    "cpu_offload",
     "cuda_graphs",
     "cuda_graphs_by_batch",
     "custom_allreduce",
@@ -246,6 +265,8 @@ def speedup_if_fixed(cause: str, dep: Deployment, table: HardwareTable) -> Effec
         return p2p_off(dep, table)
     if cause == "cuda-graphs-disabled":
         return cuda_graphs(dep, table)
+    if cause == "cpu-offload-or-swap" and dep.host_bytes_per_gpu:
+        return cpu_offload(dep, table)
     if cause in ("spec-net-loss", "spec-low-acceptance") and dep.spec is not None:
         try:
             return spec_best_k(dep, table).effect

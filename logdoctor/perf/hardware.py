@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -79,6 +79,27 @@ class Constant(BaseModel):
     source: str
 
 
+class ModelShape(BaseModel):
+    """What logs do not print about a model and the bound needs: layers (all-reduces, launch overhead), hidden
+    size (the all-reduce message), and an untied input embedding (loaded, but a decode step gathers B rows of it
+    instead of reading it). From the model's config.json, cited in `source`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layers: int = Field(ge=1)
+    hidden_size: int = Field(ge=1)
+    vocab_size: int | None = Field(default=None, ge=1)
+    tied_embeddings: bool = True  # True: no separate input embedding to discount (the safe default: W stays whole)
+    aliases: list[str] = Field(default_factory=list)
+    source: str
+
+    def unread_bytes_per_gpu(self, tp: int, dtype_bytes: float) -> float:
+        """The untied input embedding's share on one GPU (vocab x h x bytes / TP); 0 when tied or unknown."""
+        if self.tied_embeddings or self.vocab_size is None:
+            return 0.0
+        return self.vocab_size * self.hidden_size * dtype_bytes / max(tp, 1)
+
+
 class HardwareFile(BaseModel):
     """One hardware file as written: the built-in table or a user's."""
 
@@ -87,6 +108,7 @@ class HardwareFile(BaseModel):
     pcie: dict[str, PcieGeneration] = Field(default_factory=dict)
     constants: dict[str, Constant] = Field(default_factory=dict)
     gpus: list[GpuSpec] = Field(default_factory=list)
+    models: dict[str, ModelShape] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,19 @@ class HardwareTable:
     gpus: tuple[GpuSpec, ...]
     pcie: dict[str, PcieGeneration]
     constants: dict[str, Constant]
+    models: dict[str, ModelShape] = field(default_factory=dict)
+
+    def model_shape(self, model: str) -> tuple[str, ModelShape] | None:
+        """The shape of a served model by its name or path (`/root/models/Qwen3.6-27B`,
+        `meta-llama/Llama-3.1-8B-Instruct`): the last path component, then without a packaging suffix
+        (`-Instruct`, `-FP8`, `-AWQ` ...). None when the table does not know it."""
+        tail = model.rstrip("/").rsplit("/", 1)[-1]
+        wanted = [normalise(tail), normalise(_PACKAGING.sub("", tail))]
+        for level_name in wanted:
+            for name, shape in self.models.items():
+                if level_name in (normalise(n) for n in (name, *shape.aliases)):
+                    return name, shape
+        return None
 
     def constant(self, name: str) -> Constant:
         return self.constants[name]
@@ -154,6 +189,14 @@ class HardwareTable:
                         return Lookup(name, gpu, candidate)
         return Lookup(name, None)
 
+
+# Packaging suffixes of a model name that do not change its shape (quantised and instruct variants).
+_PACKAGING = re.compile(
+    r"([-_](instruct|chat|it|base|hf|fp8|dynamic|awq|gptq|int4|int8|w4a16|w8a8|bf16|nvfp4|mxfp4|\d{4}))+$",
+    re.I,
+)
+
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BUILTIN = "hardware.yaml"
 
@@ -183,8 +226,9 @@ def _locate(tree: yaml.Node | None, loc: Sequence[str | int]) -> int:
 def parse_hardware_file(text: str, display: str) -> HardwareFile:
     """Validate one hardware file; a problem is one line `FILE:LINE: message` (ConfigError, exit 2)."""
     try:
-        data: Any = yaml.safe_load(text)
-        tree = yaml.compose(text, Loader=yaml.SafeLoader)
+        # the C safe loader where PyYAML has it (the built-in table is read on every diagnosis with a GPU);
+        # the node tree, for error lines, only when there is an error to place
+        data: Any = yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader / SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -193,11 +237,12 @@ def parse_hardware_file(text: str, display: str) -> HardwareFile:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(
-            f"{display}:1: a hardware file is a mapping with `gpus:` (and optionally `pcie:`, `constants:`)"
+            f"{display}:1: a hardware file is a mapping with `gpus:` (and optionally `pcie:`, `constants:`, `models:`)"
         )
     try:
         return HardwareFile.model_validate(data)
     except ValidationError as exc:
+        tree = yaml.compose(text, Loader=yaml.SafeLoader)
         # A misspelt key explains the "missing" errors that come with it: report it first.
         order = {"extra_forbidden": 0, "missing": 2}
         err = sorted(exc.errors(), key=lambda e: order.get(e["type"], 1))[0]
@@ -220,11 +265,13 @@ def load_hardware(extra_paths: Iterable[str | Path] = ()) -> HardwareTable:
     gpus: dict[str, tuple[int, int, GpuSpec]] = {}
     pcie: dict[str, PcieGeneration] = {}
     constants: dict[str, Constant] = {}
+    models: dict[str, ModelShape] = {}
     for file_index, f in enumerate(files):
         for position, gpu in enumerate(f.gpus):
             gpus[normalise(gpu.name, 1)] = (file_index, position, gpu)
         pcie.update(f.pcie)
         constants.update(f.constants)
+        models.update(f.models)
     # A user's GPUs are looked up first (so their aliases win), each file in its own order.
     ordered = tuple(g for _, _, g in sorted(gpus.values(), key=lambda t: (-t[0], t[1])))
-    return HardwareTable(ordered, pcie, constants)
+    return HardwareTable(ordered, pcie, constants, models)

@@ -65,6 +65,11 @@ _SRC_MEGATRON = "Megatron-LM, 2 all-reduces per layer (https://arxiv.org/abs/190
 _SRC_BUSBW = (
     "nccl-tests PERFORMANCE.md, busbw = 2(n-1)/n (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)"
 )
+_SRC_OFFLOAD = (
+    "vLLM engine args, --cpu-offload-gb: per GPU; part of the model is loaded from CPU memory to GPU memory on "
+    "the fly in each model forward pass (https://docs.vllm.ai/en/latest/configuration/engine_args.html); "
+    "PCIe per-lane bandwidth: PCI-SIG (hardware.yaml)"
+)
 _SRC_SPEC = (
     "Leviathan et al. (https://arxiv.org/abs/2211.17192); tau(k) = 1 + sum r_i from vLLM's per-position "
     "counters (vllm/v1/spec_decode/metrics.py)"
@@ -107,6 +112,7 @@ class Deployment:
     params: float | None = None  # total parameters (used when weights_bytes_per_gpu is unknown)
     active_fraction: float = 1.0  # MoE: active / total parameters (a token reads only its experts)
     unread_bytes_per_gpu: float = 0.0  # loaded but not read by a decode step: untied input embedding, vision encoder
+    host_bytes_per_gpu: float = 0.0  # weights offloaded to host memory (vLLM --cpu-offload-gb, per GPU): over PCIe
     dtype_bytes: float = 2.0  # bytes per weight: bf16/fp16 2, fp8 1, int4 ~0.5
     kv_bytes_per_token_per_gpu: float | None = None
     context_tokens: float | None = None  # tokens of context per running request
@@ -361,7 +367,25 @@ def step_time(dep: Deployment, table: HardwareTable, tokens_per_seq: int = 1, wo
             )
     elif work is not None:
         work.miss(f"tensor peak of {dep.gpu.name} (none published for this dtype): compute bound not checked")
-    t_gpu = max(t_mem, t_comp or 0.0)
+    t_host = 0.0
+    if dep.host_bytes_per_gpu:
+        pcie = table.pcie_gb_s(dep.gpu.pcie)
+        if pcie is not None:
+            t_host = dep.host_bytes_per_gpu / (pcie * 1e9)
+            if work is not None:
+                work.add(
+                    "offloaded weights over PCIe per step",
+                    "t_host = offloaded bytes per GPU / BW_PCIe (read from host memory in every forward pass)",
+                    {
+                        "offloaded": _fmt_bytes(dep.host_bytes_per_gpu),
+                        "BW_PCIe": f"{pcie:g} GB/s (PCIe {dep.gpu.pcie.generation} x{dep.gpu.pcie.lanes})",
+                    },
+                    _ms(t_host),
+                    _SRC_OFFLOAD,
+                )
+        elif work is not None:
+            work.miss("PCIe bandwidth of the GPU: the offloaded weights' transfer left out")
+    t_gpu = max(t_mem, t_comp or 0.0) + t_host
     bound: Literal["memory", "compute", "launch"] = "compute" if t_comp is not None and t_comp > t_mem else "memory"
 
     t_comm = 0.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
 from logdoctor.report.markdown import code, finding_lines, insufficient_lines, text
+from logdoctor.report.performance import diff_performance_lines
 from logdoctor.sanitize import clean
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}
@@ -35,6 +36,7 @@ def render_diff_markdown(report: DiffReport) -> str:
         if report.gap.attribution:
             shares = ", ".join(f"`{s.cause}` ~{s.factor:.1f}x" for s in report.gap.attribution)
             lines += ["", f"Plausibly: {shares} (score share, see docs/diff.md)."]
+        lines += ["", *(f"- {text(line)}" for line in diff_performance_lines(report))]
         lines.append("")
     for label, side, engine in (("Baseline", report.baseline, base), ("Candidate", report.candidate, cand)):
         sources = ", ".join(f"`{_cell(code(s.name))}`" for s in side.sources)

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
+from logdoctor.report.performance import render_diff_performance_terminal
 from logdoctor.report.terminal import CauseGroup, print_fix, print_wrapped, render_findings, render_insufficient
 from logdoctor.sanitize import clean
 
@@ -102,6 +103,7 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
             console.print(Text("  the baseline is the slower one: give the fast deployment first", style="dim"))
     else:
         console.print(Text("no throughput both logs show: the gap cannot be measured", style="dim"))
+    render_diff_performance_terminal(report, console)
     if report.differences:
         console.print(Text(LEGEND, style="dim"), soft_wrap=True)
         if console.width >= TABLE_MIN_WIDTH:

@@ -28,6 +28,7 @@ from typing import Any
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.redact import redact
 from logdoctor.report.observed import Launch, Observed, environment_rows
+from logdoctor.report.performance import performance_markdown
 
 EVIDENCE_CHARS = 300  # a longer line (a config dump) is cut, with the count of what was left out
 EVIDENCE_LINES = 6
@@ -129,6 +130,7 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
         lines += launch_lines(observed.launch, level)
     tool = d.tool.get("version", "")
     lines += [f"{level} Diagnosis (logdoctor {prose(tool)})", "", f"**{prose(d.verdict.summary)}**", ""]
+    lines += performance_markdown(d, working=True)
     for index, finding in enumerate(d.findings, start=1):
         lines += [*finding_summary(index, finding), ""]
     found = {f.cause for f in d.findings}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 from logdoctor.report.observed import Observed, environment_rows
+from logdoctor.report.performance import performance_html
 from logdoctor.report.timeline import Marker, Timeline
 
 if TYPE_CHECKING:
@@ -216,6 +217,7 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
         f'<p class="sources">{_e(_engine(d.engine.name, d.engine.version))} · {_e(sources)}</p>',
         _verdict(d.verdict.healthy, d.verdict.summary),
         _environment(d.facts),
+        performance_html(d),
         "<h3>Timelines</h3>",
         '<p class="axis-note">seconds since the first throughput line; vertical marks: '
         '<span class="k-restart">restart</span>, <span class="k-preemption">preemption</span>, '

@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.performance import performance_markdown
 from logdoctor.sanitize import clean
 
 LIKELY = 50  # a finding scoring less gets one line (the verdict's "likely" threshold)
@@ -124,6 +125,7 @@ def render_markdown(d: Diagnosis) -> str:
         f"{text(d.engine.name)}{version} · {sources}",
         "",
     ]
+    lines += performance_markdown(d)
     likely = [f for f in d.findings if f.score >= LIKELY]
     one_source = len(d.sources) == 1
     shown: set[tuple[str, int]] = set()

@@ -19,7 +19,6 @@ still copies them whole. The score's working is shown with `--explain` only.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import sys
@@ -32,6 +31,7 @@ from rich.text import Text
 
 from logdoctor.engine.result import Diagnosis, Evidence, Finding, RuleOutcome
 from logdoctor.engine.verdict import MATERIAL_SCORE
+from logdoctor.report.performance import render_performance_terminal
 from logdoctor.sanitize import clean
 
 ColorChoice = Literal["auto", "always", "never"]
@@ -316,23 +316,6 @@ def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, ve
         print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"), prefix="")
 
 
-def performance_block(d: Diagnosis) -> list[Text]:
-    """Expected vs measured performance, under the verdict. The `performance` section of the Diagnosis and
-    its terminal lines come from logdoctor/report/performance.py (the expected-performance work); nothing is
-    drawn while the diagnosis has none."""
-    performance = getattr(d, "performance", None)
-    if performance is None:
-        return []
-    try:
-        module = importlib.import_module("logdoctor.report.performance")
-    except ImportError:
-        return []
-    lines_of = getattr(module, "terminal_lines", None)
-    if lines_of is None:
-        return []
-    return [line if isinstance(line, Text) else Text(str(line)) for line in lines_of(d)]
-
-
 def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
@@ -341,8 +324,6 @@ def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup])
     kind = d.verdict.kind
     verdict = Text.assemble((kind.upper(), _VERDICT_STYLE.get(kind, "bold")), "  ", d.verdict.summary)
     print_wrapped(console, verdict, prefix="")
-    for line in performance_block(d):  # expected vs measured: logdoctor/report/performance.py
-        print_wrapped(console, Text.assemble("  ", line), prefix="")
     if likely:
         top = likely[0].top
         print_wrapped(
@@ -374,6 +355,7 @@ def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False, ex
     likely, _ = cause_groups(d.findings)
     render_verdict(d, console, likely)
     console.print()
+    render_performance_terminal(d, console, verbose=verbose)  # expected vs measured (docs/expected-performance.md)
     render_findings(d.findings, console, verbose=verbose, explain=explain)
     ruled_out = ruled_out_causes(d)
     if ruled_out:

@@ -70,3 +70,19 @@ def test_lines_with_a_keyword_that_no_line_type_understood_are_counted() -> None
     verdict = diagnose(text).verdict
     assert verdict.not_understood == 1
     assert "1 line(s) not understood" in verdict.summary
+
+
+def test_far_below_the_expected_bound_is_not_healthy() -> None:
+    """The healthy story run measures 72 tok/s per request on 2x RTX A6000; had it run on H200s, whose bandwidth is
+    six times the A6000's, the same 72 tok/s would be far below the bound, with no finding to say why: not healthy."""
+    from logdoctor.perf.assess import perf_options
+    from logdoctor.run import diagnose_parsed, parse_sources
+
+    text = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    lines = list(enumerate(text.split("\n"), start=1))
+    parsed = parse_sources([LineSource(name="input", lines=lines)])
+    on_h200 = diagnose_parsed(parsed, load_rules(), perf=perf_options("H200"))[0]
+    assert on_h200.performance is not None and on_h200.performance.band == "below"
+    assert on_h200.verdict.kind == "inconclusive" and not on_h200.verdict.healthy
+    assert any(m.startswith("an explanation: throughput is") for m in on_h200.verdict.missing)
+    assert "expected <=" in on_h200.verdict.summary and "on 2x H200" in on_h200.verdict.summary

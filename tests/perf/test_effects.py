@@ -144,3 +144,23 @@ def test_kv_bound_speedup(table: HardwareTable) -> None:
     e = kv_bound_speedup(dep, table, kv_tokens=100_000, context_tokens=10_000, wanted=40)
     assert e.note == "10 of 40 requests fit"
     assert 1.0 < e.speedup < 4.0  # four times the requests, each step reading more KV
+
+
+def test_cpu_offload_crosses_pcie_every_step() -> None:
+    """vLLM --cpu-offload-gb: the offloaded weights are read over PCIe in every forward pass."""
+    from logdoctor.perf.effects import cpu_offload
+    from logdoctor.perf.hardware import load_hardware
+    from logdoctor.perf.model import Deployment, step_time
+
+    table = load_hardware()
+    gpu = table.require("RTX 4090")
+    dep = Deployment(gpu=gpu, weights_bytes_per_gpu=16e9, host_bytes_per_gpu=8e9)
+    pcie = table.pcie_gb_s(gpu.pcie)
+    assert pcie is not None
+    on_gpu = 16e9 / (gpu.memory_bandwidth_gb_s * 1e9 * table.constant("bandwidth_fraction").value)
+    assert step_time(dep, table).total == pytest.approx(on_gpu + 8e9 / (pcie * 1e9), rel=1e-9)
+    eff = cpu_offload(dep, table)
+    fixed = 24e9 / (gpu.memory_bandwidth_gb_s * 1e9 * table.constant("bandwidth_fraction").value)
+    assert eff.speedup == pytest.approx((on_gpu + 8e9 / (pcie * 1e9)) / fixed, rel=1e-9)
+    assert eff.speedup > 5  # 8 GB over ~32 GB/s costs far more than 8 GB over ~1 TB/s
+    assert any("over PCIe" in s.what for s in eff.working)
