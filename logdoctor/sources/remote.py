@@ -349,7 +349,7 @@ class Connection:
         finally:
             if shell is None:
                 if chan is not None:
-                    chan.close()
+                    close_channel(chan)
             elif result.capped or result.timed_out or not shell.finished:
                 shell.close()  # the command may still run: end the session (a new one serves the next)
             result.stderr = bytes(stderr).decode("utf-8", "replace")
@@ -577,7 +577,22 @@ class _Shell:
         self.dead = True
         # a cut connection is already gone: paramiko raises on close, and there is nothing left to close
         with contextlib.suppress(paramiko.SSHException, EOFError, OSError):
-            self.chan.close()
+            close_channel(self.chan)
+
+
+def close_channel(chan: paramiko.Channel) -> None:
+    """`chan.close()`, safe while the host still sends (a command cut at its byte cap: `yes` writes on).
+
+    paramiko's close() closes the pipe that `select` on the channel waits on, but the channel's buffers keep
+    signalling it: data that arrives before the host acknowledges the close writes to a closed (or reused)
+    descriptor in the transport's thread, which dies of EBADF and takes the connection with it. The buffers
+    are told first that nobody waits any more (their `_event`; the attribute paramiko 2.x-4.x has)."""
+    for buffer in (getattr(chan, "in_buffer", None), getattr(chan, "in_stderr_buffer", None)):
+        lock = getattr(buffer, "_lock", None)
+        if lock is not None and hasattr(buffer, "_event"):
+            with lock:
+                buffer._event = None  # type: ignore[union-attr]
+    chan.close()
 
 
 def connect_timeout(host: ResolvedHost, settings: ConnectSettings) -> float:

@@ -654,3 +654,24 @@ def test_save_and_reread_offline(ssh_lab: SshLab, tmp_path: Path) -> None:
     again = save_collection(col, tmp_path / "collected")
     assert again == tmp_path / "collected" / "root@kpro5-2"
     assert saved.exists() and (again / "renamed.log").exists() and not (host_dir / "renamed.log").exists()
+
+
+def test_data_after_a_channel_is_closed_does_not_kill_the_connection(ssh_lab: SshLab) -> None:
+    # paramiko closes the select pipe of a closed channel while data the host sent before it saw the close still
+    # reaches the channel's buffers, which signal that pipe: a set() between the pipe's os.close and its
+    # `_closed = True` writes to a closed fd (EBADF in the transport thread, connection gone; seen under load
+    # after a command cut at its byte cap). The window cannot be forced, so the test checks that the buffers no
+    # longer signal the pipe once the channel is closed, and that late data leaves the connection usable.
+    import select
+
+    from logdoctor.sources.remote import close_channel
+
+    with _connection(ssh_lab) as conn:
+        chan = conn._open_channel(10)
+        chan.exec_command("yes logdoctor")
+        select.select([chan], [], [], 5)  # makes paramiko create the channel's pipe, as the reader does
+        close_channel(chan)
+        assert getattr(chan.in_buffer, "_event", 1) is None and getattr(chan.in_stderr_buffer, "_event", 1) is None
+        chan.in_buffer.feed(b"late data\n")  # what the transport thread does with data still in flight
+        chan.in_stderr_buffer.feed(b"late data\n")
+        assert _run_text(conn, "echo ok")[0] == "ok\n"
