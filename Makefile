@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd chromium screenshot bench golden drift clean fuzz
+.PHONY: demo test lint typecheck unit sshd chromium clickhouse screenshot bench golden drift clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,13 @@ chromium:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || { echo "could not install chromium: run 'apt-get install chromium' as root"; exit 1; }; }
 
+# The log-store tests start a real ClickHouse on loopback (Debian's 18.16); install it when it is missing.
+clickhouse:
+	@test -x /usr/sbin/clickhouse-server || { \
+	  echo "installing clickhouse-server (needed by the ClickHouse source tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >/dev/null) \
+	  || { echo "could not install clickhouse-server: run 'apt-get install clickhouse-server' as root"; exit 1; }; }
+
 # docs/img/report.png, the README's picture: the HTML report of the story fixture.
 screenshot: $(STAMP) chromium
 	@mkdir -p docs/img
@@ -47,7 +54,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) sshd chromium
+unit: $(STAMP) sshd chromium clickhouse
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit

@@ -27,6 +27,7 @@ from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keyword
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.sanitize import clean_text, one_line
 from logdoctor.sources.local import ReadLimits, open_local, raise_on_termination
+from logdoctor.stores import StoreOptions, store_options
 
 if TYPE_CHECKING:
     # Imported where used: the rule engine, `diff` and the SSH collector (paramiko) cost start-up
@@ -391,6 +392,7 @@ def ssh_options(func: F) -> F:
 @rules_options
 @report_options
 @ssh_options
+@store_options
 @click.option(
     "--hosts",
     "hosts_file",
@@ -411,6 +413,7 @@ def diagnose(
     verbose: bool,
     config_path: Path | None,
     ssh: HostOptions,
+    store: StoreOptions,
     hosts_file: str | None,
     limits: ReadLimits,
 ) -> None:
@@ -422,6 +425,7 @@ def diagnose(
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
+    from logdoctor.stores import check_store_targets, diagnose_stores
 
     check_output(fmt, output)
     suppressions = load_suppressions(config_path)
@@ -431,6 +435,21 @@ def diagnose(
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
     ctx = click.get_current_context()
+    if check_store_targets(targets, store, listed):  # clickhouse:// (docs/sources.md)
+        found = diagnose_stores(
+            targets,
+            store,
+            functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
+            engine=engine,
+            suppressions=suppressions,
+            err=stderr_console(),
+            timeout=ssh.timeout,
+            read_timeout=ssh.read_timeout,
+            observe=functools.partial(observed_of, fmt),
+        )
+        with written_to(output):
+            emit_many(found.diagnoses, found.names, fmt, verbose, found.shown(functools.partial(observed_of, fmt)))
+        ctx.exit(int(ExitStatus.COLLECTION) if found.failed else exit_code_for(found.diagnoses, fail_on))
     paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":
         raise UsageError("`-` and `--hosts -` both want stdin: give the hosts in a file")
