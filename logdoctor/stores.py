@@ -291,6 +291,8 @@ def diagnose_stores(
             if problems:
                 results.failed = True
                 diagnosis = mark_partial(diagnosis, heading, problems)
+                for problem in problems:
+                    say(err, f"{where}: {deployment.label}: incomplete: {one_line(problem)}", "yellow")
             if diagnosis.verdict.kind == "not-a-log" and not problems:
                 count = f"{deployment.stored} rows" if deployment.stored is not None else "its rows"
                 diagnosis = diagnosis.model_copy(

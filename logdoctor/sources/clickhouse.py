@@ -20,15 +20,10 @@ and the service. Nothing here knows a log format: the caller passes the keywords
 
 from __future__ import annotations
 
-import http.client
 import itertools
 import re
-import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -297,6 +292,11 @@ class ClickHouseClient:
         return headers
 
     def open(self, sql: str, query_id: str | None = None, timeout: float | None = None) -> IO[bytes]:
+        # Imported here: http.client and urllib.request cost `logdoctor --version` tens of milliseconds.
+        import http.client
+        import urllib.error
+        import urllib.request
+
         params = {"database": self.target.database} if self.target.database else {}
         if query_id:
             params["query_id"] = query_id
@@ -323,7 +323,7 @@ class ClickHouseClient:
         except urllib.error.URLError as exc:
             reason = exc.reason
             detail = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
-            if isinstance(reason, socket.timeout | TimeoutError):
+            if isinstance(reason, TimeoutError):
                 detail = f"no answer within {timeout or self.options.timeout:g}s"
             raise CollectionError(f"{where}: cannot connect ({one_line(detail)})") from None
         except TimeoutError:
@@ -336,6 +336,8 @@ class ClickHouseClient:
     ) -> Iterator[list[str]]:
         """The TabSeparated rows of a query, `width` fields each, as they arrive. An error ClickHouse writes
         after it has begun the answer (the status is already 200) ends the rows with a CollectionError."""
+        import http.client
+
         where = self.target.display
         with self.open(sql, query_id, timeout) as response:
             while True:
@@ -457,6 +459,8 @@ def read_clickhouse(
         f"{total} rows in {len(stored)} deployment(s){describe_range(options)}; reading those with a parser keyword "
         f"({'multiSearchAny' if shape.multi_search else 'position'})"
     )
+    import uuid
+
     query_id = f"logdoctor-{uuid.uuid4()}"
 
     def deployments() -> Iterator[Deployment]:

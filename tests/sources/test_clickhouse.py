@@ -5,7 +5,9 @@ a `gateway` service of chatter), with `GET /health` rows between their lines and
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -290,3 +292,51 @@ def test_collection_error_for_a_closed_port_names_the_target() -> None:
     target = parse_clickhouse_url(f"clickhouse://127.0.0.1:{free_port()}/t")
     with pytest.raises(CollectionError, match=r"^clickhouse://127\.0\.0\.1:\d+/t: cannot connect"):
         read_clickhouse(target, ClickHouseOptions(timeout=5), ["x"])
+
+
+# --- an error after the answer began ----------------------------------------------------------------------
+
+
+class _MidStreamFailure(http.server.BaseHTTPRequestHandler):
+    """A loopback stand-in for the one thing 18.16 will not do on demand: fail after it has begun to answer.
+    ClickHouse then has already sent `200 OK` and appends its exception text to the rows (constructed from the
+    18.16 format the real server's errors above show)."""
+
+    def do_POST(self) -> None:
+        sql = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        if "system.columns" in sql:
+            body = "Timestamp\tDateTime\nBody\tString\nServiceName\tString\nResourceAttributes.key\tArray(String)\n"
+            body += "ResourceAttributes.value\tArray(String)\n"
+        elif "count()" in sql:
+            body = "gpu-a\tvllm-0\tvllm\tvllm\t500\n"
+        else:
+            lines = PLANTED[0].log.read_text(encoding="utf-8").splitlines()[:40]
+            body = "".join(f"gpu-a\tvllm-0\tvllm\tvllm\t{tsv(line)}\n" for line in lines)
+            body += "Code: 241, e.displayText() = DB::Exception: Memory limit (for query) exceeded, e.what() = DB::Exception\n"
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_an_error_after_rows_arrived_keeps_them_marked_partial() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MidStreamFailure)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"clickhouse://127.0.0.1:{server.server_address[1]}/otel_logs"
+        code, out, err = run("diagnose", url, "--format", "json")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 3
+    report = json.loads(out)
+    assert report["verdict"]["healthy"] is False
+    assert "Memory limit (for query) exceeded" in report["errors"][0]["error"]
+    assert report["engine"]["name"] == "vllm"  # the rows that came are diagnosed
+    assert "e.what()" not in out
+    assert "host=gpu-a pod=vllm-0 container=vllm service=vllm: incomplete: the query failed while answering" in err
