@@ -278,7 +278,7 @@ def diagnose_stores(
             continue
         broken: list[str] = []
         for deployment in read.deployments:
-            heading = f"{where} {deployment.label}"
+            heading = deployment.label if len(parsed_targets) == 1 else f"{where} {deployment.label}"
             if broken:  # the answer broke off in an earlier deployment: this one was never received
                 results.names.append(heading)
                 results.diagnoses.append(failed_store_diagnosis(heading, f"not received: {broken[0]}"))

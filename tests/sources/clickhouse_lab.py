@@ -92,7 +92,9 @@ class ClickHouseLab:
     def url(self, table: str) -> str:
         return f"clickhouse://127.0.0.1:{self.http_port}/{table}"
 
-    def query(self, sql: str, data: bytes | None = None, user: str = "default", password: str = "") -> str:
+    def query(
+        self, sql: str, data: bytes | None = None, user: str = "default", password: str = "", timeout: float = 60
+    ) -> str:
         """Run SQL as the test's admin (INSERT data goes in the body, the statement in the URL)."""
         url = f"http://127.0.0.1:{self.http_port}/"
         if data is not None:
@@ -101,7 +103,7 @@ class ClickHouseLab:
         request = urllib.request.Request(  # noqa: S310 (http://127.0.0.1 only)
             url, data=body, headers={"X-ClickHouse-User": user, "X-ClickHouse-Key": password}, method="POST"
         )
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             text: str = response.read().decode("utf-8")
             return text
 
