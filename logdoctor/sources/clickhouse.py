@@ -370,7 +370,8 @@ class Deployment:
 
     identity: tuple[str, ...]
     label: str  # `host=gpu-3 pod=vllm-0 container=vllm service=vllm`
-    name: str  # the source name evidence cites: `otel_logs/gpu-3/vllm-0/vllm/vllm` (attribute values, service last)
+    name: str  # the source name evidence cites: `otel_logs[gpu-3,vllm-0,vllm,vllm]` (attribute values, service last;
+    # no `/`: reports show a path's last part)
     stored: int | None  # rows in range before the keyword filter (None: arrived after the count)
     lines: Iterator[tuple[int, str]]
     rows: int = 0  # matching rows received
@@ -475,7 +476,7 @@ def read_clickhouse(
 
     def _deployment(identity: tuple[str, ...], group: Iterator[list[str]], count: int | None) -> Deployment:
         label = label_of(queries.identity_names, identity)
-        name = one_line("/".join([target.table, *(value for value in identity if value)]))
+        name = one_line(f"{target.table}[{','.join(value.replace('/', '_') for value in identity if value)}]")
         deployment = Deployment(identity, label, name, count, iter(()))
 
         def lines() -> Iterator[tuple[int, str]]:

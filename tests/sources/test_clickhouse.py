@@ -78,7 +78,7 @@ def test_one_report_per_deployment_with_the_findings_of_the_file(lab: ClickHouse
     for planted, report in zip(PLANTED, reports, strict=True):
         (source,) = report["sources"]
         assert source["kind"] == "clickhouse" and source["path"] == TABLE and source["host"] == "127.0.0.1"
-        assert source["name"] == f"otel_logs/{planted.host}/{planted.pod}/{planted.container}/{planted.service}"
+        assert source["name"] == f"otel_logs[{planted.host},{planted.pod},{planted.container},{planted.service}]"
         assert source["prefiltered"] and source["lines"] == len(planted.lines())  # rows stored in the range
         _, file_out, _ = run("diagnose", str(planted.log), "--format", "json")
         from_file = json.loads(file_out)
@@ -141,7 +141,7 @@ def test_attributes_as_json_string_and_renamed_columns(lab: ClickHouseLab) -> No
 
     assert code == 1, err
     report = json.loads(out)
-    assert report["sources"][0]["name"] == "app_logs/gpu-j/vllm"
+    assert report["sources"][0]["name"] == "app_logs[gpu-j,vllm]"
     assert report["findings"][0]["cause"] == "spec-net-loss"
 
 
