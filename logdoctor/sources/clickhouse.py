@@ -27,7 +27,7 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO
+from typing import IO, Any
 
 from logdoctor.errors import CollectionError, UsageError
 from logdoctor.redact import redact
@@ -274,6 +274,18 @@ def error_text(raw: str) -> tuple[int | None, str]:
     return code, text
 
 
+def _opener() -> Any:
+    """urllib without the environment's proxies and without redirects: the password header goes to the named
+    server and nowhere else (a proxy or a redirect target would receive it too)."""
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None  # urllib then raises the 3xx as an HTTPError: reported as the query's failure
+
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect())
+
+
 class ClickHouseClient:
     """Queries over the HTTP interface: POST the SQL, credentials in X-ClickHouse-User/-Key headers (never in a
     URL), the answer read line by line."""
@@ -305,7 +317,7 @@ class ClickHouseClient:
         request = urllib.request.Request(url, data=sql.encode("utf-8"), headers=self._headers(), method="POST")  # noqa: S310
         where = self.target.display
         try:
-            response: IO[bytes] = urllib.request.urlopen(request, timeout=timeout or self.options.timeout)  # noqa: S310
+            response: IO[bytes] = _opener().open(request, timeout=timeout or self.options.timeout)
             return response
         except urllib.error.HTTPError as exc:
             body = exc.read(64 * 1024).decode("utf-8", "replace")
@@ -389,7 +401,6 @@ class ClickHouseRead:
     rows_query_id: str
     stored: int
     deployments: Iterator[Deployment]
-    notes: list[str] = field(default_factory=list)
 
 
 def describe(client: ClickHouseClient) -> TableShape:

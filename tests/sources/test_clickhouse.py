@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
@@ -206,7 +206,8 @@ def test_password_from_env_or_file_sent_as_headers_and_never_shown(lab: ClickHou
         "diagnose", url, "--clickhouse-user", "reader", "--clickhouse-password-file", str(secret),
         "--where", "ServiceName = 'sglang'", "--format", "json", env={"CLICKHOUSE_PASSWORD": ""},
     )  # fmt: skip
-    assert code in (0, 1), err and READER_PASSWORD not in out + err
+    assert code in (0, 1), err
+    assert json.loads(out)["engine"]["name"] == "sglang" and READER_PASSWORD not in out + err
 
     code, _, err = run("diagnose", url, "--clickhouse-user", "reader", env={"CLICKHOUSE_PASSWORD": ""})
     assert code == 3 and "authentication failed" in err
@@ -340,3 +341,62 @@ def test_an_error_after_rows_arrived_keeps_them_marked_partial() -> None:
     assert report["engine"]["name"] == "vllm"  # the rows that came are diagnosed
     assert "e.what()" not in out
     assert "host=gpu-a pod=vllm-0 container=vllm service=vllm: incomplete: the query failed while answering" in err
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """Records every request it gets; answers 302 to another address when `redirect_to` is set."""
+
+    seen: ClassVar[list[str | None]]  # the password header of each request
+    redirect_to: ClassVar[str | None] = None
+
+    def do_POST(self) -> None:
+        type(self).seen.append(self.headers.get("X-ClickHouse-Key"))
+        if self.redirect_to:
+            self.send_response(302)
+            self.send_header("Location", self.redirect_to)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    do_GET = do_POST
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> http.server.ThreadingHTTPServer:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_the_password_never_follows_a_redirect_or_goes_to_a_proxy(lab: ClickHouseLab) -> None:
+    class Target(_Recorder):
+        seen: ClassVar[list[str | None]] = []
+
+    class Redirector(_Recorder):
+        seen: ClassVar[list[str | None]] = []
+
+    class Proxy(_Recorder):
+        seen: ClassVar[list[str | None]] = []
+
+    target, redirector, proxy = _serve(Target), _serve(Redirector), _serve(Proxy)
+    Redirector.redirect_to = f"http://127.0.0.1:{target.server_address[1]}/"
+    env = {"CLICKHOUSE_USER": "reader", "CLICKHOUSE_PASSWORD": READER_PASSWORD}
+    try:
+        code, _, err = run("diagnose", f"clickhouse://127.0.0.1:{redirector.server_address[1]}/t", env=env)
+        assert code == 3 and "HTTP 302" in err and err.count("\n") == 1
+        assert len(Redirector.seen) == 1 and Redirector.seen == [READER_PASSWORD]
+        assert Target.seen == []  # the redirect was not followed
+
+        via_proxy = {**env, "http_proxy": f"http://127.0.0.1:{proxy.server_address[1]}", "no_proxy": ""}
+        code, _, err = run("diagnose", lab.url(TABLE), "--where", "ServiceName = 'sglang'", env=via_proxy)
+        assert code in (0, 1), err
+        assert Proxy.seen == []  # the environment's proxy was not used
+    finally:
+        for server in (target, redirector, proxy):
+            server.shutdown()
+            server.server_close()
