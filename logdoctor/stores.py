@@ -315,6 +315,13 @@ def diagnose_stores(
     return results
 
 
+def diagnose_clickhouse(
+    url: str, store: StoreOptions, load_rules: Callable[[], list[LoadedRule]], **kwargs: Any
+) -> StoreResults[Any]:
+    """One `clickhouse://` URL: the handler a URL-scheme dispatch registers (`diagnose_stores` takes several)."""
+    return diagnose_stores([url], store, load_rules, **kwargs)
+
+
 def _diagnose_deployment(
     target: ClickHouseTarget,
     deployment: Deployment,

@@ -6,6 +6,7 @@ a `gateway` service of chatter), with `GET /health` rows between their lines and
 from __future__ import annotations
 
 import http.server
+import io
 import json
 import threading
 import time
@@ -400,3 +401,24 @@ def test_the_password_never_follows_a_redirect_or_goes_to_a_proxy(lab: ClickHous
         for server in (target, redirector, proxy):
             server.shutdown()
             server.server_close()
+
+
+def test_diagnose_clickhouse_is_the_one_url_handler(lab: ClickHouseLab) -> None:
+    from rich.console import Console
+
+    from logdoctor.engine.rules import load_rules
+    from logdoctor.stores import StoreOptions, diagnose_clickhouse
+
+    err = io.StringIO()
+    found = diagnose_clickhouse(
+        lab.url(TABLE),
+        StoreOptions(where="ServiceName = 'vllm'"),
+        lambda: load_rules((), builtin=True),
+        engine="auto",
+        suppressions=None,
+        err=Console(file=err),
+    )
+    assert [d.engine.name for d in found.diagnoses] == ["vllm", "vllm"] and not found.failed
+    assert found.names[0] == "host=gpu-a pod=vllm-dflash-0 container=vllm service=vllm"
+    assert found.diagnoses[0].findings[0].cause == "spec-net-loss"
+    assert "2 deployment(s)" in err.getvalue()
