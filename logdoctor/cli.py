@@ -435,7 +435,7 @@ def diagnose(
             stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
         targets = ("-",)
     ctx = click.get_current_context()
-    if check_store_targets(targets, store, listed):  # clickhouse:// (docs/sources.md)
+    if check_store_targets(targets, store, listed, ssh.host_only_given()):  # clickhouse:// (docs/sources.md)
         found = diagnose_stores(
             targets,
             store,

@@ -360,12 +360,17 @@ def _diagnose_deployment(
     return diagnosis, observed
 
 
-def check_store_targets(targets: Sequence[str], store: StoreOptions, hosts: Sequence[str] = ()) -> bool:
-    """Whether the targets are log-store URLs; store options without one, or mixed targets, are usage errors."""
+def check_store_targets(
+    targets: Sequence[str], store: StoreOptions, hosts: Sequence[str] = (), host_options: Sequence[str] = ()
+) -> bool:
+    """Whether the targets are log-store URLs; store options without one, mixed targets, or options that only
+    apply to SSH hosts (`--log`, `--save`, ...) with one, are usage errors."""
     urls = [t for t in targets if is_store_target(t)]
     if urls and (len(urls) != len(targets) or hosts):
         others = ", ".join([*(t for t in targets if not is_store_target(t)), *hosts])
         raise UsageError(f"give clickhouse:// targets on their own (also given: {others})")
+    if urls and host_options:
+        raise UsageError(f"{', '.join(host_options)} only apply to host targets (user@host), not clickhouse://")
     if not urls and store.given():
         raise UsageError(f"{', '.join(store.given())} only apply to clickhouse:// targets")
     return bool(urls)

@@ -246,6 +246,19 @@ def test_store_options_need_a_store_target_and_targets_are_not_mixed(lab: ClickH
     assert code == 2 and "--where only apply to clickhouse:// targets" in err
     code, _, err = run("diagnose", lab.url(TABLE), str(PLANTED[0].log))
     assert code == 2 and "give clickhouse:// targets on their own" in err
+    code, _, err = run("diagnose", lab.url(TABLE), "--save", "somewhere")
+    assert code == 2 and "--save only apply to host targets" in err
+
+
+def test_more_rows_than_max_rows_is_partial(lab: ClickHouseLab) -> None:
+    code, out, err = run(
+        "diagnose", lab.url(TABLE), "--where", "ServiceName = 'sglang'", "--max-rows", "10", "--format", "json"
+    )
+    assert code == 3
+    report = json.loads(out)
+    assert report["verdict"]["healthy"] is False
+    assert "more than --max-rows 10 matching rows: read the earliest" in report["errors"][0]["error"]
+    assert "incomplete: more than --max-rows 10" in err
 
 
 # --- the pieces, against the same server where SQL is involved ------------------------------------------
