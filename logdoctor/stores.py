@@ -109,7 +109,8 @@ class StoreOptions:
             service_column=self.service_column,
             attributes_column=self.attributes_column,
             identity_attributes=tuple(a for a in self.identity_attributes if a) or DEFAULT_IDENTITY,
-            user=self.clickhouse_user or os.environ.get(USER_ENV) or None,
+            user=self.clickhouse_user or None,
+            default_user=os.environ.get(USER_ENV) or None,
             password=self.password(),
             timeout=timeout or DEFAULT_TIMEOUT,
             read_timeout=read_timeout or DEFAULT_READ_TIMEOUT,
@@ -183,7 +184,7 @@ def store_options(func: F) -> F:
             "k8s.pod.name, k8s.container.name; the service always counts).",
         ),
         click.option(
-            "--clickhouse-user", metavar="USER", help=f"clickhouse://: the user (default ${USER_ENV}, else the URL's)."
+            "--clickhouse-user", metavar="USER", help=f"clickhouse://: the user (default: the URL's, else ${USER_ENV})."
         ),
         click.option(
             "--clickhouse-password-file",

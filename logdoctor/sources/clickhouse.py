@@ -121,7 +121,8 @@ class ClickHouseOptions:
     service_column: str = "ServiceName"
     attributes_column: str = "ResourceAttributes"  # "" : no attributes, the service alone is the identity
     identity_attributes: tuple[str, ...] = DEFAULT_IDENTITY
-    user: str | None = None
+    user: str | None = None  # --clickhouse-user: over the URL's user
+    default_user: str | None = None  # $CLICKHOUSE_USER: when neither names one
     password: str | None = field(default=None, repr=False)
     timeout: float = DEFAULT_TIMEOUT  # seconds to connect and describe the table
     read_timeout: float = DEFAULT_READ_TIMEOUT  # seconds the count and the rows query may go quiet
@@ -293,7 +294,7 @@ class ClickHouseClient:
     def __init__(self, target: ClickHouseTarget, options: ClickHouseOptions) -> None:
         self.target = target
         self.options = options
-        self.user = options.user or target.user
+        self.user = options.user or target.user or options.default_user
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "text/plain; charset=utf-8", "User-Agent": "logdoctor"}

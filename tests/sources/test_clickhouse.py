@@ -210,6 +210,14 @@ def test_password_from_env_or_file_sent_as_headers_and_never_shown(lab: ClickHou
     assert code in (0, 1), err
     assert json.loads(out)["engine"]["name"] == "sglang" and READER_PASSWORD not in out + err
 
+    as_reader = f"clickhouse://reader@127.0.0.1:{lab.http_port}/{TABLE}"  # the URL's user over $CLICKHOUSE_USER
+    code, out, err = run(
+        "diagnose", as_reader, "--where", "ServiceName = 'sglang'", "--format", "json",
+        env={"CLICKHOUSE_USER": "default", "CLICKHOUSE_PASSWORD": READER_PASSWORD},
+    )  # fmt: skip
+    assert code in (0, 1), err
+    assert json.loads(out)["engine"]["name"] == "sglang" and READER_PASSWORD not in out + err
+
     code, _, err = run("diagnose", url, "--clickhouse-user", "reader", env={"CLICKHOUSE_PASSWORD": ""})
     assert code == 3 and "authentication failed" in err
 
