@@ -253,17 +253,24 @@ if ! (: < "$f") 2>/dev/null; then
   if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
   exit 0
 fi
+# grep holds a whole line in memory: a NUL hole (what copytruncate leaves) or a line of gigabytes would take
+# that much of the host's memory; 1 GiB of address space at most, and the NULs of a sparse file's holes
+# dropped before grep (NULs are not newlines, so line numbers do not change).
+capped_grep() { ( ulimit -v 1048576 2>/dev/null; exec grep -a -n -E -e "$re" ); }
 read_file() {
 size=$(wc -c < "$f")
 echo "#logdoctor-size $size"
+holes=
+blocks=$(du -k -- "$f" 2>/dev/null | cut -f1)
+case $blocks in ''|*[!0-9]*) ;; *) [ $((blocks + 1024)) -lt $((size / 1024)) ] && holes=1 ;; esac
 magic=$(od -An -tx1 -N2 < "$f" 2>/dev/null | tr -d ' \n')
 if [ "$magic" = 1f8b ]; then
   echo '#logdoctor-gzip'
-  { gzip -dc < "$f"; echo "#logdoctor-status gzip $?" >&2; } | { grep -a -n -E -e "$re"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
+  { gzip -dc < "$f"; echo "#logdoctor-status gzip $?" >&2; } | tr -d '\000' | { capped_grep; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 else
-  { grep -a -n -E -e "$re" < "$f"; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
+  { if [ -n "$holes" ]; then tr -d '\000' < "$f" | capped_grep; else capped_grep < "$f"; fi; s=$?; [ "$s" -le 1 ] || echo; echo "#logdoctor-status grep $s"; } | awk -v max="$max" '"""
     + _CAP_AWK
     + r"""'
 fi

@@ -211,6 +211,44 @@ class ChunkReader:
             self._pos = 0
 
 
+class _Inflater:
+    """Chunks of a gzip stream read chunk by chunk (members one after another, like `gzip -dc`), at most
+    1 MiB out a call so a bomb is checked before it grows."""
+
+    def __init__(self, read_chunk: Callable[[], bytes], first: bytes) -> None:
+        self._read_chunk = read_chunk
+        self._z = zlib.decompressobj(wbits=31)
+        self._pending = first
+        self._packed = len(first)
+        self._ended = False
+
+    def consumed(self) -> int:
+        return self._packed
+
+    def read(self) -> bytes:
+        while True:
+            if not self._pending and not self._z.unconsumed_tail:
+                if self._ended:
+                    return b""
+                chunk = self._read_chunk()
+                if not chunk:
+                    self._ended = True
+                    if not self._z.eof and self._packed:
+                        raise EOFError("the compressed stream ended before its end")
+                    return self._z.flush()
+                self._packed += len(chunk)
+                self._pending = chunk
+            data = self._z.unconsumed_tail + self._pending
+            self._pending = b""
+            out = self._z.decompress(data, 1 << 20)
+            if self._z.eof and self._z.unused_data:  # the next member of a concatenated gzip
+                rest = self._z.unused_data
+                self._z = zlib.decompressobj(wbits=31)
+                self._pending = rest
+            if out:
+                return out
+
+
 class CrFile(ChunkReader):
     """`readline` of a plain (or gzip) file whose lines end with CR alone."""
 
@@ -299,7 +337,11 @@ class LocalSource:
     ) -> Iterator[tuple[int, str]]:
         self._started = time.monotonic()
         if self.kind == "stdin":
-            yield from self._python_lines(self._stdin_reader())
+            reader, compressed = self._stdin_reader()
+            try:
+                yield from self._python_lines(reader, compressed)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise InputError(f"<stdin>: read failed after {self.bytes_read} bytes: damaged gzip: {exc}") from exc
             return
         if self.pipe:
             fd = self._open_fd(os.O_RDONLY | os.O_NONBLOCK)
@@ -351,23 +393,32 @@ class LocalSource:
                 if handle is not raw:
                     handle.close()
 
-    def _stdin_reader(self) -> _Readable:
+    def _stdin_reader(self) -> tuple[_Readable, Callable[[], int] | None]:
+        """The reader of stdin, and for a gzip stream (`zcat`-less `cat vllm.log.gz | logdoctor diagnose -`)
+        the count of compressed bytes consumed, for the `--max-gzip-ratio` check."""
         stdin = sys.stdin.buffer
         try:
             mode = os.fstat(stdin.fileno()).st_mode
             if stdin.isatty():
-                return stdin  # a paste: no timeout, ends with Ctrl-D
+                return stdin, None  # a paste: no timeout, ends with Ctrl-D
         except (OSError, ValueError, AttributeError):
-            return stdin  # not a real file (a test harness's stdin)
+            return stdin, None  # not a real file (a test harness's stdin)
         if stat_module.S_ISREG(mode):
             peek = getattr(stdin, "peek", None)
             head = peek(_CHUNK)[:_CHUNK] if peek is not None else b""
+            if head[:2] == _GZIP_MAGIC:
+                self.gzipped = True
+                return BufferedFile(gzip.GzipFile(fileobj=stdin, mode="rb")), stdin.tell  # type: ignore[arg-type]
             self.cr_only = _cr_only(head)
-            return CrFile(stdin) if self.cr_only else BufferedFile(stdin)
+            return (CrFile(stdin) if self.cr_only else BufferedFile(stdin)), None
         read_chunk = polling_reader(stdin.fileno(), "<stdin>", self.limits.read_timeout)
         first = read_chunk()
+        if first[:2] == _GZIP_MAGIC:
+            self.gzipped = True
+            inflate = _Inflater(read_chunk, first)
+            return ChunkReader(inflate.read), inflate.consumed
         self.cr_only = _cr_only(first)
-        return ChunkReader(read_chunk, translate_cr=self.cr_only, first=first)
+        return ChunkReader(read_chunk, translate_cr=self.cr_only, first=first), None
 
     def _check(self, counter: list[int], compressed: Callable[[], int] | None, weight: int = 0) -> None:
         """The caps, every MiB or so read: total bytes, time, and a gzip's decompression ratio (of `weight`)."""

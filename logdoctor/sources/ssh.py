@@ -37,7 +37,7 @@ from typing import Any
 
 from logdoctor import __version__
 from logdoctor.errors import CollectionError, InputError, LogdoctorError
-from logdoctor.redact import redact
+from logdoctor.redact import Redactor, redact
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
     DISCOVERY_SCRIPT,
@@ -240,6 +240,8 @@ class _LineReader:
         self.sent: int | None = None  # lines the host's cap stage says it sent (`#logdoctor-sent N`)
         self.statuses: dict[str, int] = {}  # exit status of each stage of the host's pipeline
         self.stream_ended = True  # False: a gzip stream from the host stopped before its end
+        self._redact = Redactor()  # also masks the body lines of a PEM private key, line by line
+        self._last = 0  # number of the last line kept: a gap (grep skipped lines) ends a key's body
 
     def feed(self, data: bytes) -> None:
         before = len(self.lines)
@@ -303,14 +305,18 @@ class _LineReader:
     def _emit(self, raw: bytes) -> None:
         if not self.numbered:
             self._count += 1
-            self.lines.append((self._count, redact(decode(raw))))
+            self.lines.append((self._count, self._redact(decode(raw))))
             return
         if raw.startswith(b"#logdoctor-"):
             self._marker(raw.decode("utf-8", "replace").strip())
             return
         number, sep, text = raw.partition(b":")
         if sep and number.isdigit():
-            self.lines.append((int(number), redact(decode(text))))
+            line_number = int(number)
+            if line_number != self._last + 1:
+                self._redact = Redactor()
+            self._last = line_number
+            self.lines.append((line_number, self._redact(decode(text))))
         else:
             self.unexpected += 1  # e.g. a login banner printed by the user's shell startup files
 
@@ -357,7 +363,8 @@ class _LineReader:
             return "the compressed stream from the host stopped before its end"
         for stage, status in self.statuses.items():
             if status != 0 and not (stage == "grep" and status == 1):  # grep: 1 = no line matched
-                return f"{stage} on the host exited with status {status}"
+                why = " (out of memory on a line over 1 GiB, or an unreadable file)" if stage == "grep" else ""
+                return f"{stage} on the host exited with status {status}{why}"
         if self.sent is None:
             return "the host's count of the lines it sent never arrived"
         if self.sent != len(self.lines):

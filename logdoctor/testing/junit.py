@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from logdoctor.sanitize import clean_text
 from logdoctor.testing.cases import CaseResult, SampleResult, SuiteResult, display_path
 
 
@@ -83,4 +84,5 @@ def render_junit(suite: SuiteResult) -> str:
     root.set("errors", str(errors))
     root.set("time", f"{suite.seconds:.3f}")
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    # XML 1.0 has no control characters, and a terminal showing the file must not run them: shown as escapes.
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + clean_text(ET.tostring(root, encoding="unicode")) + "\n"

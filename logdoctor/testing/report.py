@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import click
 
+from logdoctor.sanitize import clean_text
 from logdoctor.testing.cases import CaseResult, SuiteResult
 
 Style = Callable[[str, str], str]
@@ -24,15 +25,17 @@ def _coloured(text: str, colour: str) -> str:
 
 
 def _case_lines(case: CaseResult, style: Style) -> list[str]:
+    # Case names, failures and notes can quote a log or a file name: their escapes are shown, never sent.
+    name = clean_text(case.name)
     if case.error is not None:
-        lines = [f"{style('ERROR', 'red')} {case.name}  (bad test file)"]
-        lines.extend(f"      {line}" for line in case.error.splitlines())
+        lines = [f"{style('ERROR', 'red')} {name}  (bad test file)"]
+        lines.extend(f"      {clean_text(line)}" for line in case.error.splitlines())
         return lines
     status = style("PASS ", "green") if case.passed else style("FAIL ", "red")
-    lines = [f"{status} {case.name}  ({case.checks} checks, {case.seconds:.2f} s)"]
-    lines.extend(f"      {failure}" for failure in case.failures)
-    lines.extend(f"      {style(str(todo), 'green' if todo.done else 'yellow')}" for todo in case.todos)
-    lines.extend(f"      note: {note}" for note in case.notes)
+    lines = [f"{status} {name}  ({case.checks} checks, {case.seconds:.2f} s)"]
+    lines.extend(f"      {clean_text(str(failure))}" for failure in case.failures)
+    lines.extend(f"      {style(clean_text(str(todo)), 'green' if todo.done else 'yellow')}" for todo in case.todos)
+    lines.extend(f"      note: {clean_text(note)}" for note in case.notes)
     return lines
 
 
@@ -46,7 +49,7 @@ def render_text(suite: SuiteResult, *, colour: bool = False) -> str:
         checked = sum(len(s.rule.rule.samples) for s in suite.samples)
         status = style("PASS ", "green") if not failed else style("FAIL ", "red")
         out.append(f"{status} rule samples  ({checked} samples of {len(suite.samples)} rules)")
-        out.extend(f"      {f}" for f in failed)
+        out.extend(f"      {clean_text(str(f))}" for f in failed)
     warnings = list(suite.warnings)
     if suite.unexercised:
         warnings.append(
@@ -54,7 +57,7 @@ def render_text(suite: SuiteResult, *, colour: bool = False) -> str:
             f"(no case expects them or their cause to fire): {', '.join(suite.unexercised)}"
         )
     for warning in warnings:
-        out.append(f"{style('warning:', 'yellow')} {warning}")
+        out.append(f"{style('warning:', 'yellow')} {clean_text(warning)}")
     todos = sum(len(c.todos) for c in suite.cases)
     ran = [c for c in suite.cases if c.error is None]
     summary = (

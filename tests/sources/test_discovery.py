@@ -25,6 +25,7 @@ from logdoctor.sources.discovery import (
     rotation_key,
 )
 from logdoctor.sources.local import ere_alternation
+from logdoctor.sources.remote import CommandResult
 from logdoctor.sources.ssh import _LineReader
 
 SHELLS = [s for s in ("dash", "bash") if shutil.which(s)]
@@ -345,3 +346,48 @@ def test_damaged_compressed_stream_is_an_error_not_a_crash() -> None:
     reader.close(cut=False)
     assert reader.error is not None and "damaged" in reader.error
     assert reader.lines == []
+
+
+def _limited(shell: str, script: str, args: list[str], limit: int) -> subprocess.CompletedProcess[bytes]:
+    """Run a remote script with an address-space limit on the whole shell (every stage inherits it)."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run([shell, "-c", script, "sh", *args], capture_output=True, check=False, preexec_fn=cap)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_read_file_reads_past_a_nul_hole_in_bounded_memory(shell: str, tmp_path: Path) -> None:
+    # copytruncate leaves a sparse run of NULs with no newline: grep alone holds it as one 4 GiB line.
+    path = tmp_path / "rotated.log"
+    with open(path, "wb") as fh:
+        fh.truncate(4 * 1024**3)
+        fh.seek(4 * 1024**3)
+        fh.write(("\n" + HIT + "\n").encode())
+    proc = _limited(shell, READ_FILE_SCRIPT, [str(path), "100000", ere_alternation(KW)], 1536 * 1024**2)
+    reader = _LineReader(numbered=True)
+    reader.feed(proc.stdout)
+    reader.close(cut=False)
+    reader.incomplete(CommandResult(command="read", purpose="test", exit_status=0, ended=True), proc.stderr.decode())
+    assert reader.lines == [(2, HIT)]
+    assert reader.stages_ok, proc.stderr
+
+
+@pytest.mark.parametrize("numbered", [False, True])
+def test_line_reader_masks_a_private_key_body(numbered: bool) -> None:
+    # What reaches --save and the parser: a key pasted into a log is masked from BEGIN to END, line by line.
+    body = [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEA1234abcdEFGH",
+        "abcdEFGH1234+/==",
+        "-----END RSA PRIVATE KEY-----",
+    ]
+    raw = [f"{n}:{text}" if numbered else text for n, text in enumerate(body, start=1)]
+    reader = _LineReader(numbered=numbered)
+    reader.feed(("\n".join(raw) + "\n").encode())
+    reader.close(cut=False)
+    texts = [text for _, text in reader.lines]
+    assert texts[1] == texts[2] == "***"
+    assert not any("MIIEow" in t or "abcdEFGH" in t for t in texts)

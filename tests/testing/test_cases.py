@@ -351,3 +351,23 @@ def test_a_rule_pack_beside_the_builtin_set_lists_only_its_own_unexercised_rules
     assert "exercised by none of these cases" in result.output
     warning = next(line for line in result.output.splitlines() if "exercised by none" in line)
     assert warning.endswith(": my-small-kv"), warning
+
+
+def test_test_output_shows_escapes_from_case_names_and_failures(tmp_path: Path) -> None:
+    # A fixture named with a terminal escape and a failing expectation: the text and JUnit reports show it.
+    import subprocess
+    import sys
+
+    story = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+    name = "x\x1b]0;pwned\x07"
+    (tmp_path / f"{name}.log").write_bytes(story.read_bytes())
+    (tmp_path / f"{name}.expect.yaml").write_text(
+        "source: constructed for this test\nconstructed: true\nfires:\n  - cause: kv-cache-pressure\n    min_score: 99\n"
+    )
+    for fmt in ("text", "junit"):
+        result = subprocess.run(
+            [sys.executable, "-m", "logdoctor", "test", "--format", fmt, str(tmp_path)], capture_output=True, text=True
+        )
+        assert result.returncode == 1, result.stderr
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+        assert "\\x1b]0;pwned\\x07" in result.stdout

@@ -156,6 +156,45 @@ def _values(m: re.Match[str], *names: str) -> Values:
     return {name: int(m.group(name)) for name in names if m.group(name) is not None}
 
 
+# A communicator's init line read as `label value` pairs (issue 11: tolerance to variants), for when the
+# patterns above do not match: a renamed (`nRanks`), reordered or new field still gives the known values under
+# their names, and an unknown label is kept under its snake_case name.
+_LABELLED_RE = re.compile(r"\b([A-Za-z][A-Za-z_]*) (0x[0-9a-fA-F]+|[0-9a-fA-F]*\d[0-9a-fA-F]*)\b")
+_INIT_LABELS = {
+    "rank": "rank",
+    "nranks": "nranks",
+    "cudadev": "cuda_dev",
+    "nvmldev": "nvml_dev",
+    "busid": "bus_id",
+    "nnodes": "nnodes",
+    "localranks": "local_ranks",
+    "localrank": "local_rank",
+    "mnnvl": "mnnvl",
+    "comm": "comm",
+    "commid": "comm_id",
+}
+_TEXT_LABELS = {"comm", "comm_id", "bus_id"}  # hex identifiers, kept as printed
+_INIT_PHASE_RE = re.compile(r"\bInit (?P<phase>START|COMPLETE)\b")
+_SNAKE_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _comm_init_labelled(message: str) -> Values | None:
+    """The values of a comm-init line whose wording the patterns do not know; None unless rank and nranks are read."""
+    values: Values = {}
+    for label, value in _LABELLED_RE.findall(message):
+        name = _INIT_LABELS.get(label.lower().replace("_", "")) or _SNAKE_RE.sub("_", label).lower()
+        if name in values:
+            continue  # `[Rank 0] ... rank 0`: the first is kept
+        numeric = value.isdigit() and len(value) <= 18 and name not in _TEXT_LABELS
+        values[name] = int(value) if numeric else value
+    if not isinstance(values.get("rank"), int) or not isinstance(values.get("nranks"), int):
+        return None
+    phase = _INIT_PHASE_RE.search(message)
+    if phase is not None:
+        values["phase"] = phase.group("phase")
+    return values
+
+
 def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     message = line.message
     base = ctx.base(line, "nccl")
@@ -186,6 +225,10 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _COMM_RANKS_RE.search(message)
     if m:
         return info("comm-init", _values(m, "rank", "nranks", "nnodes", "local_ranks", "local_rank", "mnnvl"))
+    if "comm 0x" in message and ("Init " in message or "nnodes" in message.lower()):
+        labelled = _comm_init_labelled(message)
+        if labelled is not None:
+            return info("comm-init", labelled)
     m = _CHANNELS_RE.search(message)
     if m:
         return info("channels", _values(m, "coll", "collnet", "nvls", "p2p", "per_peer"))
@@ -638,6 +681,8 @@ GRAMMARS: list[Grammar] = [
             "peer query failed between",
             "- Init START",
             "- Init COMPLETE",
+            "Init COMPLETE",
+            "Init START",
             " nNodes ",
             " coll channels, ",
             "NVLS multicast support is",
@@ -754,6 +799,49 @@ GRAMMARS: list[Grammar] = [
                 "node:1:2 [0] NCCL INFO [Rank 0] ncclCommInitRankConfig comm 0x77 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
                 "18000 commId 0xdef - Init START",
                 ("nccl_info", {"kind": "comm-init"}),
+                exact=True,
+            ),
+            case(
+                "labelled-reordered",  # constructed variant: nRanks renamed, nvmlDev moved, a new localRank field
+                "node:1:2 [1] NCCL INFO ncclCommInitRankConfig comm 0x7f00 rank 1 nRanks 2 cudaDev 1 busId 1c000 nvmlDev 1 "
+                "commId 0xabc localRank 1 - Init COMPLETE",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "comm": "0x7f00",
+                            "rank": 1,
+                            "nranks": 2,
+                            "cuda_dev": 1,
+                            "bus_id": "1c000",
+                            "nvml_dev": 1,
+                            "comm_id": "0xabc",
+                            "local_rank": 1,
+                            "phase": "COMPLETE",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "labelled-reworded",  # constructed variant: the phase first, a new field (`nChannels`)
+                "node:1:2 [0] NCCL INFO Init COMPLETE: comm 0x7f00 rank 0 nranks 4 cudaDev 0 nChannels 16 busId 18000",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "comm": "0x7f00",
+                            "rank": 0,
+                            "nranks": 4,
+                            "cuda_dev": 0,
+                            "n_channels": 16,
+                            "bus_id": "18000",
+                            "phase": "COMPLETE",
+                        },
+                    },
+                ),
                 exact=True,
             ),
             case(

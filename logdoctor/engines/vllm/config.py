@@ -11,6 +11,7 @@ from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _WRAPPED_DUMP, Event
 from logdoctor.events import (
     EngineVersion,
     PerfWarning,
+    Platform,
     StartupConfig,
 )
 from logdoctor.parse.envelope import LogLine, has_header
@@ -86,6 +87,10 @@ def _dump_events(kind: DumpKind, line: LogLine, ctx: ParseContext, text: str, en
     if k:
         ctx.state[_NUM_SPEC_TOKENS] = k
     events: Events = [StartupConfig(**base, origin=kind, config=config, truncated=truncated)]
+    device = config.get("device_config")
+    if isinstance(device, str) and device.lower() in _NON_GPU_DEVICES:
+        # The platform line is DEBUG since 0.11.1: on a CPU (or XPU, TPU ...) build the dump is what says so.
+        events.append(Platform(**base, platform=device.lower(), message=f"device_config={device} in the engine config"))
     if _SYNTHETIC_REJECTION_RE.search(text):
         # No log line says so: `rejection_sample_method='synthetic'` (0.21+) makes the acceptance numbers fake.
         events.append(
@@ -99,6 +104,7 @@ def _dump_events(kind: DumpKind, line: LogLine, ctx: ParseContext, text: str, en
 
 
 _TOP_KEY_RE = re.compile(r"\s*([A-Za-z_]\w*)=")
+_NON_GPU_DEVICES = frozenset({"cpu", "xpu", "tpu", "hpu", "npu", "neuron"})  # vLLM's device types other than cuda
 
 
 def _dump_closed(kind: DumpKind, text: str) -> bool:
@@ -502,6 +508,16 @@ GRAMMARS: list[Grammar] = [
                 "ERROR 06-15 13:57:57 [dump_input.py:69] Dumping input data for V1 LLM engine (v0.9.1) with config: "
                 "model='Qwen/Qwen3-8B', speculative_config=None, ",
                 ("engine_version", {"version": "0.9.1", "engine_generation": "V1", "origin": "dump input"}),
+            ),
+            case(
+                "engine-init-0.33-cpu",  # the platform line is DEBUG since 0.11.1: the dump's device_config says cpu
+                "(EngineCore_DP0 pid=200) INFO 11-20 10:00:05 [core.py:95] Initializing a V1 LLM engine (v0.33.0) with config: "
+                "model='Qwen/Qwen3-8B', speculative_config=None, tokenizer='Qwen/Qwen3-8B', dtype=torch.bfloat16, "
+                "max_seq_len=40960, tensor_parallel_size=1, enforce_eager=True, kv_cache_dtype=auto, device_config=cpu, "
+                "structured_outputs_config=StructuredOutputsConfig(backend='auto'), seed=0",
+                ("engine_version", {"version": "0.33.0"}),
+                ("startup_config", {"config": {"device_config": "cpu"}}),
+                ("platform", {"platform": "cpu", "message": "device_config=cpu in the engine config"}),
             ),
         ),
     ),

@@ -6,7 +6,9 @@ import re
 
 from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _labelled_values, _msg, _pct
 from logdoctor.events import (
+    EventBase,
     PerfWarning,
+    Platform,
     Preemption,
     SchedulerStats,
 )
@@ -23,6 +25,7 @@ _STATS_PART_RE = re.compile(
     r"(?P<key>Deferred|Preemptions|Corrupted|(?P<dev>[A-Za-z]+(?: \+ host)?) KV cache usage|"
     r"External prefix cache hit rate|MM cache hit rate|Prefix cache hit rate): (?P<val>[\d.]+|nan)(?: reqs|%)?"
 )
+_KV_DEVICE_SEEN = "vllm.kv_device_platform"  # a Platform event was given for the stats lines' KV device
 _KV_FETCH_RE = re.compile(
     r"KV fetch: (?P<waiting>\d+) waiting to start, (?P<running>\d+) in progress, (?P<done>\d+) completed waiting"
 )
@@ -128,7 +131,16 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
     if head["n_eng"]:
         extra["engines_aggregated"] = int(head["n_eng"])
     deferred, preemptions = values.get("Deferred"), values.get("Preemptions")
+    platform: list[EventBase] = []
+    device = extra.get("kv_cache_device")
+    if isinstance(device, str) and device.split()[0] != "GPU" and not ctx.state.get(_KV_DEVICE_SEEN):
+        # V1 names the KV cache by the platform's device type (loggers.py: "GPU" for cuda, else the type upper-cased).
+        ctx.state[_KV_DEVICE_SEEN] = True
+        platform.append(
+            Platform(**_base(line, ctx), platform=device.split()[0].lower(), message=f"{device} KV cache usage")
+        )
     return [
+        *platform,
         SchedulerStats(
             **_base(line, ctx),
             format="vllm-v0" if v0 else "vllm-v1",
@@ -144,7 +156,7 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
             cpu_kv_cache_usage=cpu_kv_usage,
             prefix_cache_hit_rate=values.get("Prefix cache hit rate"),
             extra=extra,
-        )
+        ),
     ]
 
 
@@ -386,6 +398,15 @@ GRAMMARS: list[Grammar] = [
                 "tokens/s, Running: 32 r\n"
                 "eqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 17.6%, CPU KV cache usage: 0.0%.",
                 ("scheduler_stats", {"running": 32, "kv_cache_usage": 0.176, "line": 1, "end_line": 2}),
+            ),
+            case(
+                "stats-v1-cpu-platform",  # vLLM 0.33 on the CPU platform: loggers.py names the KV cache by device type
+                "(APIServer pid=100) INFO 11-20 10:01:00 [loggers.py:259] Engine 000: Avg prompt throughput: 20.0 tokens/s, Avg "
+                "generation throughput: 3.1 tokens/s, Running: 1 reqs, Waiting: 0 reqs, CPU KV cache usage: 1.2%, Prefix cache "
+                "hit rate: 0.0%",
+                ("platform", {"platform": "cpu", "message": "CPU KV cache usage"}),
+                ("scheduler_stats", {"kv_cache_usage": 0.012, "extra": {"kv_cache_device": "CPU"}}),
+                exact=True,
             ),
         ),
     ),
