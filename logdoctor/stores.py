@@ -78,8 +78,7 @@ class StoreOptions:
         """The options given, as the user spelled them (they only apply to a log-store target)."""
         defaults = StoreOptions()
         names = {
-            "where": "--where",
-            "since": "--since",
+            "where": "--where",  # (--since is shared with prometheus:// targets: not counted here)
             "until": "--until",
             "time_column": "--time-column",
             "body_column": "--body-column",
