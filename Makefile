@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit sshd chromium prometheus screenshot schema bench golden drift clean fuzz
+.PHONY: demo test lint typecheck unit sshd chromium prometheus clickhouse screenshot schema bench golden drift clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,13 @@ prometheus:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null) \
 	  || { echo "could not install prometheus: run 'apt-get install prometheus' as root"; exit 1; }; }
 
+# The log-store tests start a real ClickHouse on loopback (Debian's 18.16); install it when it is missing.
+clickhouse:
+	@test -x /usr/sbin/clickhouse-server || { \
+	  echo "installing clickhouse-server (needed by the ClickHouse source tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >/dev/null) \
+	  || { echo "could not install clickhouse-server: run 'apt-get install clickhouse-server' as root"; exit 1; }; }
+
 # docs/img/report.png, the README's picture: the HTML report of the story fixture.
 screenshot: $(STAMP) chromium
 	@mkdir -p docs/img
@@ -59,7 +66,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) sshd chromium prometheus
+unit: $(STAMP) sshd chromium prometheus clickhouse
 	$(BIN)/pytest -n 2
 
 test: lint typecheck unit

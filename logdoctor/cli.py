@@ -19,6 +19,7 @@ import click
 from logdoctor import __version__
 from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.options import read_limit_options
+from logdoctor.stores import store_options
 from logdoctor.urltargets import split_url_targets, url_options
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from logdoctor.report.terminal import ColorChoice
     from logdoctor.sources.limits import ReadLimits
     from logdoctor.sources.urls import UrlOptions
+    from logdoctor.stores import StoreOptions
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -558,6 +560,7 @@ def ssh_options(func: F) -> F:
 @rules_options
 @report_options
 @ssh_options
+@store_options
 @click.option(
     "--hosts",
     "hosts_file",
@@ -581,6 +584,7 @@ def diagnose(
     verbose: bool,
     config_path: Path | None,
     ssh: HostOptions,
+    store: StoreOptions,
     hosts_file: str | None,
     all_runs: bool,
     gpu: str | None,
@@ -602,6 +606,7 @@ def diagnose(
     from logdoctor.progress import ReadProgress
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import local_line_sources
+    from logdoctor.stores import check_store_targets, diagnose_stores
     from logdoctor.urltargets import diagnose_url_targets, emit_outliers
 
     check_output(fmt, output)
@@ -632,6 +637,21 @@ def diagnose(
     if "-" in targets and hosts_file != "-" and sys.stdin.isatty():
         stderr_console().print("Paste the log, then press Ctrl-D on an empty line:", highlight=False)
     ctx = click.get_current_context()
+    if check_store_targets(targets, store, listed, ssh.host_only_given()):  # clickhouse:// (docs/sources.md)
+        found = diagnose_stores(
+            targets,
+            store,
+            functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
+            engine=engine,
+            suppressions=suppressions,
+            err=stderr_console(),
+            timeout=ssh.timeout,
+            read_timeout=ssh.read_timeout,
+            observe=functools.partial(observed_of, fmt),
+        )
+        with written_to(output):
+            emit_many(found.diagnoses, found.names, fmt, verbose, found.shown(functools.partial(observed_of, fmt)))
+        ctx.exit(int(ExitStatus.COLLECTION) if found.failed else exit_code_for(found.diagnoses, fail_on))
     paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":
         raise UsageError("`-` and `--hosts -` both want stdin: give the hosts in a file")

@@ -48,7 +48,8 @@ def url_options(func: F) -> F:
     def bundled(*args: Any, **kwargs: Any) -> Any:
         options = UrlOptions(
             selector=kwargs.pop("selector"),
-            since=kwargs.pop("since"),
+            # --since is declared by stores.store_options (shared with clickhouse://), which leaves it for us to pop.
+            since=kwargs.pop("since", None) or "30m",
             step=kwargs.pop("step"),
             group_by=kwargs.pop("group_by"),
             bearer_token_env=kwargs.pop("bearer_token_env"),
@@ -62,13 +63,7 @@ def url_options(func: F) -> F:
             metavar="'{LABEL=\"VALUE\",...}'",
             help="prometheus:// targets: PromQL label matchers the engine series must have, e.g. '{job=\"vllm\"}'.",
         ),
-        click.option(
-            "--since",
-            default="30m",
-            show_default=True,
-            metavar="DURATION",
-            help="URL targets: read this far back from now (30m, 1h, 2d).",
-        ),
+
         click.option(
             "--step",
             metavar="DURATION",
