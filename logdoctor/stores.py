@@ -148,7 +148,8 @@ def store_options(func: F) -> F:
         )
         # --since is shared with prometheus:// targets: read here and left for urltargets.url_options, which
         # must be applied inside this decorator (as on `diagnose`), to pop.
-        store = StoreOptions(**{name: kwargs.get(name) if name == "since" else kwargs.pop(name) for name in fields})
+        given: dict[str, Any] = {name: kwargs.get(name) if name == "since" else kwargs.pop(name) for name in fields}
+        store = StoreOptions(**given)
         return func(*args, store=store, **kwargs)
 
     options = [

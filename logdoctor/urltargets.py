@@ -63,7 +63,6 @@ def url_options(func: F) -> F:
             metavar="'{LABEL=\"VALUE\",...}'",
             help="prometheus:// targets: PromQL label matchers the engine series must have, e.g. '{job=\"vllm\"}'.",
         ),
-
         click.option(
             "--step",
             metavar="DURATION",
