@@ -650,7 +650,14 @@ def diagnose(
             observe=functools.partial(observed_of, fmt),
         )
         with written_to(output):
-            emit_many(found.diagnoses, found.names, fmt, verbose, found.shown(functools.partial(observed_of, fmt)))
+            emit_many(
+                found.diagnoses,
+                found.names,
+                fmt,
+                verbose,
+                found.shown(functools.partial(observed_of, fmt)),
+                noun="deployments",
+            )
         ctx.exit(int(ExitStatus.COLLECTION) if found.failed else exit_code_for(found.diagnoses, fail_on))
     paths, hosts = split_targets(targets, ssh.ssh_config) if targets else ([], [])
     if listed and "-" in paths and hosts_file == "-":

@@ -74,8 +74,10 @@ def test_one_report_per_deployment_with_the_findings_of_the_file(lab: ClickHouse
     )
 
     assert code == 1, err  # the DFlash story has high findings
-    reports = json.loads(out)
-    assert isinstance(reports, list) and len(reports) == len(PLANTED)
+    data = json.loads(out)
+    assert data["report"] == "deployments"  # one object, a diagnosis a deployment inside (docs/json.md)
+    reports = data["deployments"]
+    assert len(reports) == len(PLANTED)
     for planted, report in zip(PLANTED, reports, strict=True):
         (source,) = report["sources"]
         assert source["kind"] == "clickhouse" and source["path"] == TABLE and source["host"] == "127.0.0.1"
@@ -234,7 +236,7 @@ def test_one_bad_table_keeps_the_other_tables_reports(lab: ClickHouseLab) -> Non
         "diagnose", lab.url("logs.nosuch"), lab.url(TABLE), "--where", "ServiceName = 'vllm'", "--format", "json"
     )
     assert code == 3
-    reports = json.loads(out)
+    reports = json.loads(out)["deployments"]
     assert len(reports) == 3  # the failed table, then the two vLLM deployments
     assert "does not exist" in reports[0]["errors"][0]["error"]
     assert [r["engine"]["name"] for r in reports[1:]] == ["vllm", "vllm"]
@@ -244,7 +246,7 @@ def test_one_bad_table_keeps_the_other_tables_reports(lab: ClickHouseLab) -> Non
 def test_text_output_has_a_section_per_deployment_and_the_fleet_table(lab: ClickHouseLab) -> None:
     code, out, _ = run("diagnose", lab.url(TABLE), "--where", "ServiceName != 'gateway'")
     assert code == 1
-    assert out.count("spec-net-loss") >= 2 and "3 hosts" in out  # the fleet table of emit_many
+    assert out.count("spec-net-loss") >= 2 and "3 deployments" in out  # the fleet table of emit_many
     for planted in PLANTED:
         assert f"pod={planted.pod}" in out
 
