@@ -240,7 +240,11 @@ def check_report(report: dict[str, Any], expected: Expected, where: str) -> list
 
 
 def load_reports(path: Path) -> list[dict[str, Any]]:
+    """The diagnoses of a `--format json` run: one, or a fleet's `hosts` (each without the `host` the fleet
+    object adds, so it compares with its one-host run)."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict) and data.get("report") == "fleet":
+        return [{k: v for k, v in entry.items() if k != "host"} for entry in data["hosts"]]
     return data if isinstance(data, list) else [data]
 
 
