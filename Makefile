@@ -43,11 +43,11 @@ clickhouse:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >/dev/null) \
 	  || { echo "could not install clickhouse-server: run 'apt-get install clickhouse-server' as root"; exit 1; }; }
 
-# docs/img/report.png, the README's picture: the HTML report of the story fixture.
+# docs/img/report.png, the README's picture: the HTML report of the story fixture (on its 2x RTX A6000).
 screenshot: $(STAMP) chromium
 	@mkdir -p docs/img
 	@tmp=$$(mktemp -d); \
-	$(BIN)/logdoctor diagnose fixtures/logs/story/vllm-dflash-tp2-a6000.log --format html -o $$tmp/report.html; \
+	$(BIN)/logdoctor diagnose fixtures/logs/story/vllm-dflash-tp2-a6000.log --gpu "RTX A6000" --format html -o $$tmp/report.html; \
 	test $$? -le 1 || exit 1; \
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$$tmp/profile \
 	  --window-size=1280,1500 --screenshot=$(CURDIR)/docs/img/report.png file://$$tmp/report.html >/dev/null 2>&1; \
