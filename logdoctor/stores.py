@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import click
 
-from logdoctor import __version__
 from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
 from logdoctor.sources.clickhouse import (
     DEFAULT_IDENTITY,
@@ -221,19 +220,10 @@ class StoreResults(Generic[T]):
         return [o if o is not None else empty(()) for o in self.observed]
 
 
-def failed_store_diagnosis(where: str, error: str) -> Diagnosis:
-    from logdoctor.engine.result import Diagnosis, EngineReport, Verdict
+def failed_store_diagnosis(name: str, error: str) -> Diagnosis:
+    from logdoctor.engine.result import unread_diagnosis
 
-    return Diagnosis(
-        tool={"name": "logdoctor", "version": __version__},
-        sources=[],
-        engine=EngineReport(name="unknown"),
-        verdict=Verdict(healthy=False, kind="inconclusive", summary=f"not read: {error}", missing=[error]),
-        findings=[],
-        ruled_out=[],
-        insufficient_data=[],
-        errors=[{"host": where, "error": error}],
-    )
+    return unread_diagnosis(name, error)
 
 
 def diagnose_stores(

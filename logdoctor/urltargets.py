@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from logdoctor import __version__
 from logdoctor.errors import CollectionError, UsageError
 from logdoctor.sources.urls import UrlOptions, split_url_targets
 
@@ -112,18 +111,9 @@ def _metric_names() -> tuple[str, ...]:
 
 
 def failed_diagnosis(name: str, error: str) -> Diagnosis:
-    from logdoctor.engine.result import Diagnosis, EngineReport, Verdict
+    from logdoctor.engine.result import unread_diagnosis
 
-    return Diagnosis(
-        tool={"name": "logdoctor", "version": __version__},
-        sources=[],
-        engine=EngineReport(name="unknown"),
-        verdict=Verdict(healthy=False, kind="inconclusive", summary=f"not read: {error}", missing=[error]),
-        findings=[],
-        ruled_out=[],
-        insufficient_data=[],
-        errors=[{"host": name, "error": error}],
-    )
+    return unread_diagnosis(name, error)
 
 
 def per_request_speed(events: Sequence[EventBase]) -> float | None:

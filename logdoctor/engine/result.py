@@ -168,3 +168,20 @@ class Diagnosis(_Model):
     facts: dict[str, Any] = Field(default_factory=dict)
     errors: list[dict[str, str]] = Field(default_factory=list)  # per-host collection errors
     performance: Performance | None = None  # expected vs measured throughput; None where not assessed
+
+
+def unread_diagnosis(name: str, error: str) -> Diagnosis:
+    """The report of a source that could not be read (a Prometheus instance, a ClickHouse table): inconclusive,
+    nothing found, the error kept under `errors` with the source's `name`."""
+    from logdoctor import __version__
+
+    return Diagnosis(
+        tool={"name": "logdoctor", "version": __version__},
+        sources=[],
+        engine=EngineReport(name="unknown"),
+        verdict=Verdict(healthy=False, kind="inconclusive", summary=f"not read: {error}", missing=[error]),
+        findings=[],
+        ruled_out=[],
+        insufficient_data=[],
+        errors=[{"host": name, "error": error}],
+    )

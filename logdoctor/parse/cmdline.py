@@ -15,8 +15,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from logdoctor.events import EventBase
+from logdoctor.parse import blocks
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import ParseContext
 
 # Tokens after which the rest is the shell's, not the program's: `| tee log`, `2>&1`, `> out.log`, `&& ...`.
 _SHELL_END_RE = re.compile(r"^(?:\||\|\||&&|;|&|\d?>>?.*|<.*)$")
@@ -24,6 +29,39 @@ _NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
 # Options whose values are credentials: never kept (the line was redacted already; this keeps them out of events).
 _SECRET_DESTS = frozenset({"api_key", "hf_token", "token", "access_token"})
 MAX_COMMAND_CHARS = 64 * 1024
+MAX_COMMAND_LINES = 200  # continuation lines of one command at most
+
+# An engine's event builder: (the command's first line, its text parts, the last line number or None) -> events.
+EventsOf = Callable[[LogLine, ParseContext, list[str], "int | None"], list[EventBase]]
+
+
+def read_command(line: LogLine, ctx: ParseContext, first: str, events_of: EventsOf) -> list[EventBase]:
+    """The events of a pasted command whose text after the program name is `first`: at once when it does not
+    end with a backslash, else once its continuation lines are read (a block that a blank line, a log header,
+    a line not ending with a backslash, or MAX_COMMAND_LINES ends)."""
+    if not first.endswith("\\"):
+        return events_of(line, ctx, [first], None)
+    parts = [first]
+    state = {"end": line.number}
+
+    def continuation(nxt: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = nxt.text.rstrip()
+        if blocks.is_blank(nxt) or nxt.header is not None or nxt.process is not None:
+            ctx.block = None
+            events = events_of(line, ctx, parts, state["end"] if len(parts) > 1 else None)
+            if blocks.is_blank(nxt):
+                return events
+            blocks.stash(ctx, events)
+            return None
+        parts.append(text)
+        state["end"] = nxt.number
+        if not text.endswith("\\") or len(parts) >= MAX_COMMAND_LINES:
+            ctx.block = None
+            return events_of(line, ctx, parts, state["end"])
+        return []
+
+    ctx.block = continuation
+    return []
 
 
 def tokens(text: str) -> list[str]:

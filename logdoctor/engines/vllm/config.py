@@ -14,7 +14,7 @@ from logdoctor.events import (
     Platform,
     StartupConfig,
 )
-from logdoctor.parse import blocks, cmdline
+from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
@@ -252,7 +252,6 @@ _COMMAND_ALIASES = {
     "-q": "quantization",
     "-O": "compilation_config",
 }
-_MAX_COMMAND_LINES = 200
 
 
 def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> Events:
@@ -270,30 +269,7 @@ def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _COMMAND_RE.search(line.message)
     if not m:
         return None
-    first = m.group("args").rstrip()
-    if not first.endswith("\\"):
-        return _command_event(line, ctx, [first], None)
-    parts = [first]
-    state = {"end": line.number}
-
-    def continuation(nxt: LogLine, ctx: ParseContext) -> Events | None:
-        text = nxt.text.rstrip()
-        if blocks.is_blank(nxt) or nxt.header is not None or nxt.process is not None:
-            ctx.block = None
-            events = _command_event(line, ctx, parts, state["end"] if len(parts) > 1 else None)
-            if blocks.is_blank(nxt):
-                return events
-            blocks.stash(ctx, events)
-            return None
-        parts.append(text)
-        state["end"] = nxt.number
-        if not text.endswith("\\") or len(parts) >= _MAX_COMMAND_LINES:
-            ctx.block = None
-            return _command_event(line, ctx, parts, state["end"])
-        return []
-
-    ctx.block = continuation
-    return []
+    return cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
 
 
 GRAMMARS: list[Grammar] = [
