@@ -561,13 +561,7 @@ class LocalSource:
                 first = out.split()[:1]
                 self.total_lines = int(first[0]) if first and first[0].isdigit() else None
         finally:
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                for pipe in (proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
+            _reap(procs)
 
     def _grep_ranges(
         self, grep_args: list[str], env: dict[str, str], ranges: list[tuple[int, int]]
@@ -670,13 +664,7 @@ class LocalSource:
         finally:
             for fd in fds:
                 os.close(fd)
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                for pipe in (proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
+            _reap(procs)
             for output in outputs:
                 output.close()
 
@@ -725,6 +713,17 @@ def renumber(items: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         number, sep, text = raw.partition(":")
         if sep and number.isdigit():
             yield int(number), text
+
+
+def _reap(procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Kill the prefilter's processes that still run (a cap or an error stopped the read) and close their pipes."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def count_lines(path: str, gzipped: bool) -> int:
