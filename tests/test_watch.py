@@ -68,7 +68,7 @@ class Watch:
 
     def end(self, signum: int = signal.SIGINT) -> int:
         self.proc.send_signal(signum)
-        return self.proc.wait(timeout=30)
+        return self.proc.wait(timeout=WAIT)
 
 
 @pytest.fixture
@@ -195,7 +195,16 @@ def test_live_view_in_a_terminal(log: Path) -> None:
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 65536)
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=30)
+        # Keep reading while it exits: the last redraw on Ctrl-C is written to the terminal, and a pty
+        # nobody reads fills after a few KiB and would block that write (and the exit) forever.
+        stop = time.monotonic() + WAIT
+        while proc.poll() is None and time.monotonic() < stop:
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        code = proc.wait(timeout=5)
         while select.select([master], [], [], 0.2)[0]:
             try:
                 seen += os.read(master, 65536)
