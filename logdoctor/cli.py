@@ -6,7 +6,6 @@ Exit codes (docs/cli.md): 0 ok, 1 findings at or above --fail-on (or failing tes
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import sys
@@ -18,7 +17,7 @@ import click
 
 from logdoctor import __version__
 from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, UsageError, internal_error_line
-from logdoctor.options import read_limit_options
+from logdoctor.options import option_bundle, read_limit_options
 from logdoctor.stores import store_options
 from logdoctor.urltargets import split_url_targets, url_options
 
@@ -479,17 +478,16 @@ def parse_size(ctx: click.Context, param: click.Parameter, value: str | int) -> 
     return size
 
 
-def ssh_options(func: F) -> F:
-    """Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`."""
+def _host_options(values: dict[str, Any]) -> Any:
+    from logdoctor.fleet import HostOptions
 
-    @functools.wraps(func)
-    def bundled(*args: Any, **kwargs: Any) -> Any:
-        from logdoctor.fleet import HostOptions
+    return HostOptions(**values)
 
-        ssh = HostOptions(**{f.name: kwargs.pop(f.name) for f in dataclasses.fields(HostOptions)})
-        return func(*args, ssh=ssh, **kwargs)
 
-    options = [
+# Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`.
+ssh_options = option_bundle(
+    "ssh",
+    [
         click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
         click.option(
             "-i",
@@ -538,10 +536,9 @@ def ssh_options(func: F) -> F:
         click.option(
             "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
         ),
-    ]
-    for option in reversed(options):
-        bundled = option(bundled)
-    return bundled  # type: ignore[return-value]
+    ],
+    _host_options,
+)
 
 
 @main.command(

@@ -6,7 +6,7 @@ logdoctor parse big.log --max-read 64G --input-timeout 0
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -28,18 +28,51 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
     return parse_size(ctx, param, value)
 
 
-def read_limit_options(func: F) -> F:
-    """`--max-read`, `--max-gzip-ratio`, `--input-timeout`, `--max-seconds`: the caps on reading a local input
-    (docs/security.md), handed to the command as one `limits: ReadLimits`."""
+def option_bundle(
+    keyword: str,
+    options: Sequence[Callable[[Any], Any]],
+    build: Callable[[dict[str, Any]], Any],
+    *,
+    keep: Sequence[str] = (),
+    also: Sequence[str] = (),
+) -> Callable[[F], F]:
+    """A decorator that declares `options` on a command and hands their values to it as the one keyword
+    argument `keyword` = `build({parameter name: value})`.
 
-    @functools.wraps(func)
-    def wrapper(
-        *args: Any, max_read: int, max_gzip_ratio: float, input_timeout: float, max_seconds: float, **kwargs: Any
-    ) -> Any:
-        limits = ReadLimits(max_read, max_gzip_ratio, input_timeout, max_seconds)
-        return func(*args, limits=limits, **kwargs)
+    `keep`: names read but left for an inner bundle that shares them (`--since` serves clickhouse:// and
+    prometheus://: declared by the outer bundle, popped by the inner one). `also`: names declared by an outer
+    bundle that this one reads too (absent when that bundle is not applied: None)."""
 
-    options = [
+    def probe() -> None: ...
+
+    for option in options:
+        option(probe)
+    names = [param.name for param in getattr(probe, "__click_params__", []) if param.name]
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def bundled(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs[name] if name in keep else kwargs.pop(name) for name in names}
+            values.update({name: kwargs.pop(name, None) for name in also})
+            return func(*args, **{keyword: build(values)}, **kwargs)
+
+        wrapped: Callable[..., Any] = bundled
+        for option in reversed(options):
+            wrapped = option(wrapped)
+        return wrapped  # type: ignore[return-value]
+
+    return decorate
+
+
+def _read_limits(values: dict[str, Any]) -> ReadLimits:
+    return ReadLimits(values["max_read"], values["max_gzip_ratio"], values["input_timeout"], values["max_seconds"])
+
+
+# `--max-read`, `--max-gzip-ratio`, `--input-timeout`, `--max-seconds`: the caps on reading a local input
+# (docs/security.md), handed to the command as one `limits: ReadLimits`.
+read_limit_options = option_bundle(
+    "limits",
+    [
         click.option(
             "--max-read",
             type=str,
@@ -70,7 +103,6 @@ def read_limit_options(func: F) -> F:
             show_default=True,
             help="Seconds to spend reading one local input (0: no limit).",
         ),
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return wrapper  # type: ignore[return-value]
+    ],
+    _read_limits,
+)

@@ -11,15 +11,15 @@ line (exit 3); the others' results are kept.
 
 from __future__ import annotations
 
-import functools
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from logdoctor.errors import CollectionError, UsageError
+from logdoctor.options import option_bundle
 from logdoctor.sources.urls import UrlOptions, split_url_targets
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from logdoctor.events import EventBase
     from logdoctor.report.outliers import Outlier
 
-F = TypeVar("F", bound=Callable[..., Any])
 # An instance decoding below this share of the fleet median (tok/s per running request) is an outlier: at
 # half speed it serves each user half as fast, far outside the spread of identical replicas under one load.
 OUTLIER_RATIO = 0.5
@@ -40,23 +39,15 @@ MIN_PEERS = 3  # a median of fewer instances says nothing about "peers"
 __all__ = ["OUTLIER_RATIO", "UrlResult", "diagnose_url_targets", "split_url_targets", "url_options"]
 
 
-def url_options(func: F) -> F:
-    """Options of URL targets (docs/sources.md), given to the command as one `urls: UrlOptions`."""
+def _url_options(values: dict[str, Any]) -> UrlOptions:
+    return UrlOptions(**{**values, "since": values["since"] or "30m"})
 
-    @functools.wraps(func)
-    def bundled(*args: Any, **kwargs: Any) -> Any:
-        options = UrlOptions(
-            selector=kwargs.pop("selector"),
-            # --since is declared by stores.store_options (shared with clickhouse://), which leaves it for us to pop.
-            since=kwargs.pop("since", None) or "30m",
-            step=kwargs.pop("step"),
-            group_by=kwargs.pop("group_by"),
-            bearer_token_env=kwargs.pop("bearer_token_env"),
-            bearer_token_file=kwargs.pop("bearer_token_file"),
-        )
-        return func(*args, urls=options, **kwargs)
 
-    options = [
+# Options of URL targets (docs/sources.md), given to the command as one `urls: UrlOptions`. --since is declared by
+# stores.store_options (shared with clickhouse://), which must be applied outside this one and leaves it to us.
+url_options = option_bundle(
+    "urls",
+    [
         click.option(
             "--selector",
             metavar="'{LABEL=\"VALUE\",...}'",
@@ -85,10 +76,10 @@ def url_options(func: F) -> F:
             metavar="FILE",
             help="URL targets: send the bearer token read from FILE (never printed).",
         ),
-    ]
-    for option in reversed(options):
-        bundled = option(bundled)
-    return bundled  # type: ignore[return-value]
+    ],
+    _url_options,
+    also=("since",),
+)
 
 
 @dataclass
