@@ -35,6 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sources.quiet_http import QuietHTTPServer
+
 PROMETHEUS = "/usr/bin/prometheus"
 TOKEN = "s3cr3t-test-token-9f2c"  # the proxy's token: must never appear in logdoctor's output
 HEALTHY = (40.0, (0.8, 0.6, 0.4))
@@ -121,7 +123,7 @@ class PrometheusLab:
 
 
 def _serve(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="prometheus-lab", daemon=True).start()
     return server

@@ -42,6 +42,7 @@ from tests.sources.clickhouse_lab import (
     start_clickhouse,
     tsv,
 )
+from tests.sources.quiet_http import QuietHTTPServer
 
 TABLE = "logs.otel_logs"
 
@@ -349,7 +350,7 @@ class _MidStreamFailure(http.server.BaseHTTPRequestHandler):
 
 
 def test_an_error_after_rows_arrived_keeps_them_marked_partial() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MidStreamFailure)
+    server = QuietHTTPServer(("127.0.0.1", 0), _MidStreamFailure)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -392,7 +393,7 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
 
 def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> http.server.ThreadingHTTPServer:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

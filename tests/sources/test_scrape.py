@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from threading import Thread
 
@@ -22,6 +22,7 @@ from logdoctor.sources.scrape import METRICS_SCRIPT, metrics_commands, server_po
 from logdoctor.sources.ssh import collect_host, parse_target
 from tests.sources.conftest import KEYWORDS, SshLab, die_with_parent
 from tests.sources.prometheus_lab import HEALTHY, RUNNING, metrics_text
+from tests.sources.quiet_http import QuietHTTPServer
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def exporter() -> Iterator[int]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = QuietHTTPServer(("127.0.0.1", 0), Handler)
     Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield server.server_address[1]
