@@ -98,9 +98,8 @@ def test_two_reads_with_timestamps_become_rates(exporter: int, tool: str) -> Non
 
 
 def test_nothing_listening_is_one_quick_empty_read() -> None:
-    from tests.sources.conftest import free_port
-
     from logdoctor.sources.scrape import INTERVAL
+    from tests.sources.conftest import free_port
 
     started = time.monotonic()
     assert _run(free_port("127.0.0.1")) == ""
