@@ -876,9 +876,11 @@ def diff(
         "logdoctor watch vllm-serve.log",
         "logdoctor watch vllm-serve.log --interval 10 | tee changes.txt",
         "docker logs -f vllm 2>&1 | logdoctor watch -",
+        "logdoctor watch root@kpro5",
+        "logdoctor watch root@kpro5:/var/log/vllm/serve.log",
     )
 )
-@click.argument("target", metavar="PATH | -")
+@click.argument("target", metavar="PATH | HOST[:REMOTE_PATH] | -")
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.1),
@@ -890,6 +892,7 @@ def diff(
 @rules_options
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
 @click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
+@ssh_options
 @handle_errors
 def watch(
     target: str,
@@ -899,12 +902,14 @@ def watch(
     no_builtin_rules: bool,
     config_path: Path | None,
     verbose: bool,
+    ssh: HostOptions,
 ) -> None:
     """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
 
     On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
-    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). Host targets are not followed
-    yet: collect with `logdoctor diagnose HOST` (docs/cli.md)."""
+    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). A host is followed over SSH
+    (`tail -F` on the host, reconnecting when the connection drops): its server's log as `diagnose HOST`
+    finds it, or the path after `HOST:` or --log (docs/cli.md)."""
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.watch import run_watch
 
@@ -917,6 +922,7 @@ def watch(
         console=stdout_console(),
         err=stderr_console(),
         verbose=verbose,
+        ssh=ssh,
     )
 
 
