@@ -207,9 +207,11 @@ class Failure:
     error: Exception
 
 
+CAUGHT_UP = "caught-up"  # a host's follow has read as far as the file reached when it started: show the view
+
 # What the reading threads put on the watcher's queue: a raw line (stdin), a host's numbered candidate line
 # (number, text, bytes read up to its end), a rotation, or None at the end of the input.
-Arrival = bytes | tuple[int, str, int] | Rotation | Failure | None
+Arrival = bytes | tuple[int, str, int] | Rotation | Failure | str | None
 
 
 def _stdin_lines(stream: IO[bytes], out: queue.Queue[Arrival]) -> None:
@@ -282,6 +284,7 @@ class Watcher:
         self._remote = remote
         self.incremental = incremental
         self.diagnoses = 0
+        self._caught_up = False
 
     # --- reading ---
 
@@ -384,15 +387,22 @@ class Watcher:
             live.start()
         try:
             shown_at = 0.0
-            first = self._remote is None  # a host: the first view waits for its first lines (or its end)
+            # a host: the first view waits until its log has been read as far as it reached (a view of the first
+            # lines that arrived could call healthy what only lacks the rest)
+            first = self._remote is None
+            waiting = self._remote is not None
             while not self.stop.is_set():
                 if follower is not None:
                     for raw in follower.poll():
                         self._add(raw)
                 elif lines_in is not None:
                     self._drain_queue(lines_in)
+                if self._caught_up:
+                    self._caught_up, first = False, waiting
+                    waiting = False
                 now = time.monotonic()
-                if (self._fresh or first) and (first or now - shown_at >= self.interval or self._ended):
+                due = first or now - shown_at >= self.interval or self._ended
+                if (self._fresh or first) and due and not (waiting and not self._ended):
                     self._fresh = False
                     self._show(self.diagnose(), live)
                     shown_at, first = now, False
@@ -423,6 +433,8 @@ class Watcher:
                 self._rotated(item.why)
             elif isinstance(item, Failure):
                 raise item.error
+            elif item == CAUGHT_UP:
+                self._caught_up = True
             else:
                 self._add_numbered(*item)
 
@@ -558,6 +570,7 @@ def host_reader(
                 lambda number, text, size: out.put((number, text, size)),
                 lambda why: out.put(Rotation(why)),
                 stop,
+                lambda: out.put(CAUGHT_UP),
             )
         except Exception as exc:  # the main thread raises it: one line, exit 3 (an internal error: exit 4)
             out.put(Failure(exc))

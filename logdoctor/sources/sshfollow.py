@@ -42,7 +42,8 @@ from logdoctor.sources.target import Target, parse_target
 
 FOLLOW_SCRIPT = r"""# logdoctor follow: $1 = path, $2 = lines already read, $3 = bytes already read, $4 = the file's inode
 # when they were read (empty: unknown), $5 = the keywords as one ERE. Prints N:BYTES:LINE for each line
-# with a keyword (BYTES: the file's bytes up to the end of that line), for as long as it runs.
+# with a keyword (BYTES: the file's bytes up to the end of that line), for as long as it runs, and
+# #logdoctor-caught-up once it has read as far as the file reached when it started.
 f=$1
 n=$2
 off=$3
@@ -67,10 +68,14 @@ elif [ "$size" -lt "$off" ]; then
   echo '#logdoctor-rotated truncated while the connection was down'; n=0; off=0
 fi
 echo "#logdoctor-follow $now"
-tail -F -c "+$((off + 1))" -- "$f" 2>&1 | awk -v n="$n" -v b="$off" 'BEGIN { re = ENVIRON["LD_RE"]; f = ENVIRON["LD_FILE"] }
+# mawk reads a pipe in blocks and would hold the last lines until more come: -W interactive reads it a line at a time
+aw=awk
+if awk -W version 2>/dev/null | grep -q mawk; then aw='awk -W interactive'; fi
+tail -F -c "+$((off + 1))" -- "$f" 2>&1 | $aw -v n="$n" -v b="$off" -v end="$size" 'BEGIN { re = ENVIRON["LD_RE"]; f = ENVIRON["LD_FILE"]; if (b >= end) { up = 1; print "#logdoctor-caught-up"; fflush() } }
 index($0, "tail: ") == 1 && index($0, f) > 0 && /(has been replaced|has appeared|file truncated)/ { print "#logdoctor-rotated " $0; n = 0; b = 0; fflush(); next }
 index($0, "tail: ") == 1 && index($0, f) > 0 { print "#logdoctor-note " $0; fflush(); next }
-{ n++; b += length($0) + 1; if ($0 ~ re) { print n ":" b ":" $0; fflush() } }'
+{ n++; b += length($0) + 1; if ($0 ~ re) { print n ":" b ":" $0; fflush() } }
+!up && b >= end { up = 1; print "#logdoctor-caught-up"; fflush() }'
 """
 
 FOREVER = 10.0**9  # seconds: a follow has no time limit (Ctrl-C ends it)
@@ -117,8 +122,14 @@ class _FollowReader:
     """Splits the follow command's output into lines and markers as it arrives."""
 
     def __init__(
-        self, position: _Position, on_line: LineCallback, on_rotate: Callable[[str], None], say: Callable[[str], None]
+        self,
+        position: _Position,
+        on_line: LineCallback,
+        on_rotate: Callable[[str], None],
+        say: Callable[[str], None],
+        on_caught_up: Callable[[], None] = lambda: None,
     ) -> None:
+        self.on_caught_up = on_caught_up
         self.position = position
         self.on_line = on_line
         self.on_rotate = on_rotate
@@ -156,6 +167,8 @@ class _FollowReader:
                 self.on_rotate(_rotation_words(rest))
             elif word == "#logdoctor-note":
                 self.say(rest.strip())
+            elif word == "#logdoctor-caught-up":
+                self.on_caught_up()
             return
         number, sep, after = raw.partition(b":")
         size, sep2, text = after.partition(b":")
@@ -204,6 +217,7 @@ class HostFollow:
         self.connections = 0
         self._conn: Connection | None = None
         self._lock = threading.Lock()
+        self._on_caught_up: Callable[[], None] = lambda: None
 
     # -- one connection -----------------------------------------------------------------------------
     def _resolved(self) -> ResolvedHost:
@@ -286,7 +300,7 @@ class HostFollow:
                 )
             if self.followed is None:
                 self.followed = self._find(conn, probe.home)
-            reader = _FollowReader(position, on_line, on_rotate, self.say)
+            reader = _FollowReader(position, on_line, on_rotate, self.say, self._on_caught_up)
             command = remote_command(
                 FOLLOW_SCRIPT,
                 [self.followed, str(position.lines), str(position.bytes), position.inode, self.pattern],
@@ -325,8 +339,16 @@ class HostFollow:
                 conn.close()
 
     # -- the loop -----------------------------------------------------------------------------------
-    def run(self, on_line: LineCallback, on_rotate: Callable[[str], None], stop: threading.Event) -> None:
-        """Follow until `stop` is set. The first connection's failure raises (exit 3); later ones are retried."""
+    def run(
+        self,
+        on_line: LineCallback,
+        on_rotate: Callable[[str], None],
+        stop: threading.Event,
+        on_caught_up: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Follow until `stop` is set. The first connection's failure raises (exit 3); later ones are retried.
+        `on_caught_up` runs when the file has been read as far as it reached when the follow (re)started."""
+        self._on_caught_up = on_caught_up
         position = _Position()
 
         def close_on_stop() -> None:
