@@ -179,7 +179,7 @@ def test_an_unknown_host_key_and_a_missing_remote_file_are_one_line_errors(
 ) -> None:
     empty = tmp_path / "known_hosts"
     empty.write_text("")
-    cases = (
+    cases: tuple[tuple[list[str], str, str], ...] = (
         (["--known-hosts", str(empty)], f"kpro5:{remote_log}", "host key"),
         ([], f"kpro5:{remote_log.with_name('nope.log')}", "no such file"),
     )
