@@ -699,18 +699,22 @@ def diagnose(
                 noun="deployments",
             )
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
-    collections, diagnoses, observed = diagnose_hosts(
-        hosts,
-        ssh,
-        functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
-        check_rules_first=bool(rule_dirs or no_builtin_rules),
-        engine=engine,
-        suppressions=suppressions,
-        err=stderr_console(),
-        debug=bool(ctx.find_root().params.get("debug")),
-        observe=functools.partial(observed_of, fmt),
-        perf=perf,
-    )
+    from logdoctor.progress import HostProgress
+
+    with HostProgress(stderr_console()) as host_progress:  # each host's step on a terminal's stderr, else nothing
+        collections, diagnoses, observed = diagnose_hosts(
+            hosts,
+            ssh,
+            functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
+            check_rules_first=bool(rule_dirs or no_builtin_rules),
+            engine=engine,
+            suppressions=suppressions,
+            err=stderr_console(),
+            debug=bool(ctx.find_root().params.get("debug")),
+            observe=functools.partial(observed_of, fmt),
+            perf=perf,
+            progress=host_progress,
+        )
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
@@ -849,10 +853,13 @@ def diff(
         base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
     else:
         base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
+        from logdoctor.progress import ReadProgress
+
         base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
         cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
-        base_parsed = parse_sources(base_sources, baseline_engine)
-        cand_parsed = parse_sources(cand_sources, candidate_engine)
+        with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
+            base_parsed = parse_sources(progress.sources(base_sources), baseline_engine)
+            cand_parsed = parse_sources(progress.sources(cand_sources), candidate_engine)
     report = diff_parsed(
         base_parsed,
         cand_parsed,
