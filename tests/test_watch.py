@@ -298,12 +298,13 @@ def test_a_story_log_followed_diagnoses_as_diagnose_of_the_file(tmp_path: Path) 
 
 
 def test_a_stream_fed_in_chunks_gives_the_events_of_one_pass() -> None:
+    from logdoctor.events import EventBase
     from logdoctor.parse.pipeline import EventStream
 
     lines = list(enumerate(STORY.read_text(encoding="utf-8").splitlines(), start=1))
     whole = [e.model_dump() for e in EventStream("s", lines, keep_text=True)]
     stream = EventStream("s", (), keep_text=True)
-    events = []
+    events: list[EventBase] = []
     for start in range(0, len(lines), 7):
         events.extend(stream.feed(lines[start : start + 7]))
         peeked = stream.peek_close()
