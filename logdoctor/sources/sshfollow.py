@@ -35,7 +35,7 @@ from logdoctor.sources.discovery import (
     surrogate_safe,
 )
 from logdoctor.sources.local import MAX_LINE_BYTES, decode, ere_alternation
-from logdoctor.sources.remote import Connection, RemoteFailure
+from logdoctor.sources.remote import Connection, RemoteFailure, connect_timeout
 from logdoctor.sources.ssh import SshOptions
 from logdoctor.sources.sshconfig import ResolvedHost, SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, parse_target
@@ -218,6 +218,7 @@ class HostFollow:
         self._conn: Connection | None = None
         self._lock = threading.Lock()
         self._on_caught_up: Callable[[], None] = lambda: None
+        self._short = 10.0
 
     # -- one connection -----------------------------------------------------------------------------
     def _resolved(self) -> ResolvedHost:
@@ -231,10 +232,7 @@ class HostFollow:
 
     def _capture(self, conn: Connection, command: str, purpose: str) -> bytes:
         out = bytearray()
-        limit = self.options.timeout or 10.0
-        result = conn.run(
-            command, purpose=purpose, time_limit=max(limit, 10.0), stdout_limit=8 << 20, on_stdout=out.extend
-        )
+        result = conn.run(command, purpose=purpose, time_limit=self._short, stdout_limit=8 << 20, on_stdout=out.extend)
         if not result.complete:
             raise RemoteFailure(f"{purpose}: {result.incomplete_reason or 'incomplete'}", "partial")
         return bytes(out)
@@ -280,6 +278,8 @@ class HostFollow:
         self, position: _Position, on_line: LineCallback, on_rotate: Callable[[str], None], stop: threading.Event
     ) -> None:
         resolved = self._resolved()
+        # as in a collection: --timeout (else the config's ConnectTimeout, else 10 s) for every command but the read
+        self._short = connect_timeout(resolved, self.options.connect_settings())
         self.say(f"connecting to {resolved.address}")
         conn = Connection.open(resolved, self.options.connect_settings(), self.config)
         with self._lock:

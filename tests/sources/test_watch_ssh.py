@@ -213,3 +213,10 @@ def test_follow_targets_split_host_and_path() -> None:
     assert split_follow_target("kpro5") == ("kpro5", None)
     assert split_follow_target("[::1]:/x.log") == ("[::1]", "/x.log")
     assert split_follow_target("ssh://root@kpro5:2222") == ("ssh://root@kpro5:2222", None)
+
+
+def test_docs_show_the_exact_follow_script() -> None:
+    from logdoctor.sources.sshfollow import FOLLOW_SCRIPT
+
+    doc = (ROOT / "docs" / "ssh.md").read_text(encoding="utf-8")
+    assert f"```sh\n{FOLLOW_SCRIPT}```" in doc, "docs/ssh.md is out of date for FOLLOW_SCRIPT"
