@@ -44,7 +44,7 @@ from rich.text import Text
 from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
-from logdoctor.errors import InputError, UsageError
+from logdoctor.errors import InputError, LogdoctorError, UsageError
 from logdoctor.events import EventBase
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.redact import Redactor
@@ -572,7 +572,10 @@ def host_reader(
                 stop,
                 lambda: out.put(CAUGHT_UP),
             )
-        except Exception as exc:  # the main thread raises it: one line, exit 3 (an internal error: exit 4)
+        except LogdoctorError as exc:  # the main thread raises it: one line naming the host, exit 3
+            exc.args = (f"{label}: {exc}",)
+            out.put(Failure(exc))
+        except Exception as exc:  # a bug: exit 4, as anywhere else
             out.put(Failure(exc))
         finally:
             out.put(None)
