@@ -696,18 +696,22 @@ def diagnose(
                 noun="deployments",
             )
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
-    collections, diagnoses, observed = diagnose_hosts(
-        hosts,
-        ssh,
-        functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
-        check_rules_first=bool(rule_dirs or no_builtin_rules),
-        engine=engine,
-        suppressions=suppressions,
-        err=stderr_console(),
-        debug=bool(ctx.find_root().params.get("debug")),
-        observe=functools.partial(observed_of, fmt),
-        perf=perf,
-    )
+    from logdoctor.progress import HostProgress
+
+    with HostProgress(stderr_console()) as host_progress:  # each host's step on a terminal's stderr, else nothing
+        collections, diagnoses, observed = diagnose_hosts(
+            hosts,
+            ssh,
+            functools.partial(load_rule_set, rule_dirs, no_builtin_rules),
+            check_rules_first=bool(rule_dirs or no_builtin_rules),
+            engine=engine,
+            suppressions=suppressions,
+            err=stderr_console(),
+            debug=bool(ctx.find_root().params.get("debug")),
+            observe=functools.partial(observed_of, fmt),
+            perf=perf,
+            progress=host_progress,
+        )
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
     with written_to(output):
         emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
@@ -846,10 +850,13 @@ def diff(
         base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
     else:
         base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
+        from logdoctor.progress import ReadProgress
+
         base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
         cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
-        base_parsed = parse_sources(base_sources, baseline_engine)
-        cand_parsed = parse_sources(cand_sources, candidate_engine)
+        with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
+            base_parsed = parse_sources(progress.sources(base_sources), baseline_engine)
+            cand_parsed = parse_sources(progress.sources(cand_sources), candidate_engine)
     report = diff_parsed(
         base_parsed,
         cand_parsed,
@@ -873,9 +880,11 @@ def diff(
         "logdoctor watch vllm-serve.log",
         "logdoctor watch vllm-serve.log --interval 10 | tee changes.txt",
         "docker logs -f vllm 2>&1 | logdoctor watch -",
+        "logdoctor watch root@kpro5",
+        "logdoctor watch root@kpro5:/var/log/vllm/serve.log",
     )
 )
-@click.argument("target", metavar="PATH | -")
+@click.argument("target", metavar="PATH | HOST[:REMOTE_PATH] | -")
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.1),
@@ -887,6 +896,7 @@ def diff(
 @rules_options
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
 @click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
+@ssh_options
 @handle_errors
 def watch(
     target: str,
@@ -896,12 +906,14 @@ def watch(
     no_builtin_rules: bool,
     config_path: Path | None,
     verbose: bool,
+    ssh: HostOptions,
 ) -> None:
     """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
 
     On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
-    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). Host targets are not followed
-    yet: collect with `logdoctor diagnose HOST` (docs/cli.md)."""
+    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). A host is followed over SSH
+    (`tail -F` on the host, reconnecting when the connection drops): its server's log as `diagnose HOST`
+    finds it, or the path after `HOST:` or --log (docs/cli.md)."""
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.watch import run_watch
 
@@ -914,6 +926,7 @@ def watch(
         console=stdout_console(),
         err=stderr_console(),
         verbose=verbose,
+        ssh=ssh,
     )
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
     from logdoctor.perf.assess import PerfOptions
+    from logdoctor.progress import HostProgress
     from logdoctor.run import LineSource
     from logdoctor.sources.local import ReadLimits
     from logdoctor.sources.ssh import HostCollection, SshOptions
@@ -139,31 +140,40 @@ def collect_for_diagnosis(
     options: HostOptions,
     err: Console,
     on_started: Callable[[int, HostCollection], None] | None = None,
+    progress: HostProgress | None = None,
 ) -> list[HostCollection]:
-    """Collect every host (progress, what was found and notes on `err`); `--save` each one.
+    """Collect every host (what was found and notes on `err`; each host's step on a terminal's status line,
+    logdoctor/progress.py); `--save` each one.
 
-    `on_started` runs for each host before it is contacted (see `collect_hosts`)."""
+    `on_started` runs for each host before it is contacted (see `collect_hosts`). `progress`: the caller's
+    status line, kept up after the collection (diagnose shows `parsing` on it); else one of its own."""
     from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.progress import HostProgress
     from logdoctor.report.events import say
     from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
     if options.save is not None:
         prepare_save_dir(options.save)  # new or empty, before any host is contacted
-    lock = threading.Lock()
+    shown = progress if progress is not None else HostProgress(err)
 
-    def progress(host: str, message: str) -> None:
-        with lock:
-            say(err, f"{host}: {message}", "dim")
+    def started(index: int, col: HostCollection) -> None:
+        shown.started(col)
+        if on_started is not None:
+            on_started(index, col)
 
     targets = [parse_target(h) for h in hosts]
-    collections = collect_hosts(
-        targets,
-        options.ssh_options(),
-        candidate_keywords(),
-        jobs=options.jobs,
-        progress=progress,
-        on_started=on_started,
-    )
+    try:
+        collections = collect_hosts(
+            targets,
+            options.ssh_options(),
+            candidate_keywords(),
+            jobs=options.jobs,
+            progress=shown.say,
+            on_started=started,
+        )
+    finally:
+        if progress is None:
+            shown.stop()
     for col in collections:
         for line in col.found:
             say(err, f"{col.host}: found {line}", "dim")
@@ -328,6 +338,7 @@ def diagnose_hosts(
     debug: bool,
     observe: Callable[[Sequence[EventBase]], T] | None = None,
     perf: PerfOptions | None = None,
+    progress: HostProgress | None = None,
 ) -> tuple[list[HostCollection], list[Diagnosis], dict[int, T]]:
     """Collect and diagnose each host: one diagnosis a host, a failed host's saying why.
 
@@ -401,7 +412,7 @@ def diagnose_hosts(
             diagnosing[index] = pool.submit(diagnose_in_worker if workers is not None else diagnose_live, index, col)
 
         try:
-            collections = collect_for_diagnosis(hosts, options, err, on_started=start_host)
+            collections = collect_for_diagnosis(hosts, options, err, on_started=start_host, progress=progress)
         except BaseException:
             if workers is not None:
                 workers.shutdown(wait=False, cancel_futures=True)

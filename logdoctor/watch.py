@@ -9,11 +9,16 @@ away (logrotate) or truncated in place (copytruncate) and a new one written unde
 before a rotation stays part of the deployment as `NAME@1` (its start-up lines are still the configuration);
 the new file is read from its start. `-` follows stdin until it ends.
 
-Every `--interval` seconds with new lines, the lines read so far are diagnosed again (only lines with a
-keyword of some line type are kept, as the grep prefilter keeps them, so memory follows the candidate lines,
-not the log). On a terminal the ranked view is redrawn in place (rich Live); piped, one line is printed
-for the first diagnosis and one for each change of the verdict or of the ranked causes. Ctrl-C and SIGTERM
-end it with exit 0.
+A host (`watch kpro5`, `watch root@kpro5:/var/log/vllm.log`) is followed over SSH with `tail -F` on the host
+(logdoctor/sources/sshfollow.py), reconnecting with backoff when the connection drops.
+
+Only lines with a keyword of some line type are kept, as the grep prefilter keeps them. Parsing is
+incremental: each segment has one `EventStream` that is fed the lines that arrived since the last diagnosis,
+and every `--interval` seconds with new lines the rules run again on the accumulated events, with what the
+stream would give if the log ended here (`EventStream.peek_close`): the diagnosis `diagnose` gives of the
+same lines. On a terminal the ranked view is redrawn in place (rich Live); piped, one line is printed for the
+first diagnosis and one for each change of the verdict or of the ranked causes. Ctrl-C and SIGTERM end it
+with exit 0.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -39,12 +44,16 @@ from rich.text import Text
 from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
-from logdoctor.errors import InputError, UsageError
-from logdoctor.parse.pipeline import candidate_keywords, keyword_regex
+from logdoctor.errors import InputError, LogdoctorError, UsageError
+from logdoctor.events import EventBase
+from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.redact import Redactor
 from logdoctor.report.terminal import cause_groups, render_terminal
-from logdoctor.run import LineSource, diagnose_parsed, parse_sources
+from logdoctor.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
 from logdoctor.sanitize import clean, one_line
+
+if TYPE_CHECKING:
+    from logdoctor.fleet import HostOptions
 
 READ_CHUNK = 1 << 20
 POLL_SECONDS = 0.2  # how often a file is looked at for new bytes or a rotation
@@ -53,10 +62,68 @@ MAX_LINE = 1 << 20  # as the local reader: a longer line keeps its first 1 MiB
 
 @dataclass
 class Segment:
-    """The candidate lines of one file generation (before a rotation, or the current file)."""
+    """The candidate lines of one file generation (before a rotation, or the current file), and their parse.
+
+    `stream` has been fed `lines[:fed]`; `events` are the events it gave. `total` counts every line of the
+    generation (candidates or not), as `diagnose` counts a prefiltered file's lines."""
 
     name: str
+    engine: str = "auto"
     lines: list[tuple[int, str]] = field(default_factory=list)
+    total: int = 0
+    bytes_read: int = 0
+    stream: EventStream | None = None
+    events: list[EventBase] = field(default_factory=list)
+    fed: int = 0
+    closed: Parsed | None = None  # the final parse once the generation ended (rotated away)
+    reparsed: int = 0  # diagnoses that had to parse every line again (a block was open)
+
+    def _stream(self) -> EventStream:
+        if self.stream is None:
+            self.stream = EventStream(self.name, (), engine=self.engine, keep_text=True)
+        return self.stream
+
+    def _feed_new(self) -> EventStream:
+        stream = self._stream()
+        if self.fed < len(self.lines):
+            self.events.extend(stream.feed(self.lines[self.fed :]))
+            self.fed = len(self.lines)
+        return stream
+
+    def _part(
+        self, events: list[EventBase], stats: SourceStats, detection: Any, texts: dict[int, str] | None
+    ) -> Parsed:
+        stats.lines = max(self.total, stats.lines)  # every line read, as a prefiltered `diagnose` says
+        stats.prefiltered = True
+        stats.bytes_read = self.bytes_read
+        return Parsed(events, [stats], [detection], {self.name: texts or {}})
+
+    def close(self) -> None:
+        """The generation ended (rotated away): its parse is final."""
+        stream = self._feed_new()
+        self.events.extend(stream.close())
+        self.closed = self._part(self.events, stream.stats, stream.detection, stream.texts)
+        self.stream = None
+
+    def parsed(self) -> list[Parsed]:
+        """The parse of the lines so far, as `parse_each` gives it for a file holding them: new lines only are
+        parsed; the end of the source is what the stream would give if it ended now."""
+        if self.closed is not None:
+            done = self.closed
+            return split_runs(Parsed(list(done.events), list(done.stats), list(done.detections), dict(done.texts)))
+        stream = self._feed_new()
+        peeked = stream.peek_close()
+        if peeked is None:  # a grammar holds a block open: this once, parse every line again
+            self.reparsed += 1
+            return split_runs(self.parsed_again())
+        tail, stats, detection, texts = peeked
+        return split_runs(self._part([*self.events, *tail], stats, detection, texts))
+
+    def parsed_again(self) -> Parsed:
+        """Every line parsed afresh (what watch did before parsing became incremental; the benchmark's baseline)."""
+        fresh = EventStream(self.name, list(self.lines), engine=self.engine, keep_text=True)
+        events = list(fresh)
+        return self._part(events, fresh.stats, fresh.detection, fresh.texts)
 
 
 class FileFollower:
@@ -126,7 +193,28 @@ class FileFollower:
             yield from self._drain()
 
 
-def _stdin_lines(stream: IO[bytes], out: queue.Queue[bytes | None]) -> None:
+@dataclass(frozen=True)
+class Rotation:
+    """The followed file was replaced or truncated (a host's `tail -F` says so): a new segment starts."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The reading thread failed: the main thread raises `error` (a host that cannot be followed)."""
+
+    error: Exception
+
+
+CAUGHT_UP = "caught-up"  # a host's follow has read as far as the file reached when it started: show the view
+
+# What the reading threads put on the watcher's queue: a raw line (stdin), a host's numbered candidate line
+# (number, text, bytes read up to its end), a rotation, or None at the end of the input.
+Arrival = bytes | tuple[int, str, int] | Rotation | Failure | str | None
+
+
+def _stdin_lines(stream: IO[bytes], out: queue.Queue[Arrival]) -> None:
     for line in stream:
         out.put(line.rstrip(b"\n")[:MAX_LINE])
     out.put(None)
@@ -152,7 +240,10 @@ def change_of(d: Diagnosis, top: int = 5) -> Change:
 
 
 class Watcher:
-    """Reads, diagnoses every `interval` seconds when lines arrived, and shows the result."""
+    """Reads, diagnoses every `interval` seconds when lines arrived, and shows the result.
+
+    The lines come from a file (`FileFollower`), stdin, or a host (`remote`: a function that runs in a thread
+    of its own, puts numbered candidate lines on the queue it is given, and returns when `stop` is set)."""
 
     def __init__(
         self,
@@ -167,9 +258,12 @@ class Watcher:
         live: bool,
         render: Callable[[Diagnosis], Any],
         stdin: IO[bytes] | None = None,
+        remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None,
+        name: str | None = None,
+        incremental: bool = True,
     ) -> None:
         self.target = target
-        self.name = "<stdin>" if target == "-" else target
+        self.name = name or ("<stdin>" if target == "-" else target)
         self.rules = rules
         self.engine = engine
         self.suppressions = suppressions
@@ -179,7 +273,7 @@ class Watcher:
         self.live = live
         self.render = render
         self.stop = threading.Event()
-        self.segments: list[Segment] = [Segment(self.name)]
+        self.segments: list[Segment] = [Segment(self.name, engine)]
         self._number = 0
         self._redact = Redactor()
         self._keywords = re.compile(keyword_regex(candidate_keywords()))
@@ -187,21 +281,41 @@ class Watcher:
         self._last: Change | None = None
         self._ended = False
         self._stdin = stdin
+        self._remote = remote
+        self.incremental = incremental
+        self.diagnoses = 0
+        self._caught_up = False
 
     # --- reading ---
 
     def _add(self, raw: bytes) -> None:
         self._number += 1
-        text = raw.decode("utf-8", errors="replace").rstrip("\r")
+        self.segments[-1].bytes_read += len(raw) + 1
+        self._keep(self._number, raw.decode("utf-8", errors="replace").rstrip("\r"))
+
+    def _add_numbered(self, number: int, text: str, size: int) -> None:
+        """A line the host's filter kept, with its number in the remote file (`size`: bytes read up to it)."""
+        self._number = number
+        segment = self.segments[-1]
+        segment.bytes_read = max(segment.bytes_read, size)
+        self._keep(number, text)
+
+    def _keep(self, number: int, text: str) -> None:
+        segment = self.segments[-1]
+        segment.total = number
         if self._keywords.search(text) is None:
             return
-        self.segments[-1].lines.append((self._number, self._redact(text)))
+        segment.lines.append((number, self._redact(text)))
         self._fresh = True
 
     def _rotated(self, why: str) -> None:
         done = self.segments[-1]
         done.name = f"{self.name}@{len(self.segments)}"
-        self.segments.append(Segment(self.name))
+        if done.stream is not None:
+            done.stream.source = done.stream.context.source = done.name
+        if self.incremental:
+            done.close()
+        self.segments.append(Segment(self.name, self.engine))
         self._number = 0
         self._redact = Redactor()
         self._fresh = True
@@ -209,12 +323,25 @@ class Watcher:
 
     # --- diagnosing ---
 
+    def parsed(self) -> Parsed:
+        """The lines read so far, parsed as `parse_sources` parses files holding them."""
+        if not self.incremental:
+            return self.parsed_again()
+        parts = [part for s in self.segments if s.lines for part in s.parsed()]
+        if not parts:
+            return parse_sources([LineSource(name=self.name, lines=[])], self.engine)
+        return merge_parsed(parts)
+
+    def parsed_again(self) -> Parsed:
+        """Every line parsed again from its start (the benchmark's baseline; what watch did before)."""
+        parts = [part for s in self.segments if s.lines for part in split_runs(s.parsed_again())]
+        if not parts:
+            return parse_sources([LineSource(name=self.name, lines=[])], self.engine)
+        return merge_parsed(parts)
+
     def diagnose(self) -> Diagnosis:
-        sources = [LineSource(name=s.name, lines=list(s.lines), path=None) for s in self.segments if s.lines]
-        if not sources:
-            sources = [LineSource(name=self.name, lines=[])]
-        parsed = parse_sources(sources, self.engine)
-        diagnosis, _ = diagnose_parsed(parsed, self.rules, engine=self.engine, suppressions=self.suppressions)
+        self.diagnoses += 1
+        diagnosis, _ = diagnose_parsed(self.parsed(), self.rules, engine=self.engine, suppressions=self.suppressions)
         return diagnosis
 
     def _show(self, diagnosis: Diagnosis, live: Live | None) -> None:
@@ -238,8 +365,13 @@ class Watcher:
 
     def run(self) -> None:
         follower: FileFollower | None = None
-        lines_in: queue.Queue[bytes | None] | None = None
-        if self.target == "-":
+        lines_in: queue.Queue[Arrival] | None = None
+        reader: threading.Thread | None = None
+        if self._remote is not None:
+            lines_in = queue.Queue()
+            reader = threading.Thread(target=self._remote, args=(lines_in, self.stop), daemon=True)
+            reader.start()
+        elif self.target == "-":
             lines_in = queue.Queue()
             stream = self._stdin if self._stdin is not None else sys.stdin.buffer
             threading.Thread(target=_stdin_lines, args=(stream, lines_in), daemon=True).start()
@@ -255,15 +387,22 @@ class Watcher:
             live.start()
         try:
             shown_at = 0.0
-            first = True
+            # a host: the first view waits until its log has been read as far as it reached (a view of the first
+            # lines that arrived could call healthy what only lacks the rest)
+            first = self._remote is None
+            waiting = self._remote is not None
             while not self.stop.is_set():
                 if follower is not None:
                     for raw in follower.poll():
                         self._add(raw)
                 elif lines_in is not None:
                     self._drain_queue(lines_in)
+                if self._caught_up:
+                    self._caught_up, first = False, waiting
+                    waiting = False
                 now = time.monotonic()
-                if (self._fresh or first) and (first or now - shown_at >= self.interval or self._ended):
+                due = first or now - shown_at >= self.interval or self._ended
+                if (self._fresh or first) and due and not (waiting and not self._ended):
                     self._fresh = False
                     self._show(self.diagnose(), live)
                     shown_at, first = now, False
@@ -271,21 +410,33 @@ class Watcher:
                     break
                 self.stop.wait(POLL_SECONDS)
         finally:
+            self.stop.set()
             if follower is not None:
                 follower.close()
             if live is not None:
                 live.stop()
+            if reader is not None:
+                reader.join(timeout=10)
 
-    def _drain_queue(self, lines_in: queue.Queue[bytes | None]) -> None:
+    def _drain_queue(self, lines_in: queue.Queue[Arrival]) -> None:
         while True:
             try:
-                raw = lines_in.get_nowait()
+                item = lines_in.get_nowait()
             except queue.Empty:
                 return
-            if raw is None:
+            if item is None:
                 self._ended = True
                 return
-            self._add(raw)
+            if isinstance(item, bytes):
+                self._add(item)
+            elif isinstance(item, Rotation):
+                self._rotated(item.why)
+            elif isinstance(item, Failure):
+                raise item.error
+            elif item == CAUGHT_UP:
+                self._caught_up = True
+            else:
+                self._add_numbered(*item)
 
 
 def stop_on_signals(stop: threading.Event) -> Callable[[], None]:
@@ -335,13 +486,15 @@ def run_watch(
     console: Console,
     err: Console,
     verbose: bool = False,
+    ssh: HostOptions | None = None,
 ) -> None:
     """`logdoctor watch`: follow until the input ends (stdin), Ctrl-C or SIGTERM."""
-    if target != "-" and not os.path.exists(target) and looks_remote(target):
-        raise UsageError(
-            f"{target}: watch follows a local file or stdin; over SSH it is not built yet "
-            "(run `logdoctor diagnose HOST`, or `ssh HOST tail -F LOG | logdoctor watch -`)"
-        )
+    remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None
+    name: str | None = None
+    if target != "-" and not os.path.exists(target) and is_host_target(target, ssh):
+        remote, name = host_reader(target, ssh, err)
+    elif ssh is not None and ssh.host_only_given():
+        raise UsageError(f"{', '.join(ssh.host_only_given())} only apply to host targets (user@host)")
     live = console.is_terminal and sys.stdout.isatty()
     watcher = Watcher(
         target,
@@ -353,6 +506,8 @@ def run_watch(
         err=err,
         live=live,
         render=live_view(console, verbose=verbose),
+        remote=remote,
+        name=name,
     )
     restore = stop_on_signals(watcher.stop)
     try:
@@ -361,6 +516,68 @@ def run_watch(
         restore()
 
 
-def looks_remote(target: str) -> bool:
-    """`user@host`, `ssh://host`, `host:path`: what diagnose would take for a host."""
-    return target.startswith("ssh://") or "@" in target or (":" in target and "/" not in target.split(":")[0])
+def is_host_target(target: str, ssh: HostOptions | None) -> bool:
+    """A host (`kpro5`, `root@kpro5`, `ssh://...`) or a host and a path (`root@kpro5:/var/log/vllm.log`), as
+    `diagnose` decides it (an existing local path always wins)."""
+    from logdoctor.sources.sshconfig import load_ssh_config
+    from logdoctor.sources.sshfollow import split_follow_target
+    from logdoctor.sources.target import looks_like_host
+
+    host, path = split_follow_target(target)
+    if path is not None:
+        return looks_like_host(host) or host in load_ssh_config(ssh.ssh_config if ssh else None).aliases()
+    return looks_like_host(target, aliases=load_ssh_config(ssh.ssh_config if ssh else None).aliases())
+
+
+def host_reader(
+    target: str, ssh: HostOptions | None, err: Console
+) -> tuple[Callable[[queue.Queue[Arrival], threading.Event], None], str]:
+    """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py)."""
+    from logdoctor.fleet import HostOptions
+    from logdoctor.report.events import say
+    from logdoctor.sources.ssh import DEFAULT_JOBS, DEFAULT_MAX_BYTES
+    from logdoctor.sources.sshfollow import HostFollow, follow_target
+
+    if ssh is None:
+        ssh = HostOptions(None, (), None, None, 300.0, (), False, None, DEFAULT_MAX_BYTES, False, DEFAULT_JOBS)
+    unused = [
+        name
+        for name, given in (
+            ("--save", ssh.save is not None),
+            ("--jobs", ssh.jobs != DEFAULT_JOBS),
+            ("--max-bytes", ssh.max_bytes != DEFAULT_MAX_BYTES),
+            ("--read-timeout", ssh.read_timeout != 300.0),
+        )
+        if given
+    ]
+    if unused:
+        raise UsageError(f"{', '.join(unused)}: not for watch (it follows one log for as long as it runs)")
+    host, path = follow_target(target)
+    if path is not None and ssh.logs:
+        raise UsageError(f"{target}: give the remote path once, in the target or with --log")
+    label = host.label or host.host
+    follow = HostFollow(
+        host,
+        ssh.ssh_options(),
+        candidate_keywords(),
+        path=path,
+        say=lambda message: say(err, f"{label}: {message}", "dim"),
+    )
+
+    def read(out: queue.Queue[Arrival], stop: threading.Event) -> None:
+        try:
+            follow.run(
+                lambda number, text, size: out.put((number, text, size)),
+                lambda why: out.put(Rotation(why)),
+                stop,
+                lambda: out.put(CAUGHT_UP),
+            )
+        except LogdoctorError as exc:  # the main thread raises it: one line naming the host, exit 3
+            exc.args = (f"{label}: {exc}",)
+            out.put(Failure(exc))
+        except Exception as exc:  # a bug: exit 4, as anywhere else
+            out.put(Failure(exc))
+        finally:
+            out.put(None)
+
+    return read, label

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from logdoctor.watch import FileFollower
+from logdoctor.engine.result import Diagnosis
+from logdoctor.watch import FileFollower, Watcher
 
 ROOT = Path(__file__).resolve().parents[1]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
@@ -138,13 +139,18 @@ def test_stdin_is_followed_until_it_ends() -> None:
     assert "top: spec-net-loss" in result.stdout.splitlines()[-1]
 
 
-def test_a_missing_file_and_a_host_are_one_line_errors(tmp_path: Path) -> None:
-    for target in (str(tmp_path / "nope.log"), "root@gpu-host"):
+def test_a_missing_file_and_an_unreachable_host_are_one_line_errors(tmp_path: Path) -> None:
+    # nothing listens on port 1 of this loopback address: the first connection fails, which ends the watch
+    for target, code in ((str(tmp_path / "nope.log"), 2), ("root@127.0.0.9:1", 3)):
         result = subprocess.run(
-            [sys.executable, "-m", "logdoctor.cli", "watch", target], capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "logdoctor.cli", "watch", target, "--ssh-config", "/dev/null"],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
-        assert result.returncode == 2, result.stderr
-        assert len(result.stderr.strip().splitlines()) == 1
+        assert result.returncode == code, result.stderr
+        errors = [line for line in result.stderr.strip().splitlines() if "connecting to" not in line]
+        assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
 
 
 def test_follower_reads_through_rename_and_truncation(tmp_path: Path) -> None:
@@ -215,3 +221,93 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     text = seen.decode("utf-8", errors="replace")
     assert b"spec-net-loss" in seen and "watching " in text and "Ctrl-C ends" in text
     assert code == 0 and "Traceback" not in text
+
+
+# --- incremental parsing: the same diagnosis as `diagnose` of the same lines ---------------------------------
+
+INPUTS = ROOT / "fixtures" / "logs" / "inputs" / "vllm-dflash-tp2-a6000-env-bench"
+SAME_AS_DIAGNOSE = [
+    *sorted((ROOT / "fixtures" / "logs" / "story").glob("*.log")),
+    INPUTS / "collect_env.txt",  # multi-line blocks: checkpoints fall inside them
+    INPUTS / "bench-c1.json",  # a JSON document spread over lines
+]
+
+
+def _quiet_watcher(path: Path) -> Watcher:
+    import io
+
+    from rich.console import Console
+
+    from logdoctor.cli import load_rule_set
+
+    quiet = Console(file=io.StringIO())
+    return Watcher(
+        str(path),
+        load_rule_set((), False),
+        engine="auto",
+        suppressions=None,
+        interval=1,
+        console=quiet,
+        err=quiet,
+        live=False,
+        render=str,
+    )
+
+
+def _verdict(d: Diagnosis) -> dict[str, object]:
+    """Everything a report says but the per-source counts (diagnose counts a file's lines, watch the ones it read)."""
+    return d.model_dump(mode="json", exclude={"sources"})
+
+
+@pytest.mark.parametrize("path", SAME_AS_DIAGNOSE, ids=lambda p: p.name)
+def test_incremental_watch_diagnoses_what_diagnose_does_of_the_same_lines(path: Path) -> None:
+    from logdoctor.run import LineSource, diagnose_parsed, parse_sources
+
+    watcher = _quiet_watcher(path)
+    raw = path.read_bytes().split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    rules = watcher.rules
+    for number, line in enumerate(raw, start=1):
+        watcher._add(line)
+        if number % 11 and number != len(raw):
+            continue
+        candidates = list(watcher.segments[-1].lines)
+        reference = parse_sources([LineSource(name=watcher.name, lines=candidates)], "auto")
+        expected = diagnose_parsed(reference, rules, engine="auto")[0]
+        assert _verdict(watcher.diagnose()) == _verdict(expected), f"{path.name}: after line {number}"
+    segment = watcher.segments[-1]
+    if path.parent == INPUTS:  # a view fell inside a block: that view parsed the lines again, and agreed
+        assert segment.reparsed > 0
+    assert segment.fed == len(segment.lines)  # each candidate line went into the stream once
+    assert segment.stream is not None and segment.stream.stats.lines == len(segment.lines)
+
+
+def test_a_story_log_followed_diagnoses_as_diagnose_of_the_file(tmp_path: Path) -> None:
+    """The story logs are all candidate lines that matter: the watch's last view is `diagnose FILE`'s report."""
+    from logdoctor.run import diagnose_sources, local_line_sources
+
+    watcher = _quiet_watcher(STORY)
+    for line in STORY.read_bytes().splitlines():
+        watcher._add(line)
+        if len(watcher.segments[-1].lines) % 25 == 0:
+            watcher.diagnose()  # views along the way feed the stream in chunks
+    expected = diagnose_sources(local_line_sources([str(STORY)]), watcher.rules, engine="auto")
+    assert _verdict(watcher.diagnose()) == _verdict(expected)
+    assert sum(s.reparsed for s in watcher.segments) == 0  # no block was open at a view: nothing parsed twice
+
+
+def test_a_stream_fed_in_chunks_gives_the_events_of_one_pass() -> None:
+    from logdoctor.events import EventBase
+    from logdoctor.parse.pipeline import EventStream
+
+    lines = list(enumerate(STORY.read_text(encoding="utf-8").splitlines(), start=1))
+    whole = [e.model_dump() for e in EventStream("s", lines, keep_text=True)]
+    stream = EventStream("s", (), keep_text=True)
+    events: list[EventBase] = []
+    for start in range(0, len(lines), 7):
+        events.extend(stream.feed(lines[start : start + 7]))
+        peeked = stream.peek_close()
+        assert peeked is not None
+    events.extend(stream.close())
+    assert [e.model_dump() for e in events] == whole

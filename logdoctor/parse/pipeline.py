@@ -7,6 +7,7 @@ After the stream is exhausted, `stream.stats` and `stream.detection` describe th
 
 from __future__ import annotations
 
+import copy
 import re
 from array import array
 from collections.abc import Iterable, Iterator
@@ -156,6 +157,23 @@ class EventStream:
         # Redacted text of every line that produced an event (evidence for findings), when asked for.
         self.texts: dict[int, str] | None = {} if keep_text else None
         self._redact = Redactor()
+        self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
+
+    def peek_close(self) -> tuple[list[EventBase], SourceStats, Detection, dict[int, str] | None] | None:
+        """What `close()` would give now, without closing the stream: its events, and the stats, detection
+        and texts as they would then be; the stream goes on as if it had not been asked. None while a grammar
+        holds a block open (its state lives in a closure that cannot be copied): parse the lines again then."""
+        if self.context.block is not None:
+            return None
+        twin = copy.copy(self)
+        twin.context = copy.deepcopy(self.context)
+        twin.stats = copy.deepcopy(self.stats)
+        twin.detection = copy.deepcopy(self.detection)
+        twin._held = list(self._held)
+        twin._ranks = dict(self._ranks)
+        twin.texts = dict(self.texts) if self.texts is not None else None
+        events = list(twin.close())
+        return events, twin.stats, twin.detection, twin.texts
 
     # -- dispatch ---------------------------------------------------------------------------------
     def _dispatch(self, line: LogLine) -> list[EventBase] | None:
@@ -259,11 +277,19 @@ class EventStream:
             self.stats.unrecognised_samples.append((line.number, line.text[:500]))
 
     def __iter__(self) -> Iterator[EventBase]:
-        pending: LogLine | None = None  # a long candidate that did not parse, or parsed as cut off
-        pending_events: list[EventBase] | None = None
+        yield from self.feed(self._lines)
+        yield from self.close()
+
+    def feed(self, lines: Iterable[tuple[int, str]]) -> Iterator[EventBase]:
+        """Parse more lines of the source: the events they complete (`__iter__` is `feed` then `close`).
+
+        `logdoctor watch` feeds a growing log chunk by chunk to one stream; the parse is the same as of
+        all the lines at once (a line a terminal broke across two chunks is joined, a block goes on)."""
+        # a long candidate that did not parse, or parsed as cut off; kept across feeds
+        pending, pending_events = self._pending
         context = self.context
         redact = self._redact
-        for number, raw in self._lines:
+        for number, raw in lines:
             self.stats.lines += 1
             raw = redact(raw)  # every line read, before anything else sees it
             if context.block is not None:
@@ -314,6 +340,13 @@ class EventStream:
                 self._unrecognised(line)
                 continue
             yield from self._release(events)
+        self._pending = (pending, pending_events)
+
+    def close(self) -> Iterator[EventBase]:
+        """The source has ended: the events still open (a pending line, a block, the engines' `finish`, held events)."""
+        pending, pending_events = self._pending
+        self._pending = (None, None)
+        context = self.context
         if pending is not None:
             if pending_events is None:
                 self._unrecognised(pending)

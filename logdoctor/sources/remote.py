@@ -430,7 +430,9 @@ class _EndMarker:
     """Passes a stream on up to `\\0logdoctor-end-NONCE:STATUS\\0`, the line `_Shell` prints after each command.
 
     The nonce is random per session, so no log line can end a command early; a marker split between
-    two reads is found because the last bytes that could start one are held back."""
+    two reads is found because the last bytes that could start one are held back: only a tail that is the
+    start of the marker (from a NUL on), so a stream that pauses (`watch HOST` following a quiet log) passes
+    on everything it has sent."""
 
     def __init__(self, nonce: bytes) -> None:
         self.prefix = b"\0logdoctor-end-" + nonce + b":"
@@ -448,8 +450,14 @@ class _EndMarker:
         buf = self.pending + data if self.pending else data
         at = buf.find(self.prefix)
         if at < 0:
-            keep = min(len(buf), len(self.prefix) - 1)
-            self.pending = buf[len(buf) - keep :]
+            keep = 0
+            nul = buf.find(b"\0", max(0, len(buf) - len(self.prefix) + 1))
+            while nul >= 0:
+                if self.prefix.startswith(buf[nul:]):
+                    keep = len(buf) - nul
+                    break
+                nul = buf.find(b"\0", nul + 1)
+            self.pending = buf[len(buf) - keep :] if keep else b""
             return buf[: len(buf) - keep]
         end = buf.find(b"\0", at + len(self.prefix))
         if end < 0:  # the status has not arrived yet
