@@ -220,6 +220,12 @@ FACTS: dict[str, FactSpec] = {
         "number", "speculative tokens with the best tokens/step over step cost (0: none)", _SPEC_HINT
     ),
     "spec.best_k_speedup": FactSpec("number", "decode speed-up over plain decode at spec.best_k", _SPEC_HINT),
+    "spec.step_cost": FactSpec(
+        "number",
+        "one speculative step at the configured k in plain decode steps: verification plus the drafter's passes "
+        "(logdoctor/perf/speculation.py, without hardware)",
+        _SPEC_HINT,
+    ),
     "spec.verify_cost": FactSpec(
         "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
     ),

@@ -139,7 +139,9 @@ def _link(profile: FactSource, has_nvlink: bool, derived: list[str]) -> Link:
     return "unknown"
 
 
-def _drafter_bytes(profile: FactSource, method: str, dtype_bytes: float, shards: int, derived: list[str]) -> float | None:
+def _drafter_bytes(
+    profile: FactSource, method: str, dtype_bytes: float, shards: int, derived: list[str]
+) -> float | None:
     """A separate draft model's weights per GPU from the parameter count in its name (`Qwen3-0.6B`); None for drafters
     named after their target (`Qwen3.6-27B-DFlash`, EAGLE heads), whose size comes from their layer count."""
     if method != "draft_model":
@@ -153,9 +155,7 @@ def _drafter_bytes(profile: FactSource, method: str, dtype_bytes: float, shards:
     return size
 
 
-def _drafter_loaded(
-    spec: SpecConfig, held: float, target_layers: int | None, lm_head: float | None
-) -> float | None:
+def _drafter_loaded(spec: SpecConfig, held: float, target_layers: int | None, lm_head: float | None) -> float | None:
     """The drafter's own weights per GPU inside the loaded figure: its size where known, else its layers at the
     size of a target layer, w_layer = (W - W_head) / (L_t + L_d); None where the layer counts are unknown."""
     if spec.drafter_bytes_per_gpu:

@@ -441,8 +441,10 @@ def which_bound(p: Performance) -> str:
     hw = p.expected_hardware_tok_s
     if hw is None:
         return "as deployed"
-    if p.expected_typical_spec_tok_s is not None and hw == p.expected_typical_spec_tok_s and (
-        p.expected_no_spec_tok_s is None or hw > p.expected_no_spec_tok_s
+    if (
+        p.expected_typical_spec_tok_s is not None
+        and hw == p.expected_typical_spec_tok_s
+        and (p.expected_no_spec_tok_s is None or hw > p.expected_no_spec_tok_s)
     ):
         return f"with speculation at a typical acceptance length {p.typical_acceptance:g}"
     if p.expected_no_spec_tok_s is not None and hw == p.expected_no_spec_tok_s and hw > _as_deployed(p):

@@ -28,7 +28,7 @@ from typing import Literal
 
 from logdoctor.perf import speculation
 from logdoctor.perf.hardware import GpuSpec, HardwareTable
-from logdoctor.perf.speculation import DEFAULT_DRAFT_COST, DRAFTER_KINDS, DrafterCost, DrafterKind
+from logdoctor.perf.speculation import DRAFTER_KINDS, DrafterCost, DrafterKind
 
 Link = Literal["nvlink", "pcie", "p2p-off", "unknown"]
 
@@ -73,7 +73,7 @@ class SpecConfig:
         """(draft cost ratio, whether it is the assumed default) without the deployment's sizes."""
         if self.draft_cost_ratio is not None:
             return self.draft_cost_ratio, False
-        return DEFAULT_DRAFT_COST.get(self.method, 0.10), True
+        return speculation.default_draft_cost(self.method), True
 
 
 @dataclass(frozen=True)

@@ -61,13 +61,23 @@ DEFAULT_DRAFT_COST: dict[str, float] = {
 }
 
 
+# A method the table does not know: the cost of one small decoder-layer pass (the least of the defaults above that
+# does GPU work besides Medusa's heads), so the bound stays an upper bound.
+UNKNOWN_DRAFT_COST = 0.05
+
+
+def default_draft_cost(method: str) -> float:
+    return DEFAULT_DRAFT_COST.get(method, UNKNOWN_DRAFT_COST)
+
+
 @dataclass(frozen=True)
 class DrafterLayers:
     """How many decoder layers a method's drafter has, and where that number comes from."""
 
     layers: int
     source: str
-    by_method: bool = True  # the method's architecture fixes it (MTP, EAGLE); False: a convention of one vendor's drafters
+    # True: the method's architecture fixes it (MTP, EAGLE); False: a convention of one vendor's drafters
+    by_method: bool = True
 
 
 # Decoder layers of each method's drafter where the method fixes it (a draft model's comes from its own size).
@@ -131,7 +141,7 @@ def drafter_cost(
     `Loading drafter model...`), so they are taken out of the per-layer size. A drafter whose size is known
     (`drafter_bytes`, from its parameter count) is used as is. Falls back to the method's default ratio (assumed)
     when the target's layer count or size is unknown."""
-    default = DEFAULT_DRAFT_COST.get(method, 0.10)
+    default = default_draft_cost(method)
     kind = drafter_kind(method)
     if kind == "lookup":
         return DrafterCost(0.0, False, "c = 0 (lookup drafter: no GPU pass)", {}, "the method drafts by lookup")
@@ -280,11 +290,13 @@ __all__ = [
     "DRAFTER_KINDS",
     "DRAFTER_LAYERS",
     "TYPICAL_ACCEPTANCE",
+    "UNKNOWN_DRAFT_COST",
     "DrafterCost",
     "DrafterKind",
     "KPoint",
     "TypicalAcceptance",
     "best",
+    "default_draft_cost",
     "drafter_cost",
     "drafter_kind",
     "hardware_free_cost",
