@@ -46,6 +46,13 @@ FACTS: dict[str, FactSpec] = {
     "model.weights_gib": FactSpec(
         "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
     ),
+    "model.architecture": FactSpec(
+        "str", "the target's architecture class (vLLM `Resolved architecture: Qwen3_5ForConditionalGeneration`)"
+    ),
+    "spec.draft_architecture": FactSpec(
+        "str",
+        "the drafter's architecture class (a second `Resolved architecture`: Qwen3_5MTP, DFlashLagunaForCausalLM)",
+    ),
     "model.dtype": FactSpec("str", "model weights dtype: bfloat16, float16, ...", _CONFIG_HINT),
     "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),

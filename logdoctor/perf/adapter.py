@@ -139,6 +139,54 @@ def _link(profile: FactSource, has_nvlink: bool, derived: list[str]) -> Link:
     return "unknown"
 
 
+# A drafter's architecture class names its method (vLLM: Qwen3_5MTP, DFlashLagunaForCausalLM, EagleLlamaForCausalLM,
+# Eagle3LlamaForCausalLM); the first match wins.
+_ARCH_METHODS = (("dflash", "dflash"), ("eagle3", "eagle3"), ("eagle", "eagle"), ("mtp", "mtp"), ("medusa", "medusa"))
+
+
+def _method_from_architecture(arch: str, derived: list[str]) -> str:
+    low = arch.lower()
+    for needle, method in _ARCH_METHODS:
+        if needle in low:
+            derived.append(f"speculative method: {method} from the drafter's architecture {arch}")
+            return method
+    return "unknown"
+
+
+def _architecture(
+    profile: FactSource,
+    active: float | None,
+    weights_bytes: float | None,
+    dtype_bytes: float,
+    shards: int,
+    derived: list[str],
+    unknown: list[Missing],
+) -> None:
+    """What the log's `Resolved architecture` and loaded size say about the model: multimodal (a vision encoder
+    loaded but not read by text decode), MoE (a step reads only the active experts), the parameter count."""
+    arch = str(profile.value("model.architecture") or "")
+    if weights_bytes is not None:
+        derived.append(
+            f"parameters from the load: W_gpu x {shards} / {dtype_bytes:g} bytes = {weights_bytes * shards / dtype_bytes / 1e9:.1f}e9"
+        )
+    if not arch:
+        return
+    derived.append(f"architecture: {arch} (`Resolved architecture`)")
+    if arch.endswith("ForConditionalGeneration"):
+        derived.append(
+            "multimodal architecture: its vision encoder is loaded but text decode does not read it; its size is not "
+            "in the log, so the bound is conservative by it"
+        )
+    if "moe" in arch.lower() and active is None:
+        unknown.append(
+            Missing(
+                "MoE active parameters",
+                "a step reads only the experts it routes to; without the active count (a name like -A3B) the bound "
+                "reads every expert and may be below what the run reaches",
+            )
+        )
+
+
 def _drafter_bytes(
     profile: FactSource, method: str, dtype_bytes: float, shards: int, derived: list[str]
 ) -> float | None:
@@ -226,6 +274,7 @@ def deployment_from_profile(
             )
         )
         return Inputs(None, unknown, derived)
+    _architecture(profile, active, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
     active_fraction = 1.0
     if active is not None and total:
         active_fraction = active / total
@@ -293,6 +342,8 @@ def deployment_from_profile(
         tau = _median(profile.value("spec.acceptance_length"))
         if isinstance(k, int | float) and k > 0:
             method = str(profile.value("spec.method") or "unknown")
+            if method == "unknown":
+                method = _method_from_architecture(str(profile.value("spec.draft_architecture") or ""), derived)
             drafter_bytes = _drafter_bytes(profile, method, dtype_bytes, tp * pp, derived)
             spec = SpecConfig(
                 k=int(k),
