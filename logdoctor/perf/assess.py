@@ -473,13 +473,13 @@ def summary_line(p: Performance) -> str:
     if which != "as deployed" and p.ratio_as_deployed is not None:
         extra = f", {which}; as deployed <= {_tok(_as_deployed(p))}, {p.ratio_as_deployed:.0%}"
     if p.basis == "per request" and p.measured_per_request_tok_s is not None and p.ratio is not None:
-        exp = p.measured_per_request_tok_s / p.ratio
+        exp = p.expected_hardware_tok_s or p.measured_per_request_tok_s / p.ratio
         return (
             f"{p.measured_per_request_tok_s:.1f} tok/s per request, expected <= {_tok(exp)} on {where} "
             f"({p.ratio:.0%}{extra})"
         )
     if p.basis == "aggregate" and p.measured_aggregate_tok_s is not None and p.ratio is not None:
-        exp = p.measured_aggregate_tok_s / p.ratio
+        exp = p.expected_hardware_tok_s or p.measured_aggregate_tok_s / p.ratio
         return (
             f"{p.measured_aggregate_tok_s:.0f} tok/s aggregate at batch {p.batch}, expected <= "
             f"{_tok(exp)} on {where} ({p.ratio:.0%}{extra})"
