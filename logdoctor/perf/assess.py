@@ -3,7 +3,7 @@ each finding's fix, findings ranked by what they cost, and the gap attributed to
 
     options = perf_options(gpu="RTX A6000", hardware=())   # --gpu / --hardware (a bad file: one line, exit 2)
     findings, performance = assess(findings, profile, rules, options)
-    performance.summary   # "18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)"
+    performance.summary   # "18.2 tok/s per request, expected <= 136 on 2x RTX A6000 (13%, with speculation ...)"
 
 The GPU is `--gpu`, else a GPU-name fact of the host (`gpu.name` from SSH host facts or pasted
 `nvidia-smi` / collect_env text, or any fact named like `host.gpu_name`). Without one the section says so and

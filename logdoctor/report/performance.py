@@ -1,8 +1,9 @@
 """Expected vs measured throughput and the gap attributed to findings, for every renderer.
 
     Expected performance (upper bound: roofline, docs/expected-performance.md)
-      18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%): within the 50-90% healthy runs reach
-      bound: 28.0 tok/s per request, 28.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 46.2 ms a step)
+      18.2 tok/s per request, expected <= 136 on 2x RTX A6000 (13%, ...): far below the 50-90% healthy runs reach
+      bound as deployed: 28.0 tok/s per request, 28.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 46.2 ms a step)
+      this hardware for this model, tok/s per request: <= 24.7 without speculation (74%); <= 136 with ...
       explains 1.03x of 1.59x: spec-net-loss 1.009x (+0.2 tok/s), custom-allreduce-disabled 1.022x (+0.4 tok/s)
 
 `performance_lines` gives the plain lines; `render_performance_terminal`, `performance_markdown` and
