@@ -69,6 +69,7 @@ def test_story_bound_ratio_and_summary(story: Diagnosis) -> None:
     assert p.expected_no_spec_tok_s < p.expected_per_request_tok_s < p.expected_typical_spec_tok_s
     assert p.typical_acceptance == 6.3 and p.typical_source and "sglang/pull/16818" in p.typical_source
     assert p.expected_hardware_tok_s == p.expected_typical_spec_tok_s
+    assert p.measured_per_request_tok_s is not None
     assert p.basis == "per request" and p.ratio is not None and p.ratio < HEALTHY_LOW
     assert p.ratio == pytest.approx(p.measured_per_request_tok_s / p.expected_hardware_tok_s, rel=1e-2)
     assert p.band == "below"
