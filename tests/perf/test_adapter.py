@@ -118,7 +118,7 @@ def test_story_reads_the_architecture_and_takes_the_drafter_out(story: Profile) 
     shape = load_hardware().model_shape("Qwen3.6-27B")
     assert shape is not None
     head = shape[1].lm_head_bytes_per_gpu(2)
-    assert head == pytest.approx(248320 * 5120 * 2 / 2)
+    assert head is not None and head == pytest.approx(248320 * 5120 * 2 / 2)
     inputs = deployment_from_profile(story, gpu="RTX A6000", layers=64, hidden_size=5120, lm_head_bytes_per_gpu=head)
     dep = inputs.deployment
     assert dep is not None
