@@ -25,7 +25,7 @@ from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.perf import effects
 from logdoctor.perf.adapter import deployment_from_profile
-from logdoctor.perf.assess import PerfOptions
+from logdoctor.perf.assess import PerfOptions, which_bound
 from logdoctor.perf.hardware import HardwareTable, load_hardware, normalise
 from logdoctor.perf.model import Deployment, expected
 from logdoctor.run import LineSource, diagnose_parsed, parse_sources, profile_of
@@ -52,6 +52,8 @@ class Row:
     note: str
     constructed: bool = False
     loose: str = ""  # why the bound is far from tight (an input the bound had to take at its best)
+    as_deployed: float | None = None  # measured / the bound as deployed (speculation: at the measured acceptance)
+    which: str = ""  # which bound `ratio` is against (with speculation: the best of no spec, typical, as deployed)
 
 
 def _label(log: Path) -> tuple[str, str]:
@@ -137,7 +139,23 @@ def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule]) -> Row:
         note += f"; rank of {label}: {plain_rank or '-'} without the GPU, {with_rank or '-'} with it"
     constructed = "constructed: true" in label_text
     loose = "acceptance unknown" if any(u.what.startswith("speculative acceptance") for u in p.unknown) else ""
-    return Row(log.name, label, p.gpu or "-", detail, measured, bound, p.ratio, note, constructed, loose)
+    which = which_bound(p) if p.expected_no_spec_tok_s is not None else ""
+    if which:
+        note = f"bound {which}; " + note
+    return Row(
+        log.name,
+        label,
+        p.gpu or "-",
+        detail,
+        measured,
+        bound,
+        p.ratio,
+        note,
+        constructed,
+        loose,
+        p.ratio_as_deployed,
+        which,
+    )
 
 
 def published(table: HardwareTable) -> list[Row]:
@@ -208,6 +226,7 @@ def story_effects(table: HardwareTable, fixtures: Path) -> list[str]:
         layers=shape.layers,
         hidden_size=shape.hidden_size,
         unread_bytes_per_gpu=shape.unread_bytes_per_gpu(2, 2.0),
+        lm_head_bytes_per_gpu=shape.lm_head_bytes_per_gpu(2),
     )
     dep = inputs.deployment
     assert dep is not None and dep.spec is not None
@@ -257,22 +276,28 @@ def main() -> None:
     rows = [check_log(table, log, rules) for log in logs]
     checkable = [r for r in rows if r.ratio is not None]
     print(f"# {len(logs)} logs; {len(checkable)} with known hardware and a measurement")
-    header = f"{'case':44} {'src':4} {'label':26} {'gpu':12} {'setup':22} {'measured':>11} {'bound':>16} {'ratio':>6}  result / note"
+    header = (
+        f"{'case':44} {'src':4} {'label':26} {'gpu':12} {'setup':22} {'measured':>11} {'bound':>16} {'ratio':>6} "
+        f"{'deployed':>8}  result / note"
+    )
     print(header)
     for r in rows:
         if r.ratio is None and not args.all:
             continue
         ratio = f"{r.ratio:.2f}" if r.ratio is not None else "-"
+        deployed = f"{r.as_deployed:.2f}" if r.as_deployed is not None else "-"
         src = "con" if r.constructed else "real"
         print(
-            f"{r.case[:44]:44} {src:4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} {r.bound:>16} {ratio:>6}  {verdict(r)}; {r.note}"
+            f"{r.case[:44]:44} {src:4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} "
+            f"{r.bound:>16} {ratio:>6} {deployed:>8}  {verdict(r)}; {r.note}"
         )
     print("\n# published measurements with their hardware")
     print(header)
     for r in published(table):
         ratio = f"{r.ratio:.2f}" if r.ratio is not None else "-"
         print(
-            f"{r.case[:44]:44} {'pub':4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} {r.bound:>16} {ratio:>6}  {verdict(r)}; {r.note}"
+            f"{r.case[:44]:44} {'pub':4} {r.label[:26]:26} {r.gpu[:12]:12} {r.detail[:22]:22} {r.measured:>11} "
+            f"{r.bound:>16} {ratio:>6} {'-':>8}  {verdict(r)}; {r.note}"
         )
     print(f"\n# effects on the story log ({STORY_GPU[1]}, its model's shape from hardware.yaml)")
     for line in story_effects(table, args.fixtures):

@@ -150,7 +150,18 @@ class Performance(_Model):
     gap: float | None = None  # expected once every finding with an effect is fixed / measured
     explained: float | None = None  # the part of `gap` the findings' fixes account for (their combined speedup)
     shares: list[GapShare] = Field(default_factory=list)
-    summary: str = ""  # "18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)"
+    summary: str = ""  # "202 tok/s aggregate at batch 26, expected <= 363 on L4 (56%)"
+    # What this hardware could do for the model, beside the bound as deployed (logdoctor/perf/assess.py): without
+    # speculation, and with the method in use at a published typical acceptance; `ratio` is measured / the best
+    # of these and the bound as deployed, `ratio_as_deployed` measured / the bound as deployed. Same basis as
+    # `ratio` (per request, or aggregate at the measured batch).
+    expected_no_spec_tok_s: float | None = None
+    expected_typical_spec_tok_s: float | None = None
+    typical_acceptance: float | None = None  # the published mean acceptance length used
+    typical_k: int | None = None  # the best k at that acceptance
+    typical_source: str | None = None
+    expected_hardware_tok_s: float | None = None
+    ratio_as_deployed: float | None = None
 
 
 class Diagnosis(_Model):

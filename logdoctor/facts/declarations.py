@@ -46,6 +46,13 @@ FACTS: dict[str, FactSpec] = {
     "model.weights_gib": FactSpec(
         "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
     ),
+    "model.architecture": FactSpec(
+        "str", "the target's architecture class (vLLM `Resolved architecture: Qwen3_5ForConditionalGeneration`)"
+    ),
+    "spec.draft_architecture": FactSpec(
+        "str",
+        "the drafter's architecture class (a second `Resolved architecture`: Qwen3_5MTP, DFlashLagunaForCausalLM)",
+    ),
     "model.dtype": FactSpec("str", "model weights dtype: bfloat16, float16, ...", _CONFIG_HINT),
     "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
@@ -220,6 +227,12 @@ FACTS: dict[str, FactSpec] = {
         "number", "speculative tokens with the best tokens/step over step cost (0: none)", _SPEC_HINT
     ),
     "spec.best_k_speedup": FactSpec("number", "decode speed-up over plain decode at spec.best_k", _SPEC_HINT),
+    "spec.step_cost": FactSpec(
+        "number",
+        "one speculative step at the configured k in plain decode steps: verification plus the drafter's passes "
+        "(logdoctor/perf/speculation.py, without hardware)",
+        _SPEC_HINT,
+    ),
     "spec.verify_cost": FactSpec(
         "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
     ),

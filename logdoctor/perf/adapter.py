@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
+from logdoctor.perf.speculation import DRAFTER_LAYERS
 
 
 class FactSource(Protocol):
@@ -138,6 +139,84 @@ def _link(profile: FactSource, has_nvlink: bool, derived: list[str]) -> Link:
     return "unknown"
 
 
+# A drafter's architecture class names its method (vLLM: Qwen3_5MTP, DFlashLagunaForCausalLM, EagleLlamaForCausalLM,
+# Eagle3LlamaForCausalLM); the first match wins.
+_ARCH_METHODS = (("dflash", "dflash"), ("eagle3", "eagle3"), ("eagle", "eagle"), ("mtp", "mtp"), ("medusa", "medusa"))
+
+
+def _method_from_architecture(arch: str, derived: list[str]) -> str:
+    low = arch.lower()
+    for needle, method in _ARCH_METHODS:
+        if needle in low:
+            derived.append(f"speculative method: {method} from the drafter's architecture {arch}")
+            return method
+    return "unknown"
+
+
+def _architecture(
+    profile: FactSource,
+    active: float | None,
+    weights_bytes: float | None,
+    dtype_bytes: float,
+    shards: int,
+    derived: list[str],
+    unknown: list[Missing],
+) -> None:
+    """What the log's `Resolved architecture` and loaded size say about the model: multimodal (a vision encoder
+    loaded but not read by text decode), MoE (a step reads only the active experts), the parameter count."""
+    arch = str(profile.value("model.architecture") or "")
+    if weights_bytes is not None:
+        derived.append(
+            f"parameters from the load: W_gpu x {shards} / {dtype_bytes:g} bytes = {weights_bytes * shards / dtype_bytes / 1e9:.1f}e9"
+        )
+    if not arch:
+        return
+    derived.append(f"architecture: {arch} (`Resolved architecture`)")
+    if arch.endswith("ForConditionalGeneration"):
+        derived.append(
+            "multimodal architecture: its vision encoder is loaded but text decode does not read it; its size is not "
+            "in the log, so the bound is conservative by it"
+        )
+    if "moe" in arch.lower() and active is None:
+        unknown.append(
+            Missing(
+                "MoE active parameters",
+                "a step reads only the experts it routes to; without the active count (a name like -A3B) the bound "
+                "reads every expert and may be below what the run reaches",
+            )
+        )
+
+
+def _drafter_bytes(
+    profile: FactSource, method: str, dtype_bytes: float, shards: int, derived: list[str]
+) -> float | None:
+    """A separate draft model's weights per GPU from the parameter count in its name (`Qwen3-0.6B`); None for drafters
+    named after their target (`Qwen3.6-27B-DFlash`, EAGLE heads), whose size comes from their layer count."""
+    if method != "draft_model":
+        return None
+    name = str(profile.value("spec.draft_model") or "")
+    params, _ = params_from_name(name) if name else (None, None)
+    if params is None:
+        return None
+    size = params * dtype_bytes / max(shards, 1)
+    derived.append(f"draft model: {params / 1e9:g}e9 parameters from its name {name!r}, {size / 1e9:.2f} GB per GPU")
+    return size
+
+
+def _drafter_loaded(spec: SpecConfig, held: float, target_layers: int | None, lm_head: float | None) -> float | None:
+    """The drafter's own weights per GPU inside the loaded figure: its size where known, else its layers at the
+    size of a target layer, w_layer = (W - W_head) / (L_t + L_d); None where the layer counts are unknown."""
+    if spec.drafter_bytes_per_gpu:
+        return spec.drafter_bytes_per_gpu
+    if spec.drafter == "lookup" or not target_layers:
+        return None
+    known = DRAFTER_LAYERS.get(spec.method)
+    n = spec.drafter_layers if spec.drafter_layers is not None else (known.layers if known else None)
+    if n is None:
+        return None
+    return n * max(held - (lm_head or 0.0), 0.0) / (target_layers + n)
+
+
 def deployment_from_profile(
     profile: FactSource,
     gpu: str | None = None,
@@ -146,6 +225,7 @@ def deployment_from_profile(
     layers: int | None = None,
     hidden_size: int | None = None,
     unread_bytes_per_gpu: float = 0.0,
+    lm_head_bytes_per_gpu: float | None = None,
 ) -> Inputs:
     """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs."""
     table = table or load_hardware()
@@ -194,6 +274,7 @@ def deployment_from_profile(
             )
         )
         return Inputs(None, unknown, derived)
+    _architecture(profile, active, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
     active_fraction = 1.0
     if active is not None and total:
         active_fraction = active / total
@@ -260,9 +341,14 @@ def deployment_from_profile(
         positions = profile.value("spec.position_acceptance")
         tau = _median(profile.value("spec.acceptance_length"))
         if isinstance(k, int | float) and k > 0:
+            method = str(profile.value("spec.method") or "unknown")
+            if method == "unknown":
+                method = _method_from_architecture(str(profile.value("spec.draft_architecture") or ""), derived)
+            drafter_bytes = _drafter_bytes(profile, method, dtype_bytes, tp * pp, derived)
             spec = SpecConfig(
                 k=int(k),
-                method=str(profile.value("spec.method") or "unknown"),
+                method=method,
+                drafter_bytes_per_gpu=drafter_bytes,
                 position_acceptance=tuple(float(x) for x in positions)
                 if isinstance(positions, list) and positions
                 else None,
@@ -277,6 +363,14 @@ def deployment_from_profile(
         else:
             unknown.append(Missing("speculative tokens (k)", "include the speculative config in the startup block"))
 
+    if spec is not None and weights_bytes is not None and profile.value("engine") == "vllm":
+        drafter = _drafter_loaded(spec, weights_bytes - unread_bytes_per_gpu, layers, lm_head_bytes_per_gpu)
+        if drafter:
+            unread_bytes_per_gpu += drafter
+            derived.append(
+                f"drafter weights in `Model loading took` (vLLM loads the drafter inside that measurement): "
+                f"{drafter / 1e9:.2f} GB per GPU that a target step does not read"
+            )
     offload = profile.value("offload.cpu_gb")
     host_bytes = float(offload) * GIB if isinstance(offload, int | float) and offload > 0 else 0.0
     if host_bytes:
@@ -295,6 +389,7 @@ def deployment_from_profile(
         layers=layers,
         hidden_size=hidden_size,
         unread_bytes_per_gpu=unread_bytes_per_gpu,
+        lm_head_bytes_per_gpu=lm_head_bytes_per_gpu,
         host_bytes_per_gpu=host_bytes,
         batch=batch,
         link=link,

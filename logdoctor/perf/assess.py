@@ -3,7 +3,7 @@ each finding's fix, findings ranked by what they cost, and the gap attributed to
 
     options = perf_options(gpu="RTX A6000", hardware=())   # --gpu / --hardware (a bad file: one line, exit 2)
     findings, performance = assess(findings, profile, rules, options)
-    performance.summary   # "18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)"
+    performance.summary   # "18.2 tok/s per request, expected <= 136 on 2x RTX A6000 (13%, with speculation ...)"
 
 The GPU is `--gpu`, else a GPU-name fact of the host (`gpu.name` from SSH host facts or pasted
 `nvidia-smi` / collect_env text, or any fact named like `host.gpu_name`). Without one the section says so and
@@ -32,10 +32,10 @@ from logdoctor.engine.result import (
     severity_for,
 )
 from logdoctor.errors import ConfigError
-from logdoctor.perf import effects
+from logdoctor.perf import effects, speculation
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, load_hardware
-from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, expected
+from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -153,6 +153,7 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
         hidden_size=shape[1].hidden_size if shape else None,
         # the input embedding is stored in 16 bits even in quantised checkpoints
         unread_bytes_per_gpu=shape[1].unread_bytes_per_gpu(tp, 2.0) if shape else 0.0,
+        lm_head_bytes_per_gpu=shape[1].lm_head_bytes_per_gpu(tp) if shape else None,
     )
     if shape is not None:
         inputs.derived.append(f"model shape: {shape[0]} ({shape[1].layers} layers, h={shape[1].hidden_size})")
@@ -185,6 +186,51 @@ def _bound(inputs: Inputs, table: HardwareTable, profile: FactSource) -> _Bound:
         ratio = aggregate / at_batch.aggregate_tok_s
         basis = "aggregate"
     return _Bound(dep, at_batch, single, basis, ratio, per_request, aggregate, compare)
+
+
+@dataclass(frozen=True)
+class _Hardware:
+    """What this hardware could do for the model, on the basis of the comparison (per request at the compared
+    batch, or aggregate at the measured batch): without speculation, with the method in use at its published
+    typical acceptance (at the best k for it), and as deployed."""
+
+    no_spec: float | None
+    typical: float | None
+    typical_tau: float | None
+    typical_k: int | None
+    typical_source: str | None
+    as_deployed: float
+
+    @property
+    def best(self) -> float:
+        return max(x for x in (self.no_spec, self.typical, self.as_deployed) if x is not None)
+
+
+def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
+    aggregate = b.basis == "aggregate"
+    dep = b.dep if aggregate else b.compare
+    scale = float(dep.batch) if aggregate else 1.0
+    as_deployed = (b.at_batch if aggregate else expected(dep, table)).per_request_tok_s * scale
+    spec = dep.spec
+    if spec is None or spec.k <= 0:
+        return _Hardware(None, None, None, None, None, as_deployed)
+    no_spec = expected(replace(dep, spec=None), table).per_request_tok_s * scale
+    typical = speculation.TYPICAL_ACCEPTANCE.get(spec.method)
+    if typical is None:
+        return _Hardware(no_spec, None, None, None, None, as_deployed)
+    positions = speculation.iid_positions(typical.tau, typical.k)
+    at_typical = replace(
+        dep, spec=replace(spec, k=typical.k, position_acceptance=positions, mean_acceptance_length=typical.tau)
+    )
+    plan = effects.spec_best_k(at_typical, table)
+    return _Hardware(
+        no_spec,
+        plan.best.tok_s_per_request * scale,
+        typical.tau,
+        plan.best.k,
+        typical.source,
+        as_deployed,
+    )
 
 
 def _band(ratio: float | None) -> str | None:
@@ -269,7 +315,7 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
             plan = effects.spec_best_k(dep, table)
         except ValueError:
             return None
-        _, assumed = dep.spec.cost_ratio()
+        assumed = draft_cost(dep).assumed
         best_k = plan.best.k
         fixed = replace(dep, spec=None) if best_k == 0 else replace(dep, spec=replace(dep.spec, k=best_k))
         return _Computed(
@@ -389,21 +435,54 @@ def _tok(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
+def which_bound(p: Performance) -> str:
+    """What the hardware bound of a speculative deployment is: `with speculation at a typical acceptance length
+    6.3`, `without speculation`, or `as deployed` (also for a deployment without speculation)."""
+    hw = p.expected_hardware_tok_s
+    if hw is None:
+        return "as deployed"
+    if (
+        p.expected_typical_spec_tok_s is not None
+        and hw == p.expected_typical_spec_tok_s
+        and (p.expected_no_spec_tok_s is None or hw > p.expected_no_spec_tok_s)
+    ):
+        return f"with speculation at a typical acceptance length {p.typical_acceptance:g}"
+    if p.expected_no_spec_tok_s is not None and hw == p.expected_no_spec_tok_s and hw > _as_deployed(p):
+        return "without speculation"
+    return "as deployed"
+
+
+def _as_deployed(p: Performance) -> float:
+    measured = p.measured_per_request_tok_s if p.basis == "per request" else p.measured_aggregate_tok_s
+    if measured is not None and p.ratio_as_deployed:
+        return measured / p.ratio_as_deployed
+    return (p.expected_per_request_tok_s if p.basis != "aggregate" else p.expected_aggregate_tok_s) or 0.0
+
+
 def summary_line(p: Performance) -> str:
     """`18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%)`; the expected bound alone when nothing was
-    measured; empty when the bound is unknown."""
+    measured; empty when the bound is unknown. With speculation the bound is what this hardware could do (the best
+    of no speculation, the method at a typical acceptance, and as deployed), and says which, with the bound as
+    deployed beside it: `18.2 tok/s per request, expected <= 133 on 2x RTX A6000 (14%, with speculation at a
+    typical acceptance length 6.3; as deployed <= 28, 65%)`."""
     if not p.known or p.expected_per_request_tok_s is None:
         return ""
     where = f"{p.gpus}x {p.gpu}" if p.gpus and p.gpus > 1 else str(p.gpu)
+    which = which_bound(p)
+    extra = ""
+    if which != "as deployed" and p.ratio_as_deployed is not None:
+        extra = f", {which}; as deployed <= {_tok(_as_deployed(p))}, {p.ratio_as_deployed:.0%}"
     if p.basis == "per request" and p.measured_per_request_tok_s is not None and p.ratio is not None:
-        exp = p.measured_per_request_tok_s / p.ratio
+        exp = p.expected_hardware_tok_s or p.measured_per_request_tok_s / p.ratio
         return (
-            f"{p.measured_per_request_tok_s:.1f} tok/s per request, expected <= {_tok(exp)} on {where} ({p.ratio:.0%})"
+            f"{p.measured_per_request_tok_s:.1f} tok/s per request, expected <= {_tok(exp)} on {where} "
+            f"({p.ratio:.0%}{extra})"
         )
     if p.basis == "aggregate" and p.measured_aggregate_tok_s is not None and p.ratio is not None:
+        exp = p.expected_hardware_tok_s or p.measured_aggregate_tok_s / p.ratio
         return (
             f"{p.measured_aggregate_tok_s:.0f} tok/s aggregate at batch {p.batch}, expected <= "
-            f"{_tok(p.expected_aggregate_tok_s or 0.0)} on {where} ({p.ratio:.0%})"
+            f"{_tok(exp)} on {where} ({p.ratio:.0%}{extra})"
         )
     return f"expected <= {_tok(p.expected_per_request_tok_s)} tok/s per request on {where} (nothing measured)"
 
@@ -470,6 +549,11 @@ def assess(
         if b.ratio is not None and b.basis == "per request":
             gap = explained / b.ratio
     at = b.at_batch
+    hw = _hardware(b, table)
+    measured_value = b.measured_per_request if b.basis == "per request" else b.measured_aggregate
+    ratio = b.ratio
+    if measured_value is not None and b.basis is not None and hw.no_spec is not None:
+        ratio = measured_value / hw.best  # what this hardware could do, not only this deployment as configured
     perf = Performance(
         known=True,
         gpu=b.dep.gpu.name,
@@ -484,12 +568,19 @@ def assess(
         step_ms=round(at.step_seconds * 1e3, 3),
         measured_per_request_tok_s=b.measured_per_request,
         measured_aggregate_tok_s=b.measured_aggregate,
-        ratio=round(b.ratio, 3) if b.ratio is not None else None,
+        ratio=round(ratio, 3) if ratio is not None else None,
         basis="per request" if b.basis == "per request" else ("aggregate" if b.basis else None),
-        band=_band(b.ratio),  # type: ignore[arg-type]
+        band=_band(ratio),  # type: ignore[arg-type]
+        expected_no_spec_tok_s=_r2(hw.no_spec),
+        expected_typical_spec_tok_s=_r2(hw.typical),
+        typical_acceptance=hw.typical_tau,
+        typical_k=hw.typical_k,
+        typical_source=hw.typical_source,
+        expected_hardware_tok_s=_r2(hw.best) if hw.no_spec is not None else None,
+        ratio_as_deployed=round(b.ratio, 3) if b.ratio is not None else None,
         working=[_short(s) for s in at.working],
         derived=list(inputs.derived),
-        unknown=[*unknown, *(Missing(what=u.split(":")[0], how=u) for u in at.unknown if _new(u, unknown))],
+        unknown=[*unknown, *(_missing(u) for u in at.unknown if _new(u, unknown))],
         gap=round(gap, 3) if gap is not None else None,
         explained=round(explained, 3) if explained is not None else None,
         shares=shares,
@@ -525,6 +616,16 @@ def model_gap(gap: Gap | None, baseline: Performance | None, candidate: Performa
         f"(baseline {gap.baseline / base:.0%}, candidate {gap.candidate / cand:.0%})"
     )
     return gap.model_copy(update={"expected_ratio": round(expected_ratio, 4), "expected_summary": summary})
+
+
+def _missing(text: str) -> Missing:
+    """`what: how` from one of the model's unknown lines."""
+    what, _, how = text.partition(": ")
+    return Missing(what=what, how=how or text)
+
+
+def _r2(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
 
 
 def _new(text: str, unknown: Sequence[Missing]) -> bool:

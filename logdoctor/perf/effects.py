@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from logdoctor.perf import speculation
 from logdoctor.perf.hardware import HardwareTable
 from logdoctor.perf.model import (
     Deployment,
@@ -158,13 +159,13 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None)
     if positions is None:
         raise ValueError("no acceptance measured: per-position acceptance or the mean acceptance length is needed")
     k_max = min(k_max or len(positions), len(positions))
-    base_tau, base_t = spec_step(dep, table, 0, positions)
+    _, base_t = spec_step(dep, table, 0, positions)
     base = 1.0 / base_t
-    choices = []
-    for k in range(0, k_max + 1):
-        tau, t = spec_step(dep, table, k, positions) if k else (base_tau, base_t)
-        choices.append(KChoice(k, tau, t, tau / t, (tau / t) / base))
-    best = max(choices, key=lambda c: c.tok_s_per_request)
+    # the one k sweep (logdoctor.perf.speculation.sweep), with the roofline's step time as the cost in plain steps
+    points = speculation.sweep(positions, lambda k: spec_step(dep, table, k, positions)[1] / base_t, k_max)
+    choices = [KChoice(p.k, p.tokens_per_step, p.step_cost * base_t, p.speedup * base, p.speedup) for p in points]
+    top = speculation.best(points)
+    best = choices[top.k]
     cur_k = min(dep.spec.k, k_max)
     current = choices[cur_k]
     work = _Work()

@@ -99,6 +99,13 @@ class ModelShape(BaseModel):
             return 0.0
         return self.vocab_size * self.hidden_size * dtype_bytes / max(tp, 1)
 
+    def lm_head_bytes_per_gpu(self, tp: int, dtype_bytes: float = 2.0) -> float | None:
+        """The LM head's share on one GPU (vocab x h x bytes / TP), tied or not: a drafter that computes logits
+        reads it again for every pass. None when the vocabulary is unknown."""
+        if self.vocab_size is None:
+            return None
+        return self.vocab_size * self.hidden_size * dtype_bytes / max(tp, 1)
+
 
 class HardwareFile(BaseModel):
     """One hardware file as written: the built-in table or a user's."""

@@ -26,39 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from logdoctor.perf import speculation
 from logdoctor.perf.hardware import GpuSpec, HardwareTable
+from logdoctor.perf.speculation import DRAFTER_KINDS, DrafterCost, DrafterKind
 
 Link = Literal["nvlink", "pcie", "p2p-off", "unknown"]
 
 GIB = 2**30
-
-# How each speculative method drafts: one small forward pass per drafted token (an EAGLE/MTP head or a
-# draft model), one pass for the whole block (DFlash), or a lookup with no GPU work (n-gram).
-DRAFTER_KINDS: dict[str, Literal["sequential", "block", "lookup"]] = {
-    "mtp": "sequential",
-    "eagle": "sequential",
-    "eagle3": "sequential",
-    "draft_model": "sequential",
-    "medusa": "block",
-    "dflash": "block",
-    "ngram": "lookup",
-    "suffix": "lookup",
-}
-
-# Draft cost relative to one target decode step, per drafted token (sequential) or per block. These
-# are assumptions, stated as such in the working (see docs/expected-performance.md): an MTP/EAGLE head
-# is one decoder layer plus the LM head; DFlash's block drafter the low end of 0.05-0.15
-# (../shared/research-users-tools-roofline.md §3.2 worked example); a separate draft model ~1/10 of the target.
-DEFAULT_DRAFT_COST: dict[str, float] = {
-    "mtp": 0.05,
-    "eagle": 0.05,
-    "eagle3": 0.05,
-    "draft_model": 0.10,
-    "medusa": 0.02,
-    "dflash": 0.05,
-    "ngram": 0.0,
-    "suffix": 0.0,
-}
 
 _SRC_ROOFLINE = "kipply, transformer inference arithmetic (https://kipp.ly/transformer-inference-arithmetic/)"
 _SRC_MEGATRON = "Megatron-LM, 2 all-reduces per layer (https://arxiv.org/abs/1909.08053)"
@@ -84,20 +58,22 @@ class SpecConfig:
     method: str = "unknown"
     position_acceptance: tuple[float, ...] | None = None  # r_i: share of drafts whose first i+1 tokens were accepted
     mean_acceptance_length: float | None = None  # tau as the engine reports it (bonus token included)
-    draft_cost_ratio: float | None = None  # per drafted token (sequential) or per block; None: DEFAULT_DRAFT_COST
-    drafter_kind: Literal["sequential", "block", "lookup"] | None = None  # None: from the method (DRAFTER_KINDS)
+    draft_cost_ratio: float | None = None  # per pass (sequential: per drafted token; block: per block); None: computed
+    drafter_kind: DrafterKind | None = None  # None: from the method (DRAFTER_KINDS)
+    drafter_layers: int | None = None  # decoder layers of the drafter (its config); None: the method's (DRAFTER_LAYERS)
+    drafter_bytes_per_gpu: float | None = None  # the drafter's own weights per GPU where its size is known
 
     @property
-    def drafter(self) -> Literal["sequential", "block", "lookup"]:
+    def drafter(self) -> DrafterKind:
         if self.drafter_kind is not None:
             return self.drafter_kind
         return DRAFTER_KINDS.get(self.method, "sequential")
 
     def cost_ratio(self) -> tuple[float, bool]:
-        """(draft cost ratio, whether it is the assumed default)."""
+        """(draft cost ratio, whether it is the assumed default) without the deployment's sizes."""
         if self.draft_cost_ratio is not None:
             return self.draft_cost_ratio, False
-        return DEFAULT_DRAFT_COST.get(self.method, 0.10), True
+        return speculation.default_draft_cost(self.method), True
 
 
 @dataclass(frozen=True)
@@ -112,6 +88,7 @@ class Deployment:
     params: float | None = None  # total parameters (used when weights_bytes_per_gpu is unknown)
     active_fraction: float = 1.0  # MoE: active / total parameters (a token reads only its experts)
     unread_bytes_per_gpu: float = 0.0  # loaded but not read by a decode step: untied input embedding, vision encoder
+    lm_head_bytes_per_gpu: float | None = None  # vocab x h x 2 / TP: what a drafter computing logits reads again
     host_bytes_per_gpu: float = 0.0  # weights offloaded to host memory (vLLM --cpu-offload-gb, per GPU): over PCIe
     dtype_bytes: float = 2.0  # bytes per weight: bf16/fp16 2, fp8 1, int4 ~0.5
     kv_bytes_per_token_per_gpu: float | None = None
@@ -458,21 +435,12 @@ def step_time(dep: Deployment, table: HardwareTable, tokens_per_seq: int = 1, wo
 
 def tokens_per_step(positions: Sequence[float], k: int) -> float:
     """τ(k) = 1 + Σ_{i<k} r_i: the bonus token plus the expected accepted prefix of k drafts."""
-    return 1.0 + sum(positions[:k])
+    return speculation.tokens_per_step(positions, k)
 
 
 def iid_positions(mean_acceptance_length: float, k: int) -> tuple[float, ...]:
     """Per-position rates r_i = α^(i+1) whose τ(k) equals the measured mean acceptance length (α by bisection)."""
-    target = min(max(mean_acceptance_length, 1.0), k + 1.0)
-    lo, hi = 0.0, 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if 1.0 + sum(mid ** (i + 1) for i in range(k)) < target:
-            lo = mid
-        else:
-            hi = mid
-    alpha = (lo + hi) / 2
-    return tuple(alpha ** (i + 1) for i in range(k))
+    return speculation.iid_positions(mean_acceptance_length, k)
 
 
 def spec_positions(spec: SpecConfig) -> tuple[tuple[float, ...] | None, str]:
@@ -485,6 +453,30 @@ def spec_positions(spec: SpecConfig) -> tuple[tuple[float, ...] | None, str]:
     return None, "no acceptance measured"
 
 
+def draft_cost(dep: Deployment) -> DrafterCost:
+    """The drafter's cost per pass in target steps: given (`draft_cost_ratio`), else from the deployment's sizes
+    (`speculation.drafter_cost`: its layers and the LM head over what one target step reads), else the method's
+    assumed default."""
+    spec = dep.spec
+    assert spec is not None
+    if spec.draft_cost_ratio is not None:
+        return DrafterCost(spec.draft_cost_ratio, False, "c (given)", {}, "the deployment")
+    try:
+        target = weights_per_gpu(dep)
+    except ModelError:
+        target = None
+    return speculation.drafter_cost(
+        spec.method,
+        target_read_bytes=target,
+        target_layers=dep.layers,
+        lm_head_bytes=dep.lm_head_bytes_per_gpu,
+        drafter_layers=spec.drafter_layers,
+        drafter_bytes=spec.drafter_bytes_per_gpu,
+        # the adapter takes a drafter that the loaded figure counted out of the weights a target step reads
+        drafter_in_load=False,
+    )
+
+
 def spec_step(
     dep: Deployment, table: HardwareTable, k: int, positions: Sequence[float], work: _Work | None = None
 ) -> tuple[float, float]:
@@ -495,17 +487,22 @@ def spec_step(
     tau = tokens_per_step(positions, k)
     verify = step_time(dep, table, k + 1, work).total
     plain = step_time(dep, table, 1).total
-    ratio, assumed = spec.cost_ratio()
+    cost = draft_cost(dep)
     drafter = spec.drafter
+    n = speculation.passes(drafter, k)
     if drafter == "sequential":
-        draft = k * ratio * plain
+        draft = n * cost.ratio * plain
         formula = "t_draft = k * c * t_step(T=1)"
+        base = {"t_step(T=1)": _ms(plain)}
     elif drafter == "block":
-        draft = ratio * plain
-        formula = "t_draft = c_block * t_step(T=1)"
+        # one pass over the block's k+1 positions: as dear as verifying them, scaled by the drafter's size
+        draft = n * cost.ratio * verify
+        formula = "t_draft = c_block * t_step(T=k+1)"
+        base = {"t_step(T=k+1)": _ms(verify)}
     else:
         draft = 0.0
         formula = "t_draft = 0 (lookup drafter)"
+        base = {}
     if work is not None:
         work.add(
             "speculative tokens per step",
@@ -514,18 +511,26 @@ def spec_step(
             f"{tau:.3f}",
             _SRC_SPEC,
         )
+        if drafter != "lookup":
+            work.add(
+                f"drafter cost per pass ({spec.method}, {drafter})",
+                cost.formula,
+                cost.inputs,
+                f"{cost.ratio:.3f}{' (assumed)' if cost.assumed else ''}",
+                cost.source,
+            )
         work.add(
             "drafting time per step",
             formula,
-            {
-                "c": f"{ratio:g}{' (assumed default for ' + spec.method + ')' if assumed else ''}",
-                "t_step(T=1)": _ms(plain),
-            },
+            {"c": f"{cost.ratio:.3f}", **base},
             _ms(draft),
             "../shared/research-users-tools-roofline.md §3.1 item 5",
         )
-        if assumed:
-            work.miss(f"draft cost ratio of the {spec.method} drafter (assumed {ratio:g})")
+        if cost.assumed:
+            work.miss(
+                f"the {spec.method} drafter's size (its config.json num_hidden_layers, or the target's layers): "
+                f"drafter cost per pass assumed {cost.ratio:.3f}"
+            )
     return tau, verify + draft
 
 

@@ -1,8 +1,9 @@
 """Expected vs measured throughput and the gap attributed to findings, for every renderer.
 
     Expected performance (upper bound: roofline, docs/expected-performance.md)
-      18.2 tok/s per request, expected <= 28 on 2x RTX A6000 (65%): within the 50-90% healthy runs reach
-      bound: 28.0 tok/s per request, 28.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 46.2 ms a step)
+      18.2 tok/s per request, expected <= 136 on 2x RTX A6000 (13%, ...): far below the 50-90% healthy runs reach
+      bound as deployed: 28.0 tok/s per request, 28.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 46.2 ms a step)
+      this hardware for this model, tok/s per request: <= 24.7 without speculation (74%); <= 136 with ...
       explains 1.03x of 1.59x: spec-net-loss 1.009x (+0.2 tok/s), custom-allreduce-disabled 1.022x (+0.4 tok/s)
 
 `performance_lines` gives the plain lines; `render_performance_terminal`, `performance_markdown` and
@@ -70,6 +71,36 @@ def _shares(p: Performance, findings: Sequence[Finding]) -> str:
     return ", ".join(parts)
 
 
+def hardware_line(p: Performance) -> str:
+    """What this hardware could do for the model, for a deployment with speculation: without it, with the method at
+    a published typical acceptance, and as deployed, each with measured / that bound."""
+    if p.expected_no_spec_tok_s is None:
+        return ""
+    measured = p.measured_per_request_tok_s if p.basis == "per request" else p.measured_aggregate_tok_s
+    unit = "tok/s aggregate" if p.basis == "aggregate" else "tok/s per request"
+
+    def share(bound: float | None) -> str:
+        return f" ({measured / bound:.0%})" if measured is not None and bound else ""
+
+    parts = [f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}"]
+    if p.expected_typical_spec_tok_s is not None:
+        parts.append(
+            f"<= {_tok(p.expected_typical_spec_tok_s)} with speculation at a typical acceptance length "
+            f"{p.typical_acceptance:g} (best k={p.typical_k}){share(p.expected_typical_spec_tok_s)}"
+        )
+    else:
+        parts.append("no published typical acceptance for this method")
+    if measured is not None and p.ratio_as_deployed:
+        parts.append(
+            f"<= {_tok(measured / p.ratio_as_deployed)} as deployed at {p.tokens_per_step:.2f} tokens a step "
+            f"({p.ratio_as_deployed:.0%})"
+        )
+    line = f"this hardware for this model, {unit}: " + "; ".join(parts)
+    if p.typical_source:
+        line += f" [typical acceptance: {p.typical_source}]"
+    return line
+
+
 def performance_lines(d: Diagnosis) -> PerformanceLines | None:
     """The section for one diagnosis; None where it was not assessed."""
     p = d.performance
@@ -87,10 +118,13 @@ def performance_lines(d: Diagnosis) -> PerformanceLines | None:
     band, style = _band(p)
     out = PerformanceLines(f"{p.summary}: {band}", style=style)
     out.details.append(
-        f"bound: {_tok(p.expected_per_request_tok_s or 0.0)} tok/s per request, "
+        f"bound as deployed: {_tok(p.expected_per_request_tok_s or 0.0)} tok/s per request, "
         f"{_tok(p.expected_aggregate_tok_s or 0.0)} aggregate at batch {p.batch} ({p.bound}-bound; "
         f"{p.tokens_per_step:.2f} tokens, {p.step_ms:.1f} ms a step)"
     )
+    hardware = hardware_line(p)
+    if hardware:
+        out.details.append(hardware)
     if p.batch != 1 and p.expected_single_request_tok_s is not None and p.basis == "per request":
         out.details.append(
             f"per-request intervals (one running request) are compared with the bound at batch 1: "

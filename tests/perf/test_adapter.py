@@ -98,3 +98,74 @@ def test_healthy_story_reads_custom_allreduce_on() -> None:
 )
 def test_params_from_name(model: str, total: float | None, active: float | None) -> None:
     assert params_from_name(model) == (total, active)
+
+
+class _Facts:
+    """A profile of given facts (what deployment_from_profile reads)."""
+
+    def __init__(self, **facts: object) -> None:
+        self.facts = {k.replace("__", "."): v for k, v in facts.items()}
+
+    def value(self, name: str) -> object:
+        return self.facts.get(name)
+
+    def has(self, name: str) -> bool:
+        return name in self.facts
+
+
+def test_story_reads_the_architecture_and_takes_the_drafter_out(story: Profile) -> None:
+    assert story.value("model.architecture") == "Qwen3_5ForConditionalGeneration"
+    shape = load_hardware().model_shape("Qwen3.6-27B")
+    assert shape is not None
+    head = shape[1].lm_head_bytes_per_gpu(2)
+    assert head is not None and head == pytest.approx(248320 * 5120 * 2 / 2)
+    inputs = deployment_from_profile(story, gpu="RTX A6000", layers=64, hidden_size=5120, lm_head_bytes_per_gpu=head)
+    dep = inputs.deployment
+    assert dep is not None
+    # vLLM counted the DFlash drafter's 5 layers in `Model loading took`: a target step does not read them
+    held = 27.41 * GIB
+    assert dep.unread_bytes_per_gpu == pytest.approx(5 * (held - head) / (64 + 5))
+    assert any("multimodal" in d for d in inputs.derived)
+    assert any(d.startswith("parameters from the load") for d in inputs.derived)
+
+
+def test_method_from_the_drafters_architecture_and_moe_without_an_active_count() -> None:
+    facts = _Facts(
+        model="/m/Some-MoE",
+        model__weights_gib=20.0,
+        model__architecture="SomeMoeForCausalLM",
+        spec__enabled=True,
+        spec__num_tokens=3.0,
+        spec__draft_architecture="Qwen3_5MTP",
+        spec__acceptance_length=[2.5],
+        parallel__tp=1.0,
+    )
+    inputs = deployment_from_profile(facts, gpu="H100 SXM")
+    assert inputs.deployment is not None and inputs.deployment.spec is not None
+    assert inputs.deployment.spec.method == "mtp"
+    assert any(m.what == "MoE active parameters" for m in inputs.unknown)
+
+
+def test_draft_model_size_from_its_name() -> None:
+    facts = _Facts(
+        model="meta-llama/Llama-3.1-70B-Instruct",
+        model__weights_gib=70.0,
+        engine="vllm",
+        spec__enabled=True,
+        spec__method="draft_model",
+        spec__num_tokens=4.0,
+        spec__draft_model="meta-llama/Llama-3.2-1B-Instruct",
+        parallel__tp=2.0,
+    )
+    inputs = deployment_from_profile(facts, gpu="H100 SXM")
+    dep = inputs.deployment
+    assert dep is not None and dep.spec is not None
+    assert dep.spec.drafter_bytes_per_gpu == pytest.approx(1e9 * 2 / 2)
+    assert dep.unread_bytes_per_gpu == pytest.approx(1e9)  # loaded with the target, not read by its step
+
+
+def test_drafter_architecture_is_the_second_resolved_architecture() -> None:
+    # a real log (DGX Spark, Laguna-S-2.1 with its DFlash drafter): vLLM resolves the drafter's config second
+    profile = _profile(ROOT / "fixtures" / "logs" / "realworld" / "vllm-r004.log")
+    assert profile.value("model.architecture") == "LagunaForCausalLM"
+    assert profile.value("spec.draft_architecture") == "DFlashLagunaForCausalLM"

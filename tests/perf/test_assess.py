@@ -61,8 +61,23 @@ def test_story_bound_ratio_and_summary(story: Diagnosis) -> None:
     # 768 GB/s x 0.88 over ~28 GB a step, x 1.29 tokens a step (the measured acceptance), minus all-reduce/drafting
     assert p.expected_per_request_tok_s is not None and 20 < p.expected_per_request_tok_s < 40
     assert p.measured_per_request_tok_s == pytest.approx(18.2, abs=0.3)
-    assert p.basis == "per request" and p.ratio is not None and HEALTHY_LOW < p.ratio < 0.8
-    assert re.fullmatch(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%\)", p.summary)
+    # as deployed (1.29 tokens a step) the run is at 50-80% of its bound: the wrong question. What this hardware
+    # could do for the model is the best of no speculation and DFlash at its published acceptance (6.3 at k=15):
+    # against that the run is far below what healthy runs reach.
+    assert p.ratio_as_deployed is not None and HEALTHY_LOW < p.ratio_as_deployed < 0.8
+    assert p.expected_no_spec_tok_s is not None and p.expected_typical_spec_tok_s is not None
+    assert p.expected_no_spec_tok_s < p.expected_per_request_tok_s < p.expected_typical_spec_tok_s
+    assert p.typical_acceptance == 6.3 and p.typical_source and "sglang/pull/16818" in p.typical_source
+    assert p.expected_hardware_tok_s == p.expected_typical_spec_tok_s
+    assert p.measured_per_request_tok_s is not None
+    assert p.basis == "per request" and p.ratio is not None and p.ratio < HEALTHY_LOW
+    assert p.ratio == pytest.approx(p.measured_per_request_tok_s / p.expected_hardware_tok_s, rel=1e-2)
+    assert p.band == "below"
+    assert re.fullmatch(
+        r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, with speculation at a typical "
+        r"acceptance length 6\.3; as deployed <= \d+, \d+%\)",
+        p.summary,
+    )
     assert p.summary in story.verdict.summary
     assert p.working and any("memory time per step" in w for w in p.working)
 
@@ -71,7 +86,7 @@ def test_story_gap_attributed_to_findings(story: Diagnosis) -> None:
     p = story.performance
     assert p is not None and p.explained is not None and p.gap is not None
     assert 1.0 < p.explained < p.gap  # the fixes explain part of the gap, not all of it
-    assert p.gap == pytest.approx(p.explained / (p.ratio or 1), rel=1e-2)
+    assert p.gap == pytest.approx(p.explained / (p.ratio_as_deployed or 1), rel=1e-2)
     # each fix alone; P2P back on two GPUs brings custom all-reduce back too, so together they count once
     assert {s.rule for s in p.shares} == {"below-break-even", "custom-allreduce-off", "tp-over-pcie"}
     product = 1.0

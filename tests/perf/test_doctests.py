@@ -7,10 +7,10 @@ from types import ModuleType
 
 import pytest
 
-from logdoctor.perf import adapter, effects, hardware, model
+from logdoctor.perf import adapter, effects, hardware, model, speculation
 
 
-@pytest.mark.parametrize("module", [hardware, model, effects, adapter])
+@pytest.mark.parametrize("module", [hardware, model, effects, adapter, speculation])
 def test_docstring_examples(module: ModuleType) -> None:
     result = doctest.testmod(module)
     assert result.failed == 0

@@ -162,7 +162,7 @@ def test_speculation_in_the_bound(table: HardwareTable) -> None:
     assert "draft cost" not in " ".join(e1.unknown)
     no_ratio = SpecConfig(k=2, method="eagle", position_acceptance=(0.8, 0.6))
     assumed = expected(replace(plain, spec=no_ratio), table)
-    assert any("draft cost ratio" in u for u in assumed.unknown)
+    assert any("drafter's size" in u for u in assumed.unknown)
 
 
 def test_render_lists_every_step(table: HardwareTable) -> None:

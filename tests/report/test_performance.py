@@ -49,7 +49,8 @@ def test_terminal_section_and_gap_attribution() -> None:
     _, out, _ = run("diagnose", str(STORY), *GPU)
     flat = " ".join(out.split())
     assert "Expected performance" in flat
-    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%\)", flat)
+    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, with speculation", flat)
+    assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d without speculation \(\d+%\)", flat)
     assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: spec-net-loss", flat)
     _, verbose, _ = run("diagnose", str(STORY), *GPU, "--verbose")
     assert "memory time per step" in " ".join(verbose.split())

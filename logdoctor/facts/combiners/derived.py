@@ -34,6 +34,7 @@ from logdoctor.events import (
     StartupConfig,
 )
 from logdoctor.facts.combiner import Combiner
+from logdoctor.perf import speculation
 
 if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
@@ -48,11 +49,10 @@ _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
 _MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
 # SGLang captures decode graphs for batch sizes 1, 2, 4, 8 and then every 8 (cuda_graph_max_bs rounds to these).
 _SGLANG_CAPTURE_STEP = 8
-# Speculative step cost model (docs/rules.md, "Derived facts"): a step costs 1 + DRAFT_COST x k plain decode steps
-# while the target is memory-bound; once batch x (k + 1) verified tokens pass the ridge point, where a decode step
-# turns compute-bound (bf16 H100: 989 TFLOP/s / 3.35 TB/s = 295 FLOP/byte = ~295 tokens at 2 FLOP and 2 bytes a
-# parameter; A100 156, RTX A6000 ~200), verification grows with the tokens verified.
-_DRAFT_COST = 0.05
+# Speculative step cost (docs/rules.md, "Derived facts"): the one k sweep of logdoctor/perf/speculation.py, which the
+# roofline uses too when the GPU is known, here without hardware: verification by the ridge rule (1 while batch x
+# (k + 1) verified tokens stay under ~256, where a bf16 decode step turns compute-bound), plus the drafter's passes
+# (k for EAGLE/MTP/draft models, one for a DFlash block, none for n-gram) at the method's default cost per pass.
 _RIDGE_TOKENS = 256.0
 # Lines that show the engine finished starting (or served).
 _READY_KINDS = frozenset({"init_engine", "graph_capture"})
@@ -71,6 +71,7 @@ class Derived(Combiner):
         "platform.gpu_signals",
         "spec.best_k",
         "spec.best_k_speedup",
+        "spec.step_cost",
         "spec.verify_cost",
         "startup.incomplete",
     )
@@ -250,20 +251,24 @@ def _suggested_graph_batch(b: ProfileBuilder, evs: list[EventBase]) -> None:
 def verify_cost(k: int, batch: float) -> float:
     """How much more a target forward over batch x (k + 1) tokens costs than one over batch tokens: 1 while the
     step stays memory-bound (below the ridge point), growing with the verified tokens past it."""
-    return max(_RIDGE_TOKENS, batch * (k + 1)) / max(_RIDGE_TOKENS, batch)
+    return speculation.verify_cost_ridge(k, batch, _RIDGE_TOKENS)
 
 
-def step_cost(k: int, batch: float) -> float:
+def step_cost(k: int, batch: float, method: str = "unknown") -> float:
     """One speculative step with k drafted tokens, in plain decode steps, at `batch` running requests."""
-    return (1.0 + _DRAFT_COST * k) * verify_cost(k, batch)
+    kind = speculation.drafter_kind(method)
+    return speculation.hardware_free_cost(kind, speculation.default_draft_cost(method), batch)(k)
 
 
 def _spec_best_k(b: ProfileBuilder, evs: list[EventBase]) -> None:
-    """spec.verify_cost at the configured k and the median running batch of the stats lines (1 when none), and
-    spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted), tokens per
-    step E(k) = 1 + p_1 + ... + p_k; the k (0 = no speculation) with the best E(k) / step_cost(k, batch)."""
+    """spec.verify_cost and spec.step_cost at the configured k and the median running batch of the stats lines (1
+    when none), and spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted),
+    tokens per step E(k) = 1 + p_1 + ... + p_k; the k (0 = no speculation) with the best E(k) / step_cost(k)."""
     running = [float(e.running) for e in evs if isinstance(e, SchedulerStats) and e.running]
     batch = statistics.median(running) if running else 1.0
+    method = str(b.value("spec.method") or "unknown")
+    kind = speculation.drafter_kind(method)
+    cost = speculation.hardware_free_cost(kind, speculation.default_draft_cost(method), batch)
     k_conf = b.value("spec.num_tokens")
     if isinstance(k_conf, float) and k_conf >= 1:
         b.set(
@@ -272,15 +277,15 @@ def _spec_best_k(b: ProfileBuilder, evs: list[EventBase]) -> None:
             None,
             f"k={int(k_conf)}, median batch {batch:g}, ridge {_RIDGE_TOKENS:g} tokens",
         )
+        b.set(
+            "spec.step_cost",
+            round(cost(int(k_conf)), 3),
+            None,
+            f"k={int(k_conf)} {method} ({kind} drafter), median batch {batch:g}",
+        )
     positions = b.value("spec.position_acceptance")
     if not isinstance(positions, list) or not positions:
         return
-    best_k, best = 0, 1.0
-    tokens = 1.0
-    for k, rate in enumerate(positions, start=1):
-        tokens += float(rate)
-        speedup = tokens / step_cost(k, batch)
-        if speedup > best:
-            best_k, best = k, speedup
-    b.set("spec.best_k", float(best_k), None, f"per-position acceptance, batch {batch:g}")
-    b.set("spec.best_k_speedup", round(best, 3), None, f"E(k)/step cost at k={best_k}")
+    top = speculation.best(speculation.sweep([float(r) for r in positions], cost))
+    b.set("spec.best_k", float(top.k), None, f"per-position acceptance, batch {batch:g}")
+    b.set("spec.best_k_speedup", round(top.speedup, 3), None, f"E(k)/step cost at k={top.k}")

@@ -19,6 +19,8 @@ class PlatformModel(Combiner):
         "model",
         "model.dtype",
         "model.max_len",
+        "model.architecture",
+        "spec.draft_architecture",
         "hybrid.is_hybrid",
         "quant.method",
         "quant.kernel",
@@ -41,6 +43,14 @@ class PlatformModel(Combiner):
                 b.set("model.max_len", float(ev.max_model_len), ev, "model line")
             if ev.is_hybrid:
                 b.set("hybrid.is_hybrid", True, ev, "model line")
+            if ev.architecture:
+                # the first `Resolved architecture` is the target's; a later, different one the drafter's (vLLM
+                # resolves the draft model's config after the target's: DFlashLagunaForCausalLM, Qwen3_5MTP)
+                first = b.value("model.architecture")
+                if first is None:
+                    b.set("model.architecture", ev.architecture, ev, "Resolved architecture")
+                elif ev.architecture != first:
+                    b.set("spec.draft_architecture", ev.architecture, ev, "a second Resolved architecture")
         elif isinstance(ev, Quantization):
             if ev.method:
                 b.set("quant.method", ev.method.lower(), ev, ev.message, keep_first=True)

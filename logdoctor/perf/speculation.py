@@ -1,0 +1,308 @@
+"""Speculative decoding in one place: the drafter's cost, the acceptance a method typically reaches, and the one
+k sweep that both the roofline (`logdoctor.perf.model`, with a GPU) and the rules' facts (`spec.best_k`,
+`spec.step_cost`, without one) use, so the report's numbers agree.
+
+    >>> points = sweep((0.21, 0.05, 0.02, 0.01, 0.004, 0.0), hardware_free_cost("block", 0.05, batch=1))
+    >>> best(points).k, round(best(points).speedup, 3)
+    (5, 1.232)
+
+A step with k drafted tokens costs, in plain decode steps at the same batch (docs/expected-performance.md):
+
+* verification of k+1 tokens for each running sequence: 1 while the step stays memory-bound, growing with the
+  verified tokens past the compute knee (`verify_cost_ridge` without a GPU; the roofline with one);
+* drafting: `passes(kind, k)` forward passes of the drafter, each costing `c` plain steps, where `c` is the
+  bytes one drafter pass reads over the bytes one target step reads (`drafter_cost`): its layers plus the LM head
+  it computes logits with. A sequential drafter (EAGLE, MTP, a draft model) makes k passes, a block drafter
+  (DFlash) one for the whole block, a lookup drafter (n-gram, suffix) none.
+
+Tokens per step come from per-position acceptance r_i (the share of drafts whose first i+1 tokens were accepted,
+vLLM's `Per-position acceptance rate`): τ(k) = 1 + Σ_{i<k} r_i; speedup S(k) = τ(k) / cost(k).
+
+This module imports nothing of logdoctor's: the facts layer calls it on every diagnosis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+DrafterKind = Literal["sequential", "block", "lookup"]
+
+# How each method drafts: one small forward pass per drafted token (an EAGLE/MTP head or a draft model), one pass
+# for the whole block (DFlash: vllm/v1/spec_decode/dflash.py runs the drafter once over 1 + k query tokens), or a
+# lookup with no GPU work (n-gram, suffix decoding).
+DRAFTER_KINDS: dict[str, DrafterKind] = {
+    "mtp": "sequential",
+    "eagle": "sequential",
+    "eagle3": "sequential",
+    "draft_model": "sequential",
+    "medusa": "block",
+    "dflash": "block",
+    "ngram": "lookup",
+    "ngram_gpu": "lookup",
+    "suffix": "lookup",
+}
+
+# The drafter's cost per pass (sequential: per drafted token; block: per block) in target decode steps, used only
+# where it cannot be computed from bytes (no layer count for the target, or a separate draft model of unknown size).
+# Assumptions, named as such in the working: an MTP/EAGLE head is one decoder layer plus the LM head; DFlash the
+# low end of 0.05-0.15 (../shared/research-users-tools-roofline.md §3.2 worked example); a draft model ~1/10.
+DEFAULT_DRAFT_COST: dict[str, float] = {
+    "mtp": 0.05,
+    "eagle": 0.05,
+    "eagle3": 0.05,
+    "draft_model": 0.10,
+    "medusa": 0.02,
+    "dflash": 0.05,
+    "ngram": 0.0,
+    "ngram_gpu": 0.0,
+    "suffix": 0.0,
+}
+
+
+# A method the table does not know: the cost of one small decoder-layer pass (the least of the defaults above that
+# does GPU work besides Medusa's heads), so the bound stays an upper bound.
+UNKNOWN_DRAFT_COST = 0.05
+
+
+def default_draft_cost(method: str) -> float:
+    return DEFAULT_DRAFT_COST.get(method, UNKNOWN_DRAFT_COST)
+
+
+@dataclass(frozen=True)
+class DrafterLayers:
+    """How many decoder layers a method's drafter has, and where that number comes from."""
+
+    layers: int
+    source: str
+    # True: the method's architecture fixes it (MTP, EAGLE); False: a convention of one vendor's drafters
+    by_method: bool = True
+
+
+# Decoder layers of each method's drafter where the method fixes it (a draft model's comes from its own size).
+DRAFTER_LAYERS: dict[str, DrafterLayers] = {
+    "mtp": DrafterLayers(
+        1,
+        "one MTP module of one decoder layer, sharing the target's embedding and LM head (DeepSeek-V3 report, "
+        "https://arxiv.org/abs/2412.19437 §2.2; vLLM: `Detected MTP model. Sharing target model lm_head weights`)",
+    ),
+    "eagle": DrafterLayers(1, "EAGLE's drafter is one decoder layer (https://arxiv.org/abs/2401.15077)"),
+    "eagle3": DrafterLayers(1, "EAGLE-3's drafter is one decoder layer (https://arxiv.org/abs/2503.01840)"),
+    "dflash": DrafterLayers(
+        5,
+        "z-lab's DFlash drafters have 5 decoder layers fed by 5 target layers (Qwen3-8B-DFlash-b16 config: "
+        "num_hidden_layers 5, target_layer_ids [1, 9, 17, 25, 33], as converted in vllm-project/speculators' "
+        "DFlashConverter tests); the drafter computes logits with the target's LM head "
+        "(vllm/model_executor/models/qwen3_dflash.py)",
+        by_method=False,
+    ),
+}
+
+
+def drafter_kind(method: str) -> DrafterKind:
+    return DRAFTER_KINDS.get(method, "sequential")
+
+
+def passes(kind: DrafterKind, k: int) -> int:
+    """Drafter forward passes in one step with k drafted tokens."""
+    if k <= 0 or kind == "lookup":
+        return 0
+    return 1 if kind == "block" else k
+
+
+@dataclass(frozen=True)
+class DrafterCost:
+    """One drafter pass in target decode steps (memory-bound: bytes read over bytes read), and how it was got."""
+
+    ratio: float
+    assumed: bool  # True: the method's default (DEFAULT_DRAFT_COST), not computed from the deployment
+    formula: str
+    inputs: dict[str, str]
+    source: str
+
+
+def drafter_cost(
+    method: str,
+    *,
+    target_read_bytes: float | None,
+    target_layers: int | None,
+    lm_head_bytes: float | None = None,
+    drafter_layers: int | None = None,
+    drafter_bytes: float | None = None,
+    drafter_in_load: bool = True,
+) -> DrafterCost:
+    """The drafter's cost per pass from the deployment's sizes (per GPU):
+
+    c = (L_d · w_layer + W_head) / W_target, w_layer = (W_target − W_head) / (L_t + L_d)
+
+    where W_target is what one target step reads, which includes the drafter's own layers when the engine counted
+    them in its `Model loading took` figure (vLLM loads the drafter inside that measurement: gpu_model_runner.py
+    `Loading drafter model...`), so they are taken out of the per-layer size. A drafter whose size is known
+    (`drafter_bytes`, from its parameter count) is used as is. Falls back to the method's default ratio (assumed)
+    when the target's layer count or size is unknown."""
+    default = default_draft_cost(method)
+    kind = drafter_kind(method)
+    if kind == "lookup":
+        return DrafterCost(0.0, False, "c = 0 (lookup drafter: no GPU pass)", {}, "the method drafts by lookup")
+    known = DRAFTER_LAYERS.get(method)
+    layers = drafter_layers if drafter_layers is not None else (known.layers if known else None)
+    layer_source = "the drafter's config" if drafter_layers is not None else (known.source if known else "")
+    head = lm_head_bytes or 0.0
+    if not target_read_bytes or target_read_bytes <= 0:
+        return DrafterCost(default, True, "c (assumed default)", {"method": method}, "DEFAULT_DRAFT_COST")
+    if drafter_bytes is not None and drafter_bytes > 0:
+        ratio = (drafter_bytes + head) / target_read_bytes
+        return DrafterCost(
+            ratio,
+            False,
+            "c = (W_draft + W_head) / W_target",
+            {"W_draft": _gb(drafter_bytes), "W_head": _gb(head), "W_target": _gb(target_read_bytes)},
+            "the drafter's parameter count; LM head: vocab x h x 2 / TP",
+        )
+    if layers is None or not target_layers:
+        return DrafterCost(default, True, "c (assumed default)", {"method": method}, "DEFAULT_DRAFT_COST")
+    counted = layers if drafter_in_load else 0
+    per_layer = max(target_read_bytes - head, 0.0) / (target_layers + counted)
+    ratio = (layers * per_layer + head) / target_read_bytes
+    # a layer count that only a vendor's convention gives (not the drafter's own config) is an assumption
+    assumed = drafter_layers is None and known is not None and not known.by_method
+    return DrafterCost(
+        ratio,
+        assumed,
+        "c = (L_d * w_layer + W_head) / W_target, w_layer = (W_target - W_head) / (L_t + L_d)",
+        {
+            "L_d": str(layers),
+            "L_t": str(target_layers),
+            "w_layer": _gb(per_layer),
+            "W_head": _gb(head) if lm_head_bytes is not None else "unknown (0)",
+            "W_target": _gb(target_read_bytes),
+        },
+        f"drafter layers: {layer_source}; a drafter layer taken as the size of a target layer",
+    )
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.2f} GB"
+
+
+def verify_cost_ridge(k: int, batch: float, ridge_tokens: float = 256.0) -> float:
+    """Without a GPU: how much more a target forward over batch x (k + 1) tokens costs than one over batch tokens,
+    1 while the step stays memory-bound (below the ridge, ~256 tokens on current GPUs: H100 bf16 989 TFLOP/s over
+    3.35 TB/s), growing with the verified tokens past it."""
+    return max(ridge_tokens, batch * (k + 1)) / max(ridge_tokens, batch)
+
+
+def hardware_free_cost(kind: DrafterKind, ratio: float, batch: float) -> Callable[[int], float]:
+    """cost(k) in plain decode steps without a GPU: verification by the ridge rule plus the drafter's passes (a block
+    pass covers the verified tokens, so it grows with verification)."""
+
+    def cost(k: int) -> float:
+        verify = verify_cost_ridge(k, batch)
+        if kind == "block":
+            return verify * (1.0 + ratio * passes(kind, k))
+        return verify + ratio * passes(kind, k)
+
+    return cost
+
+
+@dataclass(frozen=True)
+class KPoint:
+    k: int
+    tokens_per_step: float  # τ(k)
+    step_cost: float  # in plain decode steps at the same batch
+    speedup: float  # τ(k) / cost(k): over no speculation
+
+
+def tokens_per_step(positions: Sequence[float], k: int) -> float:
+    """τ(k) = 1 + Σ_{i<k} r_i: the bonus token plus the expected accepted prefix of k drafts."""
+    return 1.0 + sum(positions[:k])
+
+
+def sweep(positions: Sequence[float], cost: Callable[[int], float], k_max: int | None = None) -> tuple[KPoint, ...]:
+    """τ(k), cost(k) and the speedup for every k from 0 (no speculation) to `k_max` (default: every position)."""
+    top = len(positions) if k_max is None else min(k_max, len(positions))
+    points = [KPoint(0, 1.0, 1.0, 1.0)]
+    for k in range(1, top + 1):
+        tau = tokens_per_step(positions, k)
+        c = cost(k)
+        points.append(KPoint(k, tau, c, tau / c if c > 0 else 0.0))
+    return tuple(points)
+
+
+def best(points: Sequence[KPoint]) -> KPoint:
+    """The fastest k; on a tie the smaller k (fewer drafts for the same speed)."""
+    out = points[0]
+    for p in points[1:]:
+        if p.speedup > out.speedup + 1e-9:
+            out = p
+    return out
+
+
+def iid_positions(mean_acceptance_length: float, k: int) -> tuple[float, ...]:
+    """Per-position rates r_i = α^(i+1) whose τ(k) equals a mean acceptance length (α by bisection): for SGLang's
+    `accept len`, which has no per-position breakdown, and for a published acceptance length."""
+    target = min(max(mean_acceptance_length, 1.0), k + 1.0)
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if 1.0 + sum(mid ** (i + 1) for i in range(k)) < target:
+            lo = mid
+        else:
+            hi = mid
+    alpha = (lo + hi) / 2
+    return tuple(alpha ** (i + 1) for i in range(k))
+
+
+@dataclass(frozen=True)
+class TypicalAcceptance:
+    """A mean acceptance length that a working drafter of this method is published to reach, at k drafted tokens."""
+
+    method: str
+    tau: float
+    k: int
+    source: str
+
+
+# What a working drafter of each method reaches, from published measurements (../shared/research-users-tools-
+# roofline.md §3.2). The bound "with speculation at a typical acceptance" uses these: the low end where a range is
+# published. A method without an entry gets no such bound (said in the report).
+TYPICAL_ACCEPTANCE: dict[str, TypicalAcceptance] = {
+    "dflash": TypicalAcceptance(
+        "dflash",
+        6.3,
+        15,
+        "DFlash in SGLang: acceptance length ~6.3 at every TP and concurrency on H200 "
+        "(https://github.com/sgl-project/sglang/pull/16818)",
+    ),
+    "mtp": TypicalAcceptance(
+        "mtp",
+        2.5,
+        3,
+        "SGLang NextN/MTP: acceptance length 2.5-3 with 4 draft tokens (https://github.com/sgl-project/sglang/pull/3582); "
+        "the low end",
+    ),
+}
+
+
+__all__ = [
+    "DEFAULT_DRAFT_COST",
+    "DRAFTER_KINDS",
+    "DRAFTER_LAYERS",
+    "TYPICAL_ACCEPTANCE",
+    "UNKNOWN_DRAFT_COST",
+    "DrafterCost",
+    "DrafterKind",
+    "KPoint",
+    "TypicalAcceptance",
+    "best",
+    "default_draft_cost",
+    "drafter_cost",
+    "drafter_kind",
+    "hardware_free_cost",
+    "iid_positions",
+    "passes",
+    "sweep",
+    "tokens_per_step",
+    "verify_cost_ridge",
+]
