@@ -32,6 +32,7 @@ from logdoctor.sources.clickhouse import (
     ClickHouseOptions,
     ClickHouseTarget,
     Deployment,
+    check_ca_file,
     is_clickhouse_url,
     parse_clickhouse_url,
     parse_time,
@@ -72,6 +73,7 @@ class StoreOptions:
     clickhouse_user: str | None = None
     clickhouse_password_file: str | None = None
     max_rows: int = DEFAULT_MAX_ROWS
+    clickhouse_ca_file: str | None = None
 
     def given(self) -> list[str]:
         """The options given, as the user spelled them (they only apply to a log-store target)."""
@@ -87,6 +89,7 @@ class StoreOptions:
             "clickhouse_user": "--clickhouse-user",
             "clickhouse_password_file": "--clickhouse-password-file",
             "max_rows": "--max-rows",
+            "clickhouse_ca_file": "--clickhouse-ca-file",
         }
         return [flag for attr, flag in names.items() if getattr(self, attr) != getattr(defaults, attr)]
 
@@ -98,6 +101,8 @@ class StoreOptions:
         until = parse_time(self.until, now) if self.until is not None else None
         if since is not None and until is not None and until <= since:
             raise UsageError(f"--until ({self.until}) is not after --since ({self.since or DEFAULT_SINCE})")
+        if self.clickhouse_ca_file is not None:
+            check_ca_file(self.clickhouse_ca_file)
         return ClickHouseOptions(
             where=self.where.strip() or None if self.where is not None else None,
             since=since,
@@ -113,6 +118,7 @@ class StoreOptions:
             timeout=timeout or DEFAULT_TIMEOUT,
             read_timeout=read_timeout or DEFAULT_READ_TIMEOUT,
             max_rows=self.max_rows,
+            ca_file=self.clickhouse_ca_file,
         )
 
     def password(self) -> str | None:
@@ -144,6 +150,7 @@ def store_options(func: F) -> F:
             "clickhouse_user",
             "clickhouse_password_file",
             "max_rows",
+            "clickhouse_ca_file",
         )
         # --since is shared with prometheus:// targets: read here and left for urltargets.url_options, which
         # must be applied inside this decorator (as on `diagnose`), to pop.
@@ -200,6 +207,13 @@ def store_options(func: F) -> F:
             show_default=True,
             help="clickhouse://: most matching rows to read a deployment (the earliest; the rest is reported cut).",
         ),
+        click.option(
+            "--clickhouse-ca-file",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="clickhouses://: check the server's certificate against the CA certificates in FILE (PEM) "
+            "instead of the system's store.",
+        ),
     ]
     for option in reversed(options):
         bundled = option(bundled)
@@ -247,6 +261,8 @@ def diagnose_stores(
     from logdoctor.sources.clickhouse import read_clickhouse
 
     parsed_targets = [parse_clickhouse_url(t) for t in targets]
+    if store.clickhouse_ca_file is not None and not any(t.tls for t in parsed_targets):
+        raise UsageError("--clickhouse-ca-file applies to HTTPS targets (clickhouses://HOST:8443/TABLE)")
     options = store.clickhouse(timeout, read_timeout)
     rules = load_rules()
     keywords = candidate_keywords()

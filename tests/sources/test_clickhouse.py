@@ -445,3 +445,61 @@ def test_diagnose_clickhouse_is_the_one_url_handler(lab: ClickHouseLab) -> None:
     assert found.names[0] == "host=gpu-a pod=vllm-dflash-0 container=vllm service=vllm"
     assert found.diagnoses[0].findings[0].cause == "spec-net-loss"
     assert "2 deployment(s)" in err.getvalue()
+
+
+# --- HTTPS ------------------------------------------------------------------------------------------------
+
+
+def test_https_with_the_servers_ca_reads_the_same_deployments(lab: ClickHouseLab) -> None:
+    where = ("--where", "ServiceName IN ('vllm', 'sglang')", "--format", "json")
+    code, out, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(lab.cert), *where)
+    assert code == 1, err
+    over_tls = json.loads(out)["deployments"]
+    _, plain_out, _ = run("diagnose", lab.url(TABLE), *where)
+    plain = json.loads(plain_out)["deployments"]
+    assert [findings(r) for r in over_tls] == [findings(r) for r in plain]
+    assert [r["sources"][0]["name"] for r in over_tls] == [r["sources"][0]["name"] for r in plain]
+    assert f"clickhouses://127.0.0.1:{lab.https_port}/{TABLE}" in err  # progress names the HTTPS target
+
+
+def test_https_by_name_checks_the_name_in_the_certificate(lab: ClickHouseLab) -> None:
+    # the certificate names localhost and 127.0.0.1: both verify
+    code, _, err = run(
+        "diagnose", lab.tls_url(TABLE, host="localhost"), "--clickhouse-ca-file", str(lab.cert), "--since", "all"
+    )
+    assert code == 1, err
+
+
+def test_https_without_the_ca_is_refused_on_one_line(lab: ClickHouseLab) -> None:
+    code, out, err = run("diagnose", lab.tls_url(TABLE))  # the system store does not trust a self-signed cert
+    assert code == 3 and not out
+    (line,) = err.strip().splitlines()
+    assert "the server's TLS certificate was not accepted (self-signed certificate)" in line
+    assert "--clickhouse-ca-file" in line and "Traceback" not in err
+
+
+def test_https_to_the_plain_http_port_says_the_handshake_failed(lab: ClickHouseLab) -> None:
+    url = f"clickhouses://127.0.0.1:{lab.http_port}/{TABLE}"
+    code, _, err = run("diagnose", url, "--clickhouse-ca-file", str(lab.cert))
+    assert code == 3
+    (line,) = err.strip().splitlines()
+    assert "the TLS handshake failed" in line and "https_port" in line
+
+
+def test_ca_file_errors_are_usage_errors(lab: ClickHouseLab, tmp_path: Path) -> None:
+    code, _, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(tmp_path / "nope.pem"))
+    assert code == 2 and "no such file" in err
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n", encoding="utf-8")
+    code, _, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(junk))
+    assert code == 2 and "cannot read it" in err
+    code, _, err = run("diagnose", lab.url(TABLE), "--clickhouse-ca-file", str(lab.cert))
+    assert code == 2 and "HTTPS targets" in err
+
+
+def test_https_url_forms() -> None:
+    target = parse_clickhouse_url("clickhouses://h/otel.otel_logs")
+    assert (target.port, target.tls, target.base_url) == (8443, True, "https://h:8443/")
+    assert target.display == "clickhouses://h:8443/otel.otel_logs"
+    assert parse_clickhouse_url("clickhouse+https://ro@h:9443/t").display == "clickhouse+https://ro@h:9443/t"
+    assert not parse_clickhouse_url("clickhouse://h/t").tls
