@@ -503,3 +503,56 @@ def test_https_url_forms() -> None:
     assert target.display == "clickhouses://h:8443/otel.otel_logs"
     assert parse_clickhouse_url("clickhouse+https://ro@h:9443/t").display == "clickhouse+https://ro@h:9443/t"
     assert not parse_clickhouse_url("clickhouse://h/t").tls
+
+
+# --- diff with a side in the store ------------------------------------------------------------------------
+
+
+def comparable(diff_json: str) -> dict[str, Any]:
+    """A diff report without what names its sources (file paths vs table rows)."""
+    data = json.loads(diff_json)
+    return {k: data[k] for k in ("gap", "differences", "verdict")} | {"findings": findings(data)}
+
+
+def test_diff_of_two_deployments_in_one_table_is_the_diff_of_their_files(lab: ClickHouseLab) -> None:
+    fast, slow = PLANTED[1], PLANTED[0]  # the healthy MTP deployment, the DFlash one
+    url = lab.url(TABLE)
+    code, out, err = run(
+        "diff", f"{url}#pod={fast.pod}", f"{url}#pod={slow.pod},host={slow.host}", "--since", "all", "--format", "json"
+    )
+    assert code == 1, err  # the candidate has high findings
+    _, files_out, _ = run("diff", str(fast.log), str(slow.log), "--format", "json")
+    assert comparable(out) == comparable(files_out)
+    data = json.loads(out)
+    assert [s["name"] for s in data["baseline"]["sources"]] == [
+        f"otel_logs[{fast.host},{fast.pod},{fast.container},{fast.service}]"
+    ]
+    # a store side and a file side mix; HTTPS works the same
+    code, mixed, err = run(
+        "diff", f"{lab.tls_url(TABLE)}#pod={fast.pod}", str(slow.log), "--clickhouse-ca-file", str(lab.cert),
+        "--since", "all", "--format", "json",
+    )  # fmt: skip
+    assert code == 1, err
+    assert comparable(mixed) == comparable(files_out)
+
+
+def test_diff_side_of_several_deployments_asks_which(lab: ClickHouseLab) -> None:
+    code, out, err = run("diff", lab.url(TABLE), str(PLANTED[0].log), "--where", "ServiceName = 'vllm'")
+    assert code == 2 and not out
+    *progress, line = err.strip().splitlines()  # the store's progress lines, then the error
+    assert line.startswith("logdoctor: error: baseline: ") and all("error" not in p for p in progress)
+    assert "2 deployments match" in line and "#host=gpu-a" in line
+    assert "pod=vllm-dflash-0" in line and "pod=vllm-mtp-0" in line
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod=nope", str(PLANTED[0].log))
+    assert code == 2 and "no deployment matches #pod=nope" in err
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod", str(PLANTED[0].log))
+    assert code == 2 and "#KEY=VALUE" in err
+
+
+def test_diff_store_side_errors_are_one_line(lab: ClickHouseLab) -> None:
+    code, _, err = run("diff", f"clickhouse://127.0.0.1:{free_port()}/{TABLE}#pod=x", str(PLANTED[0].log))
+    assert code == 3 and "cannot connect" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod=vllm-mtp-0", str(PLANTED[0].log), str(PLANTED[1].log))
+    assert code == 2  # three targets: diff compares two
+    code, _, err = run("diff", "--baseline", lab.url(TABLE), "--baseline", str(PLANTED[0].log), str(PLANTED[1].log))
+    assert code == 2 and "URL targets on their own" in err
