@@ -158,6 +158,14 @@ def _word(text: str) -> Scalar:
     return number if math.isfinite(number) else text
 
 
+Document = _Document  # for the other exports' readers (exports.py), which fill its scalars themselves
+word = _word
+
+
+def is_json_word(text: str) -> bool:
+    return _JSON_WORD_RE.fullmatch(text) is not None
+
+
 def _num(value: Scalar) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -341,7 +349,7 @@ def _first_number(scalars: dict[str, Scalar], *keys: str) -> float | None:
     return next((n for n in (_num(scalars.get(k)) for k in keys) if n is not None), None)
 
 
-def _guidellm_results(doc: _Document, ctx: ParseContext) -> list[EventBase]:
+def guidellm_results(doc: _Document, ctx: ParseContext) -> list[EventBase]:
     """One event per benchmark of a GuideLLM report (a sweep or `--rate` list holds several)."""
     s = doc.scalars
     indices = sorted({int(m.group(1)) for m in map(paths.GUIDELLM_BENCHMARK_RE.match, s) if m is not None})
@@ -401,7 +409,7 @@ def _guidellm_results(doc: _Document, ctx: ParseContext) -> list[EventBase]:
 def _event(doc: _Document, ctx: ParseContext) -> list[EventBase]:
     ctx.state.pop(_OPEN, None)
     if any(k.startswith("benchmarks.[") for k in doc.scalars):
-        return _guidellm_results(doc, ctx)
+        return guidellm_results(doc, ctx)
     aiperf = any(k.endswith(".avg") for k in doc.scalars)  # AIPerf's / GenAI-Perf's metric blocks; others are flat
     event = _aiperf_result(doc, ctx) if aiperf else _flat_result(doc, ctx)
     return [event] if event is not None else []
