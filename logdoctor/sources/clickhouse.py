@@ -312,6 +312,11 @@ def tls_problem(exc: BaseException) -> str | None:
 
     if isinstance(exc, ssl.SSLCertVerificationError):
         reason = exc.verify_message or exc.reason or "not trusted"
+        if exc.verify_code in (62, 64):  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
+            return (
+                f"the server's TLS certificate is for another name ({reason.rstrip('.')}): connect by a name "
+                "its subjectAltName holds"
+            )
         return (
             f"the server's TLS certificate was not accepted ({reason}): give the CA that signed it with "
             "--clickhouse-ca-file FILE"

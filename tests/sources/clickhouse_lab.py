@@ -1,7 +1,8 @@
 """A real ClickHouse server on loopback for the log-store tests, and the fixture logs as its rows.
 
 `clickhouse_lab()` starts Debian's `/usr/sbin/clickhouse-server` (18.16 here; `make clickhouse` installs it) with a
-generated config: free HTTP and TCP ports on 127.0.0.1 only, data, tmp and log paths in a temporary directory,
+generated config: free HTTP and TCP ports on 127.0.0.1 (and 127.0.0.2, a loopback address the certificate does
+not name), data, tmp and log paths in a temporary directory,
 `system.query_log` on (so a test can read how many rows a query returned), and two users: `default` (no password)
 and `reader` (password `READER_PASSWORD`). It also listens for HTTPS on a free port with a self-signed certificate
 for 127.0.0.1 and localhost, made with `openssl req -x509` (`ClickHouseLab.cert`, the file a client trusts it
@@ -55,6 +56,7 @@ CONFIG = """<?xml version="1.0"?>
   <http_port>{http}</http_port>
   <tcp_port>{tcp}</tcp_port>
   <listen_host>127.0.0.1</listen_host>
+  <listen_host>127.0.0.2</listen_host>
   <path>{root}/data/</path>
   <tmp_path>{root}/tmp/</tmp_path>
   <user_files_path>{root}/user_files/</user_files_path>

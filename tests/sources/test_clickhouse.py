@@ -470,6 +470,17 @@ def test_https_by_name_checks_the_name_in_the_certificate(lab: ClickHouseLab) ->
     assert code == 1, err
 
 
+def test_https_to_a_name_the_certificate_does_not_hold_is_refused(lab: ClickHouseLab) -> None:
+    # 127.0.0.2 reaches the same server, but the certificate names 127.0.0.1 and localhost only
+    code, out, err = run("diagnose", lab.tls_url(TABLE, host="127.0.0.2"), "--clickhouse-ca-file", str(lab.cert))
+    assert code == 3 and not out
+    (line,) = err.strip().splitlines()
+    assert "the server's TLS certificate is for another name (IP address mismatch" in line, line
+    assert "'127.0.0.2'" in line and "--clickhouse-ca-file" not in line  # no CA file would help
+    code, _, err = run("diagnose", f"clickhouse://127.0.0.2:{lab.http_port}/{TABLE}", "--since", "all")
+    assert code == 1, err  # over plain HTTP that address answers: it is the name check that refused
+
+
 def test_https_without_the_ca_is_refused_on_one_line(lab: ClickHouseLab) -> None:
     code, out, err = run("diagnose", lab.tls_url(TABLE))  # the system store does not trust a self-signed cert
     assert code == 3 and not out
