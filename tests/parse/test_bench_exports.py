@@ -78,3 +78,12 @@ def test_a_csv_header_alone_gives_no_result() -> None:
 def test_the_guidellm_fixture_is_the_tools_own_output() -> None:
     data = json.loads(fixture("guidellm-0.8.1-mock-sweep.json.gz"))
     assert data["metadata"]["guidellm_version"] == "0.8.1" and len(data["benchmarks"]) == 2
+
+
+def test_csv_cells_that_are_not_finite_numbers_are_no_values() -> None:
+    text = (
+        "Metric,avg,min,max\nRequest Latency (ms),nan,1.0,2.0\n\n"
+        "Metric,Value\nRequest Count (count),inf\nRequest Throughput (per sec),2.5\n"
+    )
+    (event,) = results(text)
+    assert (event.mean_e2e_ms, event.completed, event.request_throughput) == (None, None, 2.5)

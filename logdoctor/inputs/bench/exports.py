@@ -19,6 +19,7 @@ key paths as its JSON report, so the same reader (`jsondoc.guidellm_results`) tu
 from __future__ import annotations
 
 import csv
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,9 +62,10 @@ class _CsvExport:
 
 def _csv_number(text: str) -> float | None:
     try:
-        return float(text.replace(",", ""))
+        number = float(text.replace(",", ""))
     except ValueError:
         return None  # "N/A" (a statistic GenAI-Perf did not compute)
+    return number if math.isfinite(number) else None
 
 
 def _csv_row(export: _CsvExport, text: str) -> bool:
