@@ -773,6 +773,7 @@ _SIDE_ENGINE = EngineChoice()
         "logdoctor diff sglang.log vllm.log",
         "logdoctor diff --baseline fast.log --candidate slow.log --candidate nccl.log",
         "logdoctor diff root@fast-host root@slow-host --format json",
+        "logdoctor diff 'clickhouse://ch:8123/otel_logs#pod=vllm-0' 'clickhouse://ch:8123/otel_logs#pod=vllm-1'",
     )
 )
 @click.argument("targets", nargs=-1, metavar="[BASELINE CANDIDATE]")
@@ -798,8 +799,10 @@ _SIDE_ENGINE = EngineChoice()
 @rules_options
 @report_options
 @ssh_options
+@store_options
 @perf_option_declarations
 @read_limit_options
+@url_options
 @handle_errors
 def diff(
     targets: tuple[str, ...],
@@ -818,8 +821,10 @@ def diff(
     config_path: Path | None,
     limits: ReadLimits,
     ssh: HostOptions,
+    store: StoreOptions,
     gpu: str | None,
     hardware_files: tuple[str, ...],
+    urls: UrlOptions,
 ) -> None:
     """What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.
 
@@ -830,7 +835,6 @@ def diff(
     regression rules included (docs/diff.md)."""
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
-    from logdoctor.fleet import side_line_sources
     from logdoctor.perf.assess import perf_options
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
@@ -849,11 +853,11 @@ def diff(
         forced = candidate_engine if candidate_engine != "auto" else baseline_engine
         base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
     else:
-        base_targets, cand_targets = diff_sides(targets, baseline_targets, candidate_targets)
         from logdoctor.progress import ReadProgress
+        from logdoctor.stores import diff_side_sources  # files, hosts, or clickhouse:// / prometheus:// URLs
 
-        base_sources = side_line_sources("baseline", base_targets, ssh, stderr_console(), limits)
-        cand_sources = side_line_sources("candidate", cand_targets, ssh, stderr_console(), limits)
+        sides = diff_sides(targets, baseline_targets, candidate_targets)
+        base_sources, cand_sources = diff_side_sources(sides, store, urls, ssh, stderr_console(), limits)
         with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
             base_parsed = parse_sources(progress.sources(base_sources), baseline_engine)
             cand_parsed = parse_sources(progress.sources(cand_sources), candidate_engine)

@@ -14,7 +14,6 @@ tables' deployments are kept (exit 3); a deployment cut short says so and is nev
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import click
 
 from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
+from logdoctor.options import option_bundle
 from logdoctor.sources.clickhouse import (
     DEFAULT_IDENTITY,
     DEFAULT_MAX_ROWS,
@@ -32,6 +32,7 @@ from logdoctor.sources.clickhouse import (
     ClickHouseOptions,
     ClickHouseTarget,
     Deployment,
+    check_ca_file,
     is_clickhouse_url,
     parse_clickhouse_url,
     parse_time,
@@ -44,10 +45,13 @@ if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
+    from logdoctor.fleet import HostOptions
     from logdoctor.parse.pipeline import SourceStats
+    from logdoctor.run import LineSource
+    from logdoctor.sources.limits import ReadLimits
+    from logdoctor.sources.urls import UrlOptions
 
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_SINCE = "1h"
 PASSWORD_ENV = "CLICKHOUSE_PASSWORD"  # noqa: S105 (the variable's name, as clickhouse-client reads it)
 USER_ENV = "CLICKHOUSE_USER"
@@ -72,6 +76,7 @@ class StoreOptions:
     clickhouse_user: str | None = None
     clickhouse_password_file: str | None = None
     max_rows: int = DEFAULT_MAX_ROWS
+    clickhouse_ca_file: str | None = None
 
     def given(self) -> list[str]:
         """The options given, as the user spelled them (they only apply to a log-store target)."""
@@ -87,6 +92,7 @@ class StoreOptions:
             "clickhouse_user": "--clickhouse-user",
             "clickhouse_password_file": "--clickhouse-password-file",
             "max_rows": "--max-rows",
+            "clickhouse_ca_file": "--clickhouse-ca-file",
         }
         return [flag for attr, flag in names.items() if getattr(self, attr) != getattr(defaults, attr)]
 
@@ -98,6 +104,8 @@ class StoreOptions:
         until = parse_time(self.until, now) if self.until is not None else None
         if since is not None and until is not None and until <= since:
             raise UsageError(f"--until ({self.until}) is not after --since ({self.since or DEFAULT_SINCE})")
+        if self.clickhouse_ca_file is not None:
+            check_ca_file(self.clickhouse_ca_file)
         return ClickHouseOptions(
             where=self.where.strip() or None if self.where is not None else None,
             since=since,
@@ -113,6 +121,7 @@ class StoreOptions:
             timeout=timeout or DEFAULT_TIMEOUT,
             read_timeout=read_timeout or DEFAULT_READ_TIMEOUT,
             max_rows=self.max_rows,
+            ca_file=self.clickhouse_ca_file,
         )
 
     def password(self) -> str | None:
@@ -127,31 +136,15 @@ class StoreOptions:
         return os.environ.get(PASSWORD_ENV)
 
 
-def store_options(func: F) -> F:
-    """The options of `diagnose clickhouse://...`, given to the command as one `store: StoreOptions`."""
+def _store_options(values: dict[str, Any]) -> StoreOptions:
+    return StoreOptions(**values)
 
-    @functools.wraps(func)
-    def bundled(*args: Any, **kwargs: Any) -> Any:
-        fields = (
-            "where",
-            "since",
-            "until",
-            "time_column",
-            "body_column",
-            "service_column",
-            "attributes_column",
-            "identity_attributes",
-            "clickhouse_user",
-            "clickhouse_password_file",
-            "max_rows",
-        )
-        # --since is shared with prometheus:// targets: read here and left for urltargets.url_options, which
-        # must be applied inside this decorator (as on `diagnose`), to pop.
-        given: dict[str, Any] = {name: kwargs.get(name) if name == "since" else kwargs.pop(name) for name in fields}
-        store = StoreOptions(**given)
-        return func(*args, store=store, **kwargs)
 
-    options = [
+# The options of `diagnose clickhouse://...`, given to the command as one `store: StoreOptions`. --since is shared
+# with prometheus:// targets: read here and left for urltargets.url_options, applied inside this one, to pop.
+store_options = option_bundle(
+    "store",
+    [
         click.option(
             "--where",
             metavar="SQL",
@@ -200,10 +193,17 @@ def store_options(func: F) -> F:
             show_default=True,
             help="clickhouse://: most matching rows to read a deployment (the earliest; the rest is reported cut).",
         ),
-    ]
-    for option in reversed(options):
-        bundled = option(bundled)
-    return bundled  # type: ignore[return-value]
+        click.option(
+            "--clickhouse-ca-file",
+            type=click.Path(dir_okay=False),
+            metavar="FILE",
+            help="clickhouses://: check the server's certificate against the CA certificates in FILE (PEM) "
+            "instead of the system's store.",
+        ),
+    ],
+    _store_options,
+    keep=("since",),
+)
 
 
 @dataclass
@@ -247,6 +247,8 @@ def diagnose_stores(
     from logdoctor.sources.clickhouse import read_clickhouse
 
     parsed_targets = [parse_clickhouse_url(t) for t in targets]
+    if store.clickhouse_ca_file is not None and not any(t.tls for t in parsed_targets):
+        raise UsageError("--clickhouse-ca-file applies to HTTPS targets (clickhouses://HOST:8443/TABLE)")
     options = store.clickhouse(timeout, read_timeout)
     rules = load_rules()
     keywords = candidate_keywords()
@@ -315,15 +317,8 @@ def diagnose_clickhouse(
     return diagnose_stores([url], store, load_rules, **kwargs)
 
 
-def _diagnose_deployment(
-    target: ClickHouseTarget,
-    deployment: Deployment,
-    rules: Sequence[LoadedRule],
-    engine: str,
-    suppressions: Suppressions | None,
-    observe: Callable[[Sequence[EventBase]], T] | None,
-    broken: list[str],
-) -> tuple[Diagnosis, T | None]:
+def _deployment_source(target: ClickHouseTarget, deployment: Deployment, broken: list[str]) -> LineSource:
+    """A deployment's rows as a line source; an answer that breaks off is noted in `broken`, the rows kept."""
     from logdoctor import run
 
     def lines() -> Iterator[tuple[int, str]]:
@@ -339,7 +334,7 @@ def _diagnose_deployment(
         if deployment.stored is not None:
             stat.lines = deployment.stored
 
-    source = run.LineSource(
+    return run.LineSource(
         name=deployment.name,
         lines=lines(),
         kind="clickhouse",
@@ -347,7 +342,20 @@ def _diagnose_deployment(
         path=target.table_name,
         finish=finish,
     )
-    parsed = run.parse_sources([source], engine)
+
+
+def _diagnose_deployment(
+    target: ClickHouseTarget,
+    deployment: Deployment,
+    rules: Sequence[LoadedRule],
+    engine: str,
+    suppressions: Suppressions | None,
+    observe: Callable[[Sequence[EventBase]], T] | None,
+    broken: list[str],
+) -> tuple[Diagnosis, T | None]:
+    from logdoctor import run
+
+    parsed = run.parse_sources([_deployment_source(target, deployment, broken)], engine)
     observed = observe(parsed.events) if observe is not None else None
     diagnosis, _ = run.diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions)
     return diagnosis, observed
@@ -367,3 +375,133 @@ def check_store_targets(
     if not urls and store.given():
         raise UsageError(f"{', '.join(store.given())} only apply to clickhouse:// targets")
     return bool(urls)
+
+
+# --- diff: a side read from a store ---------------------------------------------------------------------------
+
+
+def diff_side_sources(
+    sides: tuple[Sequence[str], Sequence[str]],
+    store: StoreOptions,
+    urls: UrlOptions,
+    ssh: HostOptions,
+    err: Console,
+    limits: ReadLimits | None = None,
+) -> tuple[list[LineSource], list[LineSource]]:
+    """Both sides of `logdoctor diff` as line sources. A side given as `clickhouse://` or `prometheus://` URLs
+    is one deployment of that store (`URL#KEY=VALUE,...` picks it among several: `#pod=vllm-0`,
+    `#instance=10.0.0.5:8000`); other sides are files or hosts as `fleet.side_line_sources` reads them."""
+    from logdoctor.fleet import side_line_sources
+    from logdoctor.sources.urls import is_url_target
+
+    def is_url(target: str) -> bool:
+        return is_store_target(target) or is_url_target(target.partition("#")[0])
+
+    if not any(is_url(t) for side in sides for t in side):
+        if store.given():
+            raise UsageError(f"{', '.join(store.given())} only apply to clickhouse:// targets")
+        return side_line_sources("baseline", sides[0], ssh, err, limits), side_line_sources(
+            "candidate", sides[1], ssh, err, limits
+        )
+    out: list[list[LineSource]] = []
+    for role, targets in zip(("baseline", "candidate"), sides, strict=True):
+        urls_given = [t for t in targets if is_url(t)]
+        if not urls_given:
+            out.append(side_line_sources(role, targets, ssh, err, limits))
+            continue
+        if len(urls_given) != len(targets):
+            others = ", ".join(t for t in targets if not is_url(t))
+            raise UsageError(f"{role}: give URL targets on their own (also given: {others})")
+        out.append([_store_side_source(role, t, store, urls, ssh, err) for t in targets])
+    return out[0], out[1]
+
+
+def _picked(pick: str, identity: dict[str, str], role: str, target: str) -> bool:
+    """Whether every `KEY=VALUE` of the URL's #fragment is one of the deployment's identity labels."""
+    wanted: dict[str, str] = {}
+    for part in (p.strip() for p in pick.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{role}: {target}: name a deployment as #KEY=VALUE[,KEY=VALUE] (e.g. #pod=vllm-0)")
+        wanted[key.strip()] = value.strip()
+    return all(identity.get(k) == v for k, v in wanted.items())
+
+
+def _clickhouse_identity(label: str) -> dict[str, str]:
+    """`host=gpu-a pod=vllm-0 service=vllm` -> its pairs (the heading clickhouse.label_of writes)."""
+    return dict(part.partition("=")[::2] for part in label.split() if "=" in part)
+
+
+def _store_side_source(
+    role: str, given: str, store: StoreOptions, urls: UrlOptions, ssh: HostOptions, err: Console
+) -> LineSource:
+    """The one deployment a URL names on a diff side, its lines read in full (a diff of a cut read would invent
+    differences): several matching deployments, or none, is an input error naming them."""
+    from logdoctor.report.events import say
+    from logdoctor.sanitize import one_line
+
+    url, _, pick = given.partition("#")
+    shown = one_line(url)
+    found: list[tuple[str, LineSource]] = []
+    names: list[str] = []
+    if is_store_target(url):
+        from logdoctor.parse.pipeline import candidate_keywords
+        from logdoctor.run import LineSource as Source
+        from logdoctor.sources.clickhouse import read_clickhouse
+
+        target = parse_clickhouse_url(url)
+        if store.clickhouse_ca_file is not None and not target.tls:
+            raise UsageError("--clickhouse-ca-file applies to HTTPS targets (clickhouses://HOST:8443/TABLE)")
+        options = store.clickhouse(ssh.timeout, ssh.read_timeout)
+        read = read_clickhouse(
+            target, options, candidate_keywords(), lambda m: say(err, f"{role}: {shown}: {m}", "dim")
+        )
+        for deployment in read.deployments:
+            names.append(deployment.label)
+            broken: list[str] = []
+            if pick and not _picked(pick, _clickhouse_identity(deployment.label), role, given):
+                for _ in _deployment_source(target, deployment, broken).lines:  # the rows of the next come after
+                    pass
+                continue
+            source = _deployment_source(target, deployment, broken)
+            lines = list(source.lines)
+            if broken or deployment.cut:
+                why = broken[0] if broken else f"more than --max-rows {options.max_rows} matching rows"
+                raise CollectionError(f"{role}: {shown} {deployment.label}: incomplete: {why}")
+            found.append((deployment.label, Source(source.name, lines, source.kind, source.host, source.path)))
+    else:
+        from dataclasses import replace
+
+        from logdoctor.registry import REGISTRY
+        from logdoctor.run import LineSource as Source
+        from logdoctor.sources import urls as url_sources
+
+        # the names the metrics input kind reads, as urltargets asks for them
+        names_read = tuple(k for g in REGISTRY.grammars() for k in g.keywords if k.startswith(("vllm:", "sglang:")))
+        (collection,) = url_sources.collect([url], replace(urls, metric_names=names_read))
+        if collection.error is not None:
+            raise CollectionError(f"{role}: {collection.error}")
+        for instance in collection.deployments:
+            names.append(instance.name)
+            identity = {**instance.labels, "name": instance.name}
+            if pick and not _picked(pick, identity, role, given):
+                continue
+            found.append((instance.name, Source(instance.name, instance.lines, "prometheus")))
+    if len(found) == 1:
+        return found[0][1]
+    listed = "; ".join(names[:10]) + (f"; ... ({len(names)} in all)" if len(names) > 10 else "")
+    if not found:
+        what = f"no deployment matches #{pick}" if pick else "no deployment"
+        raise InputError(f"{role}: {shown}: {what} (it has: {one_line(listed) or 'none'})")
+    raise InputError(
+        f"{role}: {shown}: {len(found)} deployments match: pick one with URL#KEY=VALUE "
+        f"(e.g. #{_example_pick(found[0][0])}; it has: {one_line(listed)})"
+    )
+
+
+def _example_pick(label: str) -> str:
+    pairs = _clickhouse_identity(label)
+    if pairs:
+        key, value = next(iter(pairs.items()))
+        return f"{key}={value}"
+    return f"instance={label}"

@@ -1,6 +1,7 @@
 """Logs in ClickHouse as a source: the rows of a logs table, one line source a deployment, read over HTTP.
 
     logdoctor diagnose clickhouse://ch.internal:8123/otel.otel_logs --where "ServiceName = 'vllm'" --since 1h
+    logdoctor diagnose clickhouses://ch.internal:8443/otel.otel_logs ...    HTTPS, the certificate verified
 
 The table defaults to the OpenTelemetry collector's ClickHouse exporter schema (`Timestamp`, `Body`, `ServiceName`,
 `ResourceAttributes`); every column can be renamed (`ClickHouseOptions`). Three queries, all plain SQL over the HTTP
@@ -33,8 +34,10 @@ from logdoctor.errors import CollectionError, UsageError
 from logdoctor.redact import redact
 from logdoctor.sanitize import one_line
 
-SCHEMES = ("clickhouse",)
+TLS_SCHEMES = ("clickhouses", "clickhouse+https")  # HTTPS: the server's certificate is verified
+SCHEMES = ("clickhouse", *TLS_SCHEMES)
 DEFAULT_PORT = 8123
+DEFAULT_TLS_PORT = 8443  # ClickHouse's https_port in its shipped config.xml
 DEFAULT_IDENTITY = ("host.name", "k8s.pod.name", "k8s.container.name")
 # Short names of the identity attributes in report headings (`host=gpu-3 pod=vllm-0`); others keep their key.
 SHORT_NAMES = {"host.name": "host", "k8s.pod.name": "pod", "k8s.container.name": "container"}
@@ -48,19 +51,25 @@ DEFAULT_READ_TIMEOUT = 300.0
 
 @dataclass(frozen=True)
 class ClickHouseTarget:
-    """`clickhouse://[user@]host[:port]/[database.]table` (or `/database/table`): the HTTP interface."""
+    """`clickhouse://[user@]host[:port]/[database.]table` (or `/database/table`): the HTTP interface;
+    `clickhouses://` (or `clickhouse+https://`): the HTTPS one."""
 
     host: str
     port: int
     table: str
     database: str | None = None
     user: str | None = None
+    scheme: str = "clickhouse"
+
+    @property
+    def tls(self) -> bool:
+        return self.scheme in TLS_SCHEMES
 
     @property
     def display(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         user = f"{self.user}@" if self.user else ""
-        return f"clickhouse://{user}{host}:{self.port}/{self.table_name}"
+        return f"{self.scheme}://{user}{host}:{self.port}/{self.table_name}"
 
     @property
     def table_name(self) -> str:
@@ -69,7 +78,7 @@ class ClickHouseTarget:
     @property
     def base_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
 
 
 def is_clickhouse_url(target: str) -> bool:
@@ -85,7 +94,8 @@ def parse_clickhouse_url(url: str) -> ClickHouseTarget:
     shown = redact(url)
     try:
         parts = urllib.parse.urlsplit(url)
-        port = parts.port or DEFAULT_PORT
+        scheme = parts.scheme.lower()
+        port = parts.port or (DEFAULT_TLS_PORT if scheme in TLS_SCHEMES else DEFAULT_PORT)
     except ValueError as exc:
         raise UsageError(f"{one_line(shown)}: not a clickhouse://HOST[:PORT]/TABLE URL ({exc})") from None
     if parts.password is not None:
@@ -106,7 +116,9 @@ def parse_clickhouse_url(url: str) -> ClickHouseTarget:
             "(letters, digits, _ . -), e.g. clickhouse://localhost:8123/otel.otel_logs"
         )
     database, table = (path[0], path[1]) if len(path) == 2 else (None, path[0])
-    return ClickHouseTarget(host=parts.hostname, port=port, table=table, database=database, user=parts.username or None)
+    return ClickHouseTarget(
+        host=parts.hostname, port=port, table=table, database=database, user=parts.username or None, scheme=scheme
+    )
 
 
 @dataclass(frozen=True)
@@ -127,6 +139,7 @@ class ClickHouseOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds to connect and describe the table
     read_timeout: float = DEFAULT_READ_TIMEOUT  # seconds the count and the rows query may go quiet
     max_rows: int = DEFAULT_MAX_ROWS
+    ca_file: str | None = None  # --clickhouse-ca-file: the CA (or the certificate) an HTTPS server is checked with
 
 
 # --- SQL ------------------------------------------------------------------------------------------------
@@ -275,16 +288,55 @@ def error_text(raw: str) -> tuple[int | None, str]:
     return code, text
 
 
-def _opener() -> Any:
+def _opener(ca_file: str | None = None) -> Any:
     """urllib without the environment's proxies and without redirects: the password header goes to the named
-    server and nowhere else (a proxy or a redirect target would receive it too)."""
+    server and nowhere else (a proxy or a redirect target would receive it too). HTTPS checks the server's
+    certificate and name against `ca_file`, else the system's CA store (ssl.create_default_context)."""
+    import ssl
     import urllib.request
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: Any, **kwargs: Any) -> None:
             return None  # urllib then raises the 3xx as an HTTPError: reported as the query's failure
 
-    return urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect())
+    context = ssl.create_default_context(cafile=ca_file)
+    return urllib.request.build_opener(
+        urllib.request.ProxyHandler({}), NoRedirect(), urllib.request.HTTPSHandler(context=context)
+    )
+
+
+def tls_problem(exc: BaseException) -> str | None:
+    """One line for a TLS failure (a certificate not trusted, a name that does not match, a server that does not
+    speak TLS on that port), or None for any other error."""
+    import ssl
+
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        reason = exc.verify_message or exc.reason or "not trusted"
+        if exc.verify_code in (62, 64):  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
+            return (
+                f"the server's TLS certificate is for another name ({reason.rstrip('.')}): connect by a name "
+                "its subjectAltName holds"
+            )
+        return (
+            f"the server's TLS certificate was not accepted ({reason}): give the CA that signed it with "
+            "--clickhouse-ca-file FILE"
+        )
+    if isinstance(exc, ssl.SSLError):
+        return f"the TLS handshake failed ({exc.reason or exc}; is the port ClickHouse's https_port?)"
+    return None
+
+
+def check_ca_file(ca_file: str) -> None:
+    """A --clickhouse-ca-file that cannot be read or holds no certificate: a usage error, before any query."""
+    import ssl
+
+    try:
+        ssl.create_default_context(cafile=ca_file)
+    except FileNotFoundError:
+        raise UsageError(f"--clickhouse-ca-file {ca_file}: no such file") from None
+    except (OSError, ssl.SSLError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a PEM certificate file"
+        raise UsageError(f"--clickhouse-ca-file {ca_file}: cannot read it ({reason})") from None
 
 
 class ClickHouseClient:
@@ -314,11 +366,12 @@ class ClickHouseClient:
         if query_id:
             params["query_id"] = query_id
         url = self.target.base_url + ("?" + urllib.parse.urlencode(params) if params else "")
-        # S310: the URL is always http://HOST:PORT/ built from a parsed clickhouse:// target.
+        # S310: the URL is always http(s)://HOST:PORT/ built from a parsed clickhouse:// target.
         request = urllib.request.Request(url, data=sql.encode("utf-8"), headers=self._headers(), method="POST")  # noqa: S310
         where = self.target.display
         try:
-            response: IO[bytes] = _opener().open(request, timeout=timeout or self.options.timeout)
+            opener = _opener(self.options.ca_file if self.target.tls else None)
+            response: IO[bytes] = opener.open(request, timeout=timeout or self.options.timeout)
             return response
         except urllib.error.HTTPError as exc:
             body = exc.read(64 * 1024).decode("utf-8", "replace")
@@ -335,13 +388,23 @@ class ClickHouseClient:
             raise CollectionError(f"{where}: the query failed: {text}") from None
         except urllib.error.URLError as exc:
             reason = exc.reason
+            tls = tls_problem(reason) if isinstance(reason, BaseException) else None
+            if tls is not None:
+                raise CollectionError(f"{where}: {tls}") from None
             detail = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
             if isinstance(reason, TimeoutError):
                 detail = f"no answer within {timeout or self.options.timeout:g}s"
+                if self.target.tls:  # urllib wraps only the connect and send: here, the handshake got no answer
+                    raise CollectionError(
+                        f"{where}: cannot connect, or the TLS handshake failed ({detail}; is the port ClickHouse's https_port?)"
+                    ) from None
             raise CollectionError(f"{where}: cannot connect ({one_line(detail)})") from None
         except TimeoutError:
             raise CollectionError(f"{where}: no answer within {timeout or self.options.timeout:g}s") from None
         except (OSError, http.client.HTTPException) as exc:
+            tls = tls_problem(exc)
+            if tls is not None:
+                raise CollectionError(f"{where}: {tls}") from None
             raise CollectionError(f"{where}: cannot connect ({one_line(str(exc) or type(exc).__name__)})") from None
 
     def rows(

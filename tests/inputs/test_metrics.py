@@ -111,3 +111,13 @@ def test_two_files_of_one_scrape_each_give_the_acceptance_between_them(tmp_path:
 
     facts = json.loads(result.stdout)["facts"]
     assert facts["spec.acceptance_length"] == [1.2, 3.0]
+
+
+def test_vllm_v0_minus_one_hit_rate_is_no_rate() -> None:
+    # fixtures/logs/metrics/aibrix-vllm-v0-runtime-doc.log: V0 reports -1.0 when prefix caching is off
+    text = (Path(__file__).parents[2] / "fixtures/logs/metrics/aibrix-vllm-v0-runtime-doc.log").read_text()
+    assert 'vllm:gpu_prefix_cache_hit_rate{model_name="Qwen/Qwen2.5-Coder-1.5B-Instruct"} -1.0' in text
+    (stats,) = of(parse_text(text), SchedulerStats)
+    assert isinstance(stats, SchedulerStats)
+    assert stats.prefix_cache_hit_rate is None
+    assert stats.running == 0 and stats.kv_cache_usage == 0.0

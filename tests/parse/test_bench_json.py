@@ -3,6 +3,7 @@ JSON Lines and AIPerf's export, in both layouts the line pipeline meets (one lin
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,63 @@ def test_a_pretty_detailed_result_keeps_the_means_after_its_lists() -> None:
     detailed = {**head, "itls": [[0.01] * 50] * 2000, "mean_tpot_ms": 48.0}
     (event,) = results(json.dumps(detailed, indent=1))  # about 100,000 lines
     assert event.mean_tpot_ms == 48.0 and event.output_throughput == 270.8
+
+
+def guidellm_report() -> str:
+    # a real `guidellm run` 0.8.1 report (two benchmarks, 1 and 8 streams) against guidellm's mock server
+    with gzip.open(FIXTURES / "guidellm-0.8.1-mock-sweep.json.gz", "rt", encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_guidellm_report_gives_one_result_per_benchmark(indent: int | None) -> None:
+    text = guidellm_report()
+    assert "\n" not in text.strip()  # GuideLLM writes the report on one line (json.dumps, no indent)
+    if indent is not None:
+        text = json.dumps(json.loads(text), indent=indent)  # as `jq .` or a paste shows it
+    one, eight = results(text)
+    for event, streams in ((one, 1.0), (eight, 8.0)):
+        check(event, {"tool": "guidellm", "concurrency": streams, "model": "mock-llama", "backend": "openai_http"})
+        check(event, {"completed": 24, "failed": 0})
+        assert event.values["strategy"] == "concurrent"
+        # pretty-printed, the block opens on "benchmarks": the "metadata" object above it is not read
+        assert event.values.get("guidellm_version") == ("0.8.1" if indent is None else None)
+    # the mock server was started with --itl-ms 25 --ttft-ms 120: GuideLLM's ITL is vLLM's TPOT
+    assert one.mean_tpot_ms is not None and 25.0 <= one.mean_tpot_ms <= 27.0
+    assert one.per_request_throughput is not None and 37.0 <= one.per_request_throughput <= 40.0
+    assert one.mean_ttft_ms is not None and 120.0 <= one.mean_ttft_ms <= 160.0
+    assert one.mean_e2e_ms is not None and 1600.0 <= one.mean_e2e_ms <= 1900.0  # seconds in the report
+    # its own TPOT (TTFT included) stays out of the fields
+    assert float(one.values["guidellm_time_per_output_token_ms"]) > one.mean_tpot_ms
+    assert eight.output_throughput is not None and one.output_throughput is not None
+    assert eight.output_throughput > 6 * one.output_throughput  # 8 streams, the same per-request speed
+
+
+def test_genai_perf_export_from_its_own_test() -> None:
+    # triton-inference-server/perf_analyzer genai-perf/tests/test_json_exporter.py at 16e6d333: the expected
+    # profile_export_genai_perf.json (the argparse-era input_config, output_token_throughput_per_request)
+    (event,) = results((FIXTURES / "genai-perf-test-json-exporter.json").read_text(encoding="utf-8"))
+    check(event, {"tool": "genai-perf", "concurrency": 1.0, "model": "gpt2_vllm", "backend": "vllm"})
+    check(event, {"mean_ttft_ms": 11.0, "mean_itl_ms": 21.0, "output_throughput": 31.0})
+    check(event, {"per_request_throughput": 41.0, "mean_e2e_ms": 1.0})
+    assert event.request_throughput is None  # the test writes "7", a string: not a number
+
+
+def test_genai_perf_0016_export_with_config_file_layout() -> None:
+    # genai-perf 0.0.16's layout (tests/test_process_export_files.py at 263c5f6e); values constructed
+    export = {
+        "request_throughput": {"unit": "requests/sec", "avg": 15.0},
+        "time_to_first_token": {"unit": "ms", "avg": 40.0, "p99": 80.0},
+        "inter_token_latency": {"unit": "ms", "avg": 20.0},
+        "output_token_throughput": {"unit": "tokens/sec", "avg": 200.0},
+        "output_token_throughput_per_user": {"unit": "tokens/sec/user", "avg": 50.0},
+        "telemetry_stats": {"gpu_power_usage": {"unit": "W", "gpu0": {"avg": 22.5}}},
+        "input_config": {
+            "model_names": ["small_model"],
+            "endpoint": {"backend": "vllm", "url": "localhost:8001", "service_kind": "triton"},
+            "perf_analyzer": {"path": "perf_analyzer", "stimulus": {"concurrency": 8}},
+        },
+    }
+    (event,) = results(json.dumps(export, indent=2))
+    check(event, {"tool": "genai-perf", "concurrency": 8.0, "backend": "vllm", "per_request_throughput": 50.0})
+    check(event, {"request_throughput": 15.0, "mean_ttft_ms": 40.0, "output_throughput": 200.0})

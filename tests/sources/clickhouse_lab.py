@@ -1,9 +1,12 @@
 """A real ClickHouse server on loopback for the log-store tests, and the fixture logs as its rows.
 
 `clickhouse_lab()` starts Debian's `/usr/sbin/clickhouse-server` (18.16 here; `make clickhouse` installs it) with a
-generated config: free HTTP and TCP ports on 127.0.0.1 only, data, tmp and log paths in a temporary directory,
+generated config: free HTTP and TCP ports on 127.0.0.1 (and 127.0.0.2, a loopback address the certificate does
+not name), data, tmp and log paths in a temporary directory,
 `system.query_log` on (so a test can read how many rows a query returned), and two users: `default` (no password)
-and `reader` (password `READER_PASSWORD`). The packaged systemd service is never used.
+and `reader` (password `READER_PASSWORD`). It also listens for HTTPS on a free port with a self-signed certificate
+for 127.0.0.1 and localhost, made with `openssl req -x509` (`ClickHouseLab.cert`, the file a client trusts it
+by). The packaged systemd service is never used.
 
 Nothing is skipped: without the binary the tests fail and say how to fix it.
 """
@@ -53,6 +56,7 @@ CONFIG = """<?xml version="1.0"?>
   <http_port>{http}</http_port>
   <tcp_port>{tcp}</tcp_port>
   <listen_host>127.0.0.1</listen_host>
+  <listen_host>127.0.0.2</listen_host>
   <path>{root}/data/</path>
   <tmp_path>{root}/tmp/</tmp_path>
   <user_files_path>{root}/user_files/</user_files_path>
@@ -65,6 +69,11 @@ CONFIG = """<?xml version="1.0"?>
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <query_log><database>system</database><table>query_log</table>
     <flush_interval_milliseconds>200</flush_interval_milliseconds></query_log>
+  <https_port>{https}</https_port>
+  <openSSL><server><certificateFile>{root}/tls/cert.pem</certificateFile><privateKeyFile>{root}/tls/key.pem</privateKeyFile>
+    <verificationMode>none</verificationMode><loadDefaultCAFile>false</loadDefaultCAFile>
+    <cacheSessions>true</cacheSessions><disableProtocols>sslv2,sslv3</disableProtocols>
+    <preferServerCiphers>true</preferServerCiphers></server></openSSL>
 </yandex>
 """
 
@@ -88,9 +97,18 @@ class ClickHouseLab:
     root: Path
     http_port: int
     process: subprocess.Popen[bytes]
+    https_port: int = 0
 
     def url(self, table: str) -> str:
         return f"clickhouse://127.0.0.1:{self.http_port}/{table}"
+
+    def tls_url(self, table: str, host: str = "127.0.0.1") -> str:
+        return f"clickhouses://{host}:{self.https_port}/{table}"
+
+    @property
+    def cert(self) -> Path:
+        """The server's self-signed certificate: the CA file a client trusts it by."""
+        return self.root / "tls" / "cert.pem"
 
     def query(
         self, sql: str, data: bytes | None = None, user: str = "default", password: str = "", timeout: float = 60
@@ -123,6 +141,19 @@ class ClickHouseLab:
             time.sleep(0.2)
 
 
+def self_signed(folder: Path) -> None:
+    """cert.pem and key.pem: a self-signed certificate for 127.0.0.1 and localhost, valid two days."""
+    try:
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+             "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.fail(f"ClickHouse tests: cannot make a certificate with openssl ({exc})", pytrace=False)
+
+
 def start_clickhouse() -> Iterator[ClickHouseLab]:
     if not os.access(SERVER, os.X_OK):
         pytest.fail(
@@ -131,10 +162,11 @@ def start_clickhouse() -> Iterator[ClickHouseLab]:
         )
     with tempfile.TemporaryDirectory(prefix="logdoctor-clickhouse-") as tmp:
         root = Path(tmp)
-        for sub in ("log", "data", "tmp", "user_files", "format_schemas"):
+        for sub in ("log", "data", "tmp", "user_files", "format_schemas", "tls"):
             (root / sub).mkdir()
-        http, tcp = free_port(), free_port()
-        (root / "config.xml").write_text(CONFIG.format(root=root, http=http, tcp=tcp), encoding="utf-8")
+        self_signed(root / "tls")
+        http, tcp, https = free_port(), free_port(), free_port()
+        (root / "config.xml").write_text(CONFIG.format(root=root, http=http, tcp=tcp, https=https), encoding="utf-8")
         (root / "users.xml").write_text(USERS.format(password=READER_PASSWORD), encoding="utf-8")
         with open(root / "log" / "stdout", "wb") as out:
             process = subprocess.Popen(
@@ -144,7 +176,7 @@ def start_clickhouse() -> Iterator[ClickHouseLab]:
                 cwd=root,
                 preexec_fn=_die_with_parent,
             )
-        lab = ClickHouseLab(root, http, process)
+        lab = ClickHouseLab(root, http, process, https)
         try:
             deadline = time.monotonic() + 60
             while True:

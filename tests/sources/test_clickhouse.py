@@ -446,3 +446,125 @@ def test_diagnose_clickhouse_is_the_one_url_handler(lab: ClickHouseLab) -> None:
     assert found.names[0] == "host=gpu-a pod=vllm-dflash-0 container=vllm service=vllm"
     assert found.diagnoses[0].findings[0].cause == "spec-net-loss"
     assert "2 deployment(s)" in err.getvalue()
+
+
+# --- HTTPS ------------------------------------------------------------------------------------------------
+
+
+def test_https_with_the_servers_ca_reads_the_same_deployments(lab: ClickHouseLab) -> None:
+    where = ("--where", "ServiceName IN ('vllm', 'sglang')", "--format", "json")
+    code, out, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(lab.cert), *where)
+    assert code == 1, err
+    over_tls = json.loads(out)["deployments"]
+    _, plain_out, _ = run("diagnose", lab.url(TABLE), *where)
+    plain = json.loads(plain_out)["deployments"]
+    assert [findings(r) for r in over_tls] == [findings(r) for r in plain]
+    assert [r["sources"][0]["name"] for r in over_tls] == [r["sources"][0]["name"] for r in plain]
+    assert f"clickhouses://127.0.0.1:{lab.https_port}/{TABLE}" in err  # progress names the HTTPS target
+
+
+def test_https_by_name_checks_the_name_in_the_certificate(lab: ClickHouseLab) -> None:
+    # the certificate names localhost and 127.0.0.1: both verify
+    code, _, err = run(
+        "diagnose", lab.tls_url(TABLE, host="localhost"), "--clickhouse-ca-file", str(lab.cert), "--since", "all"
+    )
+    assert code == 1, err
+
+
+def test_https_to_a_name_the_certificate_does_not_hold_is_refused(lab: ClickHouseLab) -> None:
+    # 127.0.0.2 reaches the same server, but the certificate names 127.0.0.1 and localhost only
+    code, out, err = run("diagnose", lab.tls_url(TABLE, host="127.0.0.2"), "--clickhouse-ca-file", str(lab.cert))
+    assert code == 3 and not out
+    (line,) = err.strip().splitlines()
+    assert "the server's TLS certificate is for another name (IP address mismatch" in line, line
+    assert "'127.0.0.2'" in line and "--clickhouse-ca-file" not in line  # no CA file would help
+    code, _, err = run("diagnose", f"clickhouse://127.0.0.2:{lab.http_port}/{TABLE}", "--since", "all")
+    assert code == 1, err  # over plain HTTP that address answers: it is the name check that refused
+
+
+def test_https_without_the_ca_is_refused_on_one_line(lab: ClickHouseLab) -> None:
+    code, out, err = run("diagnose", lab.tls_url(TABLE))  # the system store does not trust a self-signed cert
+    assert code == 3 and not out
+    (line,) = err.strip().splitlines()
+    assert "the server's TLS certificate was not accepted (self-signed certificate)" in line
+    assert "--clickhouse-ca-file" in line and "Traceback" not in err
+
+
+def test_https_to_the_plain_http_port_says_the_handshake_failed(lab: ClickHouseLab) -> None:
+    url = f"clickhouses://127.0.0.1:{lab.http_port}/{TABLE}"
+    code, _, err = run("diagnose", url, "--clickhouse-ca-file", str(lab.cert))
+    assert code == 3
+    (line,) = err.strip().splitlines()
+    assert "the TLS handshake failed" in line and "https_port" in line
+
+
+def test_ca_file_errors_are_usage_errors(lab: ClickHouseLab, tmp_path: Path) -> None:
+    code, _, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(tmp_path / "nope.pem"))
+    assert code == 2 and "no such file" in err
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n", encoding="utf-8")
+    code, _, err = run("diagnose", lab.tls_url(TABLE), "--clickhouse-ca-file", str(junk))
+    assert code == 2 and "cannot read it" in err
+    code, _, err = run("diagnose", lab.url(TABLE), "--clickhouse-ca-file", str(lab.cert))
+    assert code == 2 and "HTTPS targets" in err
+
+
+def test_https_url_forms() -> None:
+    target = parse_clickhouse_url("clickhouses://h/otel.otel_logs")
+    assert (target.port, target.tls, target.base_url) == (8443, True, "https://h:8443/")
+    assert target.display == "clickhouses://h:8443/otel.otel_logs"
+    assert parse_clickhouse_url("clickhouse+https://ro@h:9443/t").display == "clickhouse+https://ro@h:9443/t"
+    assert not parse_clickhouse_url("clickhouse://h/t").tls
+
+
+# --- diff with a side in the store ------------------------------------------------------------------------
+
+
+def comparable(diff_json: str) -> dict[str, Any]:
+    """A diff report without what names its sources (file paths vs table rows)."""
+    data = json.loads(diff_json)
+    return {k: data[k] for k in ("gap", "differences", "verdict")} | {"findings": findings(data)}
+
+
+def test_diff_of_two_deployments_in_one_table_is_the_diff_of_their_files(lab: ClickHouseLab) -> None:
+    fast, slow = PLANTED[1], PLANTED[0]  # the healthy MTP deployment, the DFlash one
+    url = lab.url(TABLE)
+    code, out, err = run(
+        "diff", f"{url}#pod={fast.pod}", f"{url}#pod={slow.pod},host={slow.host}", "--since", "all", "--format", "json"
+    )
+    assert code == 1, err  # the candidate has high findings
+    _, files_out, _ = run("diff", str(fast.log), str(slow.log), "--format", "json")
+    assert comparable(out) == comparable(files_out)
+    data = json.loads(out)
+    assert [s["name"] for s in data["baseline"]["sources"]] == [
+        f"otel_logs[{fast.host},{fast.pod},{fast.container},{fast.service}]"
+    ]
+    # a store side and a file side mix; HTTPS works the same
+    code, mixed, err = run(
+        "diff", f"{lab.tls_url(TABLE)}#pod={fast.pod}", str(slow.log), "--clickhouse-ca-file", str(lab.cert),
+        "--since", "all", "--format", "json",
+    )  # fmt: skip
+    assert code == 1, err
+    assert comparable(mixed) == comparable(files_out)
+
+
+def test_diff_side_of_several_deployments_asks_which(lab: ClickHouseLab) -> None:
+    code, out, err = run("diff", lab.url(TABLE), str(PLANTED[0].log), "--where", "ServiceName = 'vllm'")
+    assert code == 2 and not out
+    *progress, line = err.strip().splitlines()  # the store's progress lines, then the error
+    assert line.startswith("logdoctor: error: baseline: ") and all("error" not in p for p in progress)
+    assert "2 deployments match" in line and "#host=gpu-a" in line
+    assert "pod=vllm-dflash-0" in line and "pod=vllm-mtp-0" in line
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod=nope", str(PLANTED[0].log))
+    assert code == 2 and "no deployment matches #pod=nope" in err
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod", str(PLANTED[0].log))
+    assert code == 2 and "#KEY=VALUE" in err
+
+
+def test_diff_store_side_errors_are_one_line(lab: ClickHouseLab) -> None:
+    code, _, err = run("diff", f"clickhouse://127.0.0.1:{free_port()}/{TABLE}#pod=x", str(PLANTED[0].log))
+    assert code == 3 and "cannot connect" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run("diff", f"{lab.url(TABLE)}#pod=vllm-mtp-0", str(PLANTED[0].log), str(PLANTED[1].log))
+    assert code == 2  # three targets: diff compares two
+    code, _, err = run("diff", "--baseline", lab.url(TABLE), "--baseline", str(PLANTED[0].log), str(PLANTED[1].log))
+    assert code == 2 and "URL targets on their own" in err

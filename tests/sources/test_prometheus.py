@@ -180,3 +180,20 @@ def test_a_password_in_the_url_is_never_shown() -> None:
     code, out, err = run("diagnose", f"prometheus://admin:hunter2@127.0.0.1:{port}")
     assert code == 3 and "cannot connect" in err
     assert "hunter2" not in out + err and "admin:***@" in err
+
+
+def test_diff_of_two_instances_names_the_slow_ones_cause(prometheus_lab: PrometheusLab) -> None:
+    slow = prometheus_lab.slow.name
+    fast = next(e.name for e in prometheus_lab.exporters if not e.slow)
+    window = ("--selector", '{job="vllm"}', "--since", "1m", "--step", "1s", "--format", "json")
+    code, out, err = run(
+        "diff", f"{prometheus_lab.url}#instance={fast}", f"{prometheus_lab.url}#instance={slow}", *window
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert [s["name"] for s in report["baseline"]["sources"]] == [fast]
+    assert [s["name"] for s in report["candidate"]["sources"]] == [slow]
+    assert report["findings"] and report["findings"][0]["cause"].startswith("spec-")  # the candidate's cause
+    # without a pick the side is ambiguous: one line naming the way to pick
+    code, _, err = run("diff", prometheus_lab.url, f"{prometheus_lab.url}#instance={slow}", *window)
+    assert code == 2 and "deployments match" in err and "#instance=" in err

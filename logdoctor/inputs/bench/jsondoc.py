@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.events import BenchmarkResult, EventBase
+from logdoctor.inputs.bench import paths
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
@@ -44,6 +45,7 @@ _TOKEN_RE = re.compile(r'\s*(?:(?P<s>"(?:[^"\\]|\\.)*")|(?P<p>[{}\[\]:,])|(?P<w>
 # the pretty layout's opening key lines, and the result keys that open a document pasted without them
 _PRETTY_OPEN_RE = re.compile(
     r'^\s*"(?:backend|schema_version|output_throughput|mean_ttft_ms|request_throughput)"\s*:\s*\S'
+    r'|^\s*"benchmarks"\s*:\s*\['  # GuideLLM's top-level list, after its "metadata" and "config" objects
 )
 Scalar = float | int | str | bool | None
 
@@ -54,6 +56,7 @@ class _Document:
 
     first: LogLine
     stack: list[str] = field(default_factory=list)  # "{" or "["
+    items: list[int] = field(default_factory=list)  # per open container: the values begun in it so far
     path: list[str] = field(default_factory=list)  # the key of each open object / array below the top level
     key: str | None = None  # the key whose value comes next
     expect_key: bool = False
@@ -87,8 +90,10 @@ class _Document:
     def _punct(self, p: str) -> None:
         if p in "{[":
             if self.stack:
-                self.path.append(self.key if self.key is not None else "[]")
+                self._begin_value()
+                self.path.append(self.key if self.key is not None else f"[{self.items[-1] - 1}]")
             self.stack.append(p)
+            self.items.append(0)
             self.key = None
             self.expect_key = p == "{"
         elif p in "}]":
@@ -96,6 +101,7 @@ class _Document:
                 self.broken = True
                 return
             self.stack.pop()
+            self.items.pop()
             if self.path and self.stack:
                 self.path.pop()
             self.key = None
@@ -117,14 +123,22 @@ class _Document:
             return
         self._value(text)
 
+    def _begin_value(self) -> None:
+        if self.items:
+            self.items[-1] += 1
+
     def _value(self, value: Scalar) -> None:
         if not self.stack:
             self.broken = True  # text outside any object: not JSON
             return
-        if self.stack[-1] != "{" or self.key is None or len(self.stack) > _MAX_DEPTH:
-            return  # list items and deep values are not kept
+        self._begin_value()
+        if self.stack[-1] != "{" or self.key is None:
+            return  # list items are not kept
+        dotted = ".".join([*self.path, self.key])
+        if len(self.stack) > _MAX_DEPTH and not paths.DEEP_KEEP_RE.match(dotted):
+            return  # deep values are not kept, but for the few named above
         if len(self.scalars) < _MAX_SCALARS:
-            self.scalars.setdefault(".".join([*self.path, self.key]), value)
+            self.scalars.setdefault(dotted, value)
         self.key = None
 
 
@@ -142,6 +156,14 @@ def _word(text: str) -> Scalar:
     except ValueError:
         return text  # Infinity, NaN, a masked secret (***)
     return number if math.isfinite(number) else text
+
+
+Document = _Document  # for the other exports' readers (exports.py), which fill its scalars themselves
+word = _word
+
+
+def is_json_word(text: str) -> bool:
+    return _JSON_WORD_RE.fullmatch(text) is not None
 
 
 def _num(value: Scalar) -> float | None:
@@ -205,6 +227,7 @@ _SGLANG_MARKERS = ("accept_length", "total_output_tokens_retokenized", "mean_e2e
 _AIPERF_FIELDS: dict[str, tuple[str, str]] = {
     "output_token_throughput": ("output_throughput", "tokens/sec"),
     "output_token_throughput_per_user": ("per_request_throughput", "tokens/sec/user"),
+    "output_token_throughput_per_request": ("per_request_throughput", "tokens/sec"),  # GenAI-Perf before 0.0.8
     "request_throughput": ("request_throughput", "requests/sec"),
     "time_to_first_token": ("mean_ttft_ms", "ms"),
     "inter_token_latency": ("mean_itl_ms", "ms"),
@@ -212,7 +235,14 @@ _AIPERF_FIELDS: dict[str, tuple[str, str]] = {
 }
 _TIME_FACTORS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "us": 0.001, "ns": 1e-6}
 # the concurrency of a sweep variation (the schema page's run_info example); input_config's layout is not documented
-_AIPERF_CONCURRENCY = ("run_info.variation_values.phases.profiling.concurrency",)
+_AIPERF_CONCURRENCY = (
+    "run_info.variation_values.phases.profiling.concurrency",
+    "input_config.perf_analyzer.stimulus.concurrency",  # GenAI-Perf 0.0.1x (ConfigCommand.to_json_dict)
+    "input_config.concurrency",  # GenAI-Perf before its config files: the argparse namespace
+)
+_GENAI_PERF_RATE = ("input_config.perf_analyzer.stimulus.request_rate", "input_config.request_rate")
+# keys only AIPerf writes (schema_version since its first export); GenAI-Perf's export has none of them
+_AIPERF_MARKERS = ("schema_version", "aiperf_version", "benchmark_id", "was_cancelled")
 
 
 def _flat_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
@@ -282,20 +312,105 @@ def _aiperf_result(doc: _Document, ctx: ParseContext) -> BenchmarkResult | None:
         provenance = s.get(key)
         if isinstance(provenance, str | int | float) and not isinstance(provenance, bool):
             values[key.replace("run_info.", "")] = provenance
+    genai_perf = not any(k in s for k in _AIPERF_MARKERS)
+    rate = next((r for r in (_num(s.get(k)) for k in _GENAI_PERF_RATE) if r is not None), None)
     kwargs: dict[str, Any] = {**ctx.base(doc.first, "bench"), **fields}
     kwargs["end_line"] = doc.end if doc.end != doc.first.number else None
     return BenchmarkResult(
         **kwargs,
-        tool="aiperf",
+        tool="genai-perf" if genai_perf else "aiperf",
         concurrency=concurrency,
         completed=int(count) if count is not None else None,
+        request_rate=rate if genai_perf else None,
+        model=_text(s.get("input_config.formatted_model_name")) if genai_perf else None,
+        backend=(_text(s.get("input_config.endpoint.backend")) or _text(s.get("input_config.backend")))
+        if genai_perf
+        else None,
         values=values,
     )
 
 
+# GuideLLM: a metric's summary over the successful requests -> BenchmarkResult field (the unit's factor to ms)
+_GUIDELLM_FIELDS: dict[str, tuple[str, float]] = {
+    "output_tokens_per_second.successful.mean": ("output_throughput", 1.0),
+    "tokens_per_second.successful.mean": ("total_throughput", 1.0),
+    "requests_per_second.successful.mean": ("request_throughput", 1.0),
+    "time_to_first_token_ms.successful.mean": ("mean_ttft_ms", 1.0),
+    "time_to_first_token_ms.successful.median": ("median_ttft_ms", 1.0),
+    # GuideLLM's inter_token_latency_ms is (latency - TTFT) / (output tokens - 1): what vLLM calls TPOT;
+    # its own time_per_output_token_ms divides the whole latency, TTFT included, and is kept in `values`
+    "inter_token_latency_ms.successful.mean": ("mean_tpot_ms", 1.0),
+    "inter_token_latency_ms.successful.median": ("median_tpot_ms", 1.0),
+    "request_latency.successful.mean": ("mean_e2e_ms", 1000.0),  # seconds
+}
+
+
+def _first_number(scalars: dict[str, Scalar], *keys: str) -> float | None:
+    return next((n for n in (_num(scalars.get(k)) for k in keys) if n is not None), None)
+
+
+def guidellm_results(doc: _Document, ctx: ParseContext) -> list[EventBase]:
+    """One event per benchmark of a GuideLLM report (a sweep or `--rate` list holds several)."""
+    s = doc.scalars
+    indices = sorted({int(m.group(1)) for m in map(paths.GUIDELLM_BENCHMARK_RE.match, s) if m is not None})
+    version = _text(s.get("metadata.guidellm_version"))
+    events: list[EventBase] = []
+    for i in indices:
+        p = f"benchmarks.[{i}]."
+        fields: dict[str, float] = {}
+        for key, (name, factor) in _GUIDELLM_FIELDS.items():
+            number = _num(s.get(f"{p}metrics.{key}"))
+            if number is not None:
+                fields[name] = number * factor
+        if not fields:
+            continue
+        if "mean_tpot_ms" in fields:
+            fields["mean_itl_ms"] = fields["mean_tpot_ms"]
+        strategy = next((k for k in ("config.strategy.", "args.strategy.") if f"{p}{k}type_" in s), "config.strategy.")
+        kind = _text(s.get(f"{p}{strategy}type_"))
+        concurrency = _first_number(s, f"{p}{strategy}streams", f"{p}{strategy}max_concurrency")
+        if kind == "synchronous":
+            concurrency = 1.0
+        values: dict[str, float | int | str] = {}
+        if kind:
+            values["strategy"] = kind
+        if version:
+            values["guidellm_version"] = version
+        measured = _num(s.get(f"{p}metrics.request_concurrency.successful.mean"))
+        if measured is not None:
+            values["mean_concurrency"] = round(measured, 3)
+        whole = _num(s.get(f"{p}metrics.time_per_output_token_ms.successful.mean"))
+        if whole is not None:
+            values["guidellm_time_per_output_token_ms"] = round(whole, 3)
+        tpot = fields.get("mean_tpot_ms")
+        if tpot:
+            values["per_request_throughput_from"] = "1000 / mean inter-token latency"
+        completed = _first_number(s, f"{p}metrics.request_totals.successful", f"{p}run_stats.requests_made.successful")
+        failed = _first_number(s, f"{p}metrics.request_totals.errored", f"{p}run_stats.requests_made.errored")
+        kwargs: dict[str, Any] = {**ctx.base(doc.first, "bench"), **fields}
+        kwargs["end_line"] = doc.end if doc.end != doc.first.number else None
+        events.append(
+            BenchmarkResult(
+                **kwargs,
+                tool="guidellm",
+                concurrency=concurrency,
+                per_request_throughput=round(1000.0 / tpot, 4) if tpot else None,
+                completed=int(completed) if completed is not None else None,
+                failed=int(failed) if failed is not None else None,
+                request_rate=_num(s.get(f"{p}{strategy}rate")),
+                model=_text(s.get(f"{p}config.backend.model")) or _text(s.get(f"{p}worker.backend_model")),
+                backend=_text(s.get(f"{p}config.backend.kind")) or _text(s.get(f"{p}worker.backend_type")),
+                values=values,
+            )
+        )
+    return events
+
+
 def _event(doc: _Document, ctx: ParseContext) -> list[EventBase]:
     ctx.state.pop(_OPEN, None)
-    aiperf = any(k.endswith(".avg") for k in doc.scalars)  # AIPerf's metric blocks; the others are flat
+    if any(k.startswith("benchmarks.[") for k in doc.scalars):
+        return guidellm_results(doc, ctx)
+    aiperf = any(k.endswith(".avg") for k in doc.scalars)  # AIPerf's / GenAI-Perf's metric blocks; others are flat
     event = _aiperf_result(doc, ctx) if aiperf else _flat_result(doc, ctx)
     return [event] if event is not None else []
 
@@ -329,6 +444,7 @@ def parse_json_result(line: LogLine, ctx: ParseContext) -> list[EventBase] | Non
     if stripped.startswith("{"):
         doc.feed(stripped)
     elif _PRETTY_OPEN_RE.match(text):
+        doc.items.append(0)
         doc.stack.append("{")  # inside the document's top-level object, whose `{` line came before
         doc.expect_key = True
         doc.feed(text)
@@ -386,11 +502,35 @@ _AIPERF_PRETTY = """\
   }
 }"""
 
+# a GuideLLM report's shape (GenerativeBenchmarksReport, 0.8.1), pretty-printed from its "benchmarks" line;
+# the values are those of fixtures/inputs/bench/guidellm-0.8.1-mock-sweep.json.gz's first benchmark, rounded
+_GUIDELLM_PRETTY = """\
+  "benchmarks": [
+    {
+      "type_": "generative_benchmark",
+      "config": {"strategy": {"type_": "concurrent", "streams": 1}, "backend": {"model": "mock-llama"}},
+      "metrics": {
+        "request_totals": {"successful": 24, "errored": 0, "incomplete": 0, "total": 24},
+        "time_to_first_token_ms": {"successful": {"mean": 135.2, "median": 131.7}},
+        "inter_token_latency_ms": {"successful": {"mean": 25.68, "median": 25.6}},
+        "output_tokens_per_second": {"successful": {"mean": 36.26}}
+      }
+    }
+  ]
+}"""
+
 GRAMMARS: list[Grammar] = [
     Grammar(
         "bench.json_result",
         "bench",
-        ('"backend": ', '"schema_version": ', '"output_throughput": ', '"mean_ttft_ms": ', '"request_throughput": '),
+        (
+            '"backend": ',
+            '"schema_version": ',
+            '"output_throughput": ',
+            '"mean_ttft_ms": ',
+            '"request_throughput": ',
+            '"benchmarks": ',
+        ),
         parse_json_result,
         (
             case(
@@ -442,6 +582,22 @@ GRAMMARS: list[Grammar] = [
                 (
                     "benchmark_result",
                     {"tool": "aiperf", "request_throughput": 1.45, "mean_e2e_ms": 2620.71, "completed": 20},
+                ),
+                exact=True,
+            ),
+            case(
+                "guidellm-pretty",
+                _GUIDELLM_PRETTY,
+                (
+                    "benchmark_result",
+                    {
+                        "tool": "guidellm",
+                        "concurrency": 1,
+                        "mean_tpot_ms": 25.68,
+                        "per_request_throughput": 38.9408,
+                        "completed": 24,
+                        "model": "mock-llama",
+                    },
                 ),
                 exact=True,
             ),

@@ -246,6 +246,8 @@ def _stats(ctx: ParseContext, cur: _Snapshot, prev: _Snapshot | None, since_star
         hit_rate = _ratio(_delta(cur, prev, names.prefix_hits), _delta(cur, prev, names.prefix_queries))
     if hit_rate is None:
         hit_rate = cur.mean(names.prefix_hit_rate)
+    if hit_rate is not None and not 0.0 <= hit_rate <= 1.0:
+        hit_rate = None  # vLLM V0 reports -1 when prefix caching is off (NaiveBlockAllocator): no rate, not -100%
     extra: dict[str, float | int | str] = {}
     if interval:
         for label, family in (
