@@ -15,6 +15,7 @@ A directory that cannot be written costs the cache, never the run. `LOGDOCTOR_NO
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -112,10 +113,8 @@ class VerifiedCache:
                     fh.write(data)
                 os.replace(temp, path)
             except BaseException:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(temp)
-                except OSError:
-                    pass
                 raise
         except OSError:
             return False

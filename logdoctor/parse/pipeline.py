@@ -414,10 +414,10 @@ class EventStream:
         for keyword in self._recent_keywords:
             if keyword in text:
                 return True
-        keyword = self._index.search(text)
-        if keyword is None:
+        found = self._index.search(text)
+        if found is None:
             return False
-        self._recent_keywords.insert(0, keyword)
+        self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
 

@@ -87,9 +87,11 @@ _scalars = (
 )
 _literals = st.recursive(
     _scalars,
-    lambda children: st.lists(children, max_size=4)
-    | st.lists(children, max_size=4).map(tuple)
-    | st.dictionaries(_scalars, children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.dictionaries(_scalars, children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -138,12 +140,11 @@ def test_cut_dumps_parse_as_before(value: object, data: st.DataObject) -> None:
         except (pp.ParseBaseException, RecursionError):
             return pyrepr.FAILED
 
-    expected = None
     try:
         pyrepr._attempt = grammar_only  # type: ignore[assignment]
         expected = parse_value(text)
     finally:
-        pyrepr._attempt = original  # type: ignore[assignment]
+        pyrepr._attempt = original
     got = parse_value(text)
     assert got.truncated == expected.truncated and _same(got.value, expected.value), text
 
