@@ -28,6 +28,7 @@ import datetime
 import importlib.util
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -79,26 +80,67 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 
 # Where a 10-line diagnose spends its CPU: the imports and steps of `diagnose`, in its order, each timed with
 # process_time in one fresh process (a step pays for what the steps before it did not import).
-STAGES = r"""
-import sys, time
-marks, last = [], time.process_time()
-def mark(name):
-    global last
-    now = time.process_time(); marks.append((name, (now - last) * 1000)); last = now
-import logdoctor.cli; mark("import logdoctor.cli (click, options)")
-import pydantic; mark("import pydantic")
-import logdoctor.events; mark("the event models (logdoctor.events)")
-from logdoctor.registry import REGISTRY; REGISTRY.specs(); mark("the engine packages (registry)")
-import logdoctor.engine.rules, logdoctor.engine.evaluate; mark("the rule engine's modules")
-from logdoctor.engine.rules import load_rules; load_rules(); mark("loading the built-in rules")
-import logdoctor.deployments, logdoctor.perf.assess, logdoctor.progress, logdoctor.fleet; mark("diagnose's other modules")
-import logdoctor.report.formats, logdoctor.report.terminal, logdoctor.report.json; mark("the report modules")
-from logdoctor.parse.pipeline import EventStream
-with open(sys.argv[1], encoding="utf-8") as fh:
-    list(EventStream("log", enumerate(fh.read().splitlines(), 1)))
-mark("parsing the 10 lines")
-print("\t".join(f"{name}={ms:.1f}" for name, ms in marks))
-"""
+# Where a 10-line diagnose goes: the imports and steps of `diagnose`, in its order. `--stages` times each with
+# process_time in one fresh process (a step pays for what the steps before it did not import); `--instructions`
+# counts the instructions of a process that runs the steps up to each one (valgrind), so each row's cost is the
+# difference to the row before.
+STAGE_STEPS: tuple[tuple[str, str], ...] = (
+    ("import logdoctor.cli (click, options)", "import logdoctor.cli"),
+    ("import pydantic", "import pydantic"),
+    ("the event models (logdoctor.events)", "import logdoctor.events"),
+    ("the engine packages (registry)", "from logdoctor.registry import REGISTRY; REGISTRY.specs()"),
+    ("the rule engine's modules", "import logdoctor.engine.rules, logdoctor.engine.evaluate"),
+    ("loading the built-in rules", "from logdoctor.engine.rules import load_rules; load_rules()"),
+    (
+        "diagnose's other modules",
+        "import logdoctor.deployments, logdoctor.perf.assess, logdoctor.progress, logdoctor.fleet",
+    ),
+    ("the report modules (rich)", "import logdoctor.report.formats, logdoctor.report.terminal, logdoctor.report.json"),
+    (
+        "parsing the 10 lines",
+        "from logdoctor.parse.pipeline import EventStream\n"
+        "with open(sys.argv[1], encoding='utf-8') as fh:\n"
+        "    list(EventStream('log', enumerate(fh.read().splitlines(), 1)))",
+    ),
+)
+
+
+def stage_program(upto: int | None = None, *, timed: bool = True) -> str:
+    """The steps (the first `upto` of them), each followed by a process_time mark when `timed`."""
+    lines = [
+        "import sys, time",
+        "marks, last = [], time.process_time()",
+        "def mark(name):",
+        "    global last",
+        "    now = time.process_time(); marks.append((name, (now - last) * 1000)); last = now",
+    ]
+    for name, code in STAGE_STEPS[:upto]:
+        lines.append(code)
+        if timed:
+            lines.append(f"mark({name!r})")
+    if timed:
+        lines.append('print("\\t".join(f"{name}={ms:.1f}" for name, ms in marks))')
+    return "\n".join(lines) + "\n"
+
+
+STAGES = stage_program()
+
+
+def instructions(cmd: list[str], env: dict[str, str] | None = None) -> int:
+    """Instructions one run executes, counted by valgrind's callgrind: unlike wall or CPU time, the count does
+    not move with the load of a shared machine (each command is run once; the count varies by well under 1%)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        check=False,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"bench_startup: valgrind printed no instruction count for {' '.join(cmd)}")
+    return int(found.group(1))
 
 
 def stages(log: Path, runs: int, env: dict[str, str]) -> list[str]:
@@ -125,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python3", default="python3", help="the floor's interpreter (default python3 on PATH)")
     parser.add_argument("--no-compile", action="store_true", help="do not byte-compile the trees first")
     parser.add_argument("--stages", action="store_true", help="also break a 10-line diagnose down by stage (CPU)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count each command's instructions once (valgrind)"
+    )
     parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
     args = parser.parse_args(argv)
     if args.runs < 1:
@@ -205,6 +250,25 @@ def main(argv: list[str] | None = None) -> int:
             f"| `{shown}` | {median_ms:.0f} ms | {median_ms / floor_ms:.2f}× | {cpu_ms:.0f} ms "
             f"| ≤ {target:.0f} ms: {verdict} |"
         )
+    if args.instructions:
+        floor_count = instructions([sys.executable, "-c", "pass"])  # the interpreter logdoctor runs under
+        lines += [
+            "",
+            "| command (instructions, valgrind --tool=callgrind, one run) | instructions | ratio to `python -c pass` |",
+            "|---|---:|---:|",
+            f"| `python -c pass` | {floor_count / 1e6:,.0f} M | 1.00× |",
+        ]
+        for name, cmd, command_env in commands:
+            count = instructions(cmd, command_env)
+            lines.append(f"| `logdoctor {name}` | {count / 1e6:,.0f} M | {count / floor_count:.2f}× |")
+        lines += ["", "| stage of a 10-line diagnose, this tree (instructions, cumulative) | instructions | added |"]
+        lines.append("|---|---:|---:|")
+        before = floor_count
+        for upto, (name, _) in enumerate(STAGE_STEPS, start=1):
+            program = stage_program(upto, timed=False)
+            count = instructions([sys.executable, "-c", program, str(log)], env)
+            lines.append(f"| + {name} | {count / 1e6:,.0f} M | {(count - before) / 1e6:,.0f} M |")
+            before = count
     if args.stages:
         lines += ["", *stages(log, args.runs, env)]
     block = "\n".join(lines) + "\n"
