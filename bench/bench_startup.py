@@ -28,6 +28,7 @@ import datetime
 import importlib.util
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -47,6 +48,7 @@ LAUNCHER = (
     "from logdoctor.cli import main; main()"
 )
 TARGETS_MS = {"--version": 100.0, "--help": 100.0, "diagnose": 300.0}
+ENV_NO_CACHE = "LOGDOCTOR_NO_CACHE"  # logdoctor/cache.py: the parsed-condition cache off
 
 
 def logdoctor_bin() -> str:
@@ -64,16 +66,98 @@ def ten_line_log() -> Path:
     return path
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall, CPU user+sys) of one run; the CPU comes from RUSAGE_CHILDREN (runs are sequential)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # diagnose exits 1 when a finding reaches --fail-on
         raise SystemExit(f"bench_startup: {' '.join(cmd)} exited {done.returncode}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+# Where a 10-line diagnose spends its CPU: the imports and steps of `diagnose`, in its order, each timed with
+# process_time in one fresh process (a step pays for what the steps before it did not import).
+# Where a 10-line diagnose goes: the imports and steps of `diagnose`, in its order. `--stages` times each with
+# process_time in one fresh process (a step pays for what the steps before it did not import); `--instructions`
+# counts the instructions of a process that runs the steps up to each one (valgrind), so each row's cost is the
+# difference to the row before.
+STAGE_STEPS: tuple[tuple[str, str], ...] = (
+    ("import logdoctor.cli (click, options)", "import logdoctor.cli"),
+    ("import pydantic", "import pydantic"),
+    ("the event models (logdoctor.events)", "import logdoctor.events"),
+    ("the engine packages (registry)", "from logdoctor.registry import REGISTRY; REGISTRY.specs()"),
+    ("the rule engine's modules", "import logdoctor.engine.rules, logdoctor.engine.evaluate"),
+    ("loading the built-in rules", "from logdoctor.engine.rules import load_rules; load_rules()"),
+    (
+        "diagnose's other modules",
+        "import logdoctor.deployments, logdoctor.perf.assess, logdoctor.progress, logdoctor.fleet",
+    ),
+    ("the report modules (rich)", "import logdoctor.report.formats, logdoctor.report.terminal, logdoctor.report.json"),
+    (
+        "parsing the 10 lines",
+        "from logdoctor.parse.pipeline import EventStream\n"
+        "with open(sys.argv[1], encoding='utf-8') as fh:\n"
+        "    list(EventStream('log', enumerate(fh.read().splitlines(), 1)))",
+    ),
+)
+
+
+def stage_program(upto: int | None = None, *, timed: bool = True) -> str:
+    """The steps (the first `upto` of them), each followed by a process_time mark when `timed`."""
+    lines = [
+        "import sys, time",
+        "marks, last = [], time.process_time()",
+        "def mark(name):",
+        "    global last",
+        "    now = time.process_time(); marks.append((name, (now - last) * 1000)); last = now",
+    ]
+    for name, code in STAGE_STEPS[:upto]:
+        lines.append(code)
+        if timed:
+            lines.append(f"mark({name!r})")
+    if timed:
+        lines.append('print("\\t".join(f"{name}={ms:.1f}" for name, ms in marks))')
+    return "\n".join(lines) + "\n"
+
+
+STAGES = stage_program()
+
+
+def instructions(cmd: list[str], env: dict[str, str] | None = None) -> int:
+    """Instructions one run executes, counted by valgrind's callgrind: unlike wall or CPU time, the count does
+    not move with the load of a shared machine (each command is run once; the count varies by well under 1%)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        check=False,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"bench_startup: valgrind printed no instruction count for {' '.join(cmd)}")
+    return int(found.group(1))
+
+
+def stages(log: Path, runs: int, env: dict[str, str]) -> list[str]:
+    """The STAGES breakdown: the median of each stage over `runs` fresh processes, as table rows."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", STAGES, str(log)], env=env, capture_output=True, text=True, check=True
+        ).stdout
+        for item in out.strip().split("\t"):
+            name, _, ms = item.rpartition("=")
+            samples.setdefault(name, []).append(float(ms))
+    rows = ["| stage (CPU, one process, in diagnose's order) | median |", "|---|---:|"]
+    rows += [f"| {name} | {statistics.median(values):.0f} ms |" for name, values in samples.items()]
+    total = sum(statistics.median(values) for values in samples.values())
+    rows.append(f"| sum | {total:.0f} ms |")
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, help="also time this tree (e.g. `git archive` of an older commit)")
     parser.add_argument("--python3", default="python3", help="the floor's interpreter (default python3 on PATH)")
     parser.add_argument("--no-compile", action="store_true", help="do not byte-compile the trees first")
+    parser.add_argument("--stages", action="store_true", help="also break a 10-line diagnose down by stage (CPU)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count each command's instructions once (valgrind)"
+    )
     parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
     args = parser.parse_args(argv)
     if args.runs < 1:
@@ -98,28 +186,36 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_compile:  # logdoctor and its dependencies (a venv installed with --no-compile has none)
         for package in [*packages, Path(sysconfig.get_paths()["purelib"])]:
             compileall.compile_dir(str(package), quiet=1)
-    commands: list[tuple[str, list[str]]] = []
+    # The parsed-condition cache (logdoctor/cache.py) lives in a directory of this run's own, filled by the
+    # untimed warm-up; `diagnose, no cache` runs with LOGDOCTOR_NO_CACHE=1, what a first start pays.
+    cache_home = OUT / "startup-cache"
+    shutil.rmtree(cache_home, ignore_errors=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    env.pop(ENV_NO_CACHE, None)
+    cold = {**env, ENV_NO_CACHE: "1"}
+    commands: list[tuple[str, list[str], dict[str, str]]] = []
     for suffix, prefix in variants:
-        for name, extra in (
-            ("--version", ["--version"]),
-            ("--help", ["--help"]),
-            ("diagnose", ["diagnose", str(log), "--fail-on", "never"]),
+        for name, extra, command_env in (
+            ("--version", ["--version"], env),
+            ("--help", ["--help"], env),
+            ("diagnose", ["diagnose", str(log), "--fail-on", "never"], env),
+            ("diagnose, no cache", ["diagnose", str(log), "--fail-on", "never"], cold),
         ):
-            commands.append((name + suffix, [*prefix, *extra]))
+            commands.append((name + suffix, [*prefix, *extra], command_env))
     floor_cmd = [args.python3, "-c", "pass"]
-    walls: dict[str, list[float]] = {name: [] for name, _ in commands}
-    cpus: dict[str, list[float]] = {name: [] for name, _ in commands}
+    walls: dict[str, list[float]] = {name: [] for name, _, _ in commands}
+    cpus: dict[str, list[float]] = {name: [] for name, _, _ in commands}
     floor: list[float] = []
     floor_cpu: list[float] = []
-    for _, cmd in commands:  # warm the page cache once, untimed
-        timed(cmd)
+    for _, cmd, command_env in commands:  # warm the page cache (and the cache of parsed conditions) once, untimed
+        timed(cmd, command_env)
     for round_no in range(args.runs):
         order = commands if round_no % 2 == 0 else list(reversed(commands))
-        for name, cmd in order:
+        for name, cmd, command_env in order:
             wall, cpu = timed(floor_cmd)
             floor.append(wall)
             floor_cpu.append(cpu)
-            wall, cpu = timed(cmd)
+            wall, cpu = timed(cmd, command_env)
             walls[name].append(wall)
             cpus[name].append(cpu)
     floor_ms = statistics.median(floor) * 1000
@@ -139,10 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|",
         f"| `{args.python3} -c pass` | {floor_ms:.0f} ms | 1.00× | {floor_cpu_ms:.0f} ms | |",
     ]
-    for name, _ in commands:
+    for name, _, _ in commands:
         median_ms = statistics.median(walls[name]) * 1000
         cpu_ms = statistics.median(cpus[name]) * 1000
-        base = name.split(" (")[0]
+        base = name.split(" (")[0].split(",")[0]
         shown = (
             f"logdoctor {name}"
             if not name.startswith("diagnose")
@@ -154,6 +250,27 @@ def main(argv: list[str] | None = None) -> int:
             f"| `{shown}` | {median_ms:.0f} ms | {median_ms / floor_ms:.2f}× | {cpu_ms:.0f} ms "
             f"| ≤ {target:.0f} ms: {verdict} |"
         )
+    if args.instructions:
+        floor_count = instructions([sys.executable, "-c", "pass"])  # the interpreter logdoctor runs under
+        lines += [
+            "",
+            "| command (instructions, valgrind --tool=callgrind, one run) | instructions | ratio to `python -c pass` |",
+            "|---|---:|---:|",
+            f"| `python -c pass` | {floor_count / 1e6:,.0f} M | 1.00× |",
+        ]
+        for name, cmd, command_env in commands:
+            count = instructions(cmd, command_env)
+            lines.append(f"| `logdoctor {name}` | {count / 1e6:,.0f} M | {count / floor_count:.2f}× |")
+        lines += ["", "| stage of a 10-line diagnose, this tree (instructions, cumulative) | instructions | added |"]
+        lines.append("|---|---:|---:|")
+        before = floor_count
+        for upto, (name, _) in enumerate(STAGE_STEPS, start=1):
+            program = stage_program(upto, timed=False)
+            count = instructions([sys.executable, "-c", program, str(log)], env)
+            lines.append(f"| + {name} | {count / 1e6:,.0f} M | {(count - before) / 1e6:,.0f} M |")
+            before = count
+    if args.stages:
+        lines += ["", *stages(log, args.runs, env)]
     block = "\n".join(lines) + "\n"
     print(block)
     if args.record:

@@ -185,7 +185,7 @@ WarningTopic = Literal[
 class ProcessInfo(BaseModel):
     """Who printed the line: `(Worker_TP1 pid=17705)`, `[2025-05-09 11:14:36 DP0 TP1]`, NCCL `host:pid:tid [dev]`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     role: str  # APIServer, EngineCore, Worker, RayWorker, Scheduler (SGLang TP process), NCCL, ...
     name: str | None = None  # the raw name as printed: `Worker_TP0_EP0`, `VllmWorker rank=0`
@@ -208,7 +208,7 @@ class ProcessInfo(BaseModel):
 class EventBase(BaseModel):
     """Where an event came from. `line` is 1-based in the source; `end_line` is set when it spans lines."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     type: str  # the discriminator, fixed by each subclass
     source: str

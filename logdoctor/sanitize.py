@@ -15,9 +15,8 @@ by field; the renderers then never let rich read such text as markup (`rich.text
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, TypeVar
-
-from pydantic import BaseModel
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 T = TypeVar("T")
@@ -47,10 +46,17 @@ def clean(value: T) -> T:
     return _clean(value)  # type: ignore[no-any-return]
 
 
+def _is_model(value: Any) -> bool:
+    # pydantic is not imported for this: a model exists only where pydantic was imported (logdoctor --version
+    # imports this module and need not pay for pydantic; docs/benchmarks.md, *Start-up*).
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, str):
         return clean_text(value)
-    if isinstance(value, BaseModel):
+    if _is_model(value):
         updates: dict[str, Any] = {}
         for name in type(value).model_fields:
             current = getattr(value, name)

@@ -21,7 +21,7 @@ State = Literal["differs", "equal", "unknown"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Difference(_Model):

@@ -23,7 +23,7 @@ def severity_for(score: int) -> Severity:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Evidence(_Model):

@@ -43,7 +43,14 @@ from pydantic import (
     model_validator,
 )
 
-from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression, reads_baseline
+from logdoctor.engine.conditions import (
+    ConditionError,
+    Node,
+    parse_condition,
+    parse_expression,
+    reads_baseline,
+    save_parse_cache,
+)
 from logdoctor.errors import RuleError
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.registry import REGISTRY
@@ -472,6 +479,7 @@ def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> lis
             item = _load_file(path, directory, is_builtin, errors)
             if item is not None:
                 loaded.append(item)
+    save_parse_cache()  # the conditions parsed for the first time, for the next start (logdoctor/cache.py)
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:

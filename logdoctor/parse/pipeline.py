@@ -70,35 +70,92 @@ def keyword_regex(keywords: Iterable[str]) -> str:
     return build(trie)
 
 
-def _keyword_index(grammars: Iterable[Grammar]) -> tuple[re.Pattern[str], dict[str, list[Grammar]]]:
-    """The keyword regex, and for each keyword the grammars to try when it matches.
+class KeywordIndex:
+    """The keywords a text holds, as the trie regex finds them, and for each keyword the grammars to try.
 
-    The regex reports one keyword per stretch of text (the longest), so a keyword that contains
-    another (`Custom allreduce is disabled` contains `allreduce is disabled`) also stands for the
-    grammars of the one it contains."""
-    own: dict[str, list[Grammar]] = {}
-    for g in grammars:
-        for k in g.keywords:
-            own.setdefault(k, []).append(g)
-    keywords = candidate_keywords(grammars)
-    by_keyword: dict[str, list[Grammar]] = {}
-    for k in keywords:
-        expanded = list(own[k])
-        for inner in keywords:
-            if inner != k and inner in k:
-                expanded.extend(g for g in own[inner] if g not in expanded)
-        by_keyword[k] = expanded
-    pattern = re.compile(keyword_regex(keywords))
-    return pattern, by_keyword
+    The regex reports one keyword per stretch of text (the longest), so a keyword that contains another
+    (`Custom allreduce is disabled` contains `allreduce is disabled`) also stands for the grammars of the one
+    it contains.
+
+    Building and compiling the trie regex of 700 keywords costs about 0.1 s, more than a short log takes to
+    read (docs/benchmarks.md, *Start-up*), so the first texts are scanned with `str.find`, one keyword at a
+    time, which finds the same keywords at the same places (the leftmost, and there the longest); the regex
+    is compiled once those scans have covered `PLAIN_SCAN_BUDGET` characters."""
+
+    PLAIN_SCAN_BUDGET = 64 * 1024  # characters scanned with str.find (plus a line's worth for each scan)
+    _SCAN_OVERHEAD = 64
+
+    def __init__(self, grammars: Iterable[Grammar]) -> None:
+        own: dict[str, list[Grammar]] = {}
+        for g in grammars:
+            for k in g.keywords:
+                own.setdefault(k, []).append(g)
+        self._own = own
+        self.keywords = sorted(own, key=lambda k: (-len(k), k))  # candidate_keywords' order: longest first
+        self._expanded: dict[str, list[Grammar]] = {}
+        self._regex: re.Pattern[str] | None = None
+        self._budget = self.PLAIN_SCAN_BUDGET if "" not in own else 0
+
+    def grammars_for(self, keyword: str) -> list[Grammar]:
+        """The grammars of `keyword` and of every keyword it contains, in that order (built on first ask)."""
+        expanded = self._expanded.get(keyword)
+        if expanded is None:
+            expanded = list(self._own.get(keyword, ()))
+            for inner in self.keywords:
+                if inner != keyword and inner in keyword:
+                    expanded.extend(g for g in self._own[inner] if g not in expanded)
+            self._expanded[keyword] = expanded
+        return expanded
+
+    def regex(self) -> re.Pattern[str]:
+        if self._regex is None:
+            self._regex = re.compile(keyword_regex(self.keywords))
+        return self._regex
+
+    def _plain(self, text: str) -> bool:
+        """Whether to scan `text` with str.find (and charge the budget), not with the regex."""
+        if self._regex is not None:
+            return False
+        self._budget -= len(text) + self._SCAN_OVERHEAD
+        return self._budget >= 0
+
+    def _first(self, text: str, start: int) -> tuple[int, str] | None:
+        best_at, best = -1, ""
+        for keyword in self.keywords:  # longest first: at a tie of places, the first found is the longest
+            end = len(text) if best_at < 0 else best_at + len(keyword) - 1  # only places before the best so far
+            at = text.find(keyword, start, end)
+            if at >= 0:
+                best_at, best = at, keyword
+                if at == start:
+                    break
+        return (best_at, best) if best_at >= 0 else None
+
+    def search(self, text: str) -> str | None:
+        """The first keyword in `text` (the leftmost, the longest there), or None."""
+        if not self._plain(text):
+            m = self.regex().search(text)
+            return m.group(0) if m is not None else None
+        found = self._first(text, 0)
+        return found[1] if found is not None else None
+
+    def findall(self, text: str) -> list[str]:
+        """Every keyword in `text`, left to right, each found after the end of the one before (regex finditer)."""
+        if not self._plain(text):
+            return [m.group(0) for m in self.regex().finditer(text)]
+        found: list[str] = []
+        start = 0
+        while (hit := self._first(text, start)) is not None:
+            found.append(hit[1])
+            start = hit[0] + len(hit[1])
+        return found
 
 
-_KeywordIndex = tuple[re.Pattern[str], dict[str, list[Grammar]]]
-_default_index: list[_KeywordIndex] = []  # the registry's, built on first use and again when it changes
+_default_index: list[KeywordIndex] = []  # the registry's, built on first use and again when it changes
 
 
-def _registry_index() -> _KeywordIndex:
+def _registry_index() -> KeywordIndex:
     if not _default_index:
-        _default_index.append(_keyword_index(REGISTRY.grammars()))
+        _default_index.append(KeywordIndex(REGISTRY.grammars()))
     return _default_index[0]
 
 
@@ -145,10 +202,7 @@ class EventStream:
         self.stats = stats or SourceStats(name=source)
         self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
-        if grammars is None:
-            self._pattern, self._by_keyword = _registry_index()
-        else:
-            self._pattern, self._by_keyword = _keyword_index(grammars)
+        self._index = _registry_index() if grammars is None else KeywordIndex(grammars)
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
         self._by_shape: dict[str, Grammar] = {}
@@ -210,8 +264,8 @@ class EventStream:
         header = line.text[: len(line.text) - len(line.message)] if line.text.endswith(line.message) else line.text
         texts = (line.message, header) if header else (line.message,)
         for text in texts:
-            for m in self._pattern.finditer(text):
-                for g in self._by_keyword.get(m.group(0), ()):
+            for keyword in self._index.findall(text):
+                for g in self._index.grammars_for(keyword):
                     if id(g) not in seen:
                         seen.add(id(g))
                         candidates.append(g)
@@ -393,10 +447,10 @@ class EventStream:
         for keyword in self._recent_keywords:
             if keyword in text:
                 return True
-        m = self._pattern.search(text)
-        if m is None:
+        found = self._index.search(text)
+        if found is None:
             return False
-        self._recent_keywords.insert(0, m.group(0))
+        self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
 

@@ -22,17 +22,20 @@ Also: JSON (`true`/`false`/`null`), tuples, sets, `<function f at 0x7f>`, bare a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyparsing as pp
-
-pp.ParserElement.enable_packrat()
+if TYPE_CHECKING:
+    import pyparsing as pp
 
 _ELLIPSIS = object()
 
 
 def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
+    import pyparsing as pp
+
+    pp.ParserElement.enable_packrat()
     LBRACE, RBRACE, LBRACK, RBRACK, LPAR, RPAR, COLON, EQ = map(pp.Suppress, "{}[]():=")
 
     value = pp.Forward()
@@ -146,7 +149,117 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
     return value, kwargs
 
 
-VALUE, KWARGS = _build()
+_GRAMMARS: list[tuple[pp.ParserElement, pp.ParserElement]] = []  # (VALUE, KWARGS), built on first use
+
+
+def _grammar(kind: str) -> pp.ParserElement:
+    """The pyparsing grammar (`value` or `kwargs`), built and pyparsing imported only when the plain reader below
+    cannot answer: importing pyparsing is a tenth of a short diagnose's start-up (docs/benchmarks.md, *Start-up*)."""
+    if not _GRAMMARS:
+        _GRAMMARS.append(_build())
+    value, kwargs = _GRAMMARS[0]
+    return value if kind == "value" else kwargs
+
+
+# --- the plain reader: the pure literals of a dump, read as the grammar reads them ------------------------------
+#
+# `non-default args: {'model': '/m', 'tensor_parallel_size': 2, ...}` holds only quoted strings without backslashes,
+# numbers, None/True/False, dicts, lists and tuples. For such a text (or one of them cut off) `_plain_value` gives
+# what the grammar gives, and it says when it cannot tell: anything else (a bare word, an enum repr, a set, an
+# escape, ...) is OUTSIDE, and the grammar reads the text. FAILED is said only where the grammar must fail too:
+# the text ends inside a container or a string, as a cut-off dump does. tests/parse/test_pyrepr.py checks the
+# three answers against the grammar's on generated dumps and every cut of them.
+
+OUTSIDE = object()  # not a text the plain reader reads: ask the grammar
+FAILED = object()  # the grammar fails on this text too
+_SPACE = " \t\n\r"  # pyparsing's default whitespace
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")  # the grammar's `number`
+_CONSTANT_RE = re.compile(r"(?:None|True|False)(?![\w.\-/])")
+_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
+_CLOSERS = {"{": "}", "[": "]", "(": ")"}
+
+
+class _Stop(Exception):
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _SPACE:
+        at += 1
+    return at
+
+
+def _plain_item(text: str, at: int, depth: int) -> tuple[Any, int]:
+    at = _skip(text, at)
+    if at >= len(text):
+        raise _Stop(FAILED)
+    char = text[at]
+    if char in "'\"":
+        end = at + 1
+        while end < len(text) and text[end] != char:
+            if text[end] in "\\\n\r":
+                raise _Stop(OUTSIDE)
+            end += 1
+        if end >= len(text):
+            raise _Stop(FAILED)  # cut inside the string
+        return text[at + 1 : end], end + 1
+    if char in _CLOSERS:
+        if depth >= MAX_DEPTH:
+            raise _Stop(OUTSIDE)
+        return _plain_container(text, at, depth + 1)
+    number = _NUMBER_RE.match(text, at)
+    if number is not None:
+        token = number.group(0)
+        return (float(token) if any(c in token for c in ".eE") else int(token)), number.end()
+    constant = _CONSTANT_RE.match(text, at)
+    if constant is not None:
+        return _CONSTANTS[constant.group(0)], constant.end()
+    raise _Stop(OUTSIDE)
+
+
+def _plain_container(text: str, at: int, depth: int) -> tuple[Any, int]:
+    opener = text[at]
+    closer = _CLOSERS[opener]
+    items: list[Any] = []
+    entries: dict[Any, Any] = {}
+    at = _skip(text, at + 1)
+    while True:
+        if at >= len(text):
+            raise _Stop(FAILED)
+        if text[at] == closer:
+            return (entries if opener == "{" else items), at + 1
+        item, at = _plain_item(text, at, depth)
+        if opener == "{":
+            if not isinstance(item, str | int | float | bool) and item is not None:
+                raise _Stop(OUTSIDE)  # the grammar turns such a key into its str(): not ours to guess
+            at = _skip(text, at)
+            if at >= len(text):
+                raise _Stop(FAILED)
+            if text[at] != ":":
+                raise _Stop(OUTSIDE)  # a set, or not a dict at all
+            value, at = _plain_item(text, at + 1, depth)
+            entries[item] = value
+        else:
+            items.append(item)
+        at = _skip(text, at)
+        if at >= len(text):
+            raise _Stop(FAILED)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+        elif text[at] != closer:
+            raise _Stop(OUTSIDE)
+
+
+def _plain_value(text: str) -> object:
+    """The value the grammar reads from `text` when it is pure literals; else OUTSIDE, or FAILED (cut off)."""
+    try:
+        value, at = _plain_item(text, 0, 0)
+    except _Stop as stop:
+        return stop.answer
+    except RecursionError:
+        return OUTSIDE
+    return value if _skip(text, at) == len(text) else OUTSIDE
 
 
 @dataclass(frozen=True)
@@ -231,36 +344,49 @@ def _too_deep(text: str) -> bool:
 MAX_CHARS = 128 * 1024
 
 
-def _parse(expr: pp.ParserElement, text: str, convert: Any) -> ParsedRepr | None:
+def _attempt(kind: str, text: str, convert: Any) -> object:
+    """The converted parse of `text`, or FAILED: the plain reader first (values only), then the grammar."""
+    if kind == "value":
+        plain = _plain_value(text)
+        if plain is not OUTSIDE:
+            return plain
+    import pyparsing as pp
+
+    try:
+        return convert(_grammar(kind).parse_string(text, parse_all=True))
+    except (pp.ParseBaseException, RecursionError):
+        return FAILED
+
+
+def _parse(kind: str, text: str, convert: Any) -> ParsedRepr | None:
     cut = len(text) > MAX_CHARS
     if cut:
         text = text[:MAX_CHARS]
     if _too_deep(text):
         return None
     if cut:
-        return _parse_repaired(expr, text, convert)
-    try:
-        return ParsedRepr(convert(expr.parse_string(text, parse_all=True)))
-    except (pp.ParseBaseException, RecursionError):
-        pass
-    return _parse_repaired(expr, text, convert)
+        return _parse_repaired(kind, text, convert)
+    result = _attempt(kind, text, convert)
+    if result is not FAILED:
+        return ParsedRepr(result)
+    return _parse_repaired(kind, text, convert)
 
 
-def _parse_repaired(expr: pp.ParserElement, text: str, convert: Any) -> ParsedRepr | None:
+def _parse_repaired(kind: str, text: str, convert: Any) -> ParsedRepr | None:
     repaired = _repair(text)
     attempts = 0
     while repaired is not None and attempts < 8:
         attempts += 1
-        try:
-            return ParsedRepr(convert(expr.parse_string(repaired, parse_all=True)), truncated=True)
-        except (pp.ParseBaseException, RecursionError):
-            repaired = _repair(repaired)
+        result = _attempt(kind, repaired, convert)
+        if result is not FAILED:
+            return ParsedRepr(result, truncated=True)
+        repaired = _repair(repaired)
     return None
 
 
 def parse_value(text: str) -> ParsedRepr:
     """Parse one Python-repr value; on failure return the text itself (never raises)."""
-    parsed = _parse(VALUE, text.strip(), lambda r: r[0] if len(r) else None)
+    parsed = _parse("value", text.strip(), lambda r: r[0] if len(r) else None)
     if parsed is None:
         return ParsedRepr(text, truncated=True)
     return parsed
@@ -280,7 +406,7 @@ def parse_kwargs(text: str) -> ParsedRepr:
 
     Items that do not parse are skipped one at a time, so one odd value costs only itself."""
     text = text.strip().rstrip(",").strip()
-    parsed = _parse(KWARGS, text, _kwargs_to_dict)
+    parsed = _parse("kwargs", text, _kwargs_to_dict)
     if parsed is not None:
         return parsed
     return _parse_kwargs_itemwise(text)

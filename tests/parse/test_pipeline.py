@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logdoctor import redact
-from logdoctor.parse.pipeline import EventStream, candidate_keywords, keyword_regex
+from logdoctor.parse.grammar import Grammar
+from logdoctor.parse.pipeline import EventStream, KeywordIndex, candidate_keywords, keyword_regex
+from logdoctor.registry import REGISTRY
 
 
 def flat(keywords: list[str]) -> re.Pattern[str]:
@@ -98,3 +100,41 @@ def test_redaction_pretest_never_hides_a_secret(text: str) -> None:
     # The pre-check may let a clean line through to the regex, never keep a secret from it.
     if redact._masked(text) != text:
         assert redact._has_marker(text), text
+
+
+# --- the keyword index scans with str.find until compiling the regex pays: the same answers either way -----
+
+
+def _plain_and_regex(keywords: list[str]) -> tuple[KeywordIndex, KeywordIndex]:
+    grammars = [Grammar(f"g{i}", "vllm", (k,), lambda line, ctx: None) for i, k in enumerate(keywords)]
+    plain, compiled = KeywordIndex(grammars), KeywordIndex(grammars)
+    plain.PLAIN_SCAN_BUDGET = 10**12
+    plain._budget = 10**12
+    compiled.regex()
+    return plain, compiled
+
+
+@given(
+    keywords=st.lists(st.text(alphabet=_ALPHABET, min_size=1, max_size=6), min_size=1, max_size=12),
+    text=st.text(alphabet=_ALPHABET, max_size=80),
+)
+def test_plain_scan_finds_what_the_regex_finds(keywords: list[str], text: str) -> None:
+    plain, compiled = _plain_and_regex(keywords)
+    assert plain.findall(text) == compiled.findall(text)
+    assert plain.search(text) == compiled.search(text)
+    assert plain._regex is None  # it really scanned with str.find
+
+
+def test_plain_scan_on_real_keywords_and_the_switch_to_the_regex() -> None:
+    index = KeywordIndex(REGISTRY.grammars())
+    reference = re.compile(keyword_regex(candidate_keywords()))
+    line = (
+        "(APIServer pid=1) INFO 05-08 16:25:09 [loggers.py:271] Engine 000: Avg prompt throughput: 2.5 tokens/s, "
+        "GPU KV cache usage: 7.4%, Prefix cache hit rate: 0.0% host:531:1762 [0] NCCL INFO Channel 00"
+    )
+    expected = [m.group(0) for m in reference.finditer(line)]
+    assert index.findall(line) == expected and index._regex is None
+    while index._regex is None:  # the budget runs out: from then on the regex answers, the same
+        assert index.findall(line) == expected
+    assert index.findall(line) == expected
+    assert index.grammars_for(expected[0]) and index.search("nothing here") is None

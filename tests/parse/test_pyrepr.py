@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from logdoctor.parse import pyrepr
 from logdoctor.parse.pyrepr import parse_kwargs, parse_value
@@ -72,3 +74,87 @@ def test_garbage_never_raises() -> None:
     for text in ["", "{", "}}}", "'unterminated", "<<<>>>", "\x00\xff", "a=b=c", "(" * 500]:
         parse_value(text)
         parse_kwargs(text)
+
+
+# --- the plain reader answers what the grammar answers --------------------------------------------------------
+
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet="ab '\"/.:_-{}[](),=<>…é\\", max_size=8)
+)
+_literals = st.recursive(
+    _scalars,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.dictionaries(_scalars, children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _by_grammar(text: str) -> object:
+    import pyparsing as pp
+
+    try:
+        result = pyrepr._grammar("value").parse_string(text, parse_all=True)
+    except (pp.ParseBaseException, RecursionError):
+        return pyrepr.FAILED
+    return result[0] if len(result) else None
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and repr(a) == repr(b)  # 1 == 1.0 == True: compare types as well, nested too
+
+
+@settings(max_examples=300)
+@given(value=_literals, data=st.data())
+def test_plain_reader_agrees_with_the_grammar(value: object, data: st.DataObject) -> None:
+    text = repr(value)
+    cut = data.draw(st.integers(0, len(text)))
+    spaced = data.draw(st.booleans())
+    for candidate in (text, text[:cut], text.replace(", ", " ,\n ") if spaced else text):
+        plain = pyrepr._plain_value(candidate)
+        if plain is pyrepr.OUTSIDE:
+            continue
+        assert _same(plain, _by_grammar(candidate)), candidate
+    assert pyrepr._plain_value(text) is not pyrepr.FAILED  # a whole repr is never called cut off
+
+
+@settings(max_examples=200)
+@given(value=_literals, data=st.data())
+def test_cut_dumps_parse_as_before(value: object, data: st.DataObject) -> None:
+    # parse_value with the plain reader against the grammar alone (the repair loop included).
+    text = repr(value)
+    text = text[: data.draw(st.integers(0, len(text)))] + data.draw(st.sampled_from(["", "...", "…"]))
+    original = pyrepr._attempt
+
+    def grammar_only(kind: str, candidate: str, convert: object) -> object:
+        import pyparsing as pp
+
+        try:
+            return convert(pyrepr._grammar(kind).parse_string(candidate, parse_all=True))  # type: ignore[operator]
+        except (pp.ParseBaseException, RecursionError):
+            return pyrepr.FAILED
+
+    try:
+        pyrepr._attempt = grammar_only  # type: ignore[assignment]
+        expected = parse_value(text)
+    finally:
+        pyrepr._attempt = original
+    got = parse_value(text)
+    assert got.truncated == expected.truncated and _same(got.value, expected.value), text
+
+
+def test_plain_reader_reads_the_story_dump_without_pyparsing() -> None:
+    line = (
+        "{'model_tag': '/root/models/Qwen3.6-27B', 'port': 8000, 'gpu_memory_utilization': 0.92, "
+        "'enable_prefix_caching': True, 'speculative_config': {'method': 'dflash', 'num_sp..."
+    )
+    assert pyrepr._plain_value(line) is pyrepr.FAILED
+    assert pyrepr._plain_value("{'a': auto}") is pyrepr.OUTSIDE
+    parsed = parse_value(line)
+    assert parsed.truncated and parsed.value["speculative_config"] == {"method": "dflash"}
