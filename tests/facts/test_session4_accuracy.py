@@ -53,3 +53,36 @@ def test_a_kv_connector_is_not_kv_in_host_memory() -> None:
     assert profile.value("offload.kv") is None
     assert profile.value("disagg.connector") == "kv-connector-v1"
     assert "host-memory" not in {f.rule for f in _findings(text)}
+
+
+BANNER = "(APIServer pid=1) INFO 03-10 20:08:20 [utils.py:287] vLLM API server version 0.16.0"
+LOADED = (
+    "(Worker_TP0 pid=9) INFO 03-10 20:11:48 [gpu_model_runner.py:4221] Model loading took 91.36 GiB memory and "
+    "136.075547 seconds"
+)
+
+
+def _wait(minute: int) -> str:
+    return (
+        f"(EngineCore_DP0 pid=8) INFO 03-10 20:{minute:02d}:48 [shm_broadcast.py:542] No available shared memory "
+        "broadcast block found in 60 seconds. This typically happens when some processes are hanging or doing some "
+        "time-consuming work (e.g. compilation, weight/kv cache quantization)."
+    )
+
+
+def test_waits_before_serving_are_startup_time_and_the_start_is_unfinished() -> None:
+    text = "\n".join([BANNER, LOADED, *(_wait(m) for m in range(12, 21))])
+    profile = _profile(text)
+    assert profile.value("compile.startup_wait_seconds") == 540
+    assert profile.value("compile.startup_seconds") >= 540
+    assert profile.value("startup.incomplete") is True
+    rules = {f.rule for f in _findings(text)}
+    assert {"long-startup", "start-never-completed"} <= rules
+    assert "hung-workers" not in rules
+
+
+def test_waits_after_serving_are_a_stall_not_startup() -> None:
+    stats = STATS.replace("06-15 14:55:05", "03-10 20:11:50")
+    profile = _profile("\n".join([BANNER, LOADED, stats, _wait(13), _wait(14)]))
+    assert profile.value("compile.startup_wait_seconds") is None
+    assert profile.value("stall.serving_waits") == 2
