@@ -38,7 +38,7 @@ def test_a_gzipped_utf16_file(tmp_path: Path) -> None:
 
 
 def test_utf8_and_utf32_are_not_taken_for_utf16() -> None:
-    assert not utf16_bom("INFO 06-17".encode())
+    assert not utf16_bom(b"INFO 06-17")
     assert not utf16_bom("\ufeffINFO".encode("utf-8"))
     assert not utf16_bom("INFO".encode("utf-32"))
     assert utf16_bom("INFO".encode("utf-16"))
