@@ -26,7 +26,7 @@ class Utf16File:
 
     def __init__(self, handle: IO[bytes]) -> None:
         # newline="": line ends are kept as written (CRLF from Windows), the caller strips them.
-        self._text = io.TextIOWrapper(handle, encoding="utf-16", errors="replace", newline="")  # type: ignore[type-var]
+        self._text = io.TextIOWrapper(handle, encoding="utf-16", errors="replace", newline="")
 
     def readline(self, size: int = -1, /) -> bytes:
         return self._text.readline(size).encode("utf-8")
