@@ -17,8 +17,16 @@ UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def utf16_bom(head: bytes) -> bool:
-    """Whether a file's first bytes are a UTF-16 byte-order mark (UTF-32's starts the same way: not that)."""
-    return head[:2] in UTF16_BOMS and head[:4] not in (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+    """Whether a file's first bytes are a UTF-16 byte-order mark followed by UTF-16 text.
+
+    `FF FE` alone is not enough: it is also two invalid UTF-8 bytes in front of an ordinary log (a damaged
+    or concatenated file), and UTF-32's mark starts the same way. A log is almost all ASCII, so in UTF-16 at
+    least half of its code units have a zero high byte; UTF-8 text after the mark has next to none."""
+    if head[:2] not in UTF16_BOMS or head[:4] in (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE):
+        return False
+    body = head[2 : 2 + 4096]
+    high = body[1::2] if head[:2] == codecs.BOM_UTF16_LE else body[0::2]
+    return bool(high) and high.count(0) * 2 >= len(high)
 
 
 class Utf16File:

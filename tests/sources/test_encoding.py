@@ -42,3 +42,5 @@ def test_utf8_and_utf32_are_not_taken_for_utf16() -> None:
     assert not utf16_bom("\ufeffINFO".encode("utf-8"))
     assert not utf16_bom("INFO".encode("utf-32"))
     assert utf16_bom("INFO".encode("utf-16"))
+    # two stray bytes that happen to be a BOM, then an ordinary UTF-8 log line
+    assert not utf16_bom(b"\xff\xfe(APIServer pid=1) INFO 05-08 16:25:09 [loggers.py:271] Engine 000")
