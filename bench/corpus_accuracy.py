@@ -1,6 +1,6 @@
 """Diagnosis accuracy on labelled real-log corpora: is the labelled primary cause the top finding?
 
-    .venv/bin/python bench/corpus_accuracy.py                      # the three default corpora
+    .venv/bin/python bench/corpus_accuracy.py                      # the four default corpora
     .venv/bin/python bench/corpus_accuracy.py --corpus fixtures/logs/realworld
     .venv/bin/python bench/corpus_accuracy.py --corpus ../shared/corpus --corpus DIR
 
@@ -13,8 +13,8 @@ healthy log. Issue #12's targets: top-1 >= 90%, top-3 >= 97%, no healthy log wit
 50 or more; the exit status is 0 when all corpora together meet them.
 
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
-(real logs collected afterwards; some rules were changed after them) and fixtures/logs/realworld2
-(held out: labelled and committed before logdoctor was run on them).
+(real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
+fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ DEFAULT_CORPORA = [
     REPO.parent / "shared" / "corpus",
     REPO / "fixtures" / "logs" / "realworld",
     REPO / "fixtures" / "logs" / "realworld2",
+    REPO / "fixtures" / "logs" / "realworld3",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90

@@ -182,6 +182,9 @@ FACTS: dict[str, FactSpec] = {
     "compile.disabled": FactSpec("bool", "torch.compile turned off (eager or TORCH_COMPILE_DISABLE)"),
     "compile.cache_hit": FactSpec("bool", "compiled graphs loaded from cache"),
     "compile.shm_waits": FactSpec("number", "`No available shared memory broadcast block` waits"),
+    "compile.startup_wait_seconds": FactSpec(
+        "number", "seconds the engine core waited on its workers before serving (shared-memory broadcast waits)"
+    ),
     "stall.serving_waits": FactSpec(
         "number",
         "`No available shared memory broadcast block` waits after serving started (a stuck worker)",
@@ -189,7 +192,8 @@ FACTS: dict[str, FactSpec] = {
     ),
     "compile.phase_seconds": FactSpec("number", "wall-clock time between the first and last compile/warm-up line"),
     "compile.startup_seconds": FactSpec(
-        "number", "longest of torch.compile, engine init, graph capture and the compile phase's wall-clock time"
+        "number",
+        "longest of torch.compile, engine init, graph capture, the compile phase's wall-clock time and the start-up waits",
     ),
     # quantization
     "quant.method": FactSpec("str", "quantization method"),

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from logdoctor.errors import InputError
+from logdoctor.sources.encoding import Utf16File, utf16_bom
 
 # Re-exported: the caps live apart so that the CLI's flags import no reader.
 from logdoctor.sources.limits import DEFAULT_MAX_GZIP_RATIO as DEFAULT_MAX_GZIP_RATIO
@@ -305,6 +306,7 @@ class LocalSource:
     numbered: bool = False  # a `--save` file: `N:text` lines after NUMBERED_HEADER
     pipe: bool = False  # a FIFO: read without sniffing, with the read timeout
     cr_only: bool = False  # lines end with CR alone
+    utf16: bool = False  # a UTF-16 file (BOM first): read through sources/encoding.Utf16File, no grep prefilter
     limits: ReadLimits = field(default_factory=ReadLimits)
     notes: list[str] = field(default_factory=list)  # what was skipped (over-long lines), for the report
     _long_lines: int = 0
@@ -340,6 +342,7 @@ class LocalSource:
         use_grep = (
             keywords
             and not self.cr_only
+            and not self.utf16
             and shutil.which("grep") is not None
             and (prefilter if prefilter is not None else self.size >= PREFILTER_MIN_BYTES)
         )
@@ -362,7 +365,9 @@ class LocalSource:
             raise InputError(f"{self.path}: cannot read: {exc.strerror or exc}") from exc
         with raw:
             handle: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if self.gzipped else raw  # type: ignore[assignment]
-            stream: _Readable = CrFile(handle) if self.cr_only else BufferedFile(handle)
+            stream: _Readable = (
+                Utf16File(handle) if self.utf16 else CrFile(handle) if self.cr_only else BufferedFile(handle)
+            )
             compressed = raw.tell if self.gzipped else None  # compressed bytes consumed (a little read ahead)
             try:
                 for item in self._python_lines(stream, compressed):
@@ -774,4 +779,13 @@ def open_local(path: str, limits: ReadLimits | None = None) -> LocalSource:
         b"\n",
         b"\r",
     )
-    return LocalSource(path=path, size=size, gzipped=gzipped, numbered=numbered, cr_only=_cr_only(head), limits=limits)
+    utf16 = utf16_bom(head)
+    return LocalSource(
+        path=path,
+        size=size,
+        gzipped=gzipped,
+        numbered=numbered,
+        cr_only=_cr_only(head) and not utf16,
+        utf16=utf16,
+        limits=limits,
+    )

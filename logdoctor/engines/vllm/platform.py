@@ -16,6 +16,7 @@ from logdoctor.engines.vllm.common import (
     _table_warning,
 )
 from logdoctor.events import (
+    KVCache,
     ModelInfo,
     Offload,
     PerfWarning,
@@ -113,8 +114,11 @@ _KV_OFFLOAD_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"Pinned memory not available\. CPU offload performance may be degraded"),
     re.compile(r"disabling CPU offload since it requires prefix caching"),
     re.compile(r"cudaHostRegister failed"),
-    re.compile(r"Initializing KVConnectorBase_V1"),
 )
+# Every V1 KV connector prints this (vllm/distributed/kv_transfer/kv_connector/v1/base.py): NIXL for disaggregated
+# prefill as much as LMCache or the offloading connector. It names none of them, and a connector keeps the working
+# KV cache on the GPU (it moves copies between instances or tiers), so it says nothing about host memory.
+_KV_CONNECTOR_RE = re.compile(r"Initializing KVConnectorBase_V1")
 
 
 def parse_model(line: LogLine, ctx: ParseContext) -> Events | None:
@@ -240,6 +244,10 @@ def parse_platform(line: LogLine, ctx: ParseContext) -> Events | None:
         return [Offload(**base, kind="weights", gib=gib, message=_msg(line))]
     if any(p.search(text) for p in _KV_OFFLOAD_RES):
         return [Offload(**base, kind="kv", message=_msg(line))]
+    if _KV_CONNECTOR_RE.search(text):
+        return [
+            KVCache(**base, connector="kv-connector-v1", message=_msg(line))
+        ]  # unnamed: combiners/disaggregation.py
     return None
 
 
@@ -594,7 +602,7 @@ GRAMMARS: list[Grammar] = [
                 "kv-connector",
                 "(Worker_TP0 pid=7) WARNING 10-03 16:22:00 [base.py:80] Initializing KVConnectorBase_V1. This API is "
                 "experimental and subject to change in the future as we iterate the design.",
-                ("offload", {"kind": "kv"}),
+                ("kv_cache", {"connector": "kv-connector-v1"}),
             ),
             case(
                 "no-platform-0.8",

@@ -23,6 +23,13 @@ _SLOW_ORDER = {"P2P": 0, "NVLS": 0, "COLLNET": 1, "SHM": 2, "NET": 3}
 _CHANNEL_FACTS = {"P2P": "nccl.p2p_channels", "SHM": "nccl.shm_channels", "NET": "nccl.net_channels"}
 
 
+def _tensor_parallel_group(group: str | None) -> bool:
+    """Whether a `for group '...'` all-reduce list speaks for the TP all-reduce. vLLM's CudaCommunicator turns
+    custom all-reduce (and torch symm-mem) off for every group whose unique name lacks "tp" (`ep:0`, `dp:0`,
+    `pp:0`, `dcp:0`): those groups never use it, so their `Using ['PYNCCL'] ...` line says nothing about it."""
+    return group is None or "tp" in group.lower()
+
+
 class Communication(Combiner):
     reads = (CustomAllReduce, AllReduceBackends, NcclTransport, NcclEnv, NcclInfo, PerfWarning)
     produces = (
@@ -54,7 +61,7 @@ class Communication(Combiner):
                 b.set("allreduce.custom", False, ev, ev.message or "custom all-reduce disabled")
                 if ev.reason:
                     b.set("allreduce.reason", ev.reason, ev, "custom all-reduce warning")
-        elif isinstance(ev, AllReduceBackends):
+        elif isinstance(ev, AllReduceBackends) and _tensor_parallel_group(ev.group):
             uses_custom = any(x.upper() == "CUSTOM" for x in ev.backends)
             b.set("allreduce.custom", uses_custom, ev, "all-reduce backend list")
         elif isinstance(ev, NcclEnv):

@@ -25,7 +25,14 @@ def _seconds(timestamp: str | None) -> float | None:
     return (((month * 31 + day) * 24 + hh) * 60 + mm) * 60 + ss
 
 
-_DURATIONS = ("compile.torch_seconds", "compile.init_seconds", "compile.graph_capture_seconds", "compile.phase_seconds")
+# compile.startup_wait_seconds comes from failures.py: the engine core waiting on workers that compile before serving.
+_DURATIONS = (
+    "compile.torch_seconds",
+    "compile.init_seconds",
+    "compile.graph_capture_seconds",
+    "compile.phase_seconds",
+    "compile.startup_wait_seconds",
+)
 
 
 class Compilation(Combiner):

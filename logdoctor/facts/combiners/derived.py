@@ -205,7 +205,8 @@ def _startup_incomplete(b: ProfileBuilder, evs: list[EventBase]) -> None:
     if not started:
         return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
     ready = any(
-        isinstance(e, SchedulerStats | SpecDecodeStats | EngineFailure)
+        isinstance(e, SchedulerStats | SpecDecodeStats)
+        or (isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait")  # a wait is the start still running
         or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
         or (isinstance(e, KVCache) and e.max_concurrency is not None)
         for e in evs

@@ -1,6 +1,7 @@
 """Disaggregated prefill/decode: the KV connector and KV transfers that failed or had to be retried.
 
 KVCache(connector="nixl", transfer_backend="UCX")                      -> disagg.connector = nixl
+`Initializing KVConnectorBase_V1` (any V1 connector)                   -> disagg.connector = kv-connector-v1
 EngineFailure(kind="kv-transfer", connector="nixl")                     -> disagg.transfer_failures += 1
 `Failing 3 request(s) due to KV load failure`                            -> disagg.failed_requests += 3
 PerfWarning(topic="kv-transfer"): `Recovered from KV load failure ...`,
@@ -12,6 +13,10 @@ from __future__ import annotations
 from logdoctor.events import EngineFailure, EventBase, KVCache, PerfWarning
 from logdoctor.facts.combiner import Combiner
 
+# vLLM's `Initializing KVConnectorBase_V1` (engines/vllm/platform.py): a connector is in use but not which one;
+# a line that names it replaces this.
+UNNAMED_CONNECTOR = "kv-connector-v1"
+
 
 class Disaggregation(Combiner):
     reads = (KVCache, EngineFailure, PerfWarning)
@@ -20,7 +25,9 @@ class Disaggregation(Combiner):
     def add(self, ev: EventBase) -> None:
         b = self.b
         if isinstance(ev, KVCache) and ev.connector:
-            b.set("disagg.connector", ev.connector, ev, ev.message or "KV connector", keep_first=True)
+            current = b.value("disagg.connector")
+            if current is None or (current == UNNAMED_CONNECTOR and ev.connector != UNNAMED_CONNECTOR):
+                b.set("disagg.connector", ev.connector, ev, ev.message or "KV connector")
         elif isinstance(ev, EngineFailure) and ev.kind == "kv-transfer":
             if ev.connector:
                 b.set("disagg.connector", ev.connector, ev, ev.message, keep_first=True)

@@ -2,23 +2,34 @@
 
 EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], failure.count = 2
 `No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving)
+    `... found in 60 seconds` before serving     -> compile.startup_wait_seconds += 60 (workers still compiling)
 EngineFailure(kind="shutdown")                -> nothing here: a stop is not a failure (derived.py reads it)
 a log with no failure line                    -> failure.count = 0 (the absence of a failure line is evidence)
 """
 
 from __future__ import annotations
 
+import re
+
 from logdoctor.events import EngineFailure, EventBase, FailureKind, PerfWarning, SchedulerStats, WarningTopic
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
 _SHM_WAIT: FailureKind = "shm-broadcast-wait"
+_WAIT_SECONDS_RE = re.compile(r"broadcast block found in (\d+(?:\.\d+)?) seconds")
 _SHUTDOWN: FailureKind = "shutdown"
 
 
 class Failures(Combiner):
     reads = (SchedulerStats, EngineFailure, PerfWarning)
-    produces = ("failure.kinds", "failure.count", "compile.shm_waits", "stall.serving_waits", "warnings.topics")
+    produces = (
+        "failure.kinds",
+        "failure.count",
+        "compile.shm_waits",
+        "compile.startup_wait_seconds",
+        "stall.serving_waits",
+        "warnings.topics",
+    )
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
@@ -42,6 +53,12 @@ class Failures(Combiner):
                 if ev.source in self.serving_sources:
                     stalls = (b.value("stall.serving_waits") or 0.0) + 1.0
                     b.set("stall.serving_waits", stalls, ev, ev.message)
+                else:
+                    # Before the first stats line the wait is start-up: vLLM's own text says the workers are
+                    # "doing some time-consuming work (e.g. compilation, weight/kv cache quantization)".
+                    m = _WAIT_SECONDS_RE.search(ev.message or "")
+                    waited = (b.value("compile.startup_wait_seconds") or 0.0) + (float(m.group(1)) if m else 60.0)
+                    b.set("compile.startup_wait_seconds", waited, ev, ev.message)
             else:
                 kinds = sorted(set(self.failures) - {_SHM_WAIT})
                 b.set("failure.kinds", kinds, ev, ev.message, keep_first=True)
