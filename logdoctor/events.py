@@ -12,7 +12,11 @@ This module imports nothing of logdoctor's own.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import pickle
+import zlib
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -670,3 +674,151 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     GpuP2P,
     HostInfo,
 )
+
+
+# --- storage ------------------------------------------------------------------------------------
+# A pydantic event costs about 4 KiB of memory (the instance, its __dict__, its fields-set, its ProcessInfo);
+# a log of a million stats lines would hold 4 GB. `EventLog` keeps a deployment's events pickled and
+# zlib-compressed in batches (10-80 bytes an event: consecutive stats lines differ in a few digits) and
+# gives them back, in order, each time it is iterated; `LineTexts` does the same for the evidence lines.
+# docs/benchmarks.md ("Memory") has the measurements.
+
+_BATCH = 1024  # events (or lines) a compressed batch: big enough to compress well, small enough to decode
+
+
+def _pack(items: object) -> bytes:
+    return zlib.compress(pickle.dumps(items, pickle.HIGHEST_PROTOCOL), 1)  # level 1: the fastest
+
+
+def _unpack(batch: bytes) -> Any:
+    # Only bytes `_pack` made in this process are unpickled: input never reaches here as a pickle.
+    return pickle.loads(zlib.decompress(batch))  # noqa: S301
+
+
+class EventLog(Sequence[EventBase]):
+    """An append-only, re-iterable sequence of events held compressed: `append`/`extend` while parsing, then
+    iterate as often as needed (each pass decodes the batches again, about 20 us an event). Indexing decodes the
+    batch that holds the event: fine for `log[0]`, slow in a loop.
+
+        log = EventLog(stream)           # parse once
+        engines = {e.engine for e in log}
+        profile = build_profile(log)     # a second pass over the same events
+    """
+
+    __slots__ = ("_batches", "_count", "_ends", "_pending")
+
+    def __init__(self, events: Iterable[EventBase] = ()) -> None:
+        self._batches: list[bytes] = []
+        self._ends: list[int] = []  # events in the sealed batches up to and including each one
+        self._pending: list[EventBase] = []
+        self._count = 0
+        self.extend(events)
+
+    def append(self, event: EventBase) -> None:
+        self._pending.append(event)
+        self._count += 1
+        if len(self._pending) >= _BATCH:
+            self._seal()
+
+    def extend(self, events: Iterable[EventBase]) -> None:
+        if isinstance(events, EventLog):
+            self._seal()
+            events._seal()
+            base = self._count
+            self._batches.extend(events._batches)  # bytes are immutable: the batches are shared, not copied
+            self._ends.extend(base + end for end in events._ends)
+            self._count += events._count
+            return
+        for event in events:
+            self.append(event)
+
+    def _seal(self) -> None:
+        if self._pending:
+            self._batches.append(_pack(self._pending))
+            self._ends.append(self._count)
+            self._pending = []
+
+    def __iter__(self) -> Iterator[EventBase]:
+        for batch in list(self._batches):
+            events: list[EventBase] = _unpack(batch)
+            yield from events
+        yield from list(self._pending)
+
+    @overload
+    def __getitem__(self, index: int) -> EventBase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[EventBase]: ...
+
+    def __getitem__(self, index: int | slice) -> EventBase | list[EventBase]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("EventLog index out of range")
+        sealed = self._ends[-1] if self._ends else 0
+        if index >= sealed:
+            return self._pending[index - sealed]
+        i = bisect_right(self._ends, index)
+        start = self._ends[i - 1] if i else 0
+        events: list[EventBase] = _unpack(self._batches[i])
+        return events[index - start]
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __bool__(self) -> bool:
+        return self._count > 0
+
+    def __repr__(self) -> str:
+        return f"EventLog({self._count} events, {sum(map(len, self._batches))} bytes compressed)"
+
+
+class LineTexts:
+    """The redacted text of the lines that gave events (the evidence a finding quotes), by line number, held
+    compressed in batches of consecutive lines; lines are added in ascending order, as a source is read."""
+
+    __slots__ = ("_batches", "_pending", "_ranges", "_recent")
+
+    def __init__(self) -> None:
+        self._ranges: list[tuple[int, int]] = []  # the first and last line number of each sealed batch
+        self._batches: list[bytes] = []
+        self._pending: dict[int, str] = {}
+        self._recent: tuple[int, dict[int, str]] | None = None  # the batch decoded last (evidence clusters)
+
+    def __setitem__(self, number: int, text: str) -> None:
+        self._pending[number] = text
+        if len(self._pending) >= _BATCH:
+            self._seal()
+
+    def _seal(self) -> None:
+        if self._pending:
+            self._ranges.append((min(self._pending), max(self._pending)))
+            self._batches.append(_pack(self._pending))
+            self._pending = {}
+
+    def get(self, number: int, default: str | None = None) -> str | None:
+        """The text of a line, newest first: a line rejoined after a terminal wrap is stored again under its first
+        number once the next line was read, possibly in a later batch."""
+        if number in self._pending:
+            return self._pending[number]
+        for i in range(len(self._batches) - 1, -1, -1):
+            first, last = self._ranges[i]
+            if not first <= number <= last:
+                continue
+            if self._recent is None or self._recent[0] != i:
+                self._recent = (i, _unpack(self._batches[i]))
+            text = self._recent[1].get(number)
+            if text is not None:
+                return text
+        return default
+
+    def __contains__(self, number: object) -> bool:
+        return isinstance(number, int) and self.get(number) is not None
+
+    def __len__(self) -> int:
+        return len(self._pending) + len(self._batches) * _BATCH  # an upper bound once sealed: for reprs
+
+    def __repr__(self) -> str:
+        return f"LineTexts({len(self._batches)} batches + {len(self._pending)} lines)"

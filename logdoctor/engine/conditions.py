@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import pyparsing as pp
 
-from logdoctor.engine.aggregations import AGGREGATIONS
+from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 
 pp.ParserElement.enable_packrat()
@@ -116,7 +116,7 @@ class Aggregate(Node):
         numbers = [float(x) for x in series if isinstance(x, int | float) and not isinstance(x, bool)]
         if not numbers:
             return MISSING
-        return AGGREGATIONS[self.func](numbers)
+        return aggregate(self.func, series, numbers)  # a sampled series: its exact count, sum, max, ...
 
     def facts(self) -> set[str]:
         return {self.ref.name}

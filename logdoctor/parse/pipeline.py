@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from logdoctor.events import EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EventBase, LineTexts, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.grammar import Grammar, ParseContext
@@ -153,8 +153,9 @@ class EventStream:
         self._by_shape: dict[str, Grammar] = {}
         self._claimed_by: Grammar | None = None
         self._recent_keywords: list[str] = []
-        # Redacted text of every line that produced an event (evidence for findings), when asked for.
-        self.texts: dict[int, str] | None = {} if keep_text else None
+        # Redacted text of every line that produced an event (evidence for findings), when asked for: held
+        # compressed, as an event-dense log has as many of them as events.
+        self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
 
     # -- dispatch ---------------------------------------------------------------------------------

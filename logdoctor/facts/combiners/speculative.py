@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.events import CompileTime, EventBase, PerfWarning, SpecDecodeStats
+from logdoctor.events import CompileTime, EventBase, EventLog, PerfWarning, SpecDecodeStats
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -32,7 +32,8 @@ class Speculation(Combiner):
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
-        self.events: list[SpecDecodeStats] = []
+        # Held compressed (events.EventLog): one spec-decode line an interval, a million in a week-long log.
+        self.events = EventLog()
         self.position_sums: list[float] = []
         self.position_counts: list[int] = []
 
@@ -73,9 +74,13 @@ class Speculation(Combiner):
         b, spec_events = self.b, self.events
         if not spec_events:
             return
-        cumulative = [e for e in spec_events if not e.interval]
-        interval = [e for e in spec_events if e.interval]
-        for e in interval:
+        first = spec_events[0]
+        cumulative = EventLog()  # the vLLM V0 lines, read after every interval line
+        for e in spec_events:
+            assert isinstance(e, SpecDecodeStats)
+            if not e.interval:
+                cumulative.append(e)
+                continue
             length, rate = e.mean_acceptance_length, e.acceptance_rate
             if e.format == "sglang" and length is not None and rate:
                 # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
@@ -100,6 +105,7 @@ class Speculation(Combiner):
         # vLLM V0 counters are cumulative: difference consecutive lines for per-interval values.
         previous: SpecDecodeStats | None = None
         for e in cumulative:
+            assert isinstance(e, SpecDecodeStats)
             if e.accepted_tokens is None or e.drafted_tokens is None:
                 continue
             acc, drafted = e.accepted_tokens, e.drafted_tokens
@@ -126,6 +132,6 @@ class Speculation(Combiner):
             b.set(
                 "spec.position_acceptance",
                 [round(s / c, 4) for s, c in zip(sums, counts, strict=True)],
-                spec_events[0],
+                first,
                 "per-position acceptance",
             )
