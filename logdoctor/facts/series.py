@@ -70,3 +70,23 @@ def _rebuild(kept: list[float], seen: int, total: float, low: float, high: float
         stride,
     )
     return series
+
+
+def concat(parts: Iterable[list[float]]) -> Series:
+    """Series one after the other, as if appended in that order; where a part is already sampled, its kept values
+    are appended (sampled again) and the summary is the parts' summaries combined."""
+    parts = list(parts)
+    out = Series()
+    for part in parts:
+        for value in part:
+            out.append(value)
+    sampled = [p for p in parts if isinstance(p, Series) and p.sampled]
+    if sampled:
+        whole = [p if isinstance(p, Series) else Series(p) for p in parts if p]
+        out.seen = sum(p.seen for p in whole)
+        out.total = sum(p.total for p in whole)
+        out.low = min(p.low for p in whole)
+        out.high = max(p.high for p in whole)
+        out.latest = whole[-1].latest
+        out.stride = max(out.stride, *(p.stride for p in sampled))
+    return out
