@@ -12,11 +12,13 @@ This module imports nothing of logdoctor's own.
 
 from __future__ import annotations
 
+import os
 import pickle
+import tempfile
 import zlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Annotated, Any, Literal, overload
+from typing import IO, Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -686,13 +688,79 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
 _BATCH = 1024  # events (or lines) a compressed batch: big enough to compress well, small enough to decode
 
 
-def _pack(items: object) -> bytes:
-    return zlib.compress(pickle.dumps(items, pickle.HIGHEST_PROTOCOL), 1)  # level 1: the fastest
+# Compressed bytes a store keeps in memory; past that its batches go to an unlinked temporary file (`_Spool`),
+# so memory stays flat however long the log: ~80,000 events, or as many lines' texts, fit in memory.
+MEMORY_BUDGET = 4 << 20
 
 
-def _unpack(batch: bytes) -> Any:
+class _OnDisk:
+    """A batch written to a store's temporary file."""
+
+    __slots__ = ("length", "offset", "spool")
+
+    def __init__(self, spool: _Spool, offset: int, length: int) -> None:
+        self.spool, self.offset, self.length = spool, offset, length
+
+    def read(self) -> bytes:
+        return self.spool.read(self.offset, self.length)
+
+
+_Batch = bytes | _OnDisk
+
+
+class _Spool:
+    """Where a store's compressed batches live: in memory up to MEMORY_BUDGET, then in a temporary file that no
+    other process can open (created unlinked, mode 0600, under $TMPDIR; gone when the store is). A file that cannot
+    be created leaves the batches in memory."""
+
+    __slots__ = ("_file", "_in_memory", "_no_file", "_size")
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._no_file = False  # the temporary file could not be created: memory it is
+        self._in_memory = 0
+        self._size = 0
+
+    def keep(self, blob: bytes) -> _Batch:
+        if self._in_memory + len(blob) <= MEMORY_BUDGET or not self._open():
+            self._in_memory += len(blob)
+            return blob
+        assert self._file is not None
+        offset = self._size
+        view = memoryview(blob)
+        while view:
+            view = view[os.write(self._file.fileno(), view) :]
+        self._size += len(blob)
+        return _OnDisk(self, offset, len(blob))
+
+    def _open(self) -> bool:
+        if self._file is None and not self._no_file:
+            try:
+                # It lives as long as the store: closed (and its space freed) when the store is collected.
+                self._file = tempfile.TemporaryFile(prefix="logdoctor-", buffering=0)  # noqa: SIM115
+            except OSError:
+                self._no_file = True
+        return self._file is not None
+
+    def read(self, offset: int, length: int) -> bytes:
+        assert self._file is not None
+        return os.pread(self._file.fileno(), length, offset)
+
+
+def _pack(items: object, spool: _Spool) -> _Batch:
+    return spool.keep(zlib.compress(pickle.dumps(items, pickle.HIGHEST_PROTOCOL), 1))  # level 1: the fastest
+
+
+def _unpack(batch: _Batch) -> Any:
+    data = batch if isinstance(batch, bytes) else batch.read()
     # Only bytes `_pack` made in this process are unpickled: input never reaches here as a pickle.
-    return pickle.loads(zlib.decompress(batch))  # noqa: S301
+    return pickle.loads(zlib.decompress(data))  # noqa: S301
+
+
+def _stored(batches: Sequence[_Batch]) -> tuple[int, int]:
+    """(bytes in memory, bytes on disk) of some batches."""
+    disk = sum(b.length for b in batches if isinstance(b, _OnDisk))
+    return sum(len(b) for b in batches if isinstance(b, bytes)), disk
 
 
 class EventLog(Sequence[EventBase]):
@@ -705,10 +773,11 @@ class EventLog(Sequence[EventBase]):
         profile = build_profile(log)     # a second pass over the same events
     """
 
-    __slots__ = ("_batches", "_count", "_ends", "_pending")
+    __slots__ = ("_batches", "_count", "_ends", "_pending", "_spool")
 
     def __init__(self, events: Iterable[EventBase] = ()) -> None:
-        self._batches: list[bytes] = []
+        self._spool = _Spool()
+        self._batches: list[_Batch] = []
         self._ends: list[int] = []  # events in the sealed batches up to and including each one
         self._pending: list[EventBase] = []
         self._count = 0
@@ -725,7 +794,7 @@ class EventLog(Sequence[EventBase]):
             self._seal()
             events._seal()
             base = self._count
-            self._batches.extend(events._batches)  # bytes are immutable: the batches are shared, not copied
+            self._batches.extend(events._batches)  # shared, not copied: a batch is never written again
             self._ends.extend(base + end for end in events._ends)
             self._count += events._count
             return
@@ -734,7 +803,7 @@ class EventLog(Sequence[EventBase]):
 
     def _seal(self) -> None:
         if self._pending:
-            self._batches.append(_pack(self._pending))
+            self._batches.append(_pack(self._pending, self._spool))
             self._ends.append(self._count)
             self._pending = []
 
@@ -772,18 +841,20 @@ class EventLog(Sequence[EventBase]):
         return self._count > 0
 
     def __repr__(self) -> str:
-        return f"EventLog({self._count} events, {sum(map(len, self._batches))} bytes compressed)"
+        memory, disk = _stored(self._batches)
+        return f"EventLog({self._count} events, compressed {memory} bytes in memory, {disk} on disk)"
 
 
 class LineTexts:
     """The redacted text of the lines that gave events (the evidence a finding quotes), by line number, held
     compressed in batches of consecutive lines; lines are added in ascending order, as a source is read."""
 
-    __slots__ = ("_batches", "_pending", "_ranges", "_recent")
+    __slots__ = ("_batches", "_pending", "_ranges", "_recent", "_spool")
 
     def __init__(self) -> None:
+        self._spool = _Spool()
         self._ranges: list[tuple[int, int]] = []  # the first and last line number of each sealed batch
-        self._batches: list[bytes] = []
+        self._batches: list[_Batch] = []
         self._pending: dict[int, str] = {}
         self._recent: tuple[int, dict[int, str]] | None = None  # the batch decoded last (evidence clusters)
 
@@ -795,7 +866,7 @@ class LineTexts:
     def _seal(self) -> None:
         if self._pending:
             self._ranges.append((min(self._pending), max(self._pending)))
-            self._batches.append(_pack(self._pending))
+            self._batches.append(_pack(self._pending, self._spool))
             self._pending = {}
 
     def get(self, number: int, default: str | None = None) -> str | None:
@@ -821,4 +892,6 @@ class LineTexts:
         return len(self._pending) + len(self._batches) * _BATCH  # an upper bound once sealed: for reprs
 
     def __repr__(self) -> str:
-        return f"LineTexts({len(self._batches)} batches + {len(self._pending)} lines)"
+        memory, disk = _stored(self._batches)
+        pending = len(self._pending)
+        return f"LineTexts({len(self._batches)} batches: {memory} bytes in memory, {disk} on disk; {pending} more)"

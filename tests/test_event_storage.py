@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from logdoctor import events as events_module
 from logdoctor.events import EngineVersion, EventLog, LineTexts, SchedulerStats
 
 
@@ -51,3 +52,23 @@ def test_line_texts_answer_by_number_across_batches_and_a_rewritten_line() -> No
     assert texts.get(5000) is None
     assert 17 in texts
     assert 0 not in texts
+
+
+def test_past_the_memory_budget_batches_go_to_a_temporary_file_and_come_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(events_module, "MEMORY_BUDGET", 1)  # every batch to disk
+    events = _events(3000)
+    log = EventLog(events)
+    texts = LineTexts()
+    for n in range(1, 2100):
+        texts[n] = f"line {n}"
+    assert "0 bytes in memory" in repr(log)
+    assert "0 bytes in memory" in repr(texts)
+    assert list(log) == events
+    assert log[1234] == events[1234]
+    assert texts.get(5) == "line 5"
+    assert texts.get(2000) == "line 2000"
+    joined = EventLog(_events(10))
+    joined.extend(log)  # batches on another store's file
+    assert list(joined)[10:] == events
