@@ -38,8 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 MEASURE = (
     "import resource, subprocess, sys, time; t = time.perf_counter(); "
     "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-    "w = time.perf_counter() - t; sys.stderr.buffer.write(r.stderr[-2000:]); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, w, r.returncode, file=sys.stderr)"
+    "w = time.perf_counter() - t; sys.stderr.buffer.write(r.stderr[-2000:]); u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(u.ru_maxrss, w, u.ru_utime + u.ru_stime, r.returncode, file=sys.stderr)"
 )
 VERSION = "(APIServer pid=1) INFO 05-08 16:20:01 [api_server.py:1885] vLLM API server version 0.20.1\n"
 STATS = (
@@ -101,6 +101,7 @@ def write_dense(path: Path, size: int, seed: int = 15) -> None:
 class Measured:
     peak_kib: int
     wall_s: float
+    cpu_s: float  # user + system of the command and its children: what load from other work does not inflate
 
 
 def measure(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Measured:
@@ -108,10 +109,10 @@ def measure(command: list[str], env: dict[str, str] | None = None, cwd: Path | N
         [sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, env=env, cwd=cwd, check=False
     )
     last = result.stderr.strip().splitlines()[-1].split()
-    peak, wall, rc = int(last[0]), float(last[1]), int(last[2])
+    peak, wall, cpu, rc = int(last[0]), float(last[1]), float(last[2]), int(last[3])
     if rc != 0:
         raise SystemExit(f"{' '.join(command)}: exit {rc}\n{result.stderr[-2000:]}")
-    return Measured(peak, wall)
+    return Measured(peak, wall, cpu)
 
 
 Tree = tuple[str, list[str], dict[str, str] | None, Path]
@@ -157,9 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"### Memory, {now}\n")
     print(f"{platform.node()}: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; peak RSS")
-    print(f"of the largest process (the largest of {args.runs} round(s)), wall time of the command (the fastest;")
-    print("stdout to /dev/null).\n")
-    print("| log | lines | tree | diagnose peak | diagnose wall | parse peak | parse wall | diagnose / parse wall |")
+    print(f"of the largest process (the largest of {args.runs} round(s)), wall and CPU time (user + system) of the")
+    print("command and its children (the fastest round; stdout to /dev/null).\n")
+    print(
+        "| log | lines | tree | diagnose peak | diagnose wall (CPU) | parse peak | parse wall (CPU) | diagnose / parse CPU |"
+    )
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     for label, path in logs:
         with open(path, "rb") as fh:
@@ -177,12 +180,14 @@ def main(argv: list[str] | None = None) -> int:
             # The largest peak and the fastest wall of the rounds: load from other work only ever adds time.
             peak = max(d.peak_kib for d, _ in measured) / 1024
             wall = min(d.wall_s for d, _ in measured)
-            cells = [label, f"{lines:,}", tree, f"{peak:.1f} MiB", f"{wall:.1f} s"]
+            cpu = min(d.cpu_s for d, _ in measured)
+            cells = [label, f"{lines:,}", tree, f"{peak:.1f} MiB", f"{wall:.1f} s ({cpu:.1f} s)"]
             parses = [p for _, p in measured if p is not None]
             if parses:
                 parse_wall = min(p.wall_s for p in parses)
+                parse_cpu = min(p.cpu_s for p in parses)
                 parse_peak = max(p.peak_kib for p in parses) / 1024
-                cells += [f"{parse_peak:.1f} MiB", f"{parse_wall:.1f} s", f"{wall / parse_wall:.2f}x"]
+                cells += [f"{parse_peak:.1f} MiB", f"{parse_wall:.1f} s ({parse_cpu:.1f} s)", f"{cpu / parse_cpu:.2f}x"]
             else:
                 cells += ["", "", ""]
             print("| " + " | ".join(cells) + " |", flush=True)
