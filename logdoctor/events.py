@@ -840,6 +840,9 @@ class EventLog(Sequence[EventBase]):
     def __bool__(self) -> bool:
         return self._count > 0
 
+    def __reduce__(self) -> tuple[object, ...]:  # to another process: the events, not this one's temporary file
+        return (EventLog, (list(self),))
+
     def __repr__(self) -> str:
         memory, disk = _stored(self._batches)
         return f"EventLog({self._count} events, compressed {memory} bytes in memory, {disk} on disk)"

@@ -72,3 +72,13 @@ def test_past_the_memory_budget_batches_go_to_a_temporary_file_and_come_back(
     joined = EventLog(_events(10))
     joined.extend(log)  # batches on another store's file
     assert list(joined)[10:] == events
+
+
+def test_an_event_log_on_disk_pickles_as_its_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setattr(events_module, "MEMORY_BUDGET", 1)
+    events = _events(1100)
+    back = pickle.loads(pickle.dumps(EventLog(events)))  # noqa: S301 (our own bytes)
+    assert isinstance(back, EventLog)
+    assert list(back) == events
