@@ -27,8 +27,9 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EngineVersion, EventBase, StartupConfig
+from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, StartupConfig
 from logdoctor.facts import Profile, build_profile
+from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.registry import REGISTRY
@@ -102,19 +103,21 @@ def remote_line_sources(collection: HostCollection, *, live: bool = False) -> It
 
 @dataclass
 class Parsed:
-    """Everything parsed from the sources of one deployment."""
+    """Everything parsed from the sources of one deployment. The events and line texts are held compressed
+    (`EventLog`, `LineTexts`): iterating `events` decodes them again, so a consumer makes one pass where it can."""
 
-    events: list[EventBase]
+    events: EventLog
     stats: list[SourceStats]
     detections: list[Detection]
-    texts: dict[str, dict[int, str]] = field(default_factory=dict)
+    texts: dict[str, LineTexts] = field(default_factory=dict)
     # What the report should say about how these lines were chosen (a log split per server start, a side file
     # joined to a deployment): the diagnosis's first warnings.
     notes: list[str] = field(default_factory=list)
     run: Run | None = None  # the server start this is, when its one source holds several
 
     def lookup(self, source: str, line: int) -> str | None:
-        return self.texts.get(source, {}).get(line)
+        texts = self.texts.get(source)
+        return None if texts is None else texts.get(line)
 
     @property
     def engine(self) -> str:
@@ -224,7 +227,7 @@ def _run_of(firsts: Sequence[int], line: int) -> int:
     return max(1, bisect_right(firsts, line))
 
 
-def _run_parsed(part: Parsed, events: list[EventBase], run: Run) -> Parsed:
+def _run_parsed(part: Parsed, events: EventLog, run: Run) -> Parsed:
     """One run of a one-source parse: its events, its own counts and its detection (the versions in its lines;
     the header shapes of the engines its events name)."""
     first, last = run.first, run.last
@@ -252,8 +255,8 @@ def _run_parsed(part: Parsed, events: list[EventBase], run: Run) -> Parsed:
         first_line={h: n for h, n in detection.first_line.items() if h in headers},
         versions=[v for v in detection.versions if first <= v[2] <= last],
     )
-    texts = {name: {n: t for n, t in lines.items() if first <= n <= last} for name, lines in part.texts.items()}
-    return Parsed(events, [run_stat], [run_detection], texts, run=run)
+    # The texts are shared, not copied per run: evidence is looked up only for lines of the run's own events.
+    return Parsed(events, [run_stat], [run_detection], dict(part.texts), run=run)
 
 
 def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
@@ -279,7 +282,7 @@ def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
         got_further = {_run_of(firsts, e.line) for e in part.events if _banner_key(e, serving) is None}
         chosen = next((run for run in reversed(runs) if run.index in got_further), runs[-1])
         wanted, skipped = [chosen], runs[chosen.index :]
-    buckets: dict[int, list[EventBase]] = {run.index: [] for run in wanted}
+    buckets: dict[int, EventLog] = {run.index: EventLog() for run in wanted}
     for event in part.events:
         bucket = buckets.get(_run_of(firsts, event.line))
         if bucket is not None:
@@ -314,12 +317,11 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
         stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
-        events = list(stream)
+        events = EventLog(stream)
         if source.finish is not None:
             source.finish(stat)
-        yield from split_runs(
-            Parsed(events, [stat], [stream.detection], {source.name: stream.texts or {}}), all_runs=all_runs
-        )
+        texts = stream.texts if stream.texts is not None else LineTexts()
+        yield from split_runs(Parsed(events, [stat], [stream.detection], {source.name: texts}), all_runs=all_runs)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
@@ -335,7 +337,7 @@ def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
         merged.texts.update(part.texts)
         merged.notes.extend(part.notes)
         merged.run = None  # several sources: no one run
-    return merged if merged is not None else Parsed([], [], [], {})
+    return merged if merged is not None else Parsed(EventLog(), [], [], {})
 
 
 def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> Parsed:
@@ -368,8 +370,9 @@ def _fact_values(profile: Profile) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in sorted(profile.facts):
         value = profile.facts[name].value
-        if isinstance(value, list) and len(value) > 50:
-            value = [*value[:50], f"... {len(value) - 50} more"]
+        if isinstance(value, list):
+            count = value.seen if isinstance(value, Series) else len(value)  # a sampled series kept fewer
+            value = [*value[:50], f"... {count - 50} more"] if count > 50 else list(value)
         out[name] = value
     return out
 

@@ -45,7 +45,7 @@ from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.errors import InputError, LogdoctorError, UsageError
-from logdoctor.events import EventBase
+from logdoctor.events import EventBase, EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.redact import Redactor
 from logdoctor.report.terminal import cause_groups, render_terminal
@@ -90,13 +90,11 @@ class Segment:
             self.fed = len(self.lines)
         return stream
 
-    def _part(
-        self, events: list[EventBase], stats: SourceStats, detection: Any, texts: dict[int, str] | None
-    ) -> Parsed:
+    def _part(self, events: list[EventBase], stats: SourceStats, detection: Any, texts: LineTexts | None) -> Parsed:
         stats.lines = max(self.total, stats.lines)  # every line read, as a prefiltered `diagnose` says
         stats.prefiltered = True
         stats.bytes_read = self.bytes_read
-        return Parsed(events, [stats], [detection], {self.name: texts or {}})
+        return Parsed(EventLog(events), [stats], [detection], {self.name: texts if texts is not None else LineTexts()})
 
     def close(self) -> None:
         """The generation ended (rotated away): its parse is final."""
@@ -110,7 +108,7 @@ class Segment:
         parsed; the end of the source is what the stream would give if it ended now."""
         if self.closed is not None:
             done = self.closed
-            return split_runs(Parsed(list(done.events), list(done.stats), list(done.detections), dict(done.texts)))
+            return split_runs(Parsed(done.events, list(done.stats), list(done.detections), dict(done.texts)))
         stream = self._feed_new()
         peeked = stream.peek_close()
         if peeked is None:  # a grammar holds a block open: this once, parse every line again

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from logdoctor.engine.aggregations import AGGREGATIONS
+from logdoctor.engine.aggregations import aggregate
 from logdoctor.engine.diffresult import Difference, State, plain_number
 from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import LoadedRule
@@ -57,7 +57,7 @@ def read(entry: Setting, profile: Profile) -> Any:
             numbers = [float(x) for x in value if isinstance(x, int | float) and not isinstance(x, bool)]
             if not numbers:
                 continue
-            return round(AGGREGATIONS[entry.aggregate](numbers), 4)
+            return round(aggregate(entry.aggregate, value, numbers), 4)
         return value
     if entry.spec_off is not None and profile.value("spec.enabled") is False:
         return entry.spec_off

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -31,3 +32,21 @@ AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {
     "sum": lambda v: float(sum(v)),
     "count": lambda v: float(len(v)),
 }
+
+# What a sampled series (logdoctor/facts/series.py: past 65,536 values it keeps an even sample) knows exactly.
+_EXACT: dict[str, Callable[[Any], float]] = {
+    "count": lambda s: float(s.seen),
+    "sum": lambda s: float(s.total),
+    "mean": lambda s: s.total / s.seen,
+    "min": lambda s: float(s.low),
+    "max": lambda s: float(s.high),
+    "last": lambda s: float(s.latest),
+}
+
+
+def aggregate(func: str, series: object, numbers: Sequence[float]) -> float:
+    """`func` over a series fact's numbers; a sampled series answers from its exact summary where it has one,
+    and the quantiles (median, p10, p90) from its sample."""
+    if getattr(series, "sampled", False) and func in _EXACT:
+        return _EXACT[func](series)
+    return AGGREGATIONS[func](numbers)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from logdoctor import __version__
 from logdoctor.cache import VerifiedCache, code_key
-from logdoctor.engine.aggregations import AGGREGATIONS
+from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Aggregate(Node):
         numbers = [float(x) for x in series if isinstance(x, int | float) and not isinstance(x, bool)]
         if not numbers:
             return MISSING
-        return AGGREGATIONS[self.func](numbers)
+        return aggregate(self.func, series, numbers)  # a sampled series: its exact count, sum, max, ...
 
     def facts(self) -> set[str]:
         return {self.ref.name}

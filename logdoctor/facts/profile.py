@@ -15,6 +15,7 @@ from typing import Any
 
 from logdoctor.events import EventBase
 from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, fact_spec
+from logdoctor.facts.series import Series
 from logdoctor.facts.values import Fact, ref
 
 
@@ -56,7 +57,9 @@ class ProfileBuilder:
             return
         fact = self.facts.get(name)
         if fact is None:  # not setdefault: it would build a Fact on every call
-            fact = self.facts[name] = Fact(value=[], origin=origin)
+            # A series fact is bounded (facts/series.py): a million stats lines keep a sample, not a million floats.
+            values: list[Any] = Series() if FACTS[name].kind == "series" else []
+            fact = self.facts[name] = Fact(value=values, origin=origin)
         fact.value.append(value)
         if len(fact.refs) < 3:
             fact.refs.append(ref(event))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from logdoctor.events import EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EventBase, LineTexts, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.grammar import Grammar, ParseContext
@@ -208,12 +208,13 @@ class EventStream:
         self._by_shape: dict[str, Grammar] = {}
         self._claimed_by: Grammar | None = None
         self._recent_keywords: list[str] = []
-        # Redacted text of every line that produced an event (evidence for findings), when asked for.
-        self.texts: dict[int, str] | None = {} if keep_text else None
+        # Redacted text of every line that produced an event (evidence for findings), when asked for: held
+        # compressed, as an event-dense log has as many of them as events.
+        self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
 
-    def peek_close(self) -> tuple[list[EventBase], SourceStats, Detection, dict[int, str] | None] | None:
+    def peek_close(self) -> tuple[list[EventBase], SourceStats, Detection, LineTexts | None] | None:
         """What `close()` would give now, without closing the stream: its events, and the stats, detection
         and texts as they would then be; the stream goes on as if it had not been asked. None while a grammar
         holds a block open (its state lives in a closure that cannot be copied): parse the lines again then."""
@@ -225,7 +226,7 @@ class EventStream:
         twin.detection = copy.deepcopy(self.detection)
         twin._held = list(self._held)
         twin._ranks = dict(self._ranks)
-        twin.texts = dict(self.texts) if self.texts is not None else None
+        twin.texts = self.texts.copy() if self.texts is not None else None
         events = list(twin.close())
         return events, twin.stats, twin.detection, twin.texts
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from logdoctor.engine.evaluate import evaluate_rule
 from logdoctor.engine.result import RuleOutcome
 from logdoctor.engine.rules import LoadedRule
+from logdoctor.events import LineTexts
 from logdoctor.facts import Profile, with_baseline
 from logdoctor.run import LineSource, parse_sources, profile_of
 
@@ -32,11 +33,15 @@ class SampleFailure:
         )
 
 
-def _lookup(texts: dict[str, dict[int, str]]) -> Callable[[str, int], str | None]:
-    return lambda source, number: texts.get(source, {}).get(number)
+def _lookup(texts: dict[str, LineTexts]) -> Callable[[str, int], str | None]:
+    def lookup(source: str, number: int) -> str | None:
+        lines = texts.get(source)
+        return None if lines is None else lines.get(number)
+
+    return lookup
 
 
-def _sample_profile(name: str, text: str, engine: str | None) -> tuple[Profile, dict[str, dict[int, str]]]:
+def _sample_profile(name: str, text: str, engine: str | None) -> tuple[Profile, dict[str, LineTexts]]:
     lines = ((i, s) for i, s in enumerate(text.splitlines(), start=1))
     parsed = parse_sources([LineSource(name=name, lines=lines)], engine)
     return profile_of(parsed, engine), parsed.texts

@@ -97,7 +97,7 @@ class Watched:
 
 def _events(path: Path) -> list[EventBase]:
     lines = enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1)
-    return parse_sources([LineSource(name=path.name, lines=lines)]).events
+    return list(parse_sources([LineSource(name=path.name, lines=lines)]).events)
 
 
 def _watched(events: list[EventBase]) -> tuple[WatchedBuilder, dict[str, Fact]]:

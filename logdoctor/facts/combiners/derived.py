@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from logdoctor.events import (
@@ -23,6 +23,7 @@ from logdoctor.events import (
     EngineFailure,
     EngineVersion,
     EventBase,
+    EventLog,
     GpuInfo,
     GpuP2P,
     GpuTopology,
@@ -34,6 +35,7 @@ from logdoctor.events import (
     StartupConfig,
 )
 from logdoctor.facts.combiner import Combiner
+from logdoctor.facts.series import Series
 from logdoctor.perf import speculation
 
 if TYPE_CHECKING:
@@ -78,28 +80,74 @@ class Derived(Combiner):
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
-        self.events: list[EventBase] = []
+        # The periodic lines (a million in a week-long log) are summed up as they stream by (`Served`); the
+        # others are few, and held compressed (events.EventLog) for the passes below.
+        self.events = EventLog()
+        self.served = Served()
 
     def add(self, ev: EventBase) -> None:
-        self.events.append(ev)
+        if isinstance(ev, SchedulerStats | SpecDecodeStats):
+            self.served.add(ev)
+        elif isinstance(ev, _KEPT):
+            self.events.append(ev)
 
     def finish(self) -> None:
-        derive(self.b, self.events)
+        derive(self.b, self.events, self.served)
 
 
-def derive(b: ProfileBuilder, events: Iterable[EventBase]) -> None:
-    evs = list(events)
-    _failures_after_stop(b, evs)
+# The event types the derivations below read, besides the periodic stats and spec-decode lines.
+_KEPT = (
+    AttentionBackend,
+    CompileTime,
+    EngineFailure,
+    EngineVersion,
+    GpuInfo,
+    GpuP2P,
+    GpuTopology,
+    KVCache,
+    NcclTransport,
+    Platform,
+    StartupConfig,
+)
+
+
+class Served:
+    """What the derivations need of the stats and spec-decode lines, gathered one line at a time."""
+
+    def __init__(self) -> None:
+        self.sources: set[str] = set()  # sources that printed either
+        self.slots = Series()  # kv.free_request_slots: one value an interval with a queue
+        self.first_slots: SchedulerStats | None = None
+        self.running = Series()  # running requests of the stats lines that name some
+        self.peak_running = 0
+
+    def add(self, ev: SchedulerStats | SpecDecodeStats) -> None:
+        self.sources.add(ev.source)
+        if not isinstance(ev, SchedulerStats):
+            return
+        if ev.running:
+            self.running.append(float(ev.running))
+            self.peak_running = max(self.peak_running, ev.running)
+        waiting = ev.waiting if ev.waiting is not None else ev.queue
+        usage, running = ev.kv_cache_usage, ev.running
+        if not waiting or not running or not usage or usage <= 0:
+            return
+        self.slots.append((1.0 - min(usage, 1.0)) * running / usage)
+        self.first_slots = self.first_slots or ev
+
+
+def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
+    _failures_after_stop(b, evs, served)
     _attention_model_required(b, evs)
     _hybrid_prefix_caching(b, evs)
-    _kv_free_request_slots(b, evs)
-    _startup_incomplete(b, evs)
+    _kv_free_request_slots(b, served)
+    _startup_incomplete(b, evs, served)
     _gpu_signals(b, evs)
-    _suggested_graph_batch(b, evs)
-    _spec_best_k(b, evs)
+    _suggested_graph_batch(b, served)
+    _spec_best_k(b, served)
 
 
-def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     """failure.shutdown_only: every failure line came after a shutdown began, or is only the API server's
     EngineDeadError with no root cause logged while the server had been serving (the core was stopped)."""
     failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait"]
@@ -114,8 +162,9 @@ def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
     def after_stop(f: EngineFailure) -> bool:
         return any(s.source == f.source and s.line < f.line for s in stops)
 
-    served = {e.source for e in evs if isinstance(e, SchedulerStats | SpecDecodeStats)}
-    consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(f.source in served for f in real)
+    consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(
+        f.source in served.sources for f in real
+    )
     if all(after_stop(f) for f in real):
         b.set("failure.shutdown_only", True, real[0], "every failure line follows a shutdown")
     elif consequence_only:
@@ -124,7 +173,7 @@ def _failures_after_stop(b: ProfileBuilder, evs: list[EventBase]) -> None:
         b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
 
 
-def _attention_model_required(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _attention_model_required(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
     """attention.model_required: the target's backend is the only one vLLM offered, vLLM forced it for the
     model (attention sinks, heterogeneous head dims), or vLLM's own config selected it although the user's
     `non-default args` name no attention backend."""
@@ -148,7 +197,7 @@ def _attention_model_required(b: ProfileBuilder, evs: list[EventBase]) -> None:
     b.set("attention.model_required", False, None, "chosen among several backends")
 
 
-def _hybrid_prefix_caching(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _hybrid_prefix_caching(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
     """hybrid.prefix_caching_disabled from the engine-config dump: a hybrid model whose effective config says
     `enable_prefix_caching=False` while the user's arguments did not turn it off."""
     if not b.value("hybrid.is_hybrid") or "hybrid.prefix_caching_disabled" in b.facts:
@@ -171,28 +220,21 @@ def _hybrid_prefix_caching(b: ProfileBuilder, evs: list[EventBase]) -> None:
             return
 
 
-def _kv_free_request_slots(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _kv_free_request_slots(b: ProfileBuilder, served: Served) -> None:
     """kv.free_request_slots: in intervals with requests waiting, how many more requests of the running ones'
     average KV footprint the free part of the cache holds, (1 - usage) x running / usage (median). Below 1 a
     waiting request does not fit: the queue is KV-bound, whatever the usage percentage."""
-    slots: list[float] = []
-    first: SchedulerStats | None = None
-    for ev in evs:
-        if not isinstance(ev, SchedulerStats):
-            continue
-        waiting = ev.waiting if ev.waiting is not None else ev.queue
-        usage, running = ev.kv_cache_usage, ev.running
-        if not waiting or not running or not usage or usage <= 0:
-            continue
-        slots.append((1.0 - min(usage, 1.0)) * running / usage)
-        first = first or ev
+    slots, first = served.slots, served.first_slots
     if slots and first is not None:
         b.set(
-            "kv.free_request_slots", round(statistics.median(slots), 3), first, f"{len(slots)} intervals with a queue"
+            "kv.free_request_slots",
+            round(statistics.median(slots), 3),
+            first,
+            f"{slots.seen} intervals with a queue",
         )
 
 
-def _startup_incomplete(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     """startup.incomplete: the log holds the beginning of a start (the version banner or the configuration
     dump, so it is not an excerpt from the middle), the start got as far as loading weights or compiling,
     and the log ends before any line that shows the engine ready or
@@ -201,20 +243,22 @@ def _startup_incomplete(b: ProfileBuilder, evs: list[EventBase]) -> None:
         return
     if not any(isinstance(e, StartupConfig | EngineVersion) for e in evs):
         return  # an excerpt: where the start began is not in the log
-    started = [e for e in evs if isinstance(e, CompileTime)]
-    if not started:
+    started: CompileTime | None = None  # the last startup line
+    for e in evs:
+        if isinstance(e, CompileTime):
+            started = e
+    if started is None:
         return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
-    ready = any(
-        isinstance(e, SchedulerStats | SpecDecodeStats)
-        or (isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait")  # a wait is the start still running
+    ready = bool(served.sources) or any(
+        (isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait")  # a wait is the start still running
         or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
         or (isinstance(e, KVCache) and e.max_concurrency is not None)
         for e in evs
     )
-    b.set("startup.incomplete", not ready, started[-1], "the last startup line" if not ready else "ready lines")
+    b.set("startup.incomplete", not ready, started, "the last startup line" if not ready else "ready lines")
 
 
-def _gpu_signals(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _gpu_signals(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
     """platform.gpu_signals: on a CPU or undetected platform, how many kinds of line show that a GPU was meant
     to be used: GPUs listed (nvidia-smi, collect_env), NCCL channels, GPU topology, a GPU-platform line, or
     vLLM's UnspecifiedPlatform (a GPU build that found no GPU; a CPU build detects `cpu`)."""
@@ -239,11 +283,11 @@ def _gpu_signals(b: ProfileBuilder, evs: list[EventBase]) -> None:
     b.set("platform.gpu_signals", float(len(kinds)), first, ", ".join(sorted(kinds)) or "no GPU in the input")
 
 
-def _suggested_graph_batch(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _suggested_graph_batch(b: ProfileBuilder, served: Served) -> None:
     """cuda_graphs.suggested_max_batch (SGLang): the largest running batch seen, rounded up to the capture step."""
     if b.value("engine") != "sglang":
         return
-    peak = max((e.running for e in evs if isinstance(e, SchedulerStats) and e.running), default=0)
+    peak = served.peak_running
     if peak:
         step = _SGLANG_CAPTURE_STEP
         b.set("cuda_graphs.suggested_max_batch", float(-(-peak // step) * step), None, f"largest #running-req {peak}")
@@ -261,11 +305,11 @@ def step_cost(k: int, batch: float, method: str = "unknown") -> float:
     return speculation.hardware_free_cost(kind, speculation.default_draft_cost(method), batch)(k)
 
 
-def _spec_best_k(b: ProfileBuilder, evs: list[EventBase]) -> None:
+def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
     """spec.verify_cost and spec.step_cost at the configured k and the median running batch of the stats lines (1
     when none), and spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted),
     tokens per step E(k) = 1 + p_1 + ... + p_k; the k (0 = no speculation) with the best E(k) / step_cost(k)."""
-    running = [float(e.running) for e in evs if isinstance(e, SchedulerStats) and e.running]
+    running = served.running
     batch = statistics.median(running) if running else 1.0
     method = str(b.value("spec.method") or "unknown")
     kind = speculation.drafter_kind(method)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.events import CompileTime, EventBase, PerfWarning, SpecDecodeStats
+from logdoctor.events import CompileTime, EventBase, EventLog, PerfWarning, SpecDecodeStats
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -32,14 +32,24 @@ class Speculation(Combiner):
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
-        self.events: list[SpecDecodeStats] = []
+        # One spec-decode line an interval, a million in a week-long log: per-interval lines are read as they come
+        # (into scratch series, joined after any cumulative ones at finish); vLLM V0's cumulative lines are
+        # differenced at finish, so they are held, compressed (events.EventLog).
+        self.first: SpecDecodeStats | None = None
+        self.interval = ProfileBuilder()
+        self.k_from_rate: tuple[float, SpecDecodeStats, str] | None = None  # the first k an interval line implies
+        self.cumulative = EventLog()
         self.position_sums: list[float] = []
         self.position_counts: list[int] = []
 
     def add(self, ev: EventBase) -> None:
         b = self.b
         if isinstance(ev, SpecDecodeStats):
-            self.events.append(ev)
+            self.first = self.first or ev
+            if ev.interval:
+                self._interval(ev)
+            else:
+                self.cumulative.append(ev)
             if ev.num_speculative_tokens:
                 b.set("spec.num_tokens", float(ev.num_speculative_tokens), ev, "spec-decode metrics", keep_first=True)
             b.set("spec.enabled", True, ev, "spec-decode metrics")
@@ -69,37 +79,40 @@ class Speculation(Combiner):
         ):
             b.set("spec.method", "mtp", ev, ev.message)
 
+    def _interval(self, e: SpecDecodeStats) -> None:
+        length, rate = e.mean_acceptance_length, e.acceptance_rate
+        if e.format == "sglang" and length is not None and rate:
+            # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
+            # recover k and the vLLM-comparable rate (L - 1) / k.
+            k = round(length / rate) - 1
+            if k >= 1:
+                self.k_from_rate = self.k_from_rate or (float(k), e, "accept len / accept rate")
+                rate = max(0.0, (length - 1) / k)
+        elif e.format == "sglang-per-draft" and e.num_speculative_tokens:
+            # SGLang 0.5.11+: the rate is accepted / drafted already; the grammar derived k from it.
+            self.k_from_rate = self.k_from_rate or (
+                float(e.num_speculative_tokens),
+                e,
+                "(accept len - 1) / accept rate",
+            )
+        if length is not None:
+            self.interval.append("spec.acceptance_length", length, e, "spec-decode metrics")
+        if rate is not None:
+            self.interval.append("spec.acceptance_rate", rate, e, "spec-decode metrics")
+
     def finish(self) -> None:
-        b, spec_events = self.b, self.events
-        if not spec_events:
+        b, first = self.b, self.first
+        if first is None:
             return
-        cumulative = [e for e in spec_events if not e.interval]
-        interval = [e for e in spec_events if e.interval]
-        for e in interval:
-            length, rate = e.mean_acceptance_length, e.acceptance_rate
-            if e.format == "sglang" and length is not None and rate:
-                # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
-                # recover k and the vLLM-comparable rate (L - 1) / k.
-                k = round(length / rate) - 1
-                if k >= 1:
-                    b.set("spec.num_tokens", float(k), e, "accept len / accept rate", keep_first=True)
-                    rate = max(0.0, (length - 1) / k)
-            elif e.format == "sglang-per-draft" and e.num_speculative_tokens:
-                # SGLang 0.5.11+: the rate is accepted / drafted already; the grammar derived k from it.
-                b.set(
-                    "spec.num_tokens",
-                    float(e.num_speculative_tokens),
-                    e,
-                    "(accept len - 1) / accept rate",
-                    keep_first=True,
-                )
-            if length is not None:
-                b.append("spec.acceptance_length", length, e, "spec-decode metrics")
-            if rate is not None:
-                b.append("spec.acceptance_rate", rate, e, "spec-decode metrics")
+        if self.k_from_rate is not None:
+            b.set("spec.num_tokens", *self.k_from_rate, keep_first=True)
+        for name, fact in self.interval.facts.items():
+            b.put(name, fact)  # what the cumulative lines add comes after, as their lines came after in the list
+        cumulative = self.cumulative
         # vLLM V0 counters are cumulative: difference consecutive lines for per-interval values.
         previous: SpecDecodeStats | None = None
         for e in cumulative:
+            assert isinstance(e, SpecDecodeStats)
             if e.accepted_tokens is None or e.drafted_tokens is None:
                 continue
             acc, drafted = e.accepted_tokens, e.drafted_tokens
@@ -126,6 +139,6 @@ class Speculation(Combiner):
             b.set(
                 "spec.position_acceptance",
                 [round(s / c, 4) for s, c in zip(sums, counts, strict=True)],
-                spec_events[0],
+                first,
                 "per-position acceptance",
             )

@@ -1,0 +1,69 @@
+"""facts/series.py: a series fact is exact up to SERIES_CAP values, then an even sample with an exact summary."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import statistics
+
+from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
+from logdoctor.facts.profile import ProfileBuilder
+from logdoctor.facts.series import SERIES_CAP, Series, concat
+
+
+def test_a_series_below_the_cap_is_exactly_its_values() -> None:
+    values = [float(i % 7) for i in range(1000)]
+    series = Series(values)
+    assert series == values
+    assert not series.sampled
+    for func in AGGREGATIONS:
+        assert aggregate(func, series, list(series)) == AGGREGATIONS[func](values)
+
+
+def test_past_the_cap_it_keeps_an_even_sample_and_the_exact_summary() -> None:
+    n = SERIES_CAP * 3 + 5
+    values = [float(i) for i in range(n)]
+    values[12345] = 1e9  # one spike: max must still see it
+    series = Series(values)
+    assert series.sampled
+    assert SERIES_CAP // 2 <= len(series) < SERIES_CAP
+    assert series[0] == 0.0
+    assert all(b - a == series.stride for a, b in itertools.pairwise(series))  # every stride-th value from the first
+    assert aggregate("count", series, list(series)) == n
+    assert aggregate("max", series, list(series)) == 1e9
+    assert aggregate("min", series, list(series)) == 0.0
+    assert aggregate("last", series, list(series)) == float(n - 1)
+    assert aggregate("sum", series, list(series)) == sum(values)
+    # The quantiles come from the sample: close to the whole series' median, not equal to it.
+    assert abs(aggregate("median", series, list(series)) - statistics.median(values)) < 0.01 * n
+
+
+def test_a_sampled_series_survives_copying_with_its_summary() -> None:
+    series = Series(float(i) for i in range(SERIES_CAP + 10))
+    back = copy.deepcopy(series)  # through __reduce__, as pickle goes
+    assert isinstance(back, Series)
+    assert (list(back), back.seen, back.stride, back.high) == (list(series), series.seen, series.stride, series.high)
+
+
+def test_concat_is_appending_in_order() -> None:
+    a, b = [1.0, 2.0, 3.0], [4.0, 5.0]
+    assert concat([Series(a), Series(b)]) == a + b
+    big = Series(float(i) for i in range(SERIES_CAP + 1))
+    joined = concat([big, Series(b)])
+    assert joined.seen == SERIES_CAP + 3
+    assert joined.latest == 5.0
+    assert joined.high == float(SERIES_CAP)
+
+
+def test_the_builder_makes_series_facts_bounded_and_other_lists_plain() -> None:
+    from logdoctor.events import SchedulerStats
+
+    b = ProfileBuilder()
+    ev = SchedulerStats(source="x.log", line=1, format="vllm-v1", kv_cache_usage=0.5)
+    for _ in range(SERIES_CAP + 1):
+        b.append("kv.usage", 0.5, ev, "stats lines")
+    b.append("host.env", "A=1", ev, "environment dump")
+    assert isinstance(b.value("kv.usage"), Series)
+    assert b.value("kv.usage").sampled
+    assert len(b.facts["kv.usage"].refs) == 3
+    assert type(b.value("host.env")) is list
