@@ -52,6 +52,8 @@ class LineSource:
     path: str | None = None
     # Called after the lines are consumed, to fill in what only the reader knows (bytes, total lines).
     finish: Callable[[SourceStats], None] | None = None
+    # A local file, which a big one may be parsed from in worker processes instead (logdoctor.parse.parallel).
+    local: LocalSource | None = None
 
 
 def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -> list[LineSource]:
@@ -76,6 +78,7 @@ def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -
                 kind=source.kind,
                 path=None if source.kind == "stdin" else source.path,
                 finish=finish,
+                local=source,
             )
         )
     return out
@@ -313,13 +316,29 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     start, or each with `all_runs`); `sources` (and each source's lines) may still be arriving."""
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
-        stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
-        events = list(stream)
+        apart = _parse_apart(source, engine, stat)
+        if apart is not None:
+            events, detection, texts = apart
+        else:
+            stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
+            stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
+            events = list(stream)
+            detection, texts = stream.detection, stream.texts or {}
         if source.finish is not None:
             source.finish(stat)
-        yield from split_runs(
-            Parsed(events, [stat], [stream.detection], {source.name: stream.texts or {}}), all_runs=all_runs
-        )
+        yield from split_runs(Parsed(events, [stat], [detection], {source.name: texts}), all_runs=all_runs)
+
+
+def _parse_apart(
+    source: LineSource, engine: str | None, stat: SourceStats
+) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
+    """A big local file parsed in worker processes, one byte range each (logdoctor.parse.parallel); None where it
+    is parsed here, from `source.lines`."""
+    if source.local is None or source.local.parallel_ranges() is None:
+        return None
+    from logdoctor.parse.parallel import parse_in_ranges
+
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:

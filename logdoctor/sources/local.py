@@ -54,6 +54,7 @@ PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs 
 # Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
 # adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
 PREFILTER_MAX_PARTS = 4
+PARSE_MAX_PARTS = 64  # ranges parsed in worker processes (logdoctor.parse.parallel): one a CPU, at most this
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
@@ -669,15 +670,108 @@ class LocalSource:
                 output.close()
 
 
-def prefilter_parts(size: int) -> int:
+    # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.parse.parallel) -------------
+
+    def parallel_ranges(self, parts: int | None = None) -> list[tuple[int, int]] | None:
+        """The byte ranges (cut at line ends) in which this file can be prefiltered and parsed apart, one a CPU
+        (`parts` in place of the count), or None where it is read as a whole: stdin, a FIFO, gzip, a `--save`
+        file, CR-only lines, no grep, under PREFILTER_MIN_BYTES, over --max-read, or one range."""
+        if self.kind == "stdin" or self.pipe or self.gzipped or self.numbered or self.cr_only:
+            return None
+        if self.size < PREFILTER_MIN_BYTES or self.size > self.limits.max_bytes or shutil.which("grep") is None:
+            return None
+        count = parts if parts is not None else prefilter_parts(self.size, most=PARSE_MAX_PARTS)
+        ranges = split_at_lines(self.path, self.size, count)
+        return ranges if len(ranges) > 1 else None
+
+    def count_range_lines(self, start: int, end: int) -> int:
+        """Newlines in the bytes [start, end) (a range's line count: the line number the next one starts after)."""
+        fd = self._open_fd(os.O_RDONLY)
+        try:
+            count = 0
+            at = start
+            while at < end:
+                block = os.pread(fd, min(8 << 20, end - at), at)
+                if not block:
+                    break
+                count += block.count(b"\n")
+                at += len(block)
+            return count
+        finally:
+            os.close(fd)
+
+    def range_lines(
+        self, keywords: Sequence[str], start: int, end: int, offset: Callable[[], int] | int = 0
+    ) -> Iterator[tuple[int, str]]:
+        """The prefilter of the bytes [start, end) of a plain file (cut at line ends): `head -c LEN | grep -a -n -E
+        -e ALTERNATION`, grep reading straight from `start` when the range runs to the end. Each line is numbered
+        as one grep over the whole file numbers it: its number in the range plus `offset` (the lines before the
+        range; a function is called once, before the first line is given, so grep can start before it is known).
+        Raises `PrefilterOverflow` when a line is too long for grep's memory cap; honours --max-seconds."""
+        env = {**os.environ, "LC_ALL": "C"}
+        grep_args = ["grep", "-a", "-n", "-E", "-e", ere_alternation(keywords)]
+        procs: list[subprocess.Popen[bytes]] = []
+        fd = self._open_fd(os.O_RDONLY)
+        try:
+            os.lseek(fd, start, os.SEEK_SET)
+            stdin: int | IO[bytes] = fd
+            if end < self.size:
+                feeder = subprocess.Popen(["head", "-c", str(end - start)], stdin=fd, stdout=subprocess.PIPE)
+                procs.append(feeder)
+                assert feeder.stdout is not None
+                stdin = feeder.stdout
+            grep = subprocess.Popen(
+                grep_args,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
+            )
+            procs.append(grep)
+            os.close(fd)
+            fd = -1
+            if procs[0] is not grep and procs[0].stdout is not None:
+                procs[0].stdout.close()
+            assert grep.stdout is not None and grep.stderr is not None
+            first = offset if isinstance(offset, int) else None
+            for seen, (_, raw) in enumerate(iter_binary_lines(grep.stdout), start=1):
+                if first is None:
+                    assert callable(offset)
+                    first = offset()
+                number, sep, text = raw.partition(":")
+                if sep and number.isdigit():
+                    yield first + int(number), text
+                if seen % 1024 == 0 and self.limits.max_seconds > 0:
+                    self._check([0], None)
+            grep.wait()
+            problem = grep.stderr.read().decode("utf-8", "replace").strip()
+            if grep.returncode == 2 and "memory exhausted" in problem:
+                raise PrefilterOverflow(f"{self.path}: a line too long for the prefilter in bytes {start}-{end}")
+            if grep.returncode not in (0, 1):
+                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+        finally:
+            if fd >= 0:
+                os.close(fd)
+            _reap(procs)
+
+
+class PrefilterOverflow(Exception):
+    """A line of a byte range too long for the prefilter's grep (the whole file is then read as one)."""
+
+
+def usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def prefilter_parts(size: int, most: int = PREFILTER_MAX_PARTS) -> int:
     """How many byte ranges the prefilter of a `size`-byte file is split into: one a usable CPU, each at
-    least PREFILTER_PART_BYTES, at most PREFILTER_MAX_PARTS; `LOGDOCTOR_PREFILTER_PARTS=N` asks for N in
-    place of the CPU count (docs/benchmarks.md, *Parallel prefilter*)."""
+    least PREFILTER_PART_BYTES, at most `most`; `LOGDOCTOR_PREFILTER_PARTS=N` asks for N in place of the
+    CPU count (docs/benchmarks.md, *Parallel prefilter*)."""
     given = os.environ.get(PARTS_VARIABLE, "").strip()
     if given.isdigit():
-        return max(1, min(int(given), PREFILTER_MAX_PARTS * 4, size // PREFILTER_PART_BYTES))
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cpus, PREFILTER_MAX_PARTS, size // PREFILTER_PART_BYTES))
+        return max(1, min(int(given), PARSE_MAX_PARTS, size // PREFILTER_PART_BYTES))
+    return max(1, min(usable_cpus(), most, size // PREFILTER_PART_BYTES))
 
 
 def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:

@@ -1,0 +1,257 @@
+"""A big local file parsed in worker processes, one byte range each, merged in order into one parse.
+
+`diagnose` of a gigabyte log spends most of its time in Python's per-line parsing (docs/benchmarks.md,
+*Parallel parse*), which one process runs on one core whatever the prefilter does. Here the file is cut
+into byte ranges at line ends (`LocalSource.parallel_ranges`, one a CPU), and each range is prefiltered
+(its own `head -c | grep -n`) and parsed by a forked worker; the parent merges the ranges' events, counts,
+detections and evidence texts in file order.
+
+The parse of a line depends on what came before it (the grammars' state: the vLLM version, the number of
+speculative tokens; the workers' ranks; a block or a terminal-wrapped line still open). A worker cannot
+know the state at its range's start without parsing everything before it, so it guesses: it first parses
+the head of the file (`WARMUP_BYTES`, where a server prints its start-up lines), keeping the state and
+dropping the events, then its range. The guess is checked: the state each worker started from must equal
+the state the range before ended with (`EventStream.carried_state`), and no range may end with anything
+open (`EventStream.cut_clean`). By induction the merged parse is then the one-process parse. When a check
+fails (a server restarted mid-file, a block cut by a range end), the file is parsed again in one process:
+slower, never different.
+
+Workers are forked (they inherit the loaded registry; no import), and only when this process runs no
+other thread (a fork copies locks held by other threads): on a terminal, where the progress spinner runs
+in a thread, the file is parsed in one process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import threading
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from logdoctor.errors import InputError
+from logdoctor.events import EventBase
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
+from logdoctor.sources.local import LocalSource, PrefilterOverflow
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.synchronize import Event
+
+WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
+WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
+
+
+@dataclass
+class RangeParse:
+    """What a worker sends back for its range."""
+
+    events: list[EventBase]
+    stats: SourceStats
+    detection: Detection
+    texts: dict[int, str]
+    start_state: str | None  # the state it started from (None: the first range, which starts fresh)
+    end_state: str  # the state it ended with
+    clean: bool  # nothing open at its end
+    error: str | None = None  # an InputError's message (a cap): raised in the parent
+    fallback: str | None = None  # why the file must be parsed in one process after all
+    notes: list[str] = field(default_factory=list)
+
+
+def _warmup_end(source: LocalSource, start: int) -> int:
+    """Where a worker's warm-up stops: the first line end at or after WARMUP_BYTES, or the range's start."""
+    if start <= WARMUP_BYTES:
+        return start
+    with open(source.path, "rb") as fh:
+        fh.seek(WARMUP_BYTES)
+        at = WARMUP_BYTES
+        while at < start:
+            block = fh.read(64 * 1024)
+            if not block:
+                return start
+            found = block.find(b"\n")
+            if found >= 0:
+                return min(start, at + found + 1)
+            at += len(block)
+    return start
+
+
+def _parse_range(
+    source: LocalSource,
+    keywords: Sequence[str],
+    ranges: list[tuple[int, int]],
+    index: int,
+    engine: str | None,
+    counts: Any,
+    ready: list[Event],
+) -> RangeParse:
+    start, end = ranges[index]
+    name = source.name
+    # This range's line count first, for the ranges after it (they number their lines from it).
+    counts[index] = source.count_range_lines(start, end)
+    ready[index].set()
+    stream = EventStream(name, iter(()), engine=engine, keep_text=True)
+    stream.final = False
+    start_state: str | None = None
+    if index > 0:
+        warm_end = _warmup_end(source, start)
+        stream.begin_range(source.range_lines(keywords, 0, warm_end), SourceStats(name=name))
+        for _ in stream:
+            pass
+        start_state = stream.carried_state()
+
+    def offset() -> int:
+        for event in ready[:index]:
+            event.wait()
+        return sum(counts[i] for i in range(index))
+
+    lines_iter = source.range_lines(keywords, start, end, offset)
+    stats = SourceStats(name=name, kind=source.kind, path=source.path)
+    stream.begin_range(lines_iter, stats)
+    stream.final = index == len(ranges) - 1
+    events = list(stream)
+    assert stream.texts is not None
+    return RangeParse(
+        events=events,
+        stats=stats,
+        detection=stream.detection,
+        texts=stream.texts,
+        start_state=start_state,
+        end_state=stream.carried_state(),
+        clean=stream.cut_clean,
+    )
+
+
+def _worker(
+    conn: Connection,
+    source: LocalSource,
+    keywords: Sequence[str],
+    ranges: list[tuple[int, int]],
+    index: int,
+    engine: str | None,
+    counts: Any,
+    ready: list[Event],
+) -> None:
+    """A forked worker: its range's parse, pickled down `conn` (or why it could not be parsed apart)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    empty = SourceStats(name=source.name)
+    try:
+        result = _parse_range(source, keywords, ranges, index, engine, counts, ready)
+    except InputError as exc:
+        result = RangeParse([], empty, Detection(), {}, None, "", False, error=str(exc))
+    except PrefilterOverflow as exc:
+        result = RangeParse([], empty, Detection(), {}, None, "", False, fallback=str(exc))
+    except Exception as exc:  # the file is then parsed in one process, which reports it
+        result = RangeParse([], empty, Detection(), {}, None, "", False, fallback=f"{type(exc).__name__}: {exc}")
+    finally:
+        ready[index].set()  # a failed range must not keep the later ones waiting for its count
+    conn.send_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    conn.close()
+
+
+def workers_allowed() -> bool:
+    """Whether a file may be parsed in forked workers: a fork start method, this process's only thread, and not
+    turned off by `LOGDOCTOR_PARSE_WORKERS=0` or `LOGDOCTOR_PREFILTER_PARTS=1`."""
+    import multiprocessing
+
+    if os.environ.get(WORKERS_OFF, "").strip() == "0":
+        return False
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def parse_in_ranges(
+    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
+) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
+    """The parse of a big local file in worker processes, one byte range each, as `EventStream` over the
+    whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
+    source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
+    one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
+    ranges = source.parallel_ranges()
+    if ranges is None or not workers_allowed():
+        return None
+    import multiprocessing
+    import time
+
+    source._started = time.monotonic()  # --max-seconds counts from here, as in a one-process read
+    context = multiprocessing.get_context("fork")
+    counts = context.Array("q", len(ranges), lock=False)
+    ready = [context.Event() for _ in ranges]
+    procs = []
+    conns = []
+    try:
+        for index in range(len(ranges)):
+            receive, send = context.Pipe(duplex=False)
+            proc = context.Process(
+                target=_worker,
+                args=(send, source, keywords, ranges, index, engine, counts, ready),
+                daemon=True,
+                name=f"logdoctor-parse-{index}",
+            )
+            proc.start()
+            send.close()
+            procs.append(proc)
+            conns.append(receive)
+        parts: list[RangeParse] = []
+        for conn in conns:
+            try:
+                part = pickle.loads(conn.recv_bytes())  # noqa: S301 - our own forked worker's result
+            except (EOFError, OSError):  # a worker died (killed, out of memory): one process after all
+                return None
+            if part.error is not None:
+                raise InputError(part.error)
+            if part.fallback is not None:
+                return None
+            parts.append(part)
+    finally:
+        for conn in conns:
+            conn.close()
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+    for before, after in itertools.pairwise(parts):
+        if not before.clean or after.start_state != before.end_state:
+            return None  # the guess at the state of a range's start was wrong: parse it as one
+    return _merge(parts, source, stat, sum(counts))
+
+
+def _merge(
+    parts: list[RangeParse], source: LocalSource, stat: SourceStats, total_lines: int
+) -> tuple[list[EventBase], Detection, dict[int, str]]:
+    events: list[EventBase] = []
+    texts: dict[int, str] = {}
+    detection = Detection(forced=parts[0].detection.forced)
+    unrecognised = array("q")
+    for part in parts:
+        events.extend(part.events)
+        texts.update(part.texts)
+        s = part.stats
+        stat.lines += s.lines
+        stat.candidates += s.candidates
+        stat.events += s.events
+        stat.unrecognised += s.unrecognised
+        room = UNPARSED_SAMPLE_SIZE - len(stat.unrecognised_samples)
+        if room > 0:
+            stat.unrecognised_samples.extend(s.unrecognised_samples[:room])
+        unrecognised.extend(s.unrecognised_lines)
+        d = part.detection
+        for header, count in d.header_counts.items():
+            detection.header_counts[header] = detection.header_counts.get(header, 0) + count
+        for proc_name, count in d.process_names.items():
+            detection.process_names[proc_name] = detection.process_names.get(proc_name, 0) + count
+        for header, line in d.first_line.items():
+            detection.first_line.setdefault(header, line)
+        detection.versions.extend(d.versions)
+        if not detection.named:
+            detection.named.extend(d.named)
+    stat.unrecognised_lines.extend(unrecognised)
+    source.bytes_read = source.size
+    source.prefiltered = True
+    source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
+    return events, detection, texts
