@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-DEFAULT_JOBS = 8
+# Hosts collected at a time: collecting is mostly waiting (the remote greps, the network), so twice the CPUs, at
+# least 8 (docs/ssh.md, *Many hosts*: twenty hosts on 16 cores are one wave).
+DEFAULT_JOBS = max(8, 2 * len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 8
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -284,6 +284,12 @@ def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
         _worker_rules = load_rules()
     except Exception as exc:  # handed to every task, which raises it
         _worker_rules = exc
+    try:  # the grammars' keyword index, built before the first host arrives
+        from logdoctor.parse.pipeline import candidate_keywords
+
+        candidate_keywords()
+    except Exception:  # noqa: S110 - built again (and any error raised) by the first host's parse
+        pass
 
 
 def _diagnose_collected(
@@ -427,24 +433,33 @@ def diagnose_hosts(
 def _process_pool(
     processes: int, load_rules: Callable[[], list[LoadedRule]], passed: tuple[object, ...]
 ) -> Executor | None:
-    """Worker processes, spawned (never a fork of this process, whose SSH threads may hold locks) as this
-    process's own children, so that its CPU time (GNU time, the benchmarks) includes theirs; None where
-    worker processes cannot be started."""
+    """Worker processes, as this process's own children, so that its CPU time (GNU time, the benchmarks)
+    includes theirs; None where worker processes cannot be started.
+
+    Forked while this process runs no other thread (before any host is contacted: a fork copies the locks
+    other threads hold), with the parser and the SSH collector's models already imported, so a worker starts
+    at once and pays no Python start-up; spawned (a new Python that imports logdoctor) where threads already
+    run or fork is missing."""
     import multiprocessing
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
     try:
-        pickle.dumps((load_rules, *passed))  # what a worker gets goes by pickle: a closure keeps the hosts here
+        pickle.dumps((load_rules, *passed))  # what a task gets goes by pickle: a closure keeps the hosts here
     except (pickle.PicklingError, TypeError, AttributeError):
         return None
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        import logdoctor.run
+        import logdoctor.sources.ssh  # noqa: F401 - imported once here rather than in every worker
     try:
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("fork" if fork else "spawn")
         pool = ProcessPoolExecutor(
             max_workers=processes, mp_context=context, initializer=_start_worker, initargs=(load_rules,)
         )
         # A spawned pool starts a worker only when a task finds none idle: start them all now, so that they
-        # import the parser and load the rules while the hosts are contacted, not after the first is read.
+        # import the parser and load the rules while the hosts are contacted, not after the first is read
+        # (a forked pool forks them all at its first task, before it starts its own threads).
         for _ in range(processes):
             pool.submit(_started)
         return pool
