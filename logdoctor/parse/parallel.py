@@ -36,14 +36,14 @@ from logdoctor.errors import InputError
 from logdoctor.events import EventBase
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
-from logdoctor.sources.local import LocalSource, PrefilterOverflow
+from logdoctor.sources.local import LocalSource, usable_cpus
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
-    from multiprocessing.synchronize import Event
 
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
+_FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
 
 
 @dataclass
@@ -80,38 +80,49 @@ def _warmup_end(source: LocalSource, start: int) -> int:
     return start
 
 
+class _Shared:
+    """What the workers share (created before the fork): each range's line count, whether it is known, and the
+    next range to take."""
+
+    def __init__(self, context: Any, ranges: int) -> None:
+        self.counts = context.Array("q", ranges, lock=False)
+        self.ready = [context.Event() for _ in range(ranges)]
+        self.next = context.Value("i", 0)
+
+    def take(self) -> int:
+        with self.next.get_lock():
+            index = int(self.next.value)
+            self.next.value = index + 1
+        return index
+
+    def offset(self, index: int) -> int:
+        """The lines before range `index` (waits for the counts of the ranges before it)."""
+        for event in self.ready[:index]:
+            event.wait()
+        return sum(self.counts[i] for i in range(index))
+
+
 def _parse_range(
+    stream: EventStream,
     source: LocalSource,
     keywords: Sequence[str],
     ranges: list[tuple[int, int]],
     index: int,
-    engine: str | None,
-    counts: Any,
-    ready: list[Event],
+    shared: _Shared,
+    warm: bool,
 ) -> RangeParse:
+    """Range `index` parsed by `stream`, which starts from the state it holds (a range this worker parsed
+    before) or, with `warm`, from the state of the file's head."""
     start, end = ranges[index]
     name = source.name
-    # This range's line count first, for the ranges after it (they number their lines from it).
-    counts[index] = source.count_range_lines(start, end)
-    ready[index].set()
-    stream = EventStream(name, iter(()), engine=engine, keep_text=True)
     stream.final = False
-    start_state: str | None = None
-    if index > 0:
-        warm_end = _warmup_end(source, start)
-        stream.begin_range(source.range_lines(keywords, 0, warm_end), SourceStats(name=name))
+    if warm and index > 0:
+        stream.begin_range(source.range_lines(keywords, 0, _warmup_end(source, start)), SourceStats(name=name))
         for _ in stream:
             pass
-        start_state = stream.carried_state()
-
-    def offset() -> int:
-        for event in ready[:index]:
-            event.wait()
-        return sum(counts[i] for i in range(index))
-
-    lines_iter = source.range_lines(keywords, start, end, offset)
+    start_state = stream.carried_state() if index > 0 else None
     stats = SourceStats(name=name, kind=source.kind, path=source.path)
-    stream.begin_range(lines_iter, stats)
+    stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)
     stream.final = index == len(ranges) - 1
     events = list(stream)
     assert stream.texts is not None
@@ -131,36 +142,49 @@ def _worker(
     source: LocalSource,
     keywords: Sequence[str],
     ranges: list[tuple[int, int]],
-    index: int,
+    worker: int,
+    workers: int,
     engine: str | None,
-    counts: Any,
-    ready: list[Event],
+    shared: _Shared,
 ) -> None:
-    """A forked worker: its range's parse, pickled down `conn` (or why it could not be parsed apart)."""
+    """A forked worker: first the line counts of its share of the ranges (every `workers`-th), then ranges taken
+    in turn until none is left, each one's parse pickled down `conn` after its index (or why it could not be
+    parsed apart)."""
+    import gc
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    empty = SourceStats(name=source.name)
+    gc.freeze()  # what the parent held: never traversed (nor its pages copied) by this worker's collections
     try:
-        result = _parse_range(source, keywords, ranges, index, engine, counts, ready)
-    except InputError as exc:
-        result = RangeParse([], empty, Detection(), {}, None, "", False, error=str(exc))
-    except PrefilterOverflow as exc:
-        result = RangeParse([], empty, Detection(), {}, None, "", False, fallback=str(exc))
-    except Exception as exc:  # the file is then parsed in one process, which reports it
-        result = RangeParse([], empty, Detection(), {}, None, "", False, fallback=f"{type(exc).__name__}: {exc}")
+        for mine in range(worker, len(ranges), workers):
+            shared.counts[mine] = source.count_range_lines(*ranges[mine])
+            shared.ready[mine].set()
+        stream = EventStream(source.name, iter(()), engine=engine, keep_text=True)
+        warm = True
+        while (index := shared.take()) < len(ranges):
+            result = _parse_range(stream, source, keywords, ranges, index, shared, warm)
+            warm = False
+            conn.send_bytes(index.to_bytes(4, "little") + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception as exc:
+        empty = SourceStats(name=source.name)
+        failed = RangeParse([], empty, Detection(), {}, None, "", False)
+        if isinstance(exc, InputError):
+            failed.error = str(exc)
+        else:  # the file is then parsed in one process, which reports what is wrong with it
+            failed.fallback = f"{type(exc).__name__}: {exc}"
+        for event in shared.ready:  # no worker may wait for a count that will not come
+            event.set()
+        conn.send_bytes(_FAILED.to_bytes(4, "little") + pickle.dumps(failed, protocol=pickle.HIGHEST_PROTOCOL))
     finally:
-        ready[index].set()  # a failed range must not keep the later ones waiting for its count
-    conn.send_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    conn.close()
+        conn.close()
 
 
 def workers_allowed() -> bool:
-    """Whether a file may be parsed in forked workers: a fork start method, this process's only thread, and not
-    turned off by `LOGDOCTOR_PARSE_WORKERS=0` or `LOGDOCTOR_PREFILTER_PARTS=1`."""
+    """Whether a file may be parsed in forked workers: two CPUs or more, a fork start method, this process's only
+    thread, and not turned off by `LOGDOCTOR_PARSE_WORKERS=0` or `LOGDOCTOR_PREFILTER_PARTS=1`."""
     import multiprocessing
 
-    if os.environ.get(WORKERS_OFF, "").strip() == "0":
+    if os.environ.get(WORKERS_OFF, "").strip() == "0" or usable_cpus() < 2:
         return False
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
@@ -168,57 +192,74 @@ def workers_allowed() -> bool:
 def parse_in_ranges(
     source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
 ) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
-    """The parse of a big local file in worker processes, one byte range each, as `EventStream` over the
+    """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
     source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
     one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
     ranges = source.parallel_ranges()
     if ranges is None or not workers_allowed():
         return None
+    import gc
     import multiprocessing
     import time
+    from multiprocessing.connection import Connection, wait
 
     source._started = time.monotonic()  # --max-seconds counts from here, as in a one-process read
     context = multiprocessing.get_context("fork")
-    counts = context.Array("q", len(ranges), lock=False)
-    ready = [context.Event() for _ in ranges]
+    shared = _Shared(context, len(ranges))
+    workers = min(usable_cpus(), len(ranges))
     procs = []
     conns = []
+    parts: list[RangeParse] = []
+    received: dict[int, memoryview] = {}
+    collecting = gc.isenabled()
     try:
-        for index in range(len(ranges)):
+        for worker in range(workers):
             receive, send = context.Pipe(duplex=False)
             proc = context.Process(
                 target=_worker,
-                args=(send, source, keywords, ranges, index, engine, counts, ready),
+                args=(send, source, keywords, ranges, worker, workers, engine, shared),
                 daemon=True,
-                name=f"logdoctor-parse-{index}",
+                name=f"logdoctor-parse-{worker}",
             )
             proc.start()
             send.close()
             procs.append(proc)
             conns.append(receive)
-        parts: list[RangeParse] = []
-        for conn in conns:
-            try:
-                part = pickle.loads(conn.recv_bytes())  # noqa: S301 - our own forked worker's result
-            except (EOFError, OSError):  # a worker died (killed, out of memory): one process after all
-                return None
-            if part.error is not None:
-                raise InputError(part.error)
-            if part.fallback is not None:
-                return None
-            parts.append(part)
+        gc.disable()  # a million objects unpickled: the collector would go over them again and again
+        waiting = list(conns)
+        while len(parts) < len(ranges):
+            if not waiting:
+                return None  # every worker is done and a range is missing: one died
+            for conn in wait(waiting):
+                assert isinstance(conn, Connection)
+                try:
+                    message = memoryview(conn.recv_bytes())
+                except (EOFError, OSError):  # done, or died (killed, out of memory)
+                    waiting.remove(conn)
+                    continue
+                received[int.from_bytes(message[:4], "little")] = message[4:]
+            if _FAILED in received:
+                failed: RangeParse = pickle.loads(received[_FAILED])  # noqa: S301 - our own forked worker's
+                if failed.error is not None:
+                    raise InputError(failed.error)  # a cap (--max-seconds): the one-line error of a one-process read
+                return None  # anything else: parsed in one process, which reports it if it is the file's fault
+            while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
+                parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
+        for before, after in itertools.pairwise(parts):
+            if not before.clean or after.start_state != before.end_state:
+                return None  # the guess at the state of a range's start was wrong: parse it as one
+        return _merge(parts, source, stat, sum(shared.counts))
     finally:
         for conn in conns:
             conn.close()
         for proc in procs:
+            proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
-            proc.join()
-    for before, after in itertools.pairwise(parts):
-        if not before.clean or after.start_state != before.end_state:
-            return None  # the guess at the state of a range's start was wrong: parse it as one
-    return _merge(parts, source, stat, sum(counts))
+                proc.join()
+        if collecting:
+            gc.enable()
 
 
 def _merge(

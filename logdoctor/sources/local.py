@@ -54,7 +54,10 @@ PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs 
 # Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
 # adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
 PREFILTER_MAX_PARTS = 4
-PARSE_MAX_PARTS = 64  # ranges parsed in worker processes (logdoctor.parse.parallel): one a CPU, at most this
+# A file parsed in worker processes (logdoctor.parse.parallel) is cut in ranges, a few a CPU (their events are
+# not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
+PARSE_RANGES_PER_CPU = 4
+PARSE_MAX_PARTS = 64
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
@@ -669,33 +672,40 @@ class LocalSource:
             for output in outputs:
                 output.close()
 
-
     # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.parse.parallel) -------------
 
     def parallel_ranges(self, parts: int | None = None) -> list[tuple[int, int]] | None:
-        """The byte ranges (cut at line ends) in which this file can be prefiltered and parsed apart, one a CPU
-        (`parts` in place of the count), or None where it is read as a whole: stdin, a FIFO, gzip, a `--save`
+        """The byte ranges (cut at line ends) in which this file can be prefiltered and parsed apart, a few a CPU
+        (`parts`, or `LOGDOCTOR_PREFILTER_PARTS`, in place of the count), or None where it is read as a whole: stdin, a FIFO, gzip, a `--save`
         file, CR-only lines, no grep, under PREFILTER_MIN_BYTES, over --max-read, or one range."""
         if self.kind == "stdin" or self.pipe or self.gzipped or self.numbered or self.cr_only:
             return None
         if self.size < PREFILTER_MIN_BYTES or self.size > self.limits.max_bytes or shutil.which("grep") is None:
             return None
-        count = parts if parts is not None else prefilter_parts(self.size, most=PARSE_MAX_PARTS)
-        ranges = split_at_lines(self.path, self.size, count)
+        if parts is None:
+            given = os.environ.get(PARTS_VARIABLE, "").strip()
+            parts = (
+                prefilter_parts(self.size)
+                if given.isdigit()
+                else min(PARSE_RANGES_PER_CPU * usable_cpus(), PARSE_MAX_PARTS, self.size // PREFILTER_PART_BYTES)
+            )
+        ranges = split_at_lines(self.path, self.size, parts)
         return ranges if len(ranges) > 1 else None
 
     def count_range_lines(self, start: int, end: int) -> int:
         """Newlines in the bytes [start, end) (a range's line count: the line number the next one starts after)."""
         fd = self._open_fd(os.O_RDONLY)
+        buffer = bytearray(4 << 20)  # read into one buffer: no new bytes object a block
         try:
             count = 0
             at = start
             while at < end:
-                block = os.pread(fd, min(8 << 20, end - at), at)
-                if not block:
+                got = os.preadv(fd, [buffer], at)
+                if got <= 0:
                     break
-                count += block.count(b"\n")
-                at += len(block)
+                got = min(got, end - at)
+                count += buffer.count(10) if got == len(buffer) else buffer[:got].count(10)
+                at += got
             return count
         finally:
             os.close(fd)
