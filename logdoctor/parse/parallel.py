@@ -189,6 +189,99 @@ def workers_allowed() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
+class RangeWork:
+    """A file's workers, started (`start_in_ranges`); `collect` waits for their ranges and merges them."""
+
+    def __init__(self, source: LocalSource, ranges: list[tuple[int, int]], keywords: Sequence[str], engine: str | None):
+        import multiprocessing
+        import time
+
+        self.source = source
+        self.engine = engine
+        self._ranges = ranges
+        source._started = time.monotonic()  # --max-seconds counts from here, as in a one-process read
+        context = multiprocessing.get_context("fork")
+        self._shared = _Shared(context, len(ranges))
+        workers = min(usable_cpus(), len(ranges))
+        self._procs: list[Any] = []
+        self._conns: list[Connection] = []
+        try:
+            for worker in range(workers):
+                receive, send = context.Pipe(duplex=False)
+                proc = context.Process(
+                    target=_worker,
+                    args=(send, source, keywords, ranges, worker, workers, engine, self._shared),
+                    daemon=True,
+                    name=f"logdoctor-parse-{worker}",
+                )
+                proc.start()
+                send.close()
+                self._procs.append(proc)
+                self._conns.append(receive)
+        except BaseException:
+            self.cancel()
+            raise
+
+    def cancel(self) -> None:
+        """Stop the workers (their greps end on a closed pipe) and close the pipes."""
+        for conn in self._conns:
+            conn.close()
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        self._conns, self._procs = [], []
+
+    def collect(self, stat: SourceStats) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
+        """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
+        cut failed or a worker could not go on for another reason than a cap (then parse it in one process)."""
+        import gc
+        from multiprocessing.connection import Connection, wait
+
+        parts: list[RangeParse] = []
+        received: dict[int, memoryview] = {}
+        collecting = gc.isenabled()
+        gc.disable()  # a million objects unpickled: the collector would go over them again and again
+        try:
+            waiting = list(self._conns)
+            while len(parts) < len(self._ranges):
+                if not waiting:
+                    return None  # every worker is done and a range is missing: one died
+                for conn in wait(waiting):
+                    assert isinstance(conn, Connection)
+                    try:
+                        message = memoryview(conn.recv_bytes())
+                    except (EOFError, OSError):  # done, or died (killed, out of memory)
+                        waiting.remove(conn)
+                        continue
+                    received[int.from_bytes(message[:4], "little")] = message[4:]
+                if _FAILED in received:
+                    failed: RangeParse = pickle.loads(received[_FAILED])  # noqa: S301 - our own forked worker's
+                    if failed.error is not None:
+                        raise InputError(failed.error)  # a cap (--max-seconds): a one-process read's one-line error
+                    return None  # anything else: parsed in one process, which reports it if it is the file's fault
+                while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
+                    parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
+            for before, after in itertools.pairwise(parts):
+                if not before.clean or after.start_state != before.end_state:
+                    return None  # the guess at the state of a range's start was wrong: parse it as one
+            return _merge(parts, self.source, stat, sum(self._shared.counts))
+        finally:
+            self.cancel()
+            if collecting:
+                gc.enable()
+
+
+def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | None) -> RangeWork | None:
+    """The workers of a big local file, started now (a few byte ranges each), or None where it is parsed in one
+    process: too small, not a plain file, one CPU, or workers not allowed (`workers_allowed`)."""
+    ranges = source.parallel_ranges()
+    if ranges is None or not workers_allowed():
+        return None
+    return RangeWork(source, ranges, keywords, engine)
+
+
 def parse_in_ranges(
     source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
 ) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
@@ -196,70 +289,8 @@ def parse_in_ranges(
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
     source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
     one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
-    ranges = source.parallel_ranges()
-    if ranges is None or not workers_allowed():
-        return None
-    import gc
-    import multiprocessing
-    import time
-    from multiprocessing.connection import Connection, wait
-
-    source._started = time.monotonic()  # --max-seconds counts from here, as in a one-process read
-    context = multiprocessing.get_context("fork")
-    shared = _Shared(context, len(ranges))
-    workers = min(usable_cpus(), len(ranges))
-    procs = []
-    conns = []
-    parts: list[RangeParse] = []
-    received: dict[int, memoryview] = {}
-    collecting = gc.isenabled()
-    try:
-        for worker in range(workers):
-            receive, send = context.Pipe(duplex=False)
-            proc = context.Process(
-                target=_worker,
-                args=(send, source, keywords, ranges, worker, workers, engine, shared),
-                daemon=True,
-                name=f"logdoctor-parse-{worker}",
-            )
-            proc.start()
-            send.close()
-            procs.append(proc)
-            conns.append(receive)
-        gc.disable()  # a million objects unpickled: the collector would go over them again and again
-        waiting = list(conns)
-        while len(parts) < len(ranges):
-            if not waiting:
-                return None  # every worker is done and a range is missing: one died
-            for conn in wait(waiting):
-                assert isinstance(conn, Connection)
-                try:
-                    message = memoryview(conn.recv_bytes())
-                except (EOFError, OSError):  # done, or died (killed, out of memory)
-                    waiting.remove(conn)
-                    continue
-                received[int.from_bytes(message[:4], "little")] = message[4:]
-            if _FAILED in received:
-                failed: RangeParse = pickle.loads(received[_FAILED])  # noqa: S301 - our own forked worker's
-                if failed.error is not None:
-                    raise InputError(failed.error)  # a cap (--max-seconds): the one-line error of a one-process read
-                return None  # anything else: parsed in one process, which reports it if it is the file's fault
-            while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
-                parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
-        for before, after in itertools.pairwise(parts):
-            if not before.clean or after.start_state != before.end_state:
-                return None  # the guess at the state of a range's start was wrong: parse it as one
-        return _merge(parts, source, stat, sum(shared.counts))
-    finally:
-        for conn in conns:
-            conn.close()
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        if collecting:
-            gc.enable()
+    work = start_in_ranges(source, keywords, engine)
+    return work.collect(stat) if work is not None else None
 
 
 def _merge(

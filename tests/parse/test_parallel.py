@@ -117,3 +117,20 @@ def test_what_is_parsed_in_one_process(served: Path, tmp_path: Path, monkeypatch
     assert open_local(str(gz)).parallel_ranges() is None  # gzip is read as one stream
     monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
     assert not workers_allowed()
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_workers_started_with_the_sources_give_the_same_parse(served: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`local_line_sources(..., engine=)` starts a big file's workers at once (the CLI loads its rules meanwhile);
+    parsed for that engine, or for another one (the workers are then stopped), the result is the one-process one."""
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    for started, asked in (("auto", "auto"), ("auto", "sglang")):
+        sources = local_line_sources([str(served)], engine=started)
+        assert sources[0].apart is not None
+        early = list(parse_each(sources, asked))
+        monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
+        whole = list(parse_each(local_line_sources([str(served)]), asked))
+        monkeypatch.delenv("LOGDOCTOR_PARSE_WORKERS")
+        assert [(p.events, p.stats, p.detections, p.texts) for p in early] == [
+            (p.events, p.stats, p.detections, p.texts) for p in whole
+        ]
