@@ -264,11 +264,12 @@ def prefilter_parts_of(size: int) -> int:
 
 def parse_split(log: Path, size: int) -> str:
     """How diagnose reads this file: in worker processes, one byte range each, or in one (logdoctor.parse.parallel)."""
-    from logdoctor.sources.local import open_local
+    from logdoctor.sources.local import open_local, usable_cpus
 
     ranges = open_local(str(log)).parallel_ranges()
-    if ranges is not None and os.environ.get("LOGDOCTOR_PARSE_WORKERS", "").strip() != "0":
-        return f"prefiltered and parsed in {len(ranges)} worker processes, one byte range each"
+    if ranges is not None and usable_cpus() > 1 and os.environ.get("LOGDOCTOR_PARSE_WORKERS", "").strip() != "0":
+        workers = min(usable_cpus(), len(ranges))
+        return f"prefiltered and parsed in {len(ranges)} byte ranges by {workers} worker processes"
     return f"parsed in one process, its prefilter in {prefilter_parts_of(size)} byte ranges"
 
 
