@@ -29,7 +29,7 @@ import pickle
 import threading
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
@@ -59,7 +59,6 @@ class RangeParse:
     clean: bool  # nothing open at its end
     error: str | None = None  # an InputError's message (a cap): raised in the parent
     fallback: str | None = None  # why the file must be parsed in one process after all
-    notes: list[str] = field(default_factory=list)
 
 
 def _warmup_end(source: LocalSource, start: int) -> int:
@@ -222,15 +221,17 @@ class RangeWork:
             self.cancel()
             raise
 
-    def cancel(self) -> None:
-        """Stop the workers (their greps end on a closed pipe) and close the pipes."""
+    def cancel(self, *, finished: bool = False) -> None:
+        """Stop the workers (their greps end on a closed pipe) and close the pipes; `finished`: every range came
+        in, so the workers are exiting on their own (waited for a moment before they are killed)."""
         for conn in self._conns:
             conn.close()
         for proc in self._procs:
-            proc.join(timeout=5)
+            if finished:
+                proc.join(timeout=5)
             if proc.is_alive():
                 proc.kill()
-                proc.join()
+            proc.join()
         self._conns, self._procs = [], []
 
     def collect(self, stat: SourceStats) -> tuple[list[EventBase], Detection, dict[int, str]] | None:
@@ -241,6 +242,7 @@ class RangeWork:
 
         parts: list[RangeParse] = []
         received: dict[int, memoryview] = {}
+        finished = False
         collecting = gc.isenabled()
         gc.disable()  # a million objects unpickled: the collector would go over them again and again
         try:
@@ -263,12 +265,13 @@ class RangeWork:
                     return None  # anything else: parsed in one process, which reports it if it is the file's fault
                 while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
                     parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
+            finished = True
             for before, after in itertools.pairwise(parts):
                 if not before.clean or after.start_state != before.end_state:
                     return None  # the guess at the state of a range's start was wrong: parse it as one
             return _merge(parts, self.source, stat, sum(self._shared.counts))
         finally:
-            self.cancel()
+            self.cancel(finished=finished)
             if collecting:
                 gc.enable()
 
