@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from logdoctor.events import EventBase
+from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
 from logdoctor.run import Parsed, local_line_sources, parse_each
 from logdoctor.sources.local import open_local
@@ -45,7 +47,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LOGDOCTOR_PARSE_WORKERS", raising=False)
 
 
-def _one_process(path: Path) -> tuple[list[object], SourceStats, object, dict[int, str], int | None]:
+def _one_process(path: Path) -> tuple[list[EventBase], SourceStats, Detection, dict[int, str], int | None]:
     source = open_local(str(path))
     stat = SourceStats(name=source.name, kind=source.kind, path=source.path)
     stream = EventStream(source.name, source.lines(candidate_keywords(), prefilter=True), stats=stat, keep_text=True)
