@@ -709,7 +709,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fleet-size", type=parse_size, default=parse_size("64M"), help="per-host log (default 64M)")
     parser.add_argument("--fleet-log", type=Path, default=None, help="per-host log file")
     parser.add_argument("--hosts", type=int, default=20, help="fleet size (default 20)")
-    parser.add_argument("--jobs", type=int, default=8, help="logdoctor --jobs for the fleet (default 8)")
+    from logdoctor.cli import DEFAULT_JOBS
+
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"logdoctor --jobs for the fleet (default {DEFAULT_JOBS}: its own)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds, best of (default 3)")
     parser.add_argument("--only", choices=("one", "fleet"), default=None, help="run one part only")
     parser.add_argument("--baseline", type=Path, default=None, help="also time the logdoctor package in this tree")

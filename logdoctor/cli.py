@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 
 # Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-DEFAULT_JOBS = 8
+# Hosts collected at a time: collecting is mostly waiting (the remote greps, the network), so twice the CPUs, at
+# least 8 (docs/ssh.md, *Many hosts*: twenty hosts on 16 cores are one wave).
+DEFAULT_JOBS = max(8, 2 * len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 8
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -668,12 +670,11 @@ def diagnose(
         given = ssh.host_only_given()
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
+        sources = local_line_sources(targets, limits, engine=engine)  # a big file's parse starts (parse/parallel.py)
         rules = load_rule_set(rule_dirs, no_builtin_rules)
         # Several deployments (or server starts of one log) are reported one by one (docs/cli.md).
         with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
-            deployments = parse_deployments(
-                progress.sources(local_line_sources(targets, limits)), engine, all_runs=all_runs
-            )
+            deployments = parse_deployments(progress.sources(sources), engine, all_runs=all_runs)
         diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions, perf=perf)
         from logdoctor.sources.bundle import saved_bundle_problems
 

@@ -872,6 +872,12 @@ class LineTexts:
             self._batches.append(_pack(self._pending, self._spool))
             self._pending = {}
 
+    def items(self) -> Iterator[tuple[int, str]]:
+        """(line number, text) in the order they were added (a worker's texts sent to the parent as a dict)."""
+        for batch in self._batches:
+            yield from _unpack(batch).items()
+        yield from list(self._pending.items())
+
     def copy(self) -> LineTexts:
         """A twin that can go on being added to without changing this one (sealed batches are shared: they never
         change, and the spool only ever appends)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -263,8 +263,9 @@ def host_diagnosis(col: HostCollection, diagnosing: Future[Diagnosis] | None, *,
 
 def parsing_processes(jobs: int, hosts: int) -> int:
     """How many worker processes parse and diagnose a fleet's hosts: 0 (this process, in threads) for one
-    host or one CPU, else one a CPU up to --jobs and the number of hosts (`LOGDOCTOR_WORKERS` overrides
-    the CPU count; 0 turns the workers off). docs/ssh.md, *Many hosts*."""
+    host or one CPU, else one a host collected at once (--jobs, at most the number of hosts): a host's
+    lines stream to its worker while they arrive, so a worker mostly waits for them (`LOGDOCTOR_WORKERS`
+    caps the number; 0 turns the workers off). docs/ssh.md, *Many hosts*."""
     if hosts < 2:
         return 0
     given = os.environ.get(WORKERS_VARIABLE, "").strip()
@@ -277,6 +278,7 @@ def parsing_processes(jobs: int, hosts: int) -> int:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         if cpus < 2:
             return 0
+        cpus = jobs
     return min(cpus, jobs, hosts)
 
 
@@ -294,36 +296,116 @@ def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
         _worker_rules = load_rules()
     except Exception as exc:  # handed to every task, which raises it
         _worker_rules = exc
+    try:  # the grammars' keyword index, built before the first host arrives
+        from logdoctor.parse.pipeline import candidate_keywords
+
+        candidate_keywords()
+    except Exception:  # noqa: S110 - built again (and any error raised) by the first host's parse
+        pass
 
 
-def _diagnose_collected(
+def _source_fields(source: Any, *, lines: bool = True) -> dict[str, Any]:
+    """A RemoteSource as the keyword arguments that rebuild it (its feed, a lock, is rebuilt closed); without
+    `lines`, with none (they went to the worker as they arrived)."""
+    import dataclasses
+
+    fields = {f.name: getattr(source, f.name) for f in dataclasses.fields(source) if f.init}
+    if not lines:
+        fields["lines"] = []
+    return fields
+
+
+class _Abandoned(Exception):
+    """The worker stopped reading a host's stream (it failed, or the pool broke)."""
+
+
+class _StreamWriter:
+    """A host's messages to its worker down a pipe, each a pickle after its length; never blocks for good: while
+    the pipe is full it checks that the task is still running."""
+
+    def __init__(self, fd: int, task: Future[Any]) -> None:
+        self._fd = fd
+        self._task = task
+        os.set_blocking(fd, False)
+
+    def put(self, message: tuple[str, Any]) -> None:
+        import pickle
+        import select
+        import struct
+
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(struct.pack("!Q", len(data)) + data)
+        while view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except BlockingIOError:
+                if self._task.done():
+                    raise _Abandoned from None
+                select.select([], [self._fd], [], 0.2)
+            except OSError as exc:  # EPIPE: the worker closed its end
+                raise _Abandoned from exc
+
+
+def _stream_messages(fd: int) -> Iterator[tuple[str, Any]]:
+    """The worker's side of `_StreamWriter`."""
+    import pickle
+    import struct
+
+    with os.fdopen(fd, "rb") as stream:
+        while True:
+            head = stream.read(8)
+            if len(head) < 8:
+                raise EOFError("the host's stream ended early")
+            (size,) = struct.unpack("!Q", head)
+            yield pickle.loads(stream.read(size))  # noqa: S301 - this logdoctor's own parent process
+
+
+def _diagnose_streamed(
     host: str,
-    sources: list[dict[str, Any]],
+    handle: Any,
     engine: str,
     suppressions: Suppressions | None,
     observe: Callable[[Sequence[EventBase]], T] | None,
     perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, T | None]:
-    """A worker's task: one collected host's sources (RemoteSource fields) parsed and diagnosed exactly as
-    `diagnose HOST` does in one process (`run.remote_line_sources`, `parse_sources`, `diagnose_parsed`)."""
+    """A worker's task: one host's sources parsed while they arrive (`handle`: the pipe they come down, passed
+    by the multiprocessing resource sharer), then diagnosed exactly as `diagnose HOST` does in one process
+    (`run.remote_line_sources`, `parse_sources`, `diagnose_parsed`)."""
     from logdoctor import run
     from logdoctor.sources.ssh import HostCollection, RemoteSource
 
+    messages = _stream_messages(handle.detach())
     rules = _worker_rules
     if isinstance(rules, BaseException):
         raise rules
     assert rules is not None, "the worker was started without its rules"
-    collection = HostCollection(host=host, sources=[RemoteSource(**fields) for fields in sources])
-    parsed = run.parse_sources(run.remote_line_sources(collection), engine)
+
+    def sources() -> Iterator[run.LineSource]:
+        for kind, first in messages:
+            if kind == "end":
+                return
+            final: dict[str, Any] = {}
+
+            def lines(final: dict[str, Any] = final) -> Iterator[tuple[int, str]]:
+                for what, payload in messages:
+                    if what == "done":
+                        final.update(payload)
+                        return
+                    yield from payload
+
+            def finish(stat: Any, final: dict[str, Any] = final) -> None:
+                rebuilt = HostCollection(host=host, sources=[RemoteSource(**final)])
+                for done in run.remote_line_sources(rebuilt):  # its finish, as one process runs it
+                    if done.finish is not None:
+                        done.finish(stat)
+
+            yield run.LineSource(
+                name=first["name"], lines=lines(), kind=first["kind"], host=host, path=first["path"], finish=finish
+            )
+
+    parsed = run.parse_sources(sources(), engine)
     observed = observe(parsed.events) if observe is not None else None
     return run.diagnose_parsed(parsed, rules, engine=engine, suppressions=suppressions, perf=perf)[0], observed
-
-
-def _source_fields(source: Any) -> dict[str, Any]:
-    """A RemoteSource as the keyword arguments that rebuild it (its feed, a lock, is rebuilt closed)."""
-    import dataclasses
-
-    return {f.name: getattr(source, f.name) for f in dataclasses.fields(source) if f.init}
 
 
 def diagnose_hosts(
@@ -392,15 +474,28 @@ def diagnose_hosts(
 
         def diagnose_in_worker(index: int, col: HostCollection) -> Diagnosis:
             from concurrent.futures.process import BrokenProcessPool
+            from multiprocessing import reduction
 
             assert workers is not None
-            sources = []
-            for source in col.feed:  # each source as it starts to arrive; ends when the host is done
-                for _ in source.feed:  # wait for its last line
-                    pass
-                sources.append(_source_fields(source))
             try:
-                task = workers.submit(_diagnose_collected, col.host, sources, engine, suppressions, observe, perf)
+                read_end, write_end = os.pipe()
+                try:
+                    handle = reduction.DupFd(read_end)  # the resource sharer holds a copy until the worker takes it
+                finally:
+                    os.close(read_end)
+                task = workers.submit(_diagnose_streamed, col.host, handle, engine, suppressions, observe, perf)
+                try:
+                    writer = _StreamWriter(write_end, task)
+                    for source in col.feed:  # each source as it starts to arrive; ends when the host is done
+                        writer.put(("source", {"name": source.name, "kind": source.kind, "path": source.path}))
+                        for chunk in source.feed.chunks():  # its lines as they arrive
+                            writer.put(("lines", chunk))
+                        writer.put(("done", _source_fields(source, lines=False)))
+                    writer.put(("end", None))
+                except _Abandoned:
+                    pass  # the task's own exception says why
+                finally:
+                    os.close(write_end)
                 diagnosis, seen = task.result()
             except (BrokenProcessPool, OSError):  # the workers could not start, or one died: parse it here
                 return diagnose_live(index, col)
@@ -438,24 +533,33 @@ def diagnose_hosts(
 def _process_pool(
     processes: int, load_rules: Callable[[], list[LoadedRule]], passed: tuple[object, ...]
 ) -> Executor | None:
-    """Worker processes, spawned (never a fork of this process, whose SSH threads may hold locks) as this
-    process's own children, so that its CPU time (GNU time, the benchmarks) includes theirs; None where
-    worker processes cannot be started."""
+    """Worker processes, as this process's own children, so that its CPU time (GNU time, the benchmarks)
+    includes theirs; None where worker processes cannot be started.
+
+    Forked while this process runs no other thread (before any host is contacted: a fork copies the locks
+    other threads hold), with the parser and the SSH collector's models already imported, so a worker starts
+    at once and pays no Python start-up; spawned (a new Python that imports logdoctor) where threads already
+    run or fork is missing."""
     import multiprocessing
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
     try:
-        pickle.dumps((load_rules, *passed))  # what a worker gets goes by pickle: a closure keeps the hosts here
+        pickle.dumps((load_rules, *passed))  # what a task gets goes by pickle: a closure keeps the hosts here
     except (pickle.PicklingError, TypeError, AttributeError):
         return None
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        import logdoctor.run
+        import logdoctor.sources.ssh  # noqa: F401 - imported once here rather than in every worker
     try:
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("fork" if fork else "spawn")
         pool = ProcessPoolExecutor(
             max_workers=processes, mp_context=context, initializer=_start_worker, initargs=(load_rules,)
         )
         # A spawned pool starts a worker only when a task finds none idle: start them all now, so that they
-        # import the parser and load the rules while the hosts are contacted, not after the first is read.
+        # import the parser and load the rules while the hosts are contacted, not after the first is read
+        # (a forked pool forks them all at its first task, before it starts its own threads).
         for _ in range(processes):
             pool.submit(_started)
         return pool

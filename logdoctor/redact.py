@@ -226,6 +226,11 @@ class Redactor:
     def __init__(self) -> None:
         self._in_key = 0  # lines of a private key masked so far; 0 outside one
 
+    def carried(self) -> int:
+        """The state carried to the next line (lines of a private key masked so far): a parse split in ranges
+        compares it at each cut (logdoctor.parse.parallel)."""
+        return self._in_key
+
     def __call__(self, text: str) -> str:
         if self._in_key:
             end = _PEM_END.search(text)

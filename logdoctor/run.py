@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
 from logdoctor.engine.evaluate import evaluate
@@ -36,6 +36,7 @@ from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
+    from logdoctor.parse.parallel import RangeWork
     from logdoctor.perf.assess import PerfOptions
 
     # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
@@ -53,15 +54,29 @@ class LineSource:
     path: str | None = None
     # Called after the lines are consumed, to fill in what only the reader knows (bytes, total lines).
     finish: Callable[[SourceStats], None] | None = None
+    # A local file, which a big one may be parsed from in worker processes instead (logdoctor.parse.parallel),
+    # and those workers when they were started with the sources (`local_line_sources(..., engine=)`).
+    local: LocalSource | None = None
+    apart: RangeWork | None = None
 
 
-def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -> list[LineSource]:
+def local_line_sources(
+    paths: Sequence[str], limits: ReadLimits | None = None, *, engine: str | Literal[False] | None = False
+) -> list[LineSource]:
     """Open local paths (or `-`) under the read caps (docs/security.md); every path is checked before anything
-    is read."""
+    is read. Given the `engine` they will be parsed for, the first big file's worker processes start at once
+    (logdoctor.parse.parallel: they parse while the caller loads its rules)."""
     opened = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     out: list[LineSource] = []
+    started = False  # engine False: none started here, each when parse_each reaches it
     for source in opened:
+        apart = None
+        if engine is not False and not started and source.parallel_ranges() is not None:
+            from logdoctor.parse.parallel import start_in_ranges
+
+            apart = start_in_ranges(source, keywords, engine)
+            started = True
 
         def finish(stat: SourceStats, source: LocalSource = source) -> None:
             stat.bytes_read = source.bytes_read
@@ -77,6 +92,8 @@ def local_line_sources(paths: Sequence[str], limits: ReadLimits | None = None) -
                 kind=source.kind,
                 path=None if source.kind == "stdin" else source.path,
                 finish=finish,
+                local=source,
+                apart=apart,
             )
         )
     return out
@@ -316,12 +333,34 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     start, or each with `all_runs`); `sources` (and each source's lines) may still be arriving."""
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
-        stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
-        events = EventLog(stream)
+        apart = _parse_apart(source, engine, stat)
+        if apart is not None:
+            events, detection, texts = apart
+        else:
+            stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
+            stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
+            events = EventLog(stream)
+            detection = stream.detection
+            texts = stream.texts if stream.texts is not None else LineTexts()
         if source.finish is not None:
             source.finish(stat)
-        texts = stream.texts if stream.texts is not None else LineTexts()
-        yield from split_runs(Parsed(events, [stat], [stream.detection], {source.name: texts}), all_runs=all_runs)
+        yield from split_runs(Parsed(events, [stat], [detection], {source.name: texts}), all_runs=all_runs)
+
+
+def _parse_apart(
+    source: LineSource, engine: str | None, stat: SourceStats
+) -> tuple[EventLog, Detection, LineTexts] | None:
+    """A big local file parsed in worker processes, one byte range each (logdoctor.parse.parallel); None where it
+    is parsed here, from `source.lines`."""
+    if source.apart is not None:
+        if source.apart.engine == engine:
+            return source.apart.collect(stat)
+        source.apart.cancel()  # started for another engine: its parse would not be this one
+    if source.local is None or source.local.parallel_ranges() is None:
+        return None
+    from logdoctor.parse.parallel import parse_in_ranges
+
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:

@@ -213,6 +213,10 @@ class EventStream:
         self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
+        # A byte range of a file parsed apart (logdoctor.parse.parallel): `final` False stops at the range's end
+        # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
+        self.final = True
+        self.cut_clean = True
 
     def peek_close(self) -> tuple[list[EventBase], SourceStats, Detection, LineTexts | None] | None:
         """What `close()` would give now, without closing the stream: its events, and the stats, detection
@@ -400,8 +404,11 @@ class EventStream:
     def close(self) -> Iterator[EventBase]:
         """The source has ended: the events still open (a pending line, a block, the engines' `finish`, held events)."""
         pending, pending_events = self._pending
-        self._pending = (None, None)
         context = self.context
+        if not self.final:  # a range's end, not the source's: whatever is open would continue in the next range
+            self.cut_clean = pending is None and context.block is None and not self._held
+            return
+        self._pending = (None, None)
         if pending is not None:
             if pending_events is None:
                 self._unrecognised(pending)
@@ -423,6 +430,27 @@ class EventStream:
                 finished = []
             yield from self._release(finished)
         yield from self._flush_held()
+
+    def carried_state(self) -> str:
+        """What the parse of the next line depends on beyond the line itself, as text to compare: the grammars'
+        state (versions, the speculative k, a wrapped dump), the workers' ranks by pid, the redactor's place in
+        a private key, the forced engine. The dispatch cache and the recent keywords are left out: they choose
+        which grammar is tried first, not what a line gives."""
+        state = sorted((str(key), repr(value)) for key, value in self.context.state.items())
+        ranks = sorted((pid, repr(proc)) for pid, proc in self._ranks.items())
+        return repr((state, ranks, self._redact.carried(), self.context.forced_engine))
+
+    def begin_range(self, lines: Iterable[tuple[int, str]], stats: SourceStats) -> None:
+        """Parse `lines` next, counted afresh in `stats` (with a fresh detection and texts), keeping the state
+        carried from the lines parsed so far: a range's parse after the lines that lead up to it."""
+        self._lines = lines
+        self.stats = stats
+        self.detection = Detection(forced=self.detection.forced)
+        if self.texts is not None:
+            self.texts = LineTexts()
+        self._held = []
+        self.context.block = None
+        self.cut_clean = True
 
     def _try_join(self, pending: LogLine, number: int, raw: str) -> list[EventBase] | None:
         """Rejoin a line a terminal broke at its width: the next *physical* line has no header of its own

@@ -53,6 +53,19 @@ class Feed(Generic[T]):
             self._closed = True
             self._ready.notify_all()
 
+    def chunks(self) -> Iterator[list[T]]:
+        """The items in lists, each what arrived since the last one (a stream to another process)."""
+        done = 0
+        while True:
+            with self._ready:
+                while done >= len(self.items) and not self._closed:
+                    self._ready.wait()
+                end = len(self.items)
+            if done >= end:
+                return
+            yield self.items[done:end]
+            done = end
+
     def __iter__(self) -> Iterator[T]:
         done = 0
         while True:

@@ -55,6 +55,10 @@ PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs 
 # Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
 # adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
 PREFILTER_MAX_PARTS = 4
+# A file parsed in worker processes (logdoctor.parse.parallel) is cut in ranges, a few a CPU (their events are
+# not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
+PARSE_RANGES_PER_CPU = 4
+PARSE_MAX_PARTS = 64
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
@@ -673,16 +677,116 @@ class LocalSource:
             for output in outputs:
                 output.close()
 
+    # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.parse.parallel) -------------
 
-def prefilter_parts(size: int) -> int:
+    def parallel_ranges(self, parts: int | None = None) -> list[tuple[int, int]] | None:
+        """The byte ranges (cut at line ends) in which this file can be prefiltered and parsed apart, a few a CPU
+        (`parts`, or `LOGDOCTOR_PREFILTER_PARTS`, in place of the count), or None where it is read as a whole: stdin, a FIFO, gzip, a `--save`
+        file, CR-only lines, no grep, under PREFILTER_MIN_BYTES, over --max-read, or one range."""
+        if self.kind == "stdin" or self.pipe or self.gzipped or self.numbered or self.cr_only:
+            return None
+        if self.size < PREFILTER_MIN_BYTES or self.size > self.limits.max_bytes or shutil.which("grep") is None:
+            return None
+        if parts is None:
+            given = os.environ.get(PARTS_VARIABLE, "").strip()
+            parts = (
+                prefilter_parts(self.size)
+                if given.isdigit()
+                else min(PARSE_RANGES_PER_CPU * usable_cpus(), PARSE_MAX_PARTS, self.size // PREFILTER_PART_BYTES)
+            )
+        ranges = split_at_lines(self.path, self.size, parts)
+        return ranges if len(ranges) > 1 else None
+
+    def count_range_lines(self, start: int, end: int) -> int:
+        """Newlines in the bytes [start, end) (a range's line count: the line number the next one starts after)."""
+        fd = self._open_fd(os.O_RDONLY)
+        buffer = bytearray(4 << 20)  # read into one buffer: no new bytes object a block
+        try:
+            count = 0
+            at = start
+            while at < end:
+                got = os.preadv(fd, [buffer], at)
+                if got <= 0:
+                    break
+                got = min(got, end - at)
+                count += buffer.count(10) if got == len(buffer) else buffer[:got].count(10)
+                at += got
+            return count
+        finally:
+            os.close(fd)
+
+    def range_lines(
+        self, keywords: Sequence[str], start: int, end: int, offset: Callable[[], int] | int = 0
+    ) -> Iterator[tuple[int, str]]:
+        """The prefilter of the bytes [start, end) of a plain file (cut at line ends): `head -c LEN | grep -a -n -E
+        -e ALTERNATION`, grep reading straight from `start` when the range runs to the end. Each line is numbered
+        as one grep over the whole file numbers it: its number in the range plus `offset` (the lines before the
+        range; a function is called once, before the first line is given, so grep can start before it is known).
+        Raises `PrefilterOverflow` when a line is too long for grep's memory cap; honours --max-seconds."""
+        env = {**os.environ, "LC_ALL": "C"}
+        grep_args = ["grep", "-a", "-n", "-E", "-e", ere_alternation(keywords)]
+        procs: list[subprocess.Popen[bytes]] = []
+        fd = self._open_fd(os.O_RDONLY)
+        try:
+            os.lseek(fd, start, os.SEEK_SET)
+            stdin: int | IO[bytes] = fd
+            if end < self.size:
+                feeder = subprocess.Popen(["head", "-c", str(end - start)], stdin=fd, stdout=subprocess.PIPE)
+                procs.append(feeder)
+                assert feeder.stdout is not None
+                stdin = feeder.stdout
+            grep = subprocess.Popen(
+                grep_args,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
+            )
+            procs.append(grep)
+            os.close(fd)
+            fd = -1
+            if procs[0] is not grep and procs[0].stdout is not None:
+                procs[0].stdout.close()
+            assert grep.stdout is not None and grep.stderr is not None
+            first = offset if isinstance(offset, int) else None
+            for seen, (_, raw) in enumerate(iter_binary_lines(grep.stdout), start=1):
+                if first is None:
+                    assert callable(offset)
+                    first = offset()
+                number, sep, text = raw.partition(":")
+                if sep and number.isdigit():
+                    yield first + int(number), text
+                if seen % 1024 == 0 and self.limits.max_seconds > 0:
+                    self._check([0], None)
+            grep.wait()
+            problem = grep.stderr.read().decode("utf-8", "replace").strip()
+            if grep.returncode == 2 and "memory exhausted" in problem:
+                raise PrefilterOverflow(f"{self.path}: a line too long for the prefilter in bytes {start}-{end}")
+            if grep.returncode not in (0, 1):
+                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+        finally:
+            if fd >= 0:
+                os.close(fd)
+            _reap(procs)
+
+
+class PrefilterOverflow(Exception):
+    """A line of a byte range too long for the prefilter's grep (the whole file is then read as one)."""
+
+
+def usable_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def prefilter_parts(size: int, most: int = PREFILTER_MAX_PARTS) -> int:
     """How many byte ranges the prefilter of a `size`-byte file is split into: one a usable CPU, each at
-    least PREFILTER_PART_BYTES, at most PREFILTER_MAX_PARTS; `LOGDOCTOR_PREFILTER_PARTS=N` asks for N in
-    place of the CPU count (docs/benchmarks.md, *Parallel prefilter*)."""
+    least PREFILTER_PART_BYTES, at most `most`; `LOGDOCTOR_PREFILTER_PARTS=N` asks for N in place of the
+    CPU count (docs/benchmarks.md, *Parallel prefilter*)."""
     given = os.environ.get(PARTS_VARIABLE, "").strip()
     if given.isdigit():
-        return max(1, min(int(given), PREFILTER_MAX_PARTS * 4, size // PREFILTER_PART_BYTES))
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cpus, PREFILTER_MAX_PARTS, size // PREFILTER_PART_BYTES))
+        return max(1, min(int(given), PARSE_MAX_PARTS, size // PREFILTER_PART_BYTES))
+    return max(1, min(usable_cpus(), most, size // PREFILTER_PART_BYTES))
 
 
 def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:

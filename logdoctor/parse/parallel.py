@@ -1,0 +1,333 @@
+"""A big local file parsed in worker processes, one byte range each, merged in order into one parse.
+
+`diagnose` of a gigabyte log spends most of its time in Python's per-line parsing (docs/benchmarks.md,
+*Parallel parse*), which one process runs on one core whatever the prefilter does. Here the file is cut
+into byte ranges at line ends (`LocalSource.parallel_ranges`, one a CPU), and each range is prefiltered
+(its own `head -c | grep -n`) and parsed by a forked worker; the parent merges the ranges' events, counts,
+detections and evidence texts in file order.
+
+The parse of a line depends on what came before it (the grammars' state: the vLLM version, the number of
+speculative tokens; the workers' ranks; a block or a terminal-wrapped line still open). A worker cannot
+know the state at its range's start without parsing everything before it, so it guesses: it first parses
+the head of the file (`WARMUP_BYTES`, where a server prints its start-up lines), keeping the state and
+dropping the events, then its range. The guess is checked: the state each worker started from must equal
+the state the range before ended with (`EventStream.carried_state`), and no range may end with anything
+open (`EventStream.cut_clean`). By induction the merged parse is then the one-process parse. When a check
+fails (a server restarted mid-file, a block cut by a range end), the file is parsed again in one process:
+slower, never different.
+
+Workers are forked (they inherit the loaded registry; no import), and only when this process runs no
+other thread (a fork copies locks held by other threads): on a terminal, where the progress spinner runs
+in a thread, the file is parsed in one process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import threading
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from logdoctor.errors import InputError
+from logdoctor.events import EventBase, EventLog, LineTexts
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
+from logdoctor.sources.local import LocalSource, usable_cpus
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
+WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
+_FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
+
+
+@dataclass
+class RangeParse:
+    """What a worker sends back for its range."""
+
+    events: list[EventBase]
+    stats: SourceStats
+    detection: Detection
+    texts: dict[int, str]
+    start_state: str | None  # the state it started from (None: the first range, which starts fresh)
+    end_state: str  # the state it ended with
+    clean: bool  # nothing open at its end
+    error: str | None = None  # an InputError's message (a cap): raised in the parent
+    fallback: str | None = None  # why the file must be parsed in one process after all
+
+
+def _warmup_end(source: LocalSource, start: int) -> int:
+    """Where a worker's warm-up stops: the first line end at or after WARMUP_BYTES, or the range's start."""
+    if start <= WARMUP_BYTES:
+        return start
+    with open(source.path, "rb") as fh:
+        fh.seek(WARMUP_BYTES)
+        at = WARMUP_BYTES
+        while at < start:
+            block = fh.read(64 * 1024)
+            if not block:
+                return start
+            found = block.find(b"\n")
+            if found >= 0:
+                return min(start, at + found + 1)
+            at += len(block)
+    return start
+
+
+class _Shared:
+    """What the workers share (created before the fork): each range's line count, whether it is known, and the
+    next range to take."""
+
+    def __init__(self, context: Any, ranges: int) -> None:
+        self.counts = context.Array("q", ranges, lock=False)
+        self.ready = [context.Event() for _ in range(ranges)]
+        self.next = context.Value("i", 0)
+
+    def take(self) -> int:
+        with self.next.get_lock():
+            index = int(self.next.value)
+            self.next.value = index + 1
+        return index
+
+    def offset(self, index: int) -> int:
+        """The lines before range `index` (waits for the counts of the ranges before it)."""
+        for event in self.ready[:index]:
+            event.wait()
+        return sum(self.counts[i] for i in range(index))
+
+
+def _parse_range(
+    stream: EventStream,
+    source: LocalSource,
+    keywords: Sequence[str],
+    ranges: list[tuple[int, int]],
+    index: int,
+    shared: _Shared,
+    warm: bool,
+) -> RangeParse:
+    """Range `index` parsed by `stream`, which starts from the state it holds (a range this worker parsed
+    before) or, with `warm`, from the state of the file's head."""
+    start, end = ranges[index]
+    name = source.name
+    stream.final = False
+    if warm and index > 0:
+        stream.begin_range(source.range_lines(keywords, 0, _warmup_end(source, start)), SourceStats(name=name))
+        for _ in stream:
+            pass
+    start_state = stream.carried_state() if index > 0 else None
+    stats = SourceStats(name=name, kind=source.kind, path=source.path)
+    stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)
+    stream.final = index == len(ranges) - 1
+    events = list(stream)
+    assert stream.texts is not None
+    return RangeParse(
+        events=events,
+        stats=stats,
+        detection=stream.detection,
+        texts=dict(stream.texts.items()),
+        start_state=start_state,
+        end_state=stream.carried_state(),
+        clean=stream.cut_clean,
+    )
+
+
+def _worker(
+    conn: Connection,
+    source: LocalSource,
+    keywords: Sequence[str],
+    ranges: list[tuple[int, int]],
+    worker: int,
+    workers: int,
+    engine: str | None,
+    shared: _Shared,
+) -> None:
+    """A forked worker: first the line counts of its share of the ranges (every `workers`-th), then ranges taken
+    in turn until none is left, each one's parse pickled down `conn` after its index (or why it could not be
+    parsed apart)."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    gc.freeze()  # what the parent held: never traversed (nor its pages copied) by this worker's collections
+    try:
+        for mine in range(worker, len(ranges), workers):
+            shared.counts[mine] = source.count_range_lines(*ranges[mine])
+            shared.ready[mine].set()
+        stream = EventStream(source.name, iter(()), engine=engine, keep_text=True)
+        warm = True
+        while (index := shared.take()) < len(ranges):
+            result = _parse_range(stream, source, keywords, ranges, index, shared, warm)
+            warm = False
+            conn.send_bytes(index.to_bytes(4, "little") + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception as exc:
+        empty = SourceStats(name=source.name)
+        failed = RangeParse([], empty, Detection(), {}, None, "", False)
+        if isinstance(exc, InputError):
+            failed.error = str(exc)
+        else:  # the file is then parsed in one process, which reports what is wrong with it
+            failed.fallback = f"{type(exc).__name__}: {exc}"
+        for event in shared.ready:  # no worker may wait for a count that will not come
+            event.set()
+        conn.send_bytes(_FAILED.to_bytes(4, "little") + pickle.dumps(failed, protocol=pickle.HIGHEST_PROTOCOL))
+    finally:
+        conn.close()
+
+
+def workers_allowed() -> bool:
+    """Whether a file may be parsed in forked workers: two CPUs or more, a fork start method, this process's only
+    thread, and not turned off by `LOGDOCTOR_PARSE_WORKERS=0` or `LOGDOCTOR_PREFILTER_PARTS=1`."""
+    import multiprocessing
+
+    if os.environ.get(WORKERS_OFF, "").strip() == "0" or usable_cpus() < 2:
+        return False
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+class RangeWork:
+    """A file's workers, started (`start_in_ranges`); `collect` waits for their ranges and merges them."""
+
+    def __init__(self, source: LocalSource, ranges: list[tuple[int, int]], keywords: Sequence[str], engine: str | None):
+        import multiprocessing
+        import time
+
+        self.source = source
+        self.engine = engine
+        self._ranges = ranges
+        source._started = time.monotonic()  # --max-seconds counts from here, as in a one-process read
+        context = multiprocessing.get_context("fork")
+        self._shared = _Shared(context, len(ranges))
+        workers = min(usable_cpus(), len(ranges))
+        self._procs: list[Any] = []
+        self._conns: list[Connection] = []
+        try:
+            for worker in range(workers):
+                receive, send = context.Pipe(duplex=False)
+                proc = context.Process(
+                    target=_worker,
+                    args=(send, source, keywords, ranges, worker, workers, engine, self._shared),
+                    daemon=True,
+                    name=f"logdoctor-parse-{worker}",
+                )
+                proc.start()
+                send.close()
+                self._procs.append(proc)
+                self._conns.append(receive)
+        except BaseException:
+            self.cancel()
+            raise
+
+    def cancel(self, *, finished: bool = False) -> None:
+        """Stop the workers (their greps end on a closed pipe) and close the pipes; `finished`: every range came
+        in, so the workers are exiting on their own (waited for a moment before they are killed)."""
+        for conn in self._conns:
+            conn.close()
+        for proc in self._procs:
+            if finished:
+                proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+        self._conns, self._procs = [], []
+
+    def collect(self, stat: SourceStats) -> tuple[EventLog, Detection, LineTexts] | None:
+        """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
+        cut failed or a worker could not go on for another reason than a cap (then parse it in one process)."""
+        import gc
+        from multiprocessing.connection import Connection, wait
+
+        parts: list[RangeParse] = []
+        received: dict[int, memoryview] = {}
+        finished = False
+        collecting = gc.isenabled()
+        gc.disable()  # a million objects unpickled: the collector would go over them again and again
+        try:
+            waiting = list(self._conns)
+            while len(parts) < len(self._ranges):
+                if not waiting:
+                    return None  # every worker is done and a range is missing: one died
+                for conn in wait(waiting):
+                    assert isinstance(conn, Connection)
+                    try:
+                        message = memoryview(conn.recv_bytes())
+                    except (EOFError, OSError):  # done, or died (killed, out of memory)
+                        waiting.remove(conn)
+                        continue
+                    received[int.from_bytes(message[:4], "little")] = message[4:]
+                if _FAILED in received:
+                    failed: RangeParse = pickle.loads(received[_FAILED])  # noqa: S301 - our own forked worker's
+                    if failed.error is not None:
+                        raise InputError(failed.error)  # a cap (--max-seconds): a one-process read's one-line error
+                    return None  # anything else: parsed in one process, which reports it if it is the file's fault
+                while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
+                    parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
+            finished = True
+            for before, after in itertools.pairwise(parts):
+                if not before.clean or after.start_state != before.end_state:
+                    return None  # the guess at the state of a range's start was wrong: parse it as one
+            return _merge(parts, self.source, stat, sum(self._shared.counts))
+        finally:
+            self.cancel(finished=finished)
+            if collecting:
+                gc.enable()
+
+
+def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | None) -> RangeWork | None:
+    """The workers of a big local file, started now (a few byte ranges each), or None where it is parsed in one
+    process: too small, not a plain file, one CPU, or workers not allowed (`workers_allowed`)."""
+    ranges = source.parallel_ranges()
+    if ranges is None or not workers_allowed():
+        return None
+    return RangeWork(source, ranges, keywords, engine)
+
+
+def parse_in_ranges(
+    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
+) -> tuple[EventLog, Detection, LineTexts] | None:
+    """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
+    whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
+    source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
+    one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
+    work = start_in_ranges(source, keywords, engine)
+    return work.collect(stat) if work is not None else None
+
+
+def _merge(
+    parts: list[RangeParse], source: LocalSource, stat: SourceStats, total_lines: int
+) -> tuple[EventLog, Detection, LineTexts]:
+    events = EventLog()
+    texts = LineTexts()
+    detection = Detection(forced=parts[0].detection.forced)
+    unrecognised = array("q")
+    for part in parts:
+        events.extend(part.events)
+        for number, text in part.texts.items():
+            texts[number] = text
+        s = part.stats
+        stat.lines += s.lines
+        stat.candidates += s.candidates
+        stat.events += s.events
+        stat.unrecognised += s.unrecognised
+        room = UNPARSED_SAMPLE_SIZE - len(stat.unrecognised_samples)
+        if room > 0:
+            stat.unrecognised_samples.extend(s.unrecognised_samples[:room])
+        unrecognised.extend(s.unrecognised_lines)
+        d = part.detection
+        for header, count in d.header_counts.items():
+            detection.header_counts[header] = detection.header_counts.get(header, 0) + count
+        for proc_name, count in d.process_names.items():
+            detection.process_names[proc_name] = detection.process_names.get(proc_name, 0) + count
+        for header, line in d.first_line.items():
+            detection.first_line.setdefault(header, line)
+        detection.versions.extend(d.versions)
+        if not detection.named:
+            detection.named.extend(d.named)
+    stat.unrecognised_lines.extend(unrecognised)
+    source.bytes_read = source.size
+    source.prefiltered = True
+    source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
+    return events, detection, texts

@@ -1,0 +1,140 @@
+"""A big local file parsed in worker processes, one byte range each: the same parse as one process gives.
+
+The inputs are bench/gen_log.py's generated vLLM serving log (a few MB here; the thresholds that keep small
+files in one process are lowered for the test) and the story fixture appended to it (a second server start).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from logdoctor.events import EventBase
+from logdoctor.parse.detect import Detection
+from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.run import Parsed, local_line_sources, parse_each
+from logdoctor.sources.local import open_local
+
+ROOT = Path(__file__).resolve().parents[2]
+STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("parallel") / "serve.log"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "3M", "--out", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return path
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split a few-MB file as a gigabyte one is split, and warm each worker up on only the file's first 64 KiB
+    (so a range's starting state is a guess that the checks must confirm)."""
+    import logdoctor.parse.parallel as parallel
+    import logdoctor.sources.local as local
+
+    monkeypatch.setattr(local, "PREFILTER_MIN_BYTES", 0)
+    monkeypatch.setattr(local, "PREFILTER_PART_BYTES", 1)
+    monkeypatch.setattr(parallel, "WARMUP_BYTES", 64 * 1024)
+    monkeypatch.delenv("LOGDOCTOR_PARSE_WORKERS", raising=False)
+
+
+def _one_process(path: Path) -> tuple[list[EventBase], SourceStats, Detection, dict[int, str], int | None]:
+    source = open_local(str(path))
+    stat = SourceStats(name=source.name, kind=source.kind, path=source.path)
+    stream = EventStream(source.name, source.lines(candidate_keywords(), prefilter=True), stats=stat, keep_text=True)
+    events = list(stream)
+    texts = dict(stream.texts.items()) if stream.texts is not None else {}
+    return events, stat, stream.detection, texts, source.total_lines
+
+
+def _plain(p: Parsed) -> tuple[object, ...]:
+    """A parse as plain values to compare (events and texts are held compressed, compared by what they hold)."""
+    return list(p.events), p.stats, p.detections, {name: dict(t.items()) for name, t in p.texts.items()}
+
+
+@pytest.mark.usefixtures("small_thresholds")
+@pytest.mark.parametrize("parts", [2, 3, 5, 8])
+def test_ranges_parsed_apart_give_the_one_process_parse(
+    served: Path, parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from logdoctor.parse.parallel import parse_in_ranges
+
+    events, stat, detection, texts, total = _one_process(served)
+    assert len(events) > 200
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", str(parts))
+    source = open_local(str(served))
+    ranges = source.parallel_ranges()
+    assert ranges is not None and len(ranges) == parts
+    apart_stat = SourceStats(name=source.name, kind=source.kind, path=source.path)
+    apart = parse_in_ranges(source, candidate_keywords(), None, apart_stat)
+    assert apart is not None, "a one-start log: every cut's check holds"
+    apart_events, apart_detection, apart_texts = apart
+    assert list(apart_events) == events
+    assert apart_detection == detection
+    assert dict(apart_texts.items()) == texts
+    assert apart_stat == stat
+    assert source.total_lines == total == served.read_bytes().count(b"\n")
+    assert source.prefiltered and source.bytes_read == served.stat().st_size
+
+
+def _parsed(path: Path) -> list[Parsed]:
+    return list(parse_each(local_line_sources([str(path)]), None, all_runs=True))
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_a_restart_mid_file_fails_a_check_and_is_parsed_in_one_process(
+    served: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second server start (another version, another k) changes the state a range starts from: the guess
+    from the file's head is wrong there, and the whole file is parsed in one process, as if never split."""
+    from logdoctor.parse import parallel
+
+    data = served.read_bytes()
+    path = tmp_path / "restarted.log"
+    path.write_bytes(data[: len(data) // 3] + STORY.read_bytes() + data[len(data) // 3 :])
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "4")
+    source = open_local(str(path))
+    assert parallel.parse_in_ranges(source, candidate_keywords(), None, SourceStats(name=source.name)) is None
+    apart = _parsed(path)
+    monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
+    whole = _parsed(path)
+    assert len(whole) == 2  # the generated start, then the story's (with the generated lines after it)
+    assert [(*_plain(p), p.notes) for p in apart] == [(*_plain(p), p.notes) for p in whole]
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_what_is_parsed_in_one_process(served: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from logdoctor.parse.parallel import workers_allowed
+
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "1")
+    assert open_local(str(served)).parallel_ranges() is None  # one range: one grep, as before
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    gz = tmp_path / "serve.log.gz"
+    subprocess.run(["gzip", "-k", "-c", str(served)], stdout=gz.open("wb"), check=True)
+    assert open_local(str(gz)).parallel_ranges() is None  # gzip is read as one stream
+    monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
+    assert not workers_allowed()
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_workers_started_with_the_sources_give_the_same_parse(served: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`local_line_sources(..., engine=)` starts a big file's workers at once (the CLI loads its rules meanwhile);
+    parsed for that engine, or for another one (the workers are then stopped), the result is the one-process one."""
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    for started, asked in (("auto", "auto"), ("auto", "sglang")):
+        sources = local_line_sources([str(served)], engine=started)
+        assert sources[0].apart is not None
+        early = list(parse_each(sources, asked))
+        monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
+        whole = list(parse_each(local_line_sources([str(served)]), asked))
+        monkeypatch.delenv("LOGDOCTOR_PARSE_WORKERS")
+        assert [_plain(p) for p in early] == [_plain(p) for p in whole]
