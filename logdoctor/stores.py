@@ -24,19 +24,7 @@ import click
 
 from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
 from logdoctor.options import option_bundle
-from logdoctor.sources.clickhouse import (
-    DEFAULT_IDENTITY,
-    DEFAULT_MAX_ROWS,
-    DEFAULT_READ_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    ClickHouseOptions,
-    ClickHouseTarget,
-    Deployment,
-    check_ca_file,
-    is_clickhouse_url,
-    parse_clickhouse_url,
-    parse_time,
-)
+from logdoctor.sources.limits import DEFAULT_MAX_ROWS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,6 +36,7 @@ if TYPE_CHECKING:
     from logdoctor.fleet import HostOptions
     from logdoctor.parse.pipeline import SourceStats
     from logdoctor.run import LineSource
+    from logdoctor.sources.clickhouse import ClickHouseOptions, ClickHouseTarget, Deployment
     from logdoctor.sources.limits import ReadLimits
     from logdoctor.sources.urls import UrlOptions
 
@@ -58,6 +47,10 @@ USER_ENV = "CLICKHOUSE_USER"
 
 
 def is_store_target(target: str) -> bool:
+    if not target.lower().startswith("clickhouse"):  # every scheme of sources.clickhouse.SCHEMES does
+        return False  # (told without importing the reader: `diagnose FILE` never needs it)
+    from logdoctor.sources.clickhouse import is_clickhouse_url
+
     return is_clickhouse_url(target)
 
 
@@ -100,6 +93,15 @@ class StoreOptions:
         self, timeout: float | None, read_timeout: float | None = None, now: float | None = None
     ) -> ClickHouseOptions:
         """The reader's options: times resolved, the password read from its file or CLICKHOUSE_PASSWORD."""
+        from logdoctor.sources.clickhouse import (
+            DEFAULT_IDENTITY,
+            DEFAULT_READ_TIMEOUT,
+            DEFAULT_TIMEOUT,
+            ClickHouseOptions,
+            check_ca_file,
+            parse_time,
+        )
+
         since = parse_time(self.since if self.since is not None else DEFAULT_SINCE, now)
         until = parse_time(self.until, now) if self.until is not None else None
         if since is not None and until is not None and until <= since:
@@ -244,7 +246,7 @@ def diagnose_stores(
     from logdoctor.parse.pipeline import candidate_keywords
     from logdoctor.report.events import say
     from logdoctor.sanitize import one_line
-    from logdoctor.sources.clickhouse import read_clickhouse
+    from logdoctor.sources.clickhouse import parse_clickhouse_url, read_clickhouse
 
     parsed_targets = [parse_clickhouse_url(t) for t in targets]
     if store.clickhouse_ca_file is not None and not any(t.tls for t in parsed_targets):
@@ -439,6 +441,7 @@ def _store_side_source(
     differences): several matching deployments, or none, is an input error naming them."""
     from logdoctor.report.events import say
     from logdoctor.sanitize import one_line
+    from logdoctor.sources.clickhouse import parse_clickhouse_url
 
     url, _, pick = given.partition("#")
     shown = one_line(url)

@@ -11,7 +11,6 @@ line (exit 3); the others' results are kept.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -116,6 +115,8 @@ def per_request_speed(events: Sequence[EventBase]) -> float | None:
         for e in events
         if isinstance(e, SchedulerStats) and e.running and e.generation_throughput
     ]
+    import statistics  # here: it costs `logdoctor --version` ~5 ms (fractions, decimal)
+
     return statistics.median(speeds) if speeds else None
 
 
@@ -127,6 +128,8 @@ def find_outliers(
     known = [s for s in speeds if s is not None]
     if len(known) < MIN_PEERS:
         return []
+    import statistics
+
     median = statistics.median(known)
     out: list[Outlier] = []
     for name, diagnosis, speed in zip(names, diagnoses, speeds, strict=True):

@@ -33,6 +33,7 @@ from typing import IO, Any
 from logdoctor.errors import CollectionError, UsageError
 from logdoctor.redact import redact
 from logdoctor.sanitize import one_line
+from logdoctor.sources.limits import DEFAULT_MAX_ROWS  # matching rows kept per deployment
 
 TLS_SCHEMES = ("clickhouses", "clickhouse+https")  # HTTPS: the server's certificate is verified
 SCHEMES = ("clickhouse", *TLS_SCHEMES)
@@ -41,7 +42,6 @@ DEFAULT_TLS_PORT = 8443  # ClickHouse's https_port in its shipped config.xml
 DEFAULT_IDENTITY = ("host.name", "k8s.pod.name", "k8s.container.name")
 # Short names of the identity attributes in report headings (`host=gpu-3 pod=vllm-0`); others keep their key.
 SHORT_NAMES = {"host.name": "host", "k8s.pod.name": "pod", "k8s.container.name": "container"}
-DEFAULT_MAX_ROWS = 2_000_000  # matching rows kept per deployment (the earliest; the rest is reported as cut)
 MAX_BODY_BYTES = 1024 * 1024  # a Body is cut here, like a local line (sources.local.MAX_LINE_BYTES)
 MULTI_SEARCH_NEEDLES = 200  # multiSearchAny takes at most 255 needles a call: several calls are OR-ed
 ERROR_CHARS = 300  # ClickHouse's error text is cut here (18.16 lists every token it expected)

@@ -43,3 +43,8 @@ def raise_on_termination() -> None:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) in (signal.SIG_DFL, None):
             signal.signal(signum, _terminate)
+
+
+# clickhouse:// targets (logdoctor/sources/clickhouse.py): matching rows kept per deployment (the earliest; the rest
+# is reported as cut). Here so that `--max-rows`'s default is declared without importing the ClickHouse reader.
+DEFAULT_MAX_ROWS = 2_000_000

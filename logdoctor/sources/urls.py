@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from logdoctor.errors import CollectionError, LogdoctorError, UsageError
-from logdoctor.redact import redact
 
 HANDLERS: dict[str, str] = {
     "prometheus": "logdoctor.sources.prometheus:collect",
@@ -120,6 +119,8 @@ def handler_for(target: str) -> Handler:
     scheme = scheme_of(target)
     if scheme is None or scheme not in HANDLERS:
         known = ", ".join(f"{s}://" for s in sorted(HANDLERS))
+        from logdoctor.redact import redact  # here: its patterns cost every start ~10 ms
+
         raise UsageError(f"{redact(target)}: not a URL target logdoctor reads ({known})")
     module_name, _, function = HANDLERS[scheme].partition(":")
     handler: Handler = getattr(importlib.import_module(module_name), function)
@@ -136,6 +137,8 @@ def collect(targets: Iterable[str], options: UrlOptions) -> list[UrlCollection]:
         except UsageError:
             raise
         except LogdoctorError as exc:
+            from logdoctor.redact import redact
+
             out.append(UrlCollection(target=redact(target), error=str(exc)))
     return out
 
