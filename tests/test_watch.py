@@ -29,7 +29,9 @@ WAIT = 120.0  # seconds for one diagnosis on a loaded two-core machine
 
 
 class Watch:
-    def __init__(self, target: Path, *args: str) -> None:
+    """`logdoctor watch TARGET` piped, its stdout and stderr read by threads for as long as it runs."""
+
+    def __init__(self, target: Path | str, *args: str) -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "logdoctor.cli", "watch", str(target), "--interval", "0.2", *args],
@@ -61,14 +63,18 @@ class Watch:
                 return line
         raise AssertionError(f"no line with {containing!r}; stderr: {''.join(self.err)}")
 
-    def wait_err(self, containing: str) -> None:
+    def wait_err(self, containing: str, count: int = 1) -> None:
         deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline and not any(containing in line for line in self.err):
+        while time.monotonic() < deadline and sum(containing in line for line in self.err) < count:
+            if self.proc.poll() is not None:
+                time.sleep(0.5)  # the reader thread may still be draining
+                break
             time.sleep(0.1)
-        assert any(containing in line for line in self.err), self.err
+        assert sum(containing in line for line in self.err) >= count, self.err
 
     def end(self, signum: int = signal.SIGINT) -> int:
-        self.proc.send_signal(signum)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signum)
         return self.proc.wait(timeout=WAIT)
 
 

@@ -67,13 +67,5 @@ class Feed(Generic[T]):
             done = end
 
     def __iter__(self) -> Iterator[T]:
-        done = 0
-        while True:
-            with self._ready:
-                while done >= len(self.items) and not self._closed:
-                    self._ready.wait()
-                end = len(self.items)
-            if done >= end:
-                return
-            yield from self.items[done:end]
-            done = end
+        for chunk in self.chunks():
+            yield from chunk

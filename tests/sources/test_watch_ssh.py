@@ -9,11 +9,9 @@ for the line that says the view changed; the connection is cut by killing the ss
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pytest
 from logdoctor.sources.sshfollow import split_follow_target
 from tests.sources.conftest import SshLab
 from tests.sources.test_faults import cut_connections
+from tests.test_watch import Watch as WatchProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
@@ -31,67 +30,11 @@ REST = "".join(LINES[30:])  # the stats under load: the speculative-decoding cau
 WAIT = 120.0
 
 
-class Watch:
-    """`logdoctor watch TARGET` piped, its stdout and stderr read by threads for as long as it runs."""
+class Watch(WatchProcess):
+    """`logdoctor watch HOST...` against the loopback sshd of the lab, piped (tests/test_watch.py's reader)."""
 
     def __init__(self, lab: SshLab, target: str, *args: str) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "logdoctor.cli",
-                "watch",
-                target,
-                "--interval",
-                "0.2",
-                "--ssh-config",
-                str(lab.ssh_config),
-                "--known-hosts",
-                str(lab.known_hosts),
-                *args,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.err: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.err.extend(self.proc.stderr or []), daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def next_line(self, containing: str = "") -> str:
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.5)
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            if containing in line:
-                return line
-        raise AssertionError(f"no line with {containing!r}; stderr: {''.join(self.err)}")
-
-    def wait_err(self, containing: str, count: int = 1) -> None:
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline and sum(containing in line for line in self.err) < count:
-            if self.proc.poll() is not None:
-                time.sleep(0.5)  # the reader thread may still be draining
-                break
-            time.sleep(0.1)
-        assert sum(containing in line for line in self.err) >= count, self.err
-
-    def end(self, signum: int = signal.SIGINT) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signum)
-        return self.proc.wait(timeout=WAIT)
+        super().__init__(target, "--ssh-config", str(lab.ssh_config), "--known-hosts", str(lab.known_hosts), *args)
 
 
 def tails_of(log: Path) -> list[str]:
