@@ -19,7 +19,6 @@ import click
 
 from logdoctor.errors import CollectionError, UsageError
 from logdoctor.options import option_bundle
-from logdoctor.sources.urls import UrlOptions, split_url_targets
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
     from logdoctor.report.outliers import Outlier
+    from logdoctor.sources.urls import UrlOptions
 
 # An instance decoding below this share of the fleet median (tok/s per running request) is an outlier: at
 # half speed it serves each user half as fast, far outside the spread of identical replicas under one load.
@@ -38,7 +38,16 @@ MIN_PEERS = 3  # a median of fewer instances says nothing about "peers"
 __all__ = ["OUTLIER_RATIO", "UrlResult", "diagnose_url_targets", "split_url_targets", "url_options"]
 
 
+def split_url_targets(targets: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`sources.urls.split_url_targets`, imported when a command runs (not on every start: `--version`)."""
+    from logdoctor.sources import urls
+
+    return urls.split_url_targets(targets)
+
+
 def _url_options(values: dict[str, Any]) -> UrlOptions:
+    from logdoctor.sources.urls import UrlOptions
+
     return UrlOptions(**{**values, "since": values["since"] or "30m"})
 
 
