@@ -274,20 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     block = "\n".join(lines) + "\n"
     print(block)
     if args.record:
+        from bench_parse import record_block  # one rule for where a block goes in docs/benchmarks.md
+
         record_block(block, SECTION)
     return 0
-
-
-def record_block(block: str, section: str) -> None:
-    """Add `block` at the end of `section` of docs/benchmarks.md (bench_parse.py's rule)."""
-    text = DOC.read_text(encoding="utf-8")
-    start = text.find(f"\n{section}\n")
-    if start < 0:
-        text = text.rstrip("\n") + f"\n\n{section}\n"
-        start = text.find(f"\n{section}\n")
-    following = text.find("\n## ", start + 1)
-    end = len(text) if following < 0 else following
-    DOC.write_text(text[:end].rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -536,16 +536,10 @@ class LocalSource:
                     preexec_fn=_grep_preexec,  # setrlimit only: takes no lock
                 )
             procs.append(grep)
-            assert grep.stdout is not None and grep.stderr is not None
-            for seen, (_, raw) in enumerate(iter_binary_lines(grep.stdout), start=1):
-                number, sep, text = raw.partition(":")
-                if sep and number.isdigit():
-                    yield int(number), text
-                if seen % 1024 == 0 and self.limits.max_seconds > 0:
-                    self._check([0], None)
-            grep.wait()
-            problem = grep.stderr.read().decode("utf-8", "replace").strip()
-            if grep.returncode == 2 and "memory exhausted" in problem:
+            assert grep.stdout is not None
+            yield from self._matches(grep.stdout)
+            exhausted, problem = _grep_ended(grep)
+            if exhausted:
                 yield -1, ""
                 return
             if unzip is not None:
@@ -562,8 +556,7 @@ class LocalSource:
                     raise InputError(
                         f"{self.path}: damaged gzip: {unzip_problem.splitlines()[-1:] or unzip.returncode}"
                     )
-            if grep.returncode not in (0, 1):
-                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+            self._check_grep(grep, problem)
             self.bytes_read = self.size
             if wc is not None:
                 out, _ = wc.communicate()
@@ -639,9 +632,7 @@ class LocalSource:
                 os.close(fd)
             fds.clear()
             offset = 0
-            seen = 0
             for index, grep in enumerate(greps):
-                assert grep.stderr is not None
                 if index == 0:
                     assert grep.stdout is not None
                     stream: _Readable = grep.stdout
@@ -649,20 +640,12 @@ class LocalSource:
                     grep.wait()
                     outputs[index - 1].seek(0)
                     stream = BufferedFile(outputs[index - 1])
-                for _, raw in iter_binary_lines(stream):
-                    number, sep, text = raw.partition(":")
-                    if sep and number.isdigit():
-                        yield offset + int(number), text
-                    seen += 1
-                    if seen % 1024 == 0 and self.limits.max_seconds > 0:
-                        self._check([0], None)
-                grep.wait()
-                problem = grep.stderr.read().decode("utf-8", "replace").strip()
-                if grep.returncode == 2 and "memory exhausted" in problem:
+                yield from self._matches(stream, offset)
+                exhausted, problem = _grep_ended(grep)
+                if exhausted:
                     yield -1, ""
                     return
-                if grep.returncode not in (0, 1):
-                    raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+                self._check_grep(grep, problem)
                 out, _ = counts[index].communicate()
                 first = out.split()[:1]
                 if not (first and first[0].isdigit()):
@@ -676,6 +659,24 @@ class LocalSource:
             _reap(procs)
             for output in outputs:
                 output.close()
+
+    def _matches(self, stream: _Readable, offset: Callable[[], int] | int = 0) -> Iterator[tuple[int, str]]:
+        """A prefilter grep's `-n` output as (its line number + `offset`, text), --max-seconds checked every 1024
+        lines. A callable `offset` is asked once, when the first line arrives (grep may start before it is known)."""
+        first = offset if isinstance(offset, int) else None
+        for seen, (_, raw) in enumerate(iter_binary_lines(stream), start=1):
+            if first is None:
+                assert callable(offset)
+                first = offset()
+            number, sep, text = raw.partition(":")
+            if sep and number.isdigit():
+                yield first + int(number), text
+            if seen % 1024 == 0 and self.limits.max_seconds > 0:
+                self._check([0], None)
+
+    def _check_grep(self, grep: subprocess.Popen[bytes], problem: str) -> None:
+        if grep.returncode not in (0, 1):
+            raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
 
     # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.parse.parallel) -------------
 
@@ -748,23 +749,12 @@ class LocalSource:
             fd = -1
             if procs[0] is not grep and procs[0].stdout is not None:
                 procs[0].stdout.close()
-            assert grep.stdout is not None and grep.stderr is not None
-            first = offset if isinstance(offset, int) else None
-            for seen, (_, raw) in enumerate(iter_binary_lines(grep.stdout), start=1):
-                if first is None:
-                    assert callable(offset)
-                    first = offset()
-                number, sep, text = raw.partition(":")
-                if sep and number.isdigit():
-                    yield first + int(number), text
-                if seen % 1024 == 0 and self.limits.max_seconds > 0:
-                    self._check([0], None)
-            grep.wait()
-            problem = grep.stderr.read().decode("utf-8", "replace").strip()
-            if grep.returncode == 2 and "memory exhausted" in problem:
+            assert grep.stdout is not None
+            yield from self._matches(grep.stdout, offset)
+            exhausted, problem = _grep_ended(grep)
+            if exhausted:
                 raise PrefilterOverflow(f"{self.path}: a line too long for the prefilter in bytes {start}-{end}")
-            if grep.returncode not in (0, 1):
-                raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
+            self._check_grep(grep, problem)
         finally:
             if fd >= 0:
                 os.close(fd)
@@ -773,6 +763,14 @@ class LocalSource:
 
 class PrefilterOverflow(Exception):
     """A line of a byte range too long for the prefilter's grep (the whole file is then read as one)."""
+
+
+def _grep_ended(grep: subprocess.Popen[bytes]) -> tuple[bool, str]:
+    """A prefilter grep waited for: (whether its memory cap stopped it on a line too long, its stderr)."""
+    grep.wait()
+    assert grep.stderr is not None
+    problem = grep.stderr.read().decode("utf-8", "replace").strip()
+    return grep.returncode == 2 and "memory exhausted" in problem, problem
 
 
 def usable_cpus() -> int:
