@@ -45,7 +45,7 @@ from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.errors import InputError, LogdoctorError, UsageError
-from logdoctor.events import EventBase, EventLog, LineTexts
+from logdoctor.events import EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.redact import Redactor
 from logdoctor.report.terminal import cause_groups, render_terminal
@@ -73,7 +73,7 @@ class Segment:
     total: int = 0
     bytes_read: int = 0
     stream: EventStream | None = None
-    events: list[EventBase] = field(default_factory=list)
+    events: EventLog = field(default_factory=EventLog)
     fed: int = 0
     closed: Parsed | None = None  # the final parse once the generation ended (rotated away)
     reparsed: int = 0  # diagnoses that had to parse every line again (a block was open)
@@ -90,11 +90,11 @@ class Segment:
             self.fed = len(self.lines)
         return stream
 
-    def _part(self, events: list[EventBase], stats: SourceStats, detection: Any, texts: LineTexts | None) -> Parsed:
+    def _part(self, events: EventLog, stats: SourceStats, detection: Any, texts: LineTexts | None) -> Parsed:
         stats.lines = max(self.total, stats.lines)  # every line read, as a prefiltered `diagnose` says
         stats.prefiltered = True
         stats.bytes_read = self.bytes_read
-        return Parsed(EventLog(events), [stats], [detection], {self.name: texts if texts is not None else LineTexts()})
+        return Parsed(events, [stats], [detection], {self.name: texts if texts is not None else LineTexts()})
 
     def close(self) -> None:
         """The generation ended (rotated away): its parse is final."""
@@ -115,13 +115,15 @@ class Segment:
             self.reparsed += 1
             return split_runs(self.parsed_again())
         tail, stats, detection, texts = peeked
-        return split_runs(self._part([*self.events, *tail], stats, detection, texts))
+        events = EventLog()
+        events.extend(self.events)  # the compressed batches shared, not encoded again for each view
+        events.extend(tail)
+        return split_runs(self._part(events, stats, detection, texts))
 
     def parsed_again(self) -> Parsed:
         """Every line parsed afresh (what watch did before parsing became incremental; the benchmark's baseline)."""
         fresh = EventStream(self.name, list(self.lines), engine=self.engine, keep_text=True)
-        events = list(fresh)
-        return self._part(events, fresh.stats, fresh.detection, fresh.texts)
+        return self._part(EventLog(fresh), fresh.stats, fresh.detection, fresh.texts)
 
 
 class FileFollower:
