@@ -709,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fleet-size", type=parse_size, default=parse_size("64M"), help="per-host log (default 64M)")
     parser.add_argument("--fleet-log", type=Path, default=None, help="per-host log file")
     parser.add_argument("--hosts", type=int, default=20, help="fleet size (default 20)")
-    from logdoctor.cli import DEFAULT_JOBS
+    from logdoctor.sources.limits import DEFAULT_JOBS
 
     parser.add_argument(
         "--jobs",

@@ -18,6 +18,7 @@ import click
 from logdoctor import __version__
 from logdoctor.errors import ExitStatus, InputError, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.options import option_bundle, read_limit_options
+from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
 from logdoctor.stores import store_options
 from logdoctor.urltargets import split_url_targets, url_options
 
@@ -38,11 +39,6 @@ if TYPE_CHECKING:
     from logdoctor.sources.urls import UrlOptions
     from logdoctor.stores import StoreOptions
 
-# Defaults of the SSH options (logdoctor.sources.ssh checks they agree).
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-# Hosts collected at a time: collecting is mostly waiting (the remote greps, the network), so twice the CPUs, at
-# least 8 (docs/ssh.md, *Many hosts*: twenty hosts on 16 cores are one wave).
-DEFAULT_JOBS = max(8, 2 * len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 8
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -543,7 +539,7 @@ ssh_options = option_bundle(
         click.option(
             "--read-timeout",
             type=click.FloatRange(min=0.1),
-            default=300.0,
+            default=DEFAULT_READ_TIMEOUT,
             show_default=True,
             help="Seconds one remote log read may take (what arrived is kept, marked partial).",
         ),

@@ -535,18 +535,20 @@ def host_reader(
     """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py)."""
     from logdoctor.fleet import HostOptions
     from logdoctor.report.events import say
-    from logdoctor.sources.ssh import DEFAULT_JOBS, DEFAULT_MAX_BYTES
+    from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
     from logdoctor.sources.sshfollow import HostFollow, follow_target
 
     if ssh is None:
-        ssh = HostOptions(None, (), None, None, 300.0, (), False, None, DEFAULT_MAX_BYTES, False, DEFAULT_JOBS)
+        ssh = HostOptions(
+            None, (), None, None, DEFAULT_READ_TIMEOUT, (), False, None, DEFAULT_MAX_BYTES, False, DEFAULT_JOBS
+        )
     unused = [
         name
         for name, given in (
             ("--save", ssh.save is not None),
             ("--jobs", ssh.jobs != DEFAULT_JOBS),
             ("--max-bytes", ssh.max_bytes != DEFAULT_MAX_BYTES),
-            ("--read-timeout", ssh.read_timeout != 300.0),
+            ("--read-timeout", ssh.read_timeout != DEFAULT_READ_TIMEOUT),
         )
         if given
     ]

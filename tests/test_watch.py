@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -317,3 +318,21 @@ def test_a_stream_fed_in_chunks_gives_the_events_of_one_pass() -> None:
         assert peeked is not None
     events.extend(stream.close())
     assert [e.model_dump() for e in events] == whole
+
+
+def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() -> None:
+    """`watch HOST` refuses --jobs, --max-bytes and --read-timeout when they differ from their defaults: the
+    defaults it compares with must be the ones the CLI declares (--jobs follows the CPU count)."""
+    from rich.console import Console
+
+    from logdoctor.cli import main
+    from logdoctor.fleet import HostOptions
+    from logdoctor.watch import host_reader
+
+    declared: dict[str | None, Any] = {p.name: p.default for p in main.commands["watch"].params}
+    ssh = HostOptions(
+        None, (), None, None, float(declared["read_timeout"]), (), False, None, int(declared["max_bytes"]), False,
+        int(declared["jobs"]),
+    )  # fmt: skip
+    read, label = host_reader("root@127.0.0.9:/var/log/vllm.log", ssh, Console(stderr=True))
+    assert callable(read) and label == "root@127.0.0.9"

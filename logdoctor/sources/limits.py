@@ -9,6 +9,7 @@ from importing the reader (docs/benchmarks.md, *Start-up*). `logdoctor.sources.l
 
 from __future__ import annotations
 
+import os
 import signal
 from dataclasses import dataclass
 from types import FrameType
@@ -48,3 +49,11 @@ def raise_on_termination() -> None:
 # clickhouse:// targets (logdoctor/sources/clickhouse.py): matching rows kept per deployment (the earliest; the rest
 # is reported as cut). Here so that `--max-rows`'s default is declared without importing the ClickHouse reader.
 DEFAULT_MAX_ROWS = 2_000_000
+
+# The SSH options' defaults (docs/ssh.md), here so that the CLI declares them without importing the SSH source,
+# and `watch HOST` (which refuses the options it has no use for) knows them as the CLI gave them.
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # --max-bytes: log lines transferred from one host
+DEFAULT_READ_TIMEOUT = 300.0  # --read-timeout: seconds one remote log read may take
+# --jobs, hosts collected at a time: collecting is mostly waiting (the remote greps, the network), so twice the
+# CPUs, at least 8 (docs/ssh.md, *Many hosts*: twenty hosts on 16 cores are one wave).
+DEFAULT_JOBS = max(8, 2 * len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 8

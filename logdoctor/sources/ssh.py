@@ -61,6 +61,7 @@ from logdoctor.sources.discovery import (
     surrogate_safe,
 )
 from logdoctor.sources.feed import Feed
+from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
 from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
 from logdoctor.sources.remote import (
     CommandResult,
@@ -91,8 +92,6 @@ __all__ = [
     "saved_bundle_problems",
 ]
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # also in logdoctor/cli.py (kept out of its imports for start-up time)
-DEFAULT_JOBS = 8
 _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts add to the data
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
 _SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
@@ -117,7 +116,7 @@ class SshOptions:
     accept_new: bool = False  # --accept-new: trust and record an unknown host key
     use_agent: bool = True
     use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
-    command_timeout: float = 300.0  # --read-timeout: one log read (what arrived is kept, marked partial)
+    command_timeout: float = DEFAULT_READ_TIMEOUT  # --read-timeout: one log read (what arrived is kept, partial)
     facts: bool = True  # nvidia-smi, engine versions, container detection
     compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
     shared_shell: bool = True  # every command in one `sh -s` session: one login shell a host, not one a command
