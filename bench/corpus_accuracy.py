@@ -37,6 +37,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld",
     REPO / "fixtures" / "logs" / "realworld2",
     REPO / "fixtures" / "logs" / "realworld3",
+    REPO / "fixtures" / "logs" / "realworld4",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
