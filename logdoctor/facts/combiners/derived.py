@@ -181,7 +181,9 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
 
 # uvicorn's waits on in-flight work during a stop (server.py `_wait_tasks_to_complete`): the responses still being
 # sent, then the request tasks still running. Each is followed, once the work ends, by the lifespan shutdown lines.
-_STOP_WAIT = re.compile(r"Waiting for (?:connections to close|background tasks to complete)\. \(CTRL\+C to force quit\)")
+_STOP_WAIT = re.compile(
+    r"Waiting for (?:connections to close|background tasks to complete)\. \(CTRL\+C to force quit\)"
+)
 
 
 def _shutdown_stalled(b: ProfileBuilder, lasts: Iterable[EventBase]) -> None:
