@@ -483,6 +483,11 @@ GRAMMARS: list[Grammar] = [
                 ("engine_failure", {"kind": "shutdown"}),
             ),
             case(
+                "uvicorn-waiting-for-application-shutdown",
+                "(APIServer pid=1) INFO:     Waiting for application shutdown.",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
                 "uvicorn-application-shutdown-complete",
                 "(APIServer pid=1) INFO:     Application shutdown complete.",
                 ("engine_failure", {"kind": "shutdown"}),
