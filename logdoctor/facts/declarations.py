@@ -214,6 +214,9 @@ FACTS: dict[str, FactSpec] = {
     "failure.shutdown_only": FactSpec(
         "bool", "every failure line is the teardown of a stopped engine (after a shutdown began, or no root cause)"
     ),
+    "failure.shutdown_stalled": FactSpec(
+        "bool", "the log ends on uvicorn waiting, during a stop, for in-flight requests that never finished"
+    ),
     "attention.model_required": FactSpec(
         "bool", "the attention backend is the one the model or GPU needs (only candidate, or chosen for the model)"
     ),

@@ -441,6 +441,16 @@ def _kv_allocated(m: re.Match[str], base: dict[str, Any], message: str) -> list[
     return [KVCache(**base, kv_tokens=_i(m.group("tokens")), kv_cache_memory_gib=size, message=message)]
 
 
+# The scheduler's limits line (scheduler.py, 0.2 to 0.5.23 at least): its own line, or, in a paste whose line breaks
+# Markdown joined with a space, the tail of the line SGLang prints just before it (the decode graph capture's end).
+_LIMITS = (
+    r"max_total_num_tokens=(?P<tokens>\d+)(?:, chunked_prefill_size=(?P<chunk>-?\d+))?"
+    r"(?:, max_prefill_tokens=\d+)?(?:, max_running_requests=(?P<running>\d+))?"
+    r"(?:, context_len=(?P<context>\d+))?(?:, available_(?:gpu|cpu)_mem=(?P<avail>[\d.]+) GB)?"
+)
+_JOINED_LIMITS_RE = re.compile(r"\s" + _LIMITS + r"\s*$")
+
+
 def _limits(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
     events: list[EventBase] = [
         KVCache(
@@ -559,14 +569,7 @@ _MEMORY_RULES = [
         ),
         _kv_allocated,
     ),
-    Rule(
-        re.compile(
-            r"^\s*max_total_num_tokens=(?P<tokens>\d+)(?:, chunked_prefill_size=(?P<chunk>-?\d+))?"
-            r"(?:, max_prefill_tokens=\d+)?(?:, max_running_requests=(?P<running>\d+))?"
-            r"(?:, context_len=(?P<context>\d+))?(?:, available_(?:gpu|cpu)_mem=(?P<avail>[\d.]+) GB)?"
-        ),
-        _limits,
-    ),
+    Rule(re.compile(r"^\s*" + _LIMITS), _limits),
     Rule(
         re.compile(r"Post-capture KV sizing: max_total_num_tokens=(?P<tokens>\d+), free memory=(?P<free>[\d.]+) GB"),
         _kv_tokens,
@@ -683,6 +686,9 @@ def _capture(m: re.Match[str], base: dict[str, Any], message: str) -> list[Event
                 **base, kind="capture_sizes", role=role, batch_sizes=sizes, max_batch_size=max(sizes), message=message
             )
         )
+    joined = _JOINED_LIMITS_RE.search(rest) if end else None
+    if joined:  # the limits line joined on by a Markdown paste
+        events.extend(_limits(joined, base, message))
     return events
 
 
@@ -2270,6 +2276,18 @@ GRAMMARS: list[Grammar] = [
                 ("cuda_graph", {}),
             ),
             case("sample-2", "[2026-02-01 00:05:03 TP0] Capture cuda graph bs [1, 2, 4, 8]", ("cuda_graph", {})),
+            case(
+                "joined-limits",
+                # realworld/sglang-r003 (sglang#33483): two lines a Markdown paste joined with a space
+                "Capture target decode CUDA graph end. elapsed=0.89 s, mem usage=0.15 GB, avail mem=6.95 GB "
+                "max_total_num_tokens=2980168, chunked_prefill_size=4096, max_prefill_tokens=16384, "
+                "max_running_requests=4096, context_len=32768, available_gpu_mem=6.95 GB",
+                ("cuda_graph", {"kind": "capture_finished", "seconds": 0.89}),
+                ("kv_cache", {"kv_tokens": 2980168}),
+                ("scheduler_config", {"kind": "max-num-seqs", "value": 4096}),
+                ("scheduler_config", {"kind": "chunked-prefill", "value": 4096}),
+                ("model_info", {"max_model_len": 32768}),
+            ),
             case(
                 "sample-3",
                 "[2026-08-28 21:34:50] Capture target verify CUDA graph begin. backend=full, num_tokens_per_req=4, "

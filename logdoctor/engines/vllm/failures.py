@@ -134,11 +134,19 @@ def parse_failures_notices(line: LogLine, ctx: ParseContext) -> Events | None:
 # A stop that began: vLLM 0.2x's `[shutdown]` lifecycle lines (EngineCore on the signal, the API server when it
 # is told to stop), the launcher's `Shutting down FastAPI HTTP server.` and uvicorn's bare `Shutting down`. The
 # event is the marker after which failure lines are the teardown of a stopped server (failure.shutdown_only).
+# uvicorn's later steps of the same stop (server.py, lifespan/on.py; unchanged from 0.12 to 0.38) are markers too:
+# `Waiting for connections to close. (CTRL+C to force quit)` / `Waiting for background tasks to complete. (...)`
+# while responses or request tasks are still running, then `Waiting for application shutdown.`, `Application
+# shutdown complete.` and `Finished server process [N]`. A log whose last line is one of the two waits stopped
+# while requests were still in flight and never finished them (failure.shutdown_stalled). A terminal echoes the
+# Ctrl-C that starts the stop as `^C` before the next line (`^CINFO:     Shutting down`).
 _SHUTDOWN_RE = re.compile(
     r"\[shutdown\] EngineCore: trigger received signal=(?:SIG)?(?:TERM|INT|HUP|QUIT)\b"
     r"|\[shutdown\] API server: shutdown triggered"
     r"|Shutting down FastAPI HTTP server"
-    r"|^(?:INFO:\s+)?Shutting down\s*$"
+    r"|^(?:\^C)*(?:INFO:\s+)?Shutting down\s*$"
+    r"|^(?:\^C)*(?:INFO:\s+)?(?:Waiting for (?:connections to close|background tasks to complete)\. \(CTRL\+C to force quit\)"
+    r"|Waiting for application shutdown\.|Application shutdown complete\.|Finished server process \[\d+\])\s*$"
 )
 
 
@@ -431,6 +439,10 @@ GRAMMARS: list[Grammar] = [
             "[shutdown] EngineCore: trigger received signal",
             "[shutdown] API server: shutdown triggered",
             "Shutting down",
+            "(CTRL+C to force quit)",
+            "Waiting for application shutdown.",
+            "Application shutdown complete.",
+            "Finished server process [",
         ),
         parse_shutdown,
         (
@@ -454,6 +466,41 @@ GRAMMARS: list[Grammar] = [
                 "uvicorn-shutting-down",
                 "(APIServer pid=1) INFO:     Shutting down",
                 ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-shutting-down-after-ctrl-c-echo",
+                "^CINFO:     Shutting down",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-waiting-for-background-tasks",
+                "INFO:     Waiting for background tasks to complete. (CTRL+C to force quit)",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-waiting-for-connections",
+                "(APIServer pid=1) INFO:     Waiting for connections to close. (CTRL+C to force quit)",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-waiting-for-application-shutdown",
+                "(APIServer pid=1) INFO:     Waiting for application shutdown.",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-application-shutdown-complete",
+                "(APIServer pid=1) INFO:     Application shutdown complete.",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "uvicorn-finished-server-process",
+                "INFO:     Finished server process [3421]",
+                ("engine_failure", {"kind": "shutdown"}),
+            ),
+            case(
+                "not-a-stop-startup-wait",
+                "INFO:     Waiting for application startup.",
+                exact=True,
             ),
             case(
                 "not-a-stop-other-shutdown-steps",

@@ -46,7 +46,9 @@ _EAGER_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?:Disabling CUDA Graphs|disabling cudagraphs) since (?:DP with )?DeepEP"),
     re.compile(r"To see benefits of async output processing, enable CUDA graph"),
 )
-_ENFORCE_EAGER_RE = re.compile(r"Enforce eager set, disabling torch\.compile")
+# --enforce-eager as config/vllm.py words it: `Enforce eager set, overriding optimization level to -O0` (0.12 to
+# 0.19; -O0 is no compilation and no CUDA graphs), `Enforce eager set, disabling torch.compile and CUDAGraphs` after.
+_ENFORCE_EAGER_RE = re.compile(r"Enforce eager set, (?:disabling torch\.compile|overriding optimization level to -O0)")
 _MODE_SPEC_RE = re.compile(
     r"CUDAGraphMode\.(?P<from>\w+) is not supported with (?P<rest>.*?)(?:; setting cudagraph_mode=(?P<to>[A-Z_]+)|;|…|$)"
 )
@@ -438,6 +440,13 @@ GRAMMARS: list[Grammar] = [
                 "eager-enforce-eager-set",
                 "(APIServer pid=1) WARNING 02-26 10:00:00 [vllm.py:900] Enforce eager set, disabling torch.compile and "
                 "CUDAGraphs. This is equivalent to setting -cc.mode=none -cc.cudagraph_mode=none",
+                ("cuda_graph", {"kind": "eager_mode", "mode_to": "NONE"}),
+                ("compile_time", {"kind": "compile_disabled"}),
+            ),
+            case(
+                "eager-enforce-eager-o0-0.12",
+                "(APIServer pid=523647) WARNING 04-27 15:04:49 [vllm.py:601] Enforce eager set, overriding optimization "
+                "level to -O0",
                 ("cuda_graph", {"kind": "eager_mode", "mode_to": "NONE"}),
                 ("compile_time", {"kind": "compile_disabled"}),
             ),

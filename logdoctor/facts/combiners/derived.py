@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from logdoctor.events import (
@@ -68,6 +68,7 @@ class Derived(Combiner):
         "attention.model_required",
         "cuda_graphs.suggested_max_batch",
         "failure.shutdown_only",
+        "failure.shutdown_stalled",
         "hybrid.prefix_caching_disabled",
         "kv.free_request_slots",
         "platform.gpu_signals",
@@ -84,8 +85,12 @@ class Derived(Combiner):
         # others are few, and held compressed (events.EventLog) for the passes below.
         self.events = EventLog()
         self.served = Served()
+        self.last: dict[str, EventBase] = {}  # each source's last event (failure.shutdown_stalled)
 
     def add(self, ev: EventBase) -> None:
+        last = self.last.get(ev.source)
+        if last is None or ev.line >= last.line:
+            self.last[ev.source] = ev
         if isinstance(ev, SchedulerStats | SpecDecodeStats):
             self.served.add(ev)
         elif isinstance(ev, _KEPT):
@@ -93,6 +98,7 @@ class Derived(Combiner):
 
     def finish(self) -> None:
         derive(self.b, self.events, self.served)
+        _shutdown_stalled(self.b, self.last.values())
 
 
 # The event types the derivations below read, besides the periodic stats and spec-decode lines.
@@ -171,6 +177,24 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
         b.set("failure.shutdown_only", True, real[0], "only the API server's EngineDeadError, no root cause logged")
     else:
         b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
+
+
+# uvicorn's waits on in-flight work during a stop (server.py `_wait_tasks_to_complete`): the responses still being
+# sent, then the request tasks still running. Each is followed, once the work ends, by the lifespan shutdown lines.
+_STOP_WAIT = re.compile(
+    r"Waiting for (?:connections to close|background tasks to complete)\. \(CTRL\+C to force quit\)"
+)
+
+
+def _shutdown_stalled(b: ProfileBuilder, lasts: Iterable[EventBase]) -> None:
+    """failure.shutdown_stalled: a source ends on uvicorn waiting for in-flight requests of a stop: the requests
+    never finished, and nothing after it (no `Application shutdown complete.`, no `Finished server process`).
+    False otherwise: like failure.count, the absence of the line is evidence."""
+    for ev in lasts:
+        if isinstance(ev, EngineFailure) and ev.kind in _SHUTDOWN_KINDS and _STOP_WAIT.search(ev.message or ""):
+            b.set("failure.shutdown_stalled", True, ev, "the log ends while the stop waits on in-flight requests")
+            return
+    b.set("failure.shutdown_stalled", False, None, "no log ends on a stop's wait for in-flight requests")
 
 
 def _attention_model_required(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:

@@ -37,7 +37,10 @@ class Identity(Combiner):
 
     def finish(self) -> None:
         votes = self.votes
-        detected = self.b.engine or (max(votes, key=lambda k: (k in self.serving, votes[k])) if votes else "unknown")
+        # Detection says "unknown" when no header, process name or version line names an engine (a paste
+        # stripped of its prefixes); the engine whose line types read the events is then the evidence.
+        known = self.b.engine if self.b.engine not in (None, "unknown") else None
+        detected = known or (max(votes, key=lambda k: (k in self.serving, votes[k])) if votes else "unknown")
         self.b.set("engine", detected, None, "detection")
         found_version = self.b.version or self.versions.get(detected)
         if found_version:
