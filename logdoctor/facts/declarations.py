@@ -54,6 +54,12 @@ FACTS: dict[str, FactSpec] = {
         "the drafter's architecture class (a second `Resolved architecture`: Qwen3_5MTP, DFlashLagunaForCausalLM)",
     ),
     "model.dtype": FactSpec("str", "model weights dtype: bfloat16, float16, ...", _CONFIG_HINT),
+    "model.runner": FactSpec(
+        "str",
+        "what the server runs the model for: generate (decode steps) or pooling (embeddings, classification, reward "
+        "scores: one forward pass a request, no decode steps); vLLM `runner`/`task`, SGLang `is_embedding`",
+        _CONFIG_HINT,
+    ),
     "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
     "parallel.pp": FactSpec("number", "pipeline-parallel size", _CONFIG_HINT),

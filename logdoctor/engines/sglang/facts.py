@@ -24,6 +24,7 @@ CONFIG_FACTS = (
     "sched.prefix_caching",
     "attention.backend",
     "attention.drafter_backend",
+    "model.runner",
 )
 
 # speculative_algorithm -> the engine-neutral method (NEXTN is printed as EAGLE in the dump; see below).
@@ -32,6 +33,9 @@ _METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": 
 
 def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
+    embedding = as_bool(cfg.get("is_embedding"))
+    if embedding is not None:  # an embedding/reward server: one forward pass a request, no decode steps
+        b.set("model.runner", "pooling" if embedding else "generate", event, origin)
     if as_bool(cfg.get("disable_cuda_graph")) is True:
         b.set("cuda_graphs.enabled", False, event, f"{origin}: disable_cuda_graph=True")
         b.set("cuda_graphs.mode", "NONE", event, origin)

@@ -4,6 +4,7 @@ non-default args: {'speculative_config': {'method': 'mtp', 'num_speculative_toke
     -> spec.enabled = True, spec.method = mtp, spec.num_tokens = 3
 engine init: ... enforce_eager=True ...  -> cuda_graphs.enabled = False, compile.disabled = True
 engine init: ... device_config=cpu ...    -> platform = cpu (the platform line is DEBUG since 0.11.1)
+non-default args: {'runner': 'pooling', ...} -> model.runner = pooling (no decode steps)
 """
 
 from __future__ import annotations
@@ -32,15 +33,37 @@ CONFIG_FACTS = (
     "attention.forced",
     "async_scheduling.enabled",
     "model.dtype",
+    "model.runner",
     "platform",
 )
 # `device_config=` of the engine-init dump: the device vLLM resolved (vllm/config/device.py); cuda is left to the
 # platform line, which also names ROCm and the GPU.
 _DEVICE_PLATFORMS = frozenset({"cpu", "tpu", "xpu", "hpu", "neuron"})
+# `task=` (before 0.10) and `runner=`/`convert=` (0.10+) of vllm/config: the tasks that pool one forward pass
+# into a vector or a score instead of decoding (`RunnerOption`, `_ResolvedTask`, `ConvertOption`).
+_POOLING_TASKS = frozenset({"pooling", "embed", "embedding", "classify", "score", "reward"})
+_GENERATE_TASKS = frozenset({"generate", "transcription", "draft"})
+
+
+def _runner(cfg: dict[str, Any]) -> str | None:
+    """generate or pooling, where the dump says: `runner`/`task`/`convert`, or an engine init's `pooler_config`."""
+    for key in ("runner", "task", "convert"):
+        value = cfg.get(key)
+        if isinstance(value, str):
+            if value.lower() in _POOLING_TASKS:
+                return "pooling"
+            if value.lower() in _GENERATE_TASKS and key != "convert":
+                return "generate"
+    if "pooler_config" in cfg:  # the engine-init dump: None for a decoding model, PoolerConfig(...) for pooling
+        return "generate" if is_none_like(cfg["pooler_config"]) else "pooling"
+    return None
 
 
 def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -> None:
     origin = event.origin
+    runner = _runner(cfg)
+    if runner is not None:
+        b.set("model.runner", runner, event, origin, keep_first=runner == "generate")
     if isinstance(cfg.get("dtype"), str) and cfg["dtype"] not in ("auto", "None"):
         b.set("model.dtype", cfg["dtype"].removeprefix("torch."), event, origin, keep_first=True)
     eager = as_bool(cfg.get("enforce_eager"))

@@ -347,7 +347,7 @@ GRAMMARS: list[Grammar] = [
         (
             "Error getting async model runner output",
             "vLLM shutdown signal from EngineCore failed to send",
-            "Invocation of execute_model method failed",
+            "Invocation of ",  # any utility method: execute_model, wake_up, sleep, ... (core.py `Invocation of %s`)
             "Unexpected error pre-processing request",
             "Waiting for creating a placement group of specs for",
             "due to KV load failure",
@@ -374,6 +374,11 @@ GRAMMARS: list[Grammar] = [
             case(
                 "v0.33-invocation-of-execute-model-method-faile",
                 "(EngineCore pid=180) ERROR 11-30 10:00:00 [core.py:1849] Invocation of execute_model method failed",
+                ("engine_failure", {"kind": "exception"}),
+            ),
+            case(
+                "invocation-of-wake-up-method-failed",
+                "(EngineCore pid=48200) ERROR 06-02 14:31:01 [core.py:1365] Invocation of wake_up method failed",
                 ("engine_failure", {"kind": "exception"}),
             ),
             case(
