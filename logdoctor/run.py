@@ -28,7 +28,7 @@ from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
 from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
-from logdoctor.facts import Profile, build_profile
+from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
@@ -134,6 +134,9 @@ class Parsed:
     # What its events say about which deployment it is, gathered as they were read (one source or one run; None
     # once several sources are merged, or where nobody gathered them: `clues_of(events)` then).
     clues: Clues | None = None
+    # Its profile, combined as its events were parsed (one source, one server start): `profile_of` finishes it once
+    # instead of decoding every event again. None where the events were split or merged, or once used.
+    profiling: ProfileStream | None = None
 
     def lookup(self, source: str, line: int) -> str | None:
         texts = self.texts.get(source)
@@ -303,17 +306,19 @@ def clues_of(events: Iterable[EventBase]) -> Clues:
 
 
 class _Watch:
-    """A source's events on their way into its EventLog, seen once: its server starts and its clues."""
+    """A source's events on their way into its EventLog, seen once: its server starts, its clues, its profile."""
 
     def __init__(self) -> None:
         self.starts = RunStarts()
         self.clues = Clues()
+        self.profiling = ProfileStream()
 
     def tap(self, events: Iterable[EventBase]) -> Iterator[EventBase]:
-        starts, clues = self.starts.add, self.clues.add
+        starts, clues, profile = self.starts.add, self.clues.add, self.profiling.add
         for event in events:
             starts(event)
             clues(event)
+            profile(event)
             yield event
 
 
@@ -431,7 +436,7 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
             texts = stream.texts if stream.texts is not None else LineTexts()
         if source.finish is not None:
             source.finish(stat)
-        part = Parsed(events, [stat], [detection], {source.name: texts}, clues=watch.clues)
+        part = Parsed(events, [stat], [detection], {source.name: texts}, clues=watch.clues, profiling=watch.profiling)
         yield from split_runs(part, all_runs=all_runs, starts=watch.starts.starts())
 
 
@@ -465,6 +470,7 @@ def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
         merged.notes.extend(part.notes)
         merged.run = None  # several sources: no one run
         merged.clues = None  # and no one source's clues
+        merged.profiling = None  # nor its profile: the deployment's is combined from all their events
     return merged if merged is not None else Parsed(EventLog(), [], [], {})
 
 
@@ -476,6 +482,9 @@ def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> P
 
 def profile_of(parsed: Parsed, engine: str | None = None) -> Profile:
     forced = engine if engine not in (None, "auto") else None
+    profiling, parsed.profiling = parsed.profiling, None  # a profile is finished once; another call combines again
+    if profiling is not None:
+        return profiling.profile(engine=forced or parsed.engine, version=parsed.version)
     return build_profile(parsed.events, engine=forced or parsed.engine, version=parsed.version)
 
 
