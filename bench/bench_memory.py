@@ -14,6 +14,10 @@ run, alternating with this tree.
     .venv/bin/python bench/bench_memory.py                               # 64M, 256M, 1G and a 300M dense log
     .venv/bin/python bench/bench_memory.py --sizes 64M --dense 20M --baseline /tmp/ld-base
     .venv/bin/python bench/bench_memory.py --sizes "" --dense 300M --no-parse
+    .venv/bin/python bench/bench_memory.py --sizes 1G --dense "" --workers   # with the parse workers
+
+Every command runs in one process (`LOGDOCTOR_PARSE_WORKERS=0`: no parse workers, logdoctor.parse.parallel) unless
+`--workers` is given: the memory targets are one process's, and workers trade memory for wall time.
 
 Logs are written under bench/out/ (kept: generating 1 GiB takes a while) unless they exist.
 """
@@ -134,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-parse", action="store_true", help="measure diagnose only")
     parser.add_argument("--baseline", type=Path, default=None, help="an older tree to measure in the same run")
     parser.add_argument("--runs", type=int, default=1, help="rounds, the trees' order flipped each round (default 1)")
+    parser.add_argument("--workers", action="store_true", help="let big files be parsed in worker processes")
     args = parser.parse_args(argv)
+    if not args.workers:
+        os.environ["LOGDOCTOR_PARSE_WORKERS"] = "0"  # inherited by every command below (and the baseline's)
 
     logs: list[tuple[str, Path]] = []
     for text in filter(None, (s.strip() for s in args.sizes.split(","))):
@@ -159,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"### Memory, {now}\n")
     print(f"{platform.node()}: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; peak RSS")
     print(f"of the largest process (the largest of {args.runs} round(s)), wall and CPU time (user + system) of the")
-    print("command and its children (the fastest round; stdout to /dev/null).\n")
+    print(
+        "command and its children (the fastest round; stdout to /dev/null); "
+        + ("parse workers allowed.\n" if args.workers else "one process (`LOGDOCTOR_PARSE_WORKERS=0`).\n")
+    )
     print(
         "| log | lines | tree | diagnose peak | diagnose wall (CPU) | parse peak | parse wall (CPU) | diagnose / parse CPU |"
     )

@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from logdoctor import run as pipeline
 from logdoctor.errors import UsageError
-from logdoctor.events import EngineVersion, ModelInfo, StartupConfig
 from logdoctor.registry import REGISTRY
-from logdoctor.run import LineSource, Parsed, Run, merge_parsed, parse_each
+from logdoctor.run import LineSource, Parsed, Run, clues_of, merge_parsed, parse_each
 from logdoctor.sources.local import ReadLimits
 
 if TYPE_CHECKING:
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.perf.assess import PerfOptions
-
-# Where the served model is named: the version line (EngineVersion.model), model lines, or these dump keys.
-_MODEL_KEYS = ("model", "model_path")
 
 
 @dataclass
@@ -79,28 +75,21 @@ def _identify(unit: Unit) -> Unit:
     serving = set(REGISTRY.names("serving"))
     detection = parsed.detections[0]
     engine = parsed.engine
+    # What the events say (gathered as they were parsed: run.Clues), read once more only where nobody gathered it.
+    clues = parsed.clues if parsed.clues is not None else clues_of(parsed.events)
     if detection.forced is not None:
         # With --engine every source "is" that engine: the grammars that read its lines tell a side file (an NCCL
         # log, a benchmark table) and another engine's log apart.
-        votes: dict[str, int] = {}
-        for event in parsed.events:
-            if event.engine in serving:
-                votes[event.engine] = votes.get(event.engine, 0) + 1
+        votes = clues.votes
         engine = max(votes, key=lambda name: votes[name]) if votes else "unknown"
     unit.engine = engine
     unit.serving = engine in serving
     unit.version = next((v for e, v, _ in detection.versions if e == engine), None)
     unit.host = parsed.stats[0].host
-    for event in parsed.events:
-        if unit.host is None and event.process is not None and event.process.host:
-            unit.host = event.process.host
-        if unit.model is None:
-            if isinstance(event, EngineVersion | ModelInfo) and event.model:
-                unit.model = event.model
-            elif isinstance(event, StartupConfig):
-                unit.model = next((str(event.config[k]) for k in _MODEL_KEYS if event.config.get(k)), None)
-        if isinstance(event, StartupConfig) and event.config.get("node_rank") is not None:
-            unit.node_ranks.add(str(event.config["node_rank"]))
+    if unit.host is None:
+        unit.host = clues.host
+    unit.model = clues.model
+    unit.node_ranks.update(clues.node_ranks)
     return unit
 
 

@@ -27,8 +27,8 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, StartupConfig
-from logdoctor.facts import Profile, build_profile
+from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
+from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
@@ -131,6 +131,12 @@ class Parsed:
     # joined to a deployment): the diagnosis's first warnings.
     notes: list[str] = field(default_factory=list)
     run: Run | None = None  # the server start this is, when its one source holds several
+    # What its events say about which deployment it is, gathered as they were read (one source or one run; None
+    # once several sources are merged, or where nobody gathered them: `clues_of(events)` then).
+    clues: Clues | None = None
+    # Its profile, combined as its events were parsed (one source, one server start): `profile_of` finishes it once
+    # instead of decoding every event again. None where the events were split or merged, or once used.
+    profiling: ProfileStream | None = None
 
     def lookup(self, source: str, line: int) -> str | None:
         texts = self.texts.get(source)
@@ -197,46 +203,123 @@ def _banner_key(event: EventBase, serving: frozenset[str]) -> tuple[str, str] | 
     return (kind, f"{proc.name or proc.role} {proc.dp_rank} {proc.pp_rank} {proc.tp_rank}")
 
 
-def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
-    """(first line, banner line) of each server start in one source's events, in order; one entry when it holds
-    one start.
+class RunStarts:
+    """`run_starts` as a source's events stream by (`add` each, in order; `starts()` at any point), so the parse
+    that reads them finds the server starts without another pass over the stored events.
 
     A start-up line begins a new run when the run so far served traffic (a stats line), already printed that same
-    start-up line (a restart that never served), or printed another version or another engine's start-up lines. The configuration lines printed
-    between the last traffic and the new banner go with the new run; lines before the first banner stay with the
-    first run."""
-    serving = frozenset(REGISTRY.names("serving"))
-    starts: list[tuple[int, int | None]] = []
-    keys: set[tuple[str, str]] = set()
-    version: str | None = None
-    banner_engine: str | None = None
-    served = seen_any = False
-    preamble: int | None = None  # first line of the configuration lines since the last runtime or start-up line
-    first_banner: int | None = None
-    for event in events:
-        key = _banner_key(event, serving)
+    start-up line (a restart that never served), or printed another version or another engine's start-up lines. The
+    configuration lines printed between the last traffic and the new banner go with the new run; lines before the
+    first banner stay with the first run."""
+
+    def __init__(self) -> None:
+        self._serving = frozenset(REGISTRY.names("serving"))
+        self._starts: list[tuple[int, int | None]] = []
+        self._keys: set[tuple[str, str]] = set()
+        self._version: str | None = None
+        self._banner_engine: str | None = None
+        self._served = self._seen_any = False
+        self._preamble: int | None = None  # first line of the configuration lines since the last runtime or banner
+        self._first_banner: int | None = None
+
+    def add(self, event: EventBase) -> None:
+        key = _banner_key(event, self._serving)
         if key is not None:
-            new_version = isinstance(event, EngineVersion) and version is not None and event.version != version
-            other_engine = banner_engine is not None and event.engine != banner_engine
-            if seen_any and (served or key in keys or new_version or other_engine):
-                starts.append((event.line if preamble is None else min(preamble, event.line), event.line))
-                keys.clear()
-                served = False
-                version = None
-            elif first_banner is None and not starts:
-                first_banner = event.line
-            keys.add(key)
-            banner_engine = event.engine
+            new_version = (
+                isinstance(event, EngineVersion) and self._version is not None and event.version != self._version
+            )
+            other_engine = self._banner_engine is not None and event.engine != self._banner_engine
+            if self._seen_any and (self._served or key in self._keys or new_version or other_engine):
+                preamble = self._preamble
+                self._starts.append((event.line if preamble is None else min(preamble, event.line), event.line))
+                self._keys.clear()
+                self._served = False
+                self._version = None
+            elif self._first_banner is None and not self._starts:
+                self._first_banner = event.line
+            self._keys.add(key)
+            self._banner_engine = event.engine
             if isinstance(event, EngineVersion):
-                version = event.version
-            preamble = None
+                self._version = event.version
+            self._preamble = None
         elif event.type in _RUNTIME:
-            served = served or event.type in _SERVED
-            preamble = None
-        elif preamble is None:
-            preamble = event.line
-        seen_any = True
-    return [(1, first_banner), *starts]
+            self._served = self._served or event.type in _SERVED
+            self._preamble = None
+        elif self._preamble is None:
+            self._preamble = event.line
+        self._seen_any = True
+
+    def starts(self) -> list[tuple[int, int | None]]:
+        return [(1, self._first_banner), *self._starts]
+
+
+def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
+    """(first line, banner line) of each server start in one source's events, in order; one entry when it holds
+    one start (the rules: `RunStarts`)."""
+    watch = RunStarts()
+    for event in events:
+        watch.add(event)
+    return watch.starts()
+
+
+# Where the served model is named: the version line (EngineVersion.model), model lines, or these dump keys.
+MODEL_KEYS = ("model", "model_path")
+
+
+@dataclass
+class Clues:
+    """What the events of a source (or a run) say about which deployment it is, gathered as they stream by, so
+    grouping inputs into deployments (logdoctor.deployments) needs no pass over the stored events: the serving
+    engine each event names (counted: `--engine` makes every source "that engine", and the grammars that read its
+    lines tell a side file apart), the first host a process header names, the served model, the dumps'
+    `node_rank`s."""
+
+    votes: dict[str, int] = field(default_factory=dict)
+    host: str | None = None
+    model: str | None = None
+    node_ranks: set[str] = field(default_factory=set)
+    serving: frozenset[str] = field(default_factory=lambda: frozenset(REGISTRY.names("serving")))
+
+    def add(self, event: EventBase) -> None:
+        engine = event.engine
+        if engine in self.serving:
+            self.votes[engine] = self.votes.get(engine, 0) + 1
+        if self.host is None:
+            process = event.process
+            if process is not None and process.host:
+                self.host = process.host
+        if isinstance(event, EngineVersion | ModelInfo | StartupConfig):
+            if self.model is None:
+                if isinstance(event, StartupConfig):
+                    self.model = next((str(event.config[k]) for k in MODEL_KEYS if event.config.get(k)), None)
+                elif event.model:
+                    self.model = event.model
+            if isinstance(event, StartupConfig) and event.config.get("node_rank") is not None:
+                self.node_ranks.add(str(event.config["node_rank"]))
+
+
+def clues_of(events: Iterable[EventBase]) -> Clues:
+    clues = Clues()
+    for event in events:
+        clues.add(event)
+    return clues
+
+
+class _Watch:
+    """A source's events on their way into its EventLog, seen once: its server starts, its clues, its profile."""
+
+    def __init__(self) -> None:
+        self.starts = RunStarts()
+        self.clues = Clues()
+        self.profiling = ProfileStream()
+
+    def tap(self, events: Iterable[EventBase]) -> Iterator[EventBase]:
+        starts, clues, profile = self.starts.add, self.clues.add, self.profiling.add
+        for event in events:
+            starts(event)
+            clues(event)
+            profile(event)
+            yield event
 
 
 def _run_of(firsts: Sequence[int], line: int) -> int:
@@ -276,11 +359,14 @@ def _run_parsed(part: Parsed, events: EventLog, run: Run) -> Parsed:
     return Parsed(events, [run_stat], [run_detection], dict(part.texts), run=run)
 
 
-def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
+def split_runs(
+    part: Parsed, *, all_runs: bool = False, starts: list[tuple[int, int | None]] | None = None
+) -> list[Parsed]:
     """A one-source parse per server start: every run (`all_runs`) or the last one that got past its start-up
     lines, each with a note that says so. One start: the parse as it is. The runs not asked for are dropped, so
-    their events are not kept."""
-    starts = run_starts(part.events)
+    their events are not kept. `starts`: `run_starts` of its events, where the parse gathered them already."""
+    if starts is None:
+        starts = run_starts(part.events)
     if len(starts) == 1:
         return [part]
     stat = part.stats[0]
@@ -299,14 +385,17 @@ def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
         got_further = {_run_of(firsts, e.line) for e in part.events if _banner_key(e, serving) is None}
         chosen = next((run for run in reversed(runs) if run.index in got_further), runs[-1])
         wanted, skipped = [chosen], runs[chosen.index :]
-    buckets: dict[int, EventLog] = {run.index: EventLog() for run in wanted}
+    buckets: dict[int, tuple[EventLog, Clues]] = {run.index: (EventLog(), Clues()) for run in wanted}
     for event in part.events:
         bucket = buckets.get(_run_of(firsts, event.line))
         if bucket is not None:
-            bucket.append(event)
+            bucket[0].append(event)
+            bucket[1].add(event)
     out = []
     for run in wanted:
-        parsed = _run_parsed(part, buckets.pop(run.index), run)
+        events, clues = buckets.pop(run.index)
+        parsed = _run_parsed(part, events, run)
+        parsed.clues = clues
         parsed.notes.append(run_note(stat.name, run, all_runs=all_runs, skipped=skipped))
         out.append(parsed)
     return out
@@ -334,17 +423,21 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
         apart = _parse_apart(source, engine, stat)
+        watch = _Watch()  # the server starts and the clues, seen as the events go by: no pass over them later
         if apart is not None:
             events, detection, texts = apart
+            for _ in watch.tap(events):
+                pass
         else:
             stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
             stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
-            events = EventLog(stream)
+            events = EventLog(watch.tap(stream))
             detection = stream.detection
             texts = stream.texts if stream.texts is not None else LineTexts()
         if source.finish is not None:
             source.finish(stat)
-        yield from split_runs(Parsed(events, [stat], [detection], {source.name: texts}), all_runs=all_runs)
+        part = Parsed(events, [stat], [detection], {source.name: texts}, clues=watch.clues, profiling=watch.profiling)
+        yield from split_runs(part, all_runs=all_runs, starts=watch.starts.starts())
 
 
 def _parse_apart(
@@ -376,6 +469,8 @@ def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
         merged.texts.update(part.texts)
         merged.notes.extend(part.notes)
         merged.run = None  # several sources: no one run
+        merged.clues = None  # and no one source's clues
+        merged.profiling = None  # nor its profile: the deployment's is combined from all their events
     return merged if merged is not None else Parsed(EventLog(), [], [], {})
 
 
@@ -387,6 +482,9 @@ def parse_sources(sources: Iterable[LineSource], engine: str | None = None) -> P
 
 def profile_of(parsed: Parsed, engine: str | None = None) -> Profile:
     forced = engine if engine not in (None, "auto") else None
+    profiling, parsed.profiling = parsed.profiling, None  # a profile is finished once; another call combines again
+    if profiling is not None:
+        return profiling.profile(engine=forced or parsed.engine, version=parsed.version)
     return build_profile(parsed.events, engine=forced or parsed.engine, version=parsed.version)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from logdoctor.events import EventBase
-from logdoctor.facts.combiner import Combiner, combine
+from logdoctor.facts.combiner import Combine, Combiner, combine
 from logdoctor.facts.combiners import COMBINERS
 from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, FactKind, FactSpec, fact_spec
 from logdoctor.facts.profile import Profile, ProfileBuilder, with_baseline
@@ -36,6 +36,7 @@ __all__ = [
     "FactSpec",
     "Profile",
     "ProfileBuilder",
+    "ProfileStream",
     "Ref",
     "build_profile",
     "fact_spec",
@@ -47,3 +48,18 @@ def build_profile(events: Iterable[EventBase], engine: str | None = None, versio
     """Combine the events of all sources of one deployment into facts. Later runtime lines override startup config."""
     b = ProfileBuilder(engine, version)
     return combine(events, b, [combiner(b) for combiner in COMBINERS])
+
+
+class ProfileStream:
+    """`build_profile` begun while the events are parsed, so an event-dense log's events are combined as they go by
+    instead of decoded again from their EventLog: `add` each event in order, then `profile` once, with the engine
+    and version that only the end of the parse tells (the combiners read those only as they finish)."""
+
+    def __init__(self) -> None:
+        self._b = ProfileBuilder()
+        self._combine = Combine(self._b, [combiner(self._b) for combiner in COMBINERS])
+        self.add = self._combine.add
+
+    def profile(self, engine: str | None = None, version: str | None = None) -> Profile:
+        self._b.engine, self._b.version = engine, version
+        return self._combine.finish()

@@ -52,16 +52,33 @@ class Combining(Protocol):
     def finish(self) -> None: ...
 
 
-def combine(events: Iterable[EventBase], b: ProfileBuilder, combiners: Sequence[Combining]) -> Profile:
-    """Offer each event to the combiners that read its type (or a base of it), then finish them in order."""
-    table: dict[type[EventBase], tuple[Callable[[EventBase], None], ...]] = {}
-    for ev in events:
-        handlers = table.get(type(ev))
+class Combine:
+    """`combine` one event at a time, as a parse gives them: `add` each in order, then `finish` once."""
+
+    def __init__(self, b: ProfileBuilder, combiners: Sequence[Combining]) -> None:
+        self.b = b
+        self.combiners = combiners
+        self._table: dict[type[EventBase], tuple[Callable[[EventBase], None], ...]] = {}
+
+    def add(self, ev: EventBase) -> None:
+        """Offer the event to the combiners that read its type (or a base of it)."""
+        handlers = self._table.get(type(ev))
         if handlers is None:
             kind = type(ev)
-            handlers = table[kind] = tuple(c.add for c in combiners if issubclass(kind, c.reads))
+            handlers = self._table[kind] = tuple(c.add for c in self.combiners if issubclass(kind, c.reads))
         for handler in handlers:
             handler(ev)
-    for combiner in combiners:
-        combiner.finish()
-    return b.profile()
+
+    def finish(self) -> Profile:
+        for combiner in self.combiners:
+            combiner.finish()
+        return self.b.profile()
+
+
+def combine(events: Iterable[EventBase], b: ProfileBuilder, combiners: Sequence[Combining]) -> Profile:
+    """Offer each event to the combiners that read its type (or a base of it), then finish them in order."""
+    combining = Combine(b, combiners)
+    add = combining.add
+    for ev in events:
+        add(ev)
+    return combining.finish()

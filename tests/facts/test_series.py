@@ -67,3 +67,16 @@ def test_the_builder_makes_series_facts_bounded_and_other_lists_plain() -> None:
     assert b.value("kv.usage").sampled
     assert len(b.facts["kv.usage"].refs) == 3
     assert type(b.value("host.env")) is list
+
+
+def test_equal_floats_share_one_object_and_every_value_stays_what_it_was() -> None:
+    values = [i % 10 / 10 for i in range(5000)]  # each an object of its own, as parsed lines give them
+    series = Series(values)
+    assert series == values
+    assert len({id(v) for v in series}) == 10  # one float object a distinct value, not 5,000
+    odd = [0.0, -0.0, float("nan"), 1, 1.0, True, -0.0, 0.0]
+    kept = Series(odd)
+    assert [repr(v) for v in kept] == [repr(v) for v in odd]  # -0.0 is not 0.0, an int is not a float
+    assert [type(v) for v in kept] == [type(v) for v in odd]
+    wide = Series(float(i) + 0.5 for i in range(10_000))  # more distinct values than are shared: kept all the same
+    assert list(wide) == [float(i) + 0.5 for i in range(10_000)]
