@@ -91,7 +91,7 @@ def _identify(unit: Unit) -> Unit:
     unit.serving = engine in serving
     unit.version = next((v for e, v, _ in detection.versions if e == engine), None)
     unit.host = parsed.stats[0].host
-    for event in parsed.events:
+    for event in parsed.deciding_events():  # the events the identity reads (run.Deciding keeps them)
         if unit.host is None and event.process is not None and event.process.host:
             unit.host = event.process.host
         if unit.model is None:

@@ -27,7 +27,7 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, StartupConfig
+from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
 from logdoctor.facts import Profile, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
@@ -75,7 +75,7 @@ def local_line_sources(
         if engine is not False and not started and source.parallel_ranges() is not None:
             from logdoctor.parse.parallel import start_in_ranges
 
-            apart = start_in_ranges(source, keywords, engine)
+            apart = start_in_ranges(source, keywords, engine, Deciding)
             started = True
 
         def finish(stat: SourceStats, source: LocalSource = source) -> None:
@@ -131,6 +131,13 @@ class Parsed:
     # joined to a deployment): the diagnosis's first warnings.
     notes: list[str] = field(default_factory=list)
     run: Run | None = None  # the server start this is, when its one source holds several
+    # The few events that decide its server starts and identity (`Deciding`), where its parse gave them (a parse
+    # in worker processes): read in place of every event, which would be decoded for it twice more.
+    deciding: list[EventBase] | None = None
+
+    def deciding_events(self) -> Sequence[EventBase]:
+        """What `run_starts` and a deployment's identity (deployments.py: host, model, node ranks) read."""
+        return self.deciding if self.deciding is not None else self.events
 
     def lookup(self, source: str, line: int) -> str | None:
         texts = self.texts.get(source)
@@ -239,6 +246,58 @@ def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
     return [(1, first_banner), *starts]
 
 
+class Deciding:
+    """Of a source's events, those `run_starts` and a deployment's identity depend on, kept as the events pass by
+    (`watch`): every start-up line (`_banner_key`) and every version, model and configuration event; the first of
+    each stretch of runtime events (and its first served one) and of each stretch of other events; the first
+    event that names a host. `run_starts` of these gives what it gives of all the events (each stretch only
+    sets what its first event, or first served one, set), and so does the identity, which reads only those
+    event kinds and the first host. `begin` starts a new stretch (a byte range parsed apart: a superset is as
+    good). Past LIMIT events it gives up (`kept()` None): then every event is read after all."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._serving = frozenset(REGISTRY.names("serving"))
+        self._kept: list[EventBase] | None = []
+        self.begin()
+
+    def begin(self) -> None:
+        self._stretch: str | None = None
+        self._served = False
+        self._host = False
+
+    def add(self, event: EventBase) -> None:
+        kept = self._kept
+        if kept is None:
+            return
+        if _banner_key(event, self._serving) is not None:
+            stretch, keep = "banner", True
+        elif event.type in _RUNTIME:
+            stretch = "runtime"
+            keep = stretch != self._stretch or (not self._served and event.type in _SERVED)
+            self._served = (self._served and stretch == self._stretch) or event.type in _SERVED
+        else:
+            stretch, keep = "other", self._stretch != "other"
+        if isinstance(event, EngineVersion | ModelInfo | StartupConfig):
+            keep = True
+        if not self._host and event.process is not None and event.process.host:
+            keep = self._host = True
+        self._stretch = stretch
+        if keep:
+            kept.append(event)
+            if len(kept) > self.LIMIT:
+                self._kept = None
+
+    def watch(self, events: Iterable[EventBase]) -> Iterator[EventBase]:
+        for event in events:
+            self.add(event)
+            yield event
+
+    def kept(self) -> list[EventBase] | None:
+        return self._kept
+
+
 def _run_of(firsts: Sequence[int], line: int) -> int:
     """The 1-based run a line falls in (`firsts`: each run's first line, ascending, the first being 1)."""
     return max(1, bisect_right(firsts, line))
@@ -280,7 +339,7 @@ def split_runs(part: Parsed, *, all_runs: bool = False) -> list[Parsed]:
     """A one-source parse per server start: every run (`all_runs`) or the last one that got past its start-up
     lines, each with a note that says so. One start: the parse as it is. The runs not asked for are dropped, so
     their events are not kept."""
-    starts = run_starts(part.events)
+    starts = run_starts(part.deciding_events())
     if len(starts) == 1:
         return [part]
     stat = part.stats[0]
@@ -334,8 +393,9 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
         apart = _parse_apart(source, engine, stat)
+        deciding = None
         if apart is not None:
-            events, detection, texts = apart
+            events, detection, texts, deciding = apart
         else:
             stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
             stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
@@ -344,12 +404,13 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
             texts = stream.texts if stream.texts is not None else LineTexts()
         if source.finish is not None:
             source.finish(stat)
-        yield from split_runs(Parsed(events, [stat], [detection], {source.name: texts}), all_runs=all_runs)
+        parsed = Parsed(events, [stat], [detection], {source.name: texts}, deciding=deciding)
+        yield from split_runs(parsed, all_runs=all_runs)
 
 
 def _parse_apart(
     source: LineSource, engine: str | None, stat: SourceStats
-) -> tuple[EventLog, Detection, LineTexts] | None:
+) -> tuple[EventLog, Detection, LineTexts, list[EventBase] | None] | None:
     """A big local file parsed in worker processes, one byte range each (logdoctor.parse.parallel); None where it
     is parsed here, from `source.lines`."""
     if source.apart is not None:
@@ -360,7 +421,7 @@ def _parse_apart(
         return None
     from logdoctor.parse.parallel import parse_in_ranges
 
-    return parse_in_ranges(source.local, candidate_keywords(), engine, stat)
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, Deciding)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
@@ -376,6 +437,7 @@ def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
         merged.texts.update(part.texts)
         merged.notes.extend(part.notes)
         merged.run = None  # several sources: no one run
+        merged.deciding = None
     return merged if merged is not None else Parsed(EventLog(), [], [], {})
 
 

@@ -27,12 +27,12 @@ import os
 import pickle
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from logdoctor.errors import InputError
-from logdoctor.events import EventLog, LineTexts
+from logdoctor.events import EventBase, EventLog, LineTexts
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
 from logdoctor.sources.local import LocalSource, usable_cpus
@@ -43,6 +43,19 @@ if TYPE_CHECKING:
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
 _FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
+
+
+class EventDigest(Protocol):
+    """Keeps, of the events passing by, the few a later stage reads in place of all (run.Deciding: what decides a
+    log's server starts and identity), so the parent need not decode every event for it; `kept()` None: it
+    gave up (too many), and that stage reads every event."""
+
+    def watch(self, events: Iterable[EventBase]) -> Iterator[EventBase]: ...
+
+    def kept(self) -> list[EventBase] | None: ...
+
+
+Digest = Callable[[], EventDigest]
 
 
 @dataclass
@@ -60,6 +73,7 @@ class RangeParse:
     clean: bool  # nothing open at its end
     error: str | None = None  # an InputError's message (a cap): raised in the parent
     fallback: str | None = None  # why the file must be parsed in one process after all
+    digest: list[EventBase] | None = None  # what the `Digest` kept of its events (None: none asked, or gave up)
 
 
 def _warmup_end(source: LocalSource, start: int) -> int:
@@ -110,6 +124,7 @@ def _parse_range(
     index: int,
     shared: _Shared,
     warm: bool,
+    digest: Digest | None = None,
 ) -> RangeParse:
     """Range `index` parsed by `stream`, which starts from the state it holds (a range this worker parsed
     before) or, with `warm`, from the state of the file's head."""
@@ -124,9 +139,12 @@ def _parse_range(
     stats = SourceStats(name=name, kind=source.kind, path=source.path)
     stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)
     stream.final = index == len(ranges) - 1
-    events = EventLog(stream)  # compressed as they come: the worker holds no range's events as objects either
+    kept = digest() if digest is not None else None
+    # Compressed as they come: the worker holds no range's events as objects either.
+    events = EventLog(stream if kept is None else kept.watch(stream))
     assert stream.texts is not None
     return RangeParse(
+        digest=kept.kept() if kept is not None else None,
         events=events.batches(),
         stats=stats,
         detection=stream.detection,
@@ -146,6 +164,7 @@ def _worker(
     workers: int,
     engine: str | None,
     shared: _Shared,
+    digest: Digest | None,
 ) -> None:
     """A forked worker: first the line counts of its share of the ranges (every `workers`-th), then ranges taken
     in turn until none is left, each one's parse pickled down `conn` after its index (or why it could not be
@@ -162,7 +181,7 @@ def _worker(
         stream = EventStream(source.name, iter(()), engine=engine, keep_text=True)
         warm = True
         while (index := shared.take()) < len(ranges):
-            result = _parse_range(stream, source, keywords, ranges, index, shared, warm)
+            result = _parse_range(stream, source, keywords, ranges, index, shared, warm, digest)
             warm = False
             conn.send_bytes(index.to_bytes(4, "little") + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception as exc:
@@ -192,7 +211,14 @@ def workers_allowed() -> bool:
 class RangeWork:
     """A file's workers, started (`start_in_ranges`); `collect` waits for their ranges and merges them."""
 
-    def __init__(self, source: LocalSource, ranges: list[tuple[int, int]], keywords: Sequence[str], engine: str | None):
+    def __init__(
+        self,
+        source: LocalSource,
+        ranges: list[tuple[int, int]],
+        keywords: Sequence[str],
+        engine: str | None,
+        digest: Digest | None = None,
+    ):
         import multiprocessing
         import time
 
@@ -210,7 +236,7 @@ class RangeWork:
                 receive, send = context.Pipe(duplex=False)
                 proc = context.Process(
                     target=_worker,
-                    args=(send, source, keywords, ranges, worker, workers, engine, self._shared),
+                    args=(send, source, keywords, ranges, worker, workers, engine, self._shared, digest),
                     daemon=True,
                     name=f"logdoctor-parse-{worker}",
                 )
@@ -235,9 +261,10 @@ class RangeWork:
             proc.join()
         self._conns, self._procs = [], []
 
-    def collect(self, stat: SourceStats) -> tuple[EventLog, Detection, LineTexts] | None:
-        """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
-        cut failed or a worker could not go on for another reason than a cap (then parse it in one process).
+    def collect(self, stat: SourceStats) -> tuple[EventLog, Detection, LineTexts, list[EventBase] | None] | None:
+        """The merged parse (`stat` filled in; the source's bytes and line count set) with what the digest kept of
+        every range (None: no digest, or it gave up in a range), or None when a check at a cut failed or a worker
+        could not go on for another reason than a cap (then parse it in one process).
 
         Each range is merged as soon as the ones before it are in, so what waits here is only the compressed
         results of ranges that came in early."""
@@ -274,23 +301,27 @@ class RangeWork:
             self.cancel(finished=finished)
 
 
-def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | None) -> RangeWork | None:
-    """The workers of a big local file, started now (a few byte ranges each), or None where it is parsed in one
-    process: too small, not a plain file, one CPU, or workers not allowed (`workers_allowed`)."""
+def start_in_ranges(
+    source: LocalSource, keywords: Sequence[str], engine: str | None, digest: Digest | None = None
+) -> RangeWork | None:
+    """The workers of a big local file, started now (a few byte ranges each, a `digest` of each range's events
+    made by the worker that parses it), or None where it is parsed in one process: too small, not a plain file,
+    one CPU, or workers not allowed (`workers_allowed`)."""
     ranges = source.parallel_ranges()
     if ranges is None or not workers_allowed():
         return None
-    return RangeWork(source, ranges, keywords, engine)
+    return RangeWork(source, ranges, keywords, engine, digest)
 
 
 def parse_in_ranges(
-    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
-) -> tuple[EventLog, Detection, LineTexts] | None:
+    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats, digest: Digest | None = None
+) -> tuple[EventLog, Detection, LineTexts, list[EventBase] | None] | None:
     """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
-    source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
-    one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
-    work = start_in_ranges(source, keywords, engine)
+    source's bytes and line count set, as its one-process read sets them), and what `digest` kept of the events.
+    None where the file is parsed in one process: too small, not a plain file, one CPU, workers not allowed, or
+    a check at a cut failed."""
+    work = start_in_ranges(source, keywords, engine, digest)
     return work.collect(stat) if work is not None else None
 
 
@@ -304,6 +335,7 @@ class _Merged:
         self.texts = LineTexts()
         self.detection: Detection | None = None
         self.unrecognised = array("q")
+        self.digest: list[EventBase] | None = []
         self.ranges = 0
         self._last: RangeParse | None = None
 
@@ -315,6 +347,10 @@ class _Merged:
             return False
         self._last = part
         self.ranges += 1
+        if self.digest is not None and part.digest is not None:
+            self.digest.extend(part.digest)
+        else:
+            self.digest = None
         for blob, count in part.events:
             self.events.adopt(blob, count)
         for blob, span in part.texts:
@@ -343,11 +379,11 @@ class _Merged:
             detection.named.extend(d.named)
         return True
 
-    def done(self, total_lines: int) -> tuple[EventLog, Detection, LineTexts]:
+    def done(self, total_lines: int) -> tuple[EventLog, Detection, LineTexts, list[EventBase] | None]:
         assert self.detection is not None, "no range was merged"
         self.stat.unrecognised_lines.extend(self.unrecognised)
         source = self.source
         source.bytes_read = source.size
         source.prefiltered = True
         source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
-        return self.events, self.detection, self.texts
+        return self.events, self.detection, self.texts, self.digest

@@ -15,7 +15,7 @@ import pytest
 from logdoctor.events import EventBase
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.run import Parsed, local_line_sources, parse_each
+from logdoctor.run import Deciding, Parsed, local_line_sources, parse_each, run_starts
 from logdoctor.sources.local import open_local
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,13 @@ def _one_process(path: Path) -> tuple[list[EventBase], SourceStats, Detection, d
 
 def _plain(p: Parsed) -> tuple[object, ...]:
     """A parse as plain values to compare (events and texts are held compressed, compared by what they hold)."""
-    return list(p.events), p.stats, p.detections, {name: dict(t.items()) for name, t in p.texts.items()}
+    return (
+        list(p.events),
+        p.stats,
+        p.detections,
+        {name: dict(t.items()) for name, t in p.texts.items()},
+        run_starts(p.deciding_events()),
+    )
 
 
 @pytest.mark.usefixtures("small_thresholds")
@@ -75,9 +81,11 @@ def test_ranges_parsed_apart_give_the_one_process_parse(
     ranges = source.parallel_ranges()
     assert ranges is not None and len(ranges) == parts
     apart_stat = SourceStats(name=source.name, kind=source.kind, path=source.path)
-    apart = parse_in_ranges(source, candidate_keywords(), None, apart_stat)
+    apart = parse_in_ranges(source, candidate_keywords(), None, apart_stat, Deciding)
     assert apart is not None, "a one-start log: every cut's check holds"
-    apart_events, apart_detection, apart_texts = apart
+    apart_events, apart_detection, apart_texts, deciding = apart
+    assert deciding is not None and 0 < len(deciding) < len(events) // 10  # each range's few deciding events
+    assert run_starts(deciding) == run_starts(events)
     assert list(apart_events) == events
     assert apart_detection == detection
     assert dict(apart_texts.items()) == texts
