@@ -255,7 +255,7 @@ class Deciding:
     event kinds and the first host. `begin` starts a new stretch (a byte range parsed apart: a superset is as
     good). Past LIMIT events it gives up (`kept()` None): then every event is read after all."""
 
-    LIMIT = 4096
+    LIMIT = 1024  # a few MB of events at most; a serving log keeps a handful
 
     def __init__(self) -> None:
         self._serving = frozenset(REGISTRY.names("serving"))

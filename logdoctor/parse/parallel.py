@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
 _FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
+DIGEST_MOST = 1024  # events the digests of all ranges may keep together (held as objects); past it, none
 
 
 class EventDigest(Protocol):
@@ -347,7 +348,7 @@ class _Merged:
             return False
         self._last = part
         self.ranges += 1
-        if self.digest is not None and part.digest is not None:
+        if self.digest is not None and part.digest is not None and len(self.digest) + len(part.digest) <= DIGEST_MOST:
             self.digest.extend(part.digest)
         else:
             self.digest = None

@@ -180,3 +180,19 @@ def test_the_parent_holds_the_ranges_compressed_never_their_events(
     events = merged[0]
     assert len(events) > 500
     assert peak < 1024 * len(events), f"{peak / len(events):.0f} bytes an event held while merging"
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_past_its_cap_the_digest_is_dropped_and_every_event_read(served: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deciding events of all ranges are held as objects in the parent: past DIGEST_MOST it keeps none, and
+    the server starts and identity are read from every event, with the same result."""
+    from logdoctor.parse import parallel
+
+    monkeypatch.setattr(parallel, "DIGEST_MOST", 1)
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    apart = list(parse_each(local_line_sources([str(served)]), None))
+    assert [p.deciding for p in apart] == [None]
+    monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
+    whole = list(parse_each(local_line_sources([str(served)]), None))
+    assert whole[0].deciding is not None  # one process: its own digest, under Deciding.LIMIT
+    assert [_plain(p) for p in apart] == [_plain(p) for p in whole]
