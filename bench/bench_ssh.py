@@ -90,6 +90,7 @@ class Run:
     wire_bytes: int  # received on the loopback interface during the run (SSH packets, both ways)
     collected_s: float | None  # logdoctor: when the last host's collection ended (progress on stderr)
     exit_status: int
+    own_cpu_s: float | None = None  # logdoctor's own process alone (all its threads), without its workers
 
 
 @dataclass
@@ -148,6 +149,9 @@ def run_once(lab: Lab, m: Measure, deadline: Deadline) -> Run:
         proc = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.PIPE, env=m.env, start_new_session=True)
         reader = threading.Thread(target=_read_stderr, args=(proc, stderr), daemon=True)
         reader.start()
+        own_cpu: list[float] = []
+        watcher = threading.Thread(target=_watch_own_cpu, args=(proc, own_cpu), daemon=True)
+        watcher.start()
         try:
             status = proc.wait(timeout=deadline.left())
         except BaseException as exc:  # past --max-seconds, or Ctrl-C: never leave the command running
@@ -158,6 +162,7 @@ def run_once(lab: Lab, m: Measure, deadline: Deadline) -> Run:
             raise
         wall = time.perf_counter() - started
         reader.join(timeout=5)
+        watcher.join(timeout=5)
         fields = usage.read().split()[-3:]
     if status not in (0, 1):  # diagnose: 1 = findings; grep: 1 = no match
         tail = "\n".join(line for _, line in stderr[-10:])
@@ -174,7 +179,42 @@ def run_once(lab: Lab, m: Measure, deadline: Deadline) -> Run:
         wire_bytes=wire,
         collected_s=collected,
         exit_status=status,
+        own_cpu_s=own_cpu[-1] if own_cpu else None,
     )
+
+
+def _watch_own_cpu(proc: subprocess.Popen[bytes], sink: list[float]) -> None:
+    """The CPU (user + sys, every thread) of the command under GNU time, sampled every 20 ms until it exits: its
+    last sample is within 20 ms of CPU of what it used, apart from its children (parse workers, ssh)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    pid: int | None = None
+    while proc.poll() is None:
+        if pid is None:
+            kids = [int(k) for k in _task_children(proc.pid)]
+            pid = kids[0] if kids else None
+        if pid is not None:
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                sink.append((int(fields[11]) + int(fields[12])) / tick)  # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+        time.sleep(0.02)
+
+
+def _task_children(pid: int) -> list[str]:
+    out: list[str] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out.extend(fh.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _own(run: Run) -> str:
+    return "not sampled" if run.own_cpu_s is None else f"{run.own_cpu_s:.2f} s of CPU"
 
 
 def _read_stderr(proc: subprocess.Popen[bytes], sink: list[tuple[float, str]]) -> None:
@@ -656,6 +696,8 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         f"- CPU of the {len(hosts)}-host run: logdoctor {fleet.best.cpu_s:.2f} s + the servers {fleet.best.remote_cpu_s:.2f} s "
         f"= {fleet_cpu:.1f} s on {nproc} CPUs, at least {fleet_cpu / nproc:.1f} s of wall on this machine; "
         f"one host: {one.best.cpu_s:.2f} s + {one.best.remote_cpu_s:.2f} s.",
+        f"- logdoctor's own process (collection, all its threads; sampled from /proc, without its parse workers): "
+        f"{_own(fleet.best)} in the {len(hosts)}-host run, {_own(one.best)} for one host.",
         f"- Remote commands of one `--save` run of the {len(hosts)} hosts, mean per host: "
         f"{times_text(time_table(manifests), len(manifests))}.",
         f"- Fleet table (what `--format terminal`/`markdown` print, from the same diagnoses): {len(reports)} reports, "

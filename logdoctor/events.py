@@ -751,9 +751,14 @@ def _pack(items: object, spool: _Spool) -> _Batch:
     return spool.keep(zlib.compress(pickle.dumps(items, pickle.HIGHEST_PROTOCOL), 1))  # level 1: the fastest
 
 
+def _blob(batch: _Batch) -> bytes:
+    return batch if isinstance(batch, bytes) else batch.read()
+
+
 def _unpack(batch: _Batch) -> Any:
-    data = batch if isinstance(batch, bytes) else batch.read()
-    # Only bytes `_pack` made in this process are unpickled: input never reaches here as a pickle.
+    data = _blob(batch)
+    # Only bytes `_pack` made in this process (or in its forked parse workers, `adopt`) are unpickled: input never
+    # reaches here as a pickle.
     return pickle.loads(zlib.decompress(data))  # noqa: S301
 
 
@@ -843,6 +848,20 @@ class EventLog(Sequence[EventBase]):
     def __reduce__(self) -> tuple[object, ...]:  # to another process: the events, not this one's temporary file
         return (EventLog, (list(self),))
 
+    def batches(self) -> list[tuple[bytes, int]]:
+        """The compressed batches and the events in each, for `adopt` in another process of this logdoctor (a parse
+        worker's events reach its parent without being decoded and encoded again)."""
+        self._seal()
+        starts = [0, *self._ends[:-1]]
+        return [(_blob(b), end - start) for b, start, end in zip(self._batches, starts, self._ends, strict=True)]
+
+    def adopt(self, blob: bytes, count: int) -> None:
+        """Append a batch `batches` gave, as it is (kept in memory or spilled under this log's budget)."""
+        self._seal()
+        self._batches.append(self._spool.keep(blob))
+        self._count += count
+        self._ends.append(self._count)
+
     def __repr__(self) -> str:
         memory, disk = _stored(self._batches)
         return f"EventLog({self._count} events, compressed {memory} bytes in memory, {disk} on disk)"
@@ -877,6 +896,17 @@ class LineTexts:
         for batch in self._batches:
             yield from _unpack(batch).items()
         yield from list(self._pending.items())
+
+    def batches(self) -> list[tuple[bytes, tuple[int, int]]]:
+        """The compressed batches and the first and last line number in each, for `adopt` (as EventLog.batches)."""
+        self._seal()
+        return [(_blob(b), span) for b, span in zip(self._batches, self._ranges, strict=True)]
+
+    def adopt(self, blob: bytes, span: tuple[int, int]) -> None:
+        """Append a batch `batches` gave, of lines after those held."""
+        self._seal()
+        self._ranges.append(span)
+        self._batches.append(self._spool.keep(blob))
 
     def copy(self) -> LineTexts:
         """A twin that can go on being added to without changing this one (sealed batches are shared: they never

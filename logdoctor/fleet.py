@@ -288,10 +288,14 @@ _worker_rules: list[LoadedRule] | Exception | None = None
 
 
 def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
+    import gc
     import signal
 
     global _worker_rules
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    # Forked: what the parent held (the parser, the collector's models) is never traversed by this worker's
+    # collections, which would also copy the pages it shares with the parent (as logdoctor.parse.parallel's).
+    gc.freeze()
     try:
         _worker_rules = load_rules()
     except Exception as exc:  # handed to every task, which raises it

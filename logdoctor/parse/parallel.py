@@ -23,7 +23,6 @@ in a thread, the file is parsed in one process.
 
 from __future__ import annotations
 
-import itertools
 import os
 import pickle
 import threading
@@ -33,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
-from logdoctor.events import EventBase, EventLog, LineTexts
+from logdoctor.events import EventLog, LineTexts
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
 from logdoctor.sources.local import LocalSource, usable_cpus
@@ -48,12 +47,14 @@ _FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not g
 
 @dataclass
 class RangeParse:
-    """What a worker sends back for its range."""
+    """What a worker sends back for its range: its events and evidence texts as the compressed batches of its
+    `EventLog` and `LineTexts` (`batches()`), which the parent adopts as they are (`adopt`): it neither decodes
+    nor encodes them again, and holds no range's events as objects."""
 
-    events: list[EventBase]
+    events: list[tuple[bytes, int]]
     stats: SourceStats
     detection: Detection
-    texts: dict[int, str]
+    texts: list[tuple[bytes, tuple[int, int]]]
     start_state: str | None  # the state it started from (None: the first range, which starts fresh)
     end_state: str  # the state it ended with
     clean: bool  # nothing open at its end
@@ -123,13 +124,14 @@ def _parse_range(
     stats = SourceStats(name=name, kind=source.kind, path=source.path)
     stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)
     stream.final = index == len(ranges) - 1
-    events = list(stream)
+    # Compressed as they come: the worker holds no range's events as objects either.
+    events = EventLog(stream)
     assert stream.texts is not None
     return RangeParse(
-        events=events,
+        events=events.batches(),
         stats=stats,
         detection=stream.detection,
-        texts=dict(stream.texts.items()),
+        texts=stream.texts.batches(),
         start_state=start_state,
         end_state=stream.carried_state(),
         clean=stream.cut_clean,
@@ -166,7 +168,7 @@ def _worker(
             conn.send_bytes(index.to_bytes(4, "little") + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception as exc:
         empty = SourceStats(name=source.name)
-        failed = RangeParse([], empty, Detection(), {}, None, "", False)
+        failed = RangeParse([], empty, Detection(), [], None, "", False)
         if isinstance(exc, InputError):
             failed.error = str(exc)
         else:  # the file is then parsed in one process, which reports what is wrong with it
@@ -191,7 +193,13 @@ def workers_allowed() -> bool:
 class RangeWork:
     """A file's workers, started (`start_in_ranges`); `collect` waits for their ranges and merges them."""
 
-    def __init__(self, source: LocalSource, ranges: list[tuple[int, int]], keywords: Sequence[str], engine: str | None):
+    def __init__(
+        self,
+        source: LocalSource,
+        ranges: list[tuple[int, int]],
+        keywords: Sequence[str],
+        engine: str | None,
+    ):
         import multiprocessing
         import time
 
@@ -236,18 +244,18 @@ class RangeWork:
 
     def collect(self, stat: SourceStats) -> tuple[EventLog, Detection, LineTexts] | None:
         """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
-        cut failed or a worker could not go on for another reason than a cap (then parse it in one process)."""
-        import gc
+        cut failed or a worker could not go on for another reason than a cap (then parse it in one process).
+
+        Each range is merged as soon as the ones before it are in, so what waits here is only the compressed
+        results of ranges that came in early."""
         from multiprocessing.connection import Connection, wait
 
-        parts: list[RangeParse] = []
+        merged = _Merged(self.source, stat)
         received: dict[int, memoryview] = {}
         finished = False
-        collecting = gc.isenabled()
-        gc.disable()  # a million objects unpickled: the collector would go over them again and again
         try:
             waiting = list(self._conns)
-            while len(parts) < len(self._ranges):
+            while merged.ranges < len(self._ranges):
                 if not waiting:
                     return None  # every worker is done and a range is missing: one died
                 for conn in wait(waiting):
@@ -263,22 +271,19 @@ class RangeWork:
                     if failed.error is not None:
                         raise InputError(failed.error)  # a cap (--max-seconds): a one-process read's one-line error
                     return None  # anything else: parsed in one process, which reports it if it is the file's fault
-                while len(parts) in received:  # the ranges in order, each as soon as the ones before it are in
-                    parts.append(pickle.loads(received.pop(len(parts))))  # noqa: S301 - our own forked worker's
+                while merged.ranges in received:  # the ranges in order, each as soon as the ones before it are in
+                    part: RangeParse = pickle.loads(received.pop(merged.ranges))  # noqa: S301 - our own worker's
+                    if not merged.add(part):
+                        return None  # the guess at the state of a range's start was wrong: parse it as one
             finished = True
-            for before, after in itertools.pairwise(parts):
-                if not before.clean or after.start_state != before.end_state:
-                    return None  # the guess at the state of a range's start was wrong: parse it as one
-            return _merge(parts, self.source, stat, sum(self._shared.counts))
+            return merged.done(sum(self._shared.counts))
         finally:
             self.cancel(finished=finished)
-            if collecting:
-                gc.enable()
 
 
 def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | None) -> RangeWork | None:
-    """The workers of a big local file, started now (a few byte ranges each), or None where it is parsed in one
-    process: too small, not a plain file, one CPU, or workers not allowed (`workers_allowed`)."""
+    """The workers of a big local file, started now (a few byte ranges each), or None where it is parsed in one process: too small, not a plain file,
+    one CPU, or workers not allowed (`workers_allowed`)."""
     ranges = source.parallel_ranges()
     if ranges is None or not workers_allowed():
         return None
@@ -290,24 +295,39 @@ def parse_in_ranges(
 ) -> tuple[EventLog, Detection, LineTexts] | None:
     """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
-    source's bytes and line count set, as its one-process read sets them). None where the file is parsed in
-    one process: too small, not a plain file, one CPU, workers not allowed, or a check at a cut failed."""
+    source's bytes and line count set, as its one-process read sets them).
+    None where the file is parsed in one process: too small, not a plain file, one CPU, workers not allowed, or
+    a check at a cut failed."""
     work = start_in_ranges(source, keywords, engine)
     return work.collect(stat) if work is not None else None
 
 
-def _merge(
-    parts: list[RangeParse], source: LocalSource, stat: SourceStats, total_lines: int
-) -> tuple[EventLog, Detection, LineTexts]:
-    events = EventLog()
-    texts = LineTexts()
-    detection = Detection(forced=parts[0].detection.forced)
-    unrecognised = array("q")
-    for part in parts:
-        events.extend(part.events)
-        for number, text in part.texts.items():
-            texts[number] = text
-        s = part.stats
+class _Merged:
+    """The ranges' parses joined in file order, checked at each cut (`add`), into one source's parse (`done`)."""
+
+    def __init__(self, source: LocalSource, stat: SourceStats) -> None:
+        self.source = source
+        self.stat = stat
+        self.events = EventLog()
+        self.texts = LineTexts()
+        self.detection: Detection | None = None
+        self.unrecognised = array("q")
+        self.ranges = 0
+        self._last: RangeParse | None = None
+
+    def add(self, part: RangeParse) -> bool:
+        """Join the next range; False when the state it started from is not the one the range before ended with,
+        or that range left something open at the cut (the merged parse would not be the one-process one)."""
+        last = self._last
+        if last is not None and (not last.clean or part.start_state != last.end_state):
+            return False
+        self._last = part
+        self.ranges += 1
+        for blob, count in part.events:
+            self.events.adopt(blob, count)
+        for blob, span in part.texts:
+            self.texts.adopt(blob, span)
+        stat, s = self.stat, part.stats
         stat.lines += s.lines
         stat.candidates += s.candidates
         stat.events += s.events
@@ -315,8 +335,11 @@ def _merge(
         room = UNPARSED_SAMPLE_SIZE - len(stat.unrecognised_samples)
         if room > 0:
             stat.unrecognised_samples.extend(s.unrecognised_samples[:room])
-        unrecognised.extend(s.unrecognised_lines)
+        self.unrecognised.extend(s.unrecognised_lines)
         d = part.detection
+        if self.detection is None:
+            self.detection = Detection(forced=d.forced)
+        detection = self.detection
         for header, count in d.header_counts.items():
             detection.header_counts[header] = detection.header_counts.get(header, 0) + count
         for proc_name, count in d.process_names.items():
@@ -326,8 +349,13 @@ def _merge(
         detection.versions.extend(d.versions)
         if not detection.named:
             detection.named.extend(d.named)
-    stat.unrecognised_lines.extend(unrecognised)
-    source.bytes_read = source.size
-    source.prefiltered = True
-    source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
-    return events, detection, texts
+        return True
+
+    def done(self, total_lines: int) -> tuple[EventLog, Detection, LineTexts]:
+        assert self.detection is not None, "no range was merged"
+        self.stat.unrecognised_lines.extend(self.unrecognised)
+        source = self.source
+        source.bytes_read = source.size
+        source.prefiltered = True
+        source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
+        return self.events, self.detection, self.texts

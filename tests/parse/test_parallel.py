@@ -15,7 +15,7 @@ import pytest
 from logdoctor.events import EventBase
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.run import Parsed, local_line_sources, parse_each
+from logdoctor.run import Parsed, local_line_sources, parse_each, run_starts
 from logdoctor.sources.local import open_local
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,13 @@ def _one_process(path: Path) -> tuple[list[EventBase], SourceStats, Detection, d
 
 def _plain(p: Parsed) -> tuple[object, ...]:
     """A parse as plain values to compare (events and texts are held compressed, compared by what they hold)."""
-    return list(p.events), p.stats, p.detections, {name: dict(t.items()) for name, t in p.texts.items()}
+    return (
+        list(p.events),
+        p.stats,
+        p.detections,
+        {name: dict(t.items()) for name, t in p.texts.items()},
+        run_starts(p.events),
+    )
 
 
 @pytest.mark.usefixtures("small_thresholds")
@@ -138,3 +144,37 @@ def test_workers_started_with_the_sources_give_the_same_parse(served: Path, monk
         whole = list(parse_each(local_line_sources([str(served)]), asked))
         monkeypatch.delenv("LOGDOCTOR_PARSE_WORKERS")
         assert [_plain(p) for p in early] == [_plain(p) for p in whole]
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_the_parent_holds_the_ranges_compressed_never_their_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers send each range's events and texts as compressed batches that the parent adopts as they are:
+    while it merges them it holds tens of bytes an event, where a decoded pydantic event takes about 4 KiB
+    (docs/benchmarks.md, *Memory*). Traced in the parent alone (the workers are forked before tracing starts)."""
+    import tracemalloc
+
+    from logdoctor.parse.parallel import start_in_ranges
+
+    path = tmp_path / "serve.log"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "12M", "--out", str(path)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "4")
+    source = open_local(str(path))
+    work = start_in_ranges(source, candidate_keywords(), None)
+    assert work is not None
+    tracemalloc.start()
+    try:
+        merged = work.collect(SourceStats(name=source.name))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert merged is not None
+    events = merged[0]
+    assert len(events) > 500
+    assert peak < 1024 * len(events), f"{peak / len(events):.0f} bytes an event held while merging"
