@@ -34,7 +34,7 @@ from logdoctor.engine.result import (
 from logdoctor.errors import ConfigError
 from logdoctor.perf import effects, speculation
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
-from logdoctor.perf.hardware import HardwareTable, load_hardware
+from logdoctor.perf.hardware import HardwareTable, ModelShape, load_hardware
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
     found = (options.gpu, "--gpu") if options.gpu else gpu_from_facts(profile, names)
     gpu = found[0] if found else None
     model = str(profile.value("model") or "")
-    shape = table.model_shape(model) if model else None
+    shape = shape_from_facts(profile) or (table.model_shape(model) if model else None)
     tp = int(_median(profile.value("parallel.tp")) or 1)
     inputs = deployment_from_profile(
         profile,
@@ -154,12 +154,32 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
         # the input embedding is stored in 16 bits even in quantised checkpoints
         unread_bytes_per_gpu=shape[1].unread_bytes_per_gpu(tp, 2.0) if shape else 0.0,
         lm_head_bytes_per_gpu=shape[1].lm_head_bytes_per_gpu(tp) if shape else None,
+        vocab_size=shape[1].vocab_size if shape else None,
     )
     if shape is not None:
         inputs.derived.append(f"model shape: {shape[0]} ({shape[1].layers} layers, h={shape[1].hidden_size})")
     if found is not None and found[1] != "--gpu":
         inputs.derived = [d.replace("(--gpu)", f"({found[1]})") for d in inputs.derived]
     return inputs, found[1] if found else None
+
+
+def shape_from_facts(profile: FactSource) -> tuple[str, ModelShape] | None:
+    """The model's shape from its config.json given beside the log (`model.layers`, ... from
+    logdoctor/inputs/modelconfig), which wins over the built-in `models:` table: (where it was read, the shape)."""
+    layers, hidden = profile.value("model.layers"), profile.value("model.hidden_size")
+    if not isinstance(layers, int | float) or not isinstance(hidden, int | float) or layers < 1 or hidden < 1:
+        return None
+    vocab = profile.value("model.vocab_size")
+    tied = profile.value("model.tied_embeddings")
+    where = str(profile.value("model.config_source") or "the model's config.json")
+    shape = ModelShape(
+        layers=int(layers),
+        hidden_size=int(hidden),
+        vocab_size=int(vocab) if isinstance(vocab, int | float) and vocab >= 1 else None,
+        tied_embeddings=tied is not False,
+        source=where,
+    )
+    return where, shape
 
 
 def _bound(inputs: Inputs, table: HardwareTable, profile: FactSource) -> _Bound:
@@ -305,8 +325,10 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
     if kind == "cuda-graphs":
         # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
         eff = effects.cuda_graphs(dep, table)
+        # the launch overhead is the microbenchmark host's CPU (hardware.yaml): another host launches faster or
+        # slower, so the effect may only raise the rule's score
         return _Computed(
-            eff, "per request", True, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
+            eff, "per request", False, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
         )
     if kind == "spec-k":
         if dep.spec is None:
