@@ -262,6 +262,12 @@ FACTS: dict[str, FactSpec] = {
         "(logdoctor/perf/speculation.py, without hardware)",
         _SPEC_HINT,
     ),
+    "spec.break_even": FactSpec(
+        "number",
+        "the acceptance length at which speculation at the configured k is as fast as plain decode: spec.step_cost "
+        "plus the per-step overhead of the drafted tokens (logdoctor/perf/speculation.py, break_even)",
+        _SPEC_HINT,
+    ),
     "spec.verify_cost": FactSpec(
         "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
     ),

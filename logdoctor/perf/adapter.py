@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
-from logdoctor.perf.speculation import DRAFTER_LAYERS
+from logdoctor.perf.speculation import DRAFTER_LAYERS, overhead_seconds
 
 
 class FactSource(Protocol):
@@ -422,6 +422,7 @@ def deployment_from_profile(
                 method=method,
                 drafter_bytes_per_gpu=drafter_bytes,
                 drafter_layers=int(drafter_layers) if drafter_layers else None,
+                overhead_s_per_token=overhead_seconds(str(profile.value("engine") or "")),
                 position_acceptance=tuple(float(x) for x in positions)
                 if isinstance(positions, list) and positions
                 else None,

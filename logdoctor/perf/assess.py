@@ -242,7 +242,7 @@ def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
     at_typical = replace(
         dep, spec=replace(spec, k=typical.k, position_acceptance=positions, mean_acceptance_length=typical.tau)
     )
-    plan = effects.spec_best_k(at_typical, table)
+    plan = effects.spec_best_k(at_typical, table, overhead=False)  # a bound: the bytes alone
     return _Hardware(
         no_spec,
         plan.best.tok_s_per_request * scale,
@@ -338,13 +338,14 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
         except ValueError:
             return None
         assumed = draft_cost(dep).assumed
-        best_k = plan.best.k
+        # the gap compares bounds, which leave the per-step overhead out: its fixed case is the k best by the bytes
+        best_k = effects.spec_best_k(dep, table, overhead=False).best.k
         fixed = replace(dep, spec=None) if best_k == 0 else replace(dep, spec=replace(dep.spec, k=best_k))
         return _Computed(
             plan.effect,
             "per request",
             not assumed and dep.spec.position_acceptance is not None,
-            "tau(k) / (t_verify(B, k+1) + t_draft(k)) at the best k vs the current k",
+            "tau(k) / (t_verify(B, k+1) + t_draft(k) + overhead(k)) at the best k vs the current k",
             fixed,
             _spec_fix(engine, dep, plan, dep.gpu.name),
             dep.spec.method,

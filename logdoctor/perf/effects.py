@@ -151,7 +151,7 @@ class SpecPlan:
     positions_from: str
 
 
-def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None) -> SpecPlan:
+def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None, *, overhead: bool = True) -> SpecPlan:
     """(c) τ(k) for every k from the per-position acceptance, the cost of verifying k+1 tokens for each running
     sequence (compute-bound at large batch: rejected drafts cost FLOPs) plus drafting; the best k, 0 included."""
     if dep.spec is None:
@@ -162,8 +162,18 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None)
     k_max = min(k_max or len(positions), len(positions))
     _, base_t = spec_step(dep, table, 0, positions)
     base = 1.0 / base_t
-    # the one k sweep (logdoctor.perf.speculation.sweep), with the roofline's step time as the cost in plain steps
-    points = speculation.sweep(positions, lambda k: spec_step(dep, table, k, positions)[1] / base_t, k_max)
+
+    # the one k sweep (logdoctor.perf.speculation.sweep): the roofline's step time in plain steps, plus the per-step
+    # overhead a drafted token costs beyond its bytes (speculation.with_overhead: the same cost the rules' break-even
+    # uses); the bound itself (model.expected) leaves the overhead out
+    def roofline(k: int) -> float:
+        return spec_step(dep, table, k, positions)[1] / base_t
+
+    # overhead=False: the bytes alone, for the bounds (the typical-acceptance bound, the gap)
+    # the overhead is a time (speculation.overhead_seconds), here in plain steps of this deployment
+    per_token = dep.spec.overhead_s_per_token / base_t
+    cost = speculation.with_overhead(roofline, per_token) if overhead else roofline
+    points = speculation.sweep(positions, cost, k_max)
     choices = [KChoice(p.k, p.tokens_per_step, p.step_cost * base_t, p.speedup * base, p.speedup) for p in points]
     top = speculation.best(points)
     best = choices[top.k]
@@ -172,7 +182,9 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None)
     work = _Work()
     work.add(
         "tokens per step and speed for each k",
-        "tau(k) = 1 + sum_{i<k} r_i; S(k) = (tau(k) / (t_verify(B, k+1) + t_draft(k))) / (1 / t_step(B, 1))",
+        "tau(k) = 1 + sum_{i<k} r_i; S(k) = tau(k) / ((t_verify(B, k+1) + t_draft(k) + o * k) / t_step(B, 1)), "
+        f"o = {dep.spec.overhead_s_per_token * 1e3:.2f} ms a drafted token"
+        + ("" if overhead else " (left out: a bound)"),
         {"B": str(dep.batch), "positions": how},
         "; ".join(f"k={c.k}: tau={c.tokens_per_step:.2f} S={c.speedup_vs_no_spec:.2f}" for c in choices),
         "Leviathan et al. (https://arxiv.org/abs/2211.17192); vLLM per-position counters",

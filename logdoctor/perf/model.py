@@ -62,6 +62,9 @@ class SpecConfig:
     drafter_kind: DrafterKind | None = None  # None: from the method (DRAFTER_KINDS)
     drafter_layers: int | None = None  # decoder layers of the drafter (its config); None: the method's (DRAFTER_LAYERS)
     drafter_bytes_per_gpu: float | None = None  # the drafter's own weights per GPU where its size is known
+    # per-step overhead of one drafted token beyond its bytes (speculation.overhead_seconds: the engine's measured);
+    # the effects and the best k count it, the bound does not
+    overhead_s_per_token: float = speculation.OVERHEAD_SECONDS_DEFAULT
 
     @property
     def drafter(self) -> DrafterKind:

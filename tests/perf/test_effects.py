@@ -114,13 +114,20 @@ def test_best_k_from_mean_acceptance_only(table: HardwareTable) -> None:
     assert plan.choices[15].tokens_per_step == pytest.approx(1.29, abs=1e-6)
     assert 1 <= plan.best.k <= 2
     assert plan.current.speedup_vs_no_spec < 1.0  # k=15 of a sequential drafter at this acceptance loses
-    # A block drafter (DFlash) drafts all k in one pass: at batch 1, memory-bound, more k costs nothing.
-    block = spec_best_k(replace(dep, spec=replace(spec, method="dflash")), table)
+    # A block drafter (DFlash) drafts all k in one pass: at batch 1, memory-bound, more k costs no bytes ...
+    block_spec = replace(spec, method="dflash")
+    block = spec_best_k(replace(dep, spec=block_spec), table, overhead=False)
     speeds = [c.tok_s_per_request for c in block.choices]
     assert speeds == sorted(speeds)
+    # ... but each drafted token costs its per-step overhead (vLLM: 0.85 ms), so the best k is not the largest
+    with_overhead = spec_best_k(replace(dep, spec=replace(block_spec, overhead_s_per_token=0.85e-3)), table)
+    assert with_overhead.best.k < 15
+    assert with_overhead.choices[15].speedup_vs_no_spec < block.choices[15].speedup_vs_no_spec
     # the drafter kind can be given instead of read from the method
     forced = spec_best_k(
-        replace(dep, spec=replace(spec, method="my-drafter", drafter_kind="block", draft_cost_ratio=0.05)), table
+        replace(dep, spec=replace(spec, method="my-drafter", drafter_kind="block", draft_cost_ratio=0.05)),
+        table,
+        overhead=False,
     )
     assert [c.tok_s_per_request for c in forced.choices] == pytest.approx(speeds)
 
