@@ -137,3 +137,32 @@ def test_a_config_of_another_model_is_not_used() -> None:
     assert performance is not None
     assert not any("from the config.json's shape" in d for d in performance.derived)
     assert any("another model's config" in u.how for u in performance.unknown)
+
+
+def test_diagnose_with_a_config_json_on_the_command_line() -> None:
+    """`logdoctor diagnose LOG config.json --gpu ... --format json`: one deployment, the shape in the working."""
+    from click.testing import CliRunner
+
+    from logdoctor.cli import main
+
+    result = CliRunner().invoke(
+        main,
+        ["diagnose", str(R004), str(CONFIGS / "Qwen3-30B-A3B" / "config.json"), "--gpu", "RTX PRO 6000"]
+        + ["--format", "json"],
+    )
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
+    performance = data["performance"] if "performance" in data else data["deployments"][0]["performance"]
+    assert any("from the config.json's shape" in line for line in performance["derived"])
+    assert performance["ratio"] == pytest.approx(0.82, abs=0.02)
+
+
+def test_a_config_json_alone_is_not_a_serving_log() -> None:
+    """A config.json by itself has no line of a serving log: diagnose says so, it does not call it healthy."""
+    from click.testing import CliRunner
+
+    from logdoctor.cli import main
+
+    result = CliRunner().invoke(main, ["diagnose", str(CONFIGS / "Llama-3.1-8B" / "config.json")])
+    assert "HEALTHY" not in result.output
+    assert "Traceback" not in result.output

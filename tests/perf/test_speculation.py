@@ -100,6 +100,7 @@ def test_facts_and_roofline_run_the_same_sweep(table: HardwareTable) -> None:
     per_token = speculation.overhead_plain_steps("sequential", 0.05)
     assert per_token == pytest.approx(0.15)
     plain = effects.spec_best_k(dep, table, overhead=False).choices[0].step_seconds
+    assert dep.spec is not None
     timed = replace(dep, spec=replace(dep.spec, overhead_s_per_token=per_token * plain))
     with_o = effects.spec_best_k(timed, table)
     facts_o = speculation.sweep(
