@@ -145,11 +145,8 @@ def test_diagnose_with_a_config_json_on_the_command_line() -> None:
 
     from logdoctor.cli import main
 
-    result = CliRunner().invoke(
-        main,
-        ["diagnose", str(R004), str(CONFIGS / "Qwen3-30B-A3B" / "config.json"), "--gpu", "RTX PRO 6000"]
-        + ["--format", "json"],
-    )
+    config = str(CONFIGS / "Qwen3-30B-A3B" / "config.json")
+    result = CliRunner().invoke(main, ["diagnose", str(R004), config, "--gpu", "RTX PRO 6000", "--format", "json"])
     assert result.exit_code in (0, 1), result.output
     data = json.loads(result.stdout)
     performance = data["performance"] if "performance" in data else data["deployments"][0]["performance"]
