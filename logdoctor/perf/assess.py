@@ -325,8 +325,8 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
     if kind == "cuda-graphs":
         # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
         eff = effects.cuda_graphs(dep, table)
-        # the launch overhead is the microbenchmark host's CPU (hardware.yaml): another host launches faster or
-        # slower, so the effect may only raise the rule's score
+        # the launch time is the least the microbenchmark host's CPU took (hardware.yaml): another host launches
+        # faster or slower, so the effect may only raise the rule's score
         return _Computed(
             eff, "per request", False, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
         )
@@ -438,12 +438,15 @@ def _sets_k(step: str, method: str | None) -> bool:
 def rank(findings: Sequence[Finding]) -> list[Finding]:
     """By score, where a finding with an effect scores by what its fix recovers (`effect_score`, monotone in the
     speedup, so those rank by tok/s recovered among themselves) and one without keeps its rule's score: both
-    stay in one list on one scale, and no finding is dropped. Ties: tok/s recovered, then severity and ids."""
+    stay in one list on one scale, and no finding is dropped. Ties: tok/s recovered, then the rule's own score (two
+    findings whose fixes share one effect, such as the speculation rules' spec-k, rank as their rules found them),
+    then severity and ids."""
     return sorted(
         findings,
         key=lambda f: (
             -f.score,
             -(f.effect.tok_s_recovered if f.effect else 0.0),
+            -(f.effect.rule_score if f.effect else f.score),
             -SEVERITY_ORDER[f.severity],
             f.cause,
             f.rule,
@@ -543,6 +546,7 @@ def assess(
     out: list[Finding] = []
     fixes: dict[str, _Computed] = {}
     shares: list[GapShare] = []
+    share_kinds: list[str] = []
     for finding in findings:
         kind = effect_of.get(finding.rule)
         computed = _effect_for(kind, b.compare, table, profile, engine) if kind else None
@@ -556,6 +560,7 @@ def assess(
         if computed.basis == "per request" and kind not in fixes:
             fixes[kind] = computed
             shares.append(GapShare(rule=finding.rule, cause=finding.cause, speedup=round(computed.effect.speedup, 4)))
+            share_kinds.append(kind)
     ranked = rank(out) if fixes or any(f.effect for f in out) else out
 
     explained: float | None = None
@@ -569,6 +574,13 @@ def assess(
             fixed = _merge(fixed, c.fixed, name)
         now = expected(b.compare, table).per_request_tok_s
         explained = expected(fixed, table).per_request_tok_s / now
+        # each share on the gap's own basis, the bound, so the shares and `explained` agree: a finding's effect
+        # may count more (the spec-k effect counts the per-step overhead of drafted tokens, which bounds leave out)
+        for i, (share, share_kind) in enumerate(zip(shares, share_kinds, strict=True)):
+            c = fixes[share_kind]
+            if c.fixed is not None:
+                alone = expected(_merge(b.compare, c.fixed, share_kind), table).per_request_tok_s / now
+                shares[i] = share.model_copy(update={"speedup": round(alone, 4)})
         if b.ratio is not None and b.basis == "per request":
             gap = explained / b.ratio
     at = b.at_batch

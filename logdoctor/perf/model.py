@@ -103,9 +103,6 @@ class Deployment:
     custom_allreduce: bool | None = None
     cuda_graphs: bool = True
     spec: SpecConfig | None = None
-    # eager: the bound takes max(GPU time, launch time), the least a step can take; the effect of CUDA graphs
-    # estimates the cost as the microbenchmark measured it, GPU time + launch overhead (`eager_sum`)
-    eager_sum: bool = False
 
 
 @dataclass(frozen=True)
@@ -420,19 +417,13 @@ def step_time(dep: Deployment, table: HardwareTable, tokens_per_seq: int = 1, wo
             # the two, not their sum. The microbenchmark's 112 us a layer is the least its launches took (its
             # eager - graph difference; read as launch-bound, 272 us), so the max stays an upper bound on a host
             # whose CPU launches faster (vllm-r004: 48 layers at 6.6 ms a step, under the sum's 9.3 ms).
-            if dep.eager_sum:
-                total += launch
-                if launch > t_gpu:
-                    bound = "launch"
-            elif launch > total:
+            if launch > total:
                 total = launch
                 bound = "launch"
             if work is not None:
                 work.add(
                     "eager launch time (no CUDA graphs)",
-                    "t_step = t_gpu + t_comm + L * overhead_per_layer (the estimate, as the microbenchmark measured it)"
-                    if dep.eager_sum
-                    else "t_step = max(t_gpu + t_comm, L * launch_per_layer) (the CPU launches while the GPU runs; "
+                    "t_step = max(t_gpu + t_comm, L * launch_per_layer) (the CPU launches while the GPU runs; "
                     "the GPU time grows with batch, the launch time does not)",
                     {"L": str(dep.layers), "launch_per_layer": f"{per_layer.value:g} us"},
                     _ms(launch),
