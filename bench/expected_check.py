@@ -16,6 +16,7 @@ Results and their discussion: docs/expected-performance.md. No constant here is 
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -101,12 +102,35 @@ def _rank(findings: list[Finding], cause: str) -> int | None:
     return causes.index(cause) + 1 if cause in causes else None
 
 
-def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule]) -> Row:
+# Real config.json files (fixtures/inputs/modelconfig/README.md), given beside a log whose served model is one of
+# them (its name without a packaging suffix: Qwen3-30B-A3B-Instruct-2507 -> Qwen3-30B-A3B), as a user would.
+CONFIGS = ROOT / "fixtures" / "inputs" / "modelconfig"
+_PACKAGING = re.compile(r"([-_](instruct|chat|it|base|hf|fp8|awq|gptq|\d{4}))+$", re.I)
+
+
+def config_for(log: Path) -> Path | None:
+    """The config.json of the log's served model, where fixtures/inputs/modelconfig has it."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    model = str(profile_of(parse_sources([LineSource(log.name, list(enumerate(lines, 1)))])).value("model") or "")
+    tail = _PACKAGING.sub("", model.rstrip("/").rsplit("/", 1)[-1]).lower()
+    tail = tail.removeprefix("meta-")  # meta-llama/Meta-Llama-3.1-8B is the hub's Llama-3.1-8B, renamed
+    for candidate in sorted(CONFIGS.glob("*/config.json")) if tail else []:
+        if candidate.parent.name.lower() == tail:
+            return candidate
+    return None
+
+
+def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule], config: Path | None = None) -> Row:
     """One log through `logdoctor diagnose`'s own pipeline (`diagnose_parsed` with the GPU as `--gpu`), so the
-    check is of what the report says; and the labelled cause's rank with and without the GPU."""
+    check is of what the report says; and the labelled cause's rank with and without the GPU. With `config`, the
+    model's config.json is given beside it (`logdoctor diagnose LOG config.json`)."""
     label, label_text = _label(log)
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    parsed = parse_sources([LineSource(log.name, list(enumerate(lines, 1)))])
+    sources = [LineSource(log.name, list(enumerate(lines, 1)))]
+    if config is not None:
+        text = config.read_text(encoding="utf-8").splitlines()
+        sources.append(LineSource(f"{config.parent.name}/config.json", list(enumerate(text, 1))))
+    parsed = parse_sources(sources)
     profile = profile_of(parsed)
     gpu_from = "log"
     gpu = profile.value("gpu.name")
@@ -274,6 +298,14 @@ def main() -> None:
     rules = load_rules([], builtin=True)
     logs = sorted(args.corpus.glob("*.log")) + sorted(args.fixtures.glob("**/*.log"))
     rows = [check_log(table, log, rules) for log in logs]
+    # the same logs with their model's config.json beside them, where fixtures/inputs/modelconfig has it
+    measured = {r.case for r in rows if r.ratio is not None}
+    with_config = [(log, config_for(log)) for log in logs if log.name in measured]
+    rows += [
+        replace(check_log(table, log, rules, cfg), case=f"{log.name} + config.json")
+        for log, cfg in with_config
+        if cfg is not None
+    ]
     checkable = [r for r in rows if r.ratio is not None]
     print(f"# {len(logs)} logs; {len(checkable)} with known hardware and a measurement")
     header = (

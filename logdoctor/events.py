@@ -248,7 +248,9 @@ class StartupConfig(EventBase):
     mid-value (only the keys before the cut are present)."""
 
     type: Literal["startup_config"] = "startup_config"
-    origin: Literal["non-default args", "engine init", "namespace", "server_args", "command line", "env"]
+    origin: Literal[
+        "non-default args", "engine init", "namespace", "server_args", "command line", "env", "model config"
+    ]
     config: dict[str, Any]
     truncated: bool = False
 

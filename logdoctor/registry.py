@@ -37,6 +37,7 @@ BUILTIN: tuple[str, ...] = (
     "logdoctor.inputs.host",
     "logdoctor.inputs.metrics",
     "logdoctor.inputs.env",
+    "logdoctor.inputs.modelconfig",
 )
 ENV_VARIABLE = "LOGDOCTOR_ENGINES"
 

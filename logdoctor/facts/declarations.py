@@ -33,10 +33,33 @@ _SPEC_HINT = (
 _CONFIG_HINT = (
     "include the startup block of the log (vLLM `non-default args` / engine-init line, SGLang `server_args=`)"
 )
+_MODEL_CONFIG_HINT = "give the model's config.json beside the log: logdoctor diagnose server.log config.json"
 _NCCL_HINT = "run with NCCL_DEBUG=INFO and include the NCCL init lines (Channel ... via ...)"
 _TOPO_HINT = "include `nvidia-smi topo -m` output (logdoctor diagnose HOST collects it)"
 _ENV_HINT = "include `vllm collect-env` (or `python -m sglang.check_env`) output beside the log"
 _SMI_HINT = "include `nvidia-smi -q` output beside the log"
+
+# The model's shape from its config.json given beside the log (logdoctor/inputs/modelconfig).
+_MODEL_SHAPE_FACTS: tuple[tuple[str, FactKind, str], ...] = (
+    ("model.layers", "number", "decoder layers (num_hidden_layers)"),
+    ("model.hidden_size", "number", "hidden size"),
+    ("model.vocab_size", "number", "vocabulary size"),
+    ("model.tied_embeddings", "bool", "input embedding and LM head are one matrix (tie_word_embeddings)"),
+    ("model.kv_heads", "number", "key/value heads (num_key_value_heads)"),
+    ("model.head_dim", "number", "attention head dimension"),
+    ("model.experts", "number", "routed experts per MoE layer"),
+    ("model.experts_active", "number", "routed experts a token reads (num_experts_per_tok)"),
+    ("model.mtp_layers", "number", "MTP modules the checkpoint ships (num_nextn_predict_layers)"),
+    ("model.vision_tower", "bool", "the config has a vision tower (vision_config)"),
+    ("model.params", "number", "parameters of the text model, from the config's shape"),
+    ("model.read_params", "number", "parameters one decode step reads for one token (active experts, LM head)"),
+    ("model.config_architecture", "str", "architecture class named by the config.json"),
+    ("model.config_source", "str", "where the model's config.json was read"),
+    ("spec.draft_layers", "number", "the drafter's decoder layers (its config.json)"),
+    ("spec.draft_params", "number", "the drafter's own parameters, without the target's embedding and LM head"),
+    ("spec.draft_block_size", "number", "DFlash: tokens the drafter drafts in one pass (block_size)"),
+    ("spec.draft_config_architecture", "str", "architecture class named by the drafter's config.json"),
+)
 
 FACTS: dict[str, FactSpec] = {
     # identity
@@ -60,6 +83,8 @@ FACTS: dict[str, FactSpec] = {
         "scores: one forward pass a request, no decode steps); vLLM `runner`/`task`, SGLang `is_embedding`",
         _CONFIG_HINT,
     ),
+    # the model's shape from its config.json given beside the log (logdoctor/inputs/modelconfig)
+    **{name: FactSpec(kind, what, _MODEL_CONFIG_HINT) for name, kind, what in _MODEL_SHAPE_FACTS},
     "model.max_len": FactSpec("number", "maximum model length (context) in tokens", _CONFIG_HINT),
     "parallel.tp": FactSpec("number", "tensor-parallel size", _CONFIG_HINT),
     "parallel.pp": FactSpec("number", "pipeline-parallel size", _CONFIG_HINT),
@@ -244,6 +269,12 @@ FACTS: dict[str, FactSpec] = {
         "number",
         "one speculative step at the configured k in plain decode steps: verification plus the drafter's passes "
         "(logdoctor/perf/speculation.py, without hardware)",
+        _SPEC_HINT,
+    ),
+    "spec.break_even": FactSpec(
+        "number",
+        "the acceptance length at which speculation at the configured k is as fast as plain decode: spec.step_cost "
+        "plus the per-step overhead of the drafted tokens (logdoctor/perf/speculation.py, break_even)",
         _SPEC_HINT,
     ),
     "spec.verify_cost": FactSpec(

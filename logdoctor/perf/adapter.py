@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
-from logdoctor.perf.speculation import DRAFTER_LAYERS
+from logdoctor.perf.speculation import DRAFTER_LAYERS, overhead_seconds
 
 
 class FactSource(Protocol):
@@ -217,6 +217,54 @@ def _drafter_loaded(spec: SpecConfig, held: float, target_layers: int | None, lm
     return n * max(held - (lm_head or 0.0), 0.0) / (target_layers + n)
 
 
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+# The loaded figure holds the text model's weights plus what the shape does not count (a vision tower, MTP layers,
+# allocator slack): the shape's total should fall a little below it. A shape far off it is another model's config.
+_SHAPE_LOAD_RANGE = (0.6, 1.1)
+
+
+def _read_from_shape(
+    read_params: float | None,
+    params: float | None,
+    vocab: int | None,
+    hidden: int | None,
+    dtype_bytes: float,
+    shards: int,
+    loaded: float | None,
+    derived: list[str],
+    unknown: list[Missing],
+) -> float | None:
+    """The bytes one decode step reads per GPU from the model's config.json: its layers' weights (the routed
+    experts a token uses) at the weights' bytes, plus the LM head at 2 bytes (quantised checkpoints keep it in 16
+    bits); not the input embedding, a vision tower or MTP layers, which the loaded figure counts. None without a
+    config, or when the config does not match the load (said in `unknown`)."""
+    if read_params is None:
+        return None
+    head = float(vocab * hidden) if vocab and hidden else 0.0
+    read = (max(read_params - head, 0.0) * dtype_bytes + head * 2.0) / max(shards, 1)
+    held = (max((params or read_params) - head, 0.0) * dtype_bytes + head * 2.0) / max(shards, 1)
+    if loaded is not None and not _SHAPE_LOAD_RANGE[0] * loaded <= held <= _SHAPE_LOAD_RANGE[1] * loaded:
+        unknown.append(
+            Missing(
+                "the model's config.json",
+                f"its shape holds {held / 1e9:.2f} GB per GPU against {loaded / 1e9:.2f} GB loaded: another "
+                "model's config, or another dtype? The loaded figure is used",
+            )
+        )
+        return None
+    derived.append(
+        f"weights a step reads per GPU from the config.json's shape: ({read_params / 1e9:.3g}e9 read parameters - "
+        f"LM head {head / 1e9:.3g}e9) x {dtype_bytes:g} B + LM head x 2 B, / {shards} = {read / 1e9:.2f} GB"
+        + (f" (of {loaded / 1e9:.2f} GB loaded)" if loaded is not None else "")
+    )
+    return read
+
+
 def deployment_from_profile(
     profile: FactSource,
     gpu: str | None = None,
@@ -226,8 +274,10 @@ def deployment_from_profile(
     hidden_size: int | None = None,
     unread_bytes_per_gpu: float = 0.0,
     lm_head_bytes_per_gpu: float | None = None,
+    vocab_size: int | None = None,
 ) -> Inputs:
-    """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs."""
+    """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs. The model's
+    config.json, where given (`model.read_params`, `spec.draft_layers`, ...), says what a step reads."""
     table = table or load_hardware()
     unknown: list[Missing] = []
     derived: list[str] = []
@@ -258,6 +308,11 @@ def deployment_from_profile(
 
     model = str(profile.value("model") or "")
     total, active = params_from_name(model) if model else (None, None)
+    config_params = _number(profile.value("model.params"))
+    read_params = _number(profile.value("model.read_params"))
+    if config_params:
+        # the config's shape, not the name's rounding: a step reads `read_params` of them (MoE: the routed experts)
+        total, active = config_params, read_params
     weights = profile.value("model.weights_gib")
     weights_bytes = float(weights) * GIB if isinstance(weights, int | float) else None
     dtype_bytes, how = _dtype_bytes(profile, model, weights_bytes, total, tp * pp)
@@ -265,7 +320,8 @@ def deployment_from_profile(
     if weights_bytes is not None:
         derived.append(f"weights per GPU: {weights} GiB from model.weights_gib")
     elif total is not None:
-        derived.append(f"parameters: {total / 1e9:g}e9 from the model name {model!r}, {dtype_bytes:g} bytes each")
+        where = "the model's config.json" if config_params else f"the model name {model!r}"
+        derived.append(f"parameters: {total / 1e9:.3g}e9 from {where}, {dtype_bytes:g} bytes each")
     else:
         unknown.append(
             Missing(
@@ -276,6 +332,11 @@ def deployment_from_profile(
         return Inputs(None, unknown, derived)
     _architecture(profile, active, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
     active_fraction = 1.0
+    from_shape = _read_from_shape(
+        read_params, config_params, vocab_size, hidden_size, dtype_bytes, tp * pp, weights_bytes, derived, unknown
+    )
+    if from_shape is not None:
+        weights_bytes, unread_bytes_per_gpu, active = from_shape, 0.0, None
     if active is not None and total:
         active_fraction = active / total
         derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
@@ -322,7 +383,7 @@ def deployment_from_profile(
                 "--hardware file (all-reduce and eager launch time left out)",
             )
         )
-    if weights_bytes is not None and not unread_bytes_per_gpu:
+    if weights_bytes is not None and not unread_bytes_per_gpu and from_shape is None:
         derived.append(
             "weights read = weights loaded: an untied input embedding or a vision encoder, loaded but not read by "
             "decode, makes the bound conservative by their size (pass unread_bytes_per_gpu)"
@@ -345,10 +406,23 @@ def deployment_from_profile(
             if method == "unknown":
                 method = _method_from_architecture(str(profile.value("spec.draft_architecture") or ""), derived)
             drafter_bytes = _drafter_bytes(profile, method, dtype_bytes, tp * pp, derived)
+            drafter_layers = _number(profile.value("spec.draft_layers"))
+            draft_params = _number(profile.value("spec.draft_params"))
+            if draft_params and drafter_bytes is None:
+                # a drafter's checkpoint is bf16 (DFlash, EAGLE-3 drafters ship bf16 whatever the target's dtype)
+                drafter_bytes = draft_params * 2.0 / max(tp * pp, 1)
+                derived.append(
+                    f"drafter: {draft_params / 1e9:.3g}e9 parameters of its own from its config.json "
+                    f"({drafter_bytes / 1e9:.2f} GB per GPU at 2 bytes)"
+                )
+            if drafter_layers:
+                derived.append(f"drafter layers: {drafter_layers:g} from its config.json (spec.draft_layers)")
             spec = SpecConfig(
                 k=int(k),
                 method=method,
                 drafter_bytes_per_gpu=drafter_bytes,
+                drafter_layers=int(drafter_layers) if drafter_layers else None,
+                overhead_s_per_token=overhead_seconds(str(profile.value("engine") or "")),
                 position_acceptance=tuple(float(x) for x in positions)
                 if isinstance(positions, list) and positions
                 else None,
@@ -363,7 +437,7 @@ def deployment_from_profile(
         else:
             unknown.append(Missing("speculative tokens (k)", "include the speculative config in the startup block"))
 
-    if spec is not None and weights_bytes is not None and profile.value("engine") == "vllm":
+    if spec is not None and weights_bytes is not None and profile.value("engine") == "vllm" and from_shape is None:
         drafter = _drafter_loaded(spec, weights_bytes - unread_bytes_per_gpu, layers, lm_head_bytes_per_gpu)
         if drafter:
             unread_bytes_per_gpu += drafter

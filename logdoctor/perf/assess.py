@@ -34,7 +34,7 @@ from logdoctor.engine.result import (
 from logdoctor.errors import ConfigError
 from logdoctor.perf import effects, speculation
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
-from logdoctor.perf.hardware import HardwareTable, load_hardware
+from logdoctor.perf.hardware import HardwareTable, ModelShape, load_hardware
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
     found = (options.gpu, "--gpu") if options.gpu else gpu_from_facts(profile, names)
     gpu = found[0] if found else None
     model = str(profile.value("model") or "")
-    shape = table.model_shape(model) if model else None
+    shape = shape_from_facts(profile) or (table.model_shape(model) if model else None)
     tp = int(_median(profile.value("parallel.tp")) or 1)
     inputs = deployment_from_profile(
         profile,
@@ -154,12 +154,32 @@ def _inputs(profile: FactSource, options: PerfOptions, table: HardwareTable) -> 
         # the input embedding is stored in 16 bits even in quantised checkpoints
         unread_bytes_per_gpu=shape[1].unread_bytes_per_gpu(tp, 2.0) if shape else 0.0,
         lm_head_bytes_per_gpu=shape[1].lm_head_bytes_per_gpu(tp) if shape else None,
+        vocab_size=shape[1].vocab_size if shape else None,
     )
     if shape is not None:
         inputs.derived.append(f"model shape: {shape[0]} ({shape[1].layers} layers, h={shape[1].hidden_size})")
     if found is not None and found[1] != "--gpu":
         inputs.derived = [d.replace("(--gpu)", f"({found[1]})") for d in inputs.derived]
     return inputs, found[1] if found else None
+
+
+def shape_from_facts(profile: FactSource) -> tuple[str, ModelShape] | None:
+    """The model's shape from its config.json given beside the log (`model.layers`, ... from
+    logdoctor/inputs/modelconfig), which wins over the built-in `models:` table: (where it was read, the shape)."""
+    layers, hidden = profile.value("model.layers"), profile.value("model.hidden_size")
+    if not isinstance(layers, int | float) or not isinstance(hidden, int | float) or layers < 1 or hidden < 1:
+        return None
+    vocab = profile.value("model.vocab_size")
+    tied = profile.value("model.tied_embeddings")
+    where = str(profile.value("model.config_source") or "the model's config.json")
+    shape = ModelShape(
+        layers=int(layers),
+        hidden_size=int(hidden),
+        vocab_size=int(vocab) if isinstance(vocab, int | float) and vocab >= 1 else None,
+        tied_embeddings=tied is not False,
+        source=where,
+    )
+    return where, shape
 
 
 def _bound(inputs: Inputs, table: HardwareTable, profile: FactSource) -> _Bound:
@@ -222,7 +242,7 @@ def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
     at_typical = replace(
         dep, spec=replace(spec, k=typical.k, position_acceptance=positions, mean_acceptance_length=typical.tau)
     )
-    plan = effects.spec_best_k(at_typical, table)
+    plan = effects.spec_best_k(at_typical, table, overhead=False)  # a bound: the bytes alone
     return _Hardware(
         no_spec,
         plan.best.tok_s_per_request * scale,
@@ -305,8 +325,10 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
     if kind == "cuda-graphs":
         # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
         eff = effects.cuda_graphs(dep, table)
+        # the launch time is the least the microbenchmark host's CPU took (hardware.yaml): another host launches
+        # faster or slower, so the effect may only raise the rule's score
         return _Computed(
-            eff, "per request", True, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
+            eff, "per request", False, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
         )
     if kind == "spec-k":
         if dep.spec is None:
@@ -316,13 +338,14 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
         except ValueError:
             return None
         assumed = draft_cost(dep).assumed
-        best_k = plan.best.k
+        # the gap compares bounds, which leave the per-step overhead out: its fixed case is the k best by the bytes
+        best_k = effects.spec_best_k(dep, table, overhead=False).best.k
         fixed = replace(dep, spec=None) if best_k == 0 else replace(dep, spec=replace(dep.spec, k=best_k))
         return _Computed(
             plan.effect,
             "per request",
             not assumed and dep.spec.position_acceptance is not None,
-            "tau(k) / (t_verify(B, k+1) + t_draft(k)) at the best k vs the current k",
+            "tau(k) / (t_verify(B, k+1) + t_draft(k) + overhead(k)) at the best k vs the current k",
             fixed,
             _spec_fix(engine, dep, plan, dep.gpu.name),
             dep.spec.method,
@@ -415,12 +438,15 @@ def _sets_k(step: str, method: str | None) -> bool:
 def rank(findings: Sequence[Finding]) -> list[Finding]:
     """By score, where a finding with an effect scores by what its fix recovers (`effect_score`, monotone in the
     speedup, so those rank by tok/s recovered among themselves) and one without keeps its rule's score: both
-    stay in one list on one scale, and no finding is dropped. Ties: tok/s recovered, then severity and ids."""
+    stay in one list on one scale, and no finding is dropped. Ties: tok/s recovered, then the rule's own score (two
+    findings whose fixes share one effect, such as the speculation rules' spec-k, rank as their rules found them),
+    then severity and ids."""
     return sorted(
         findings,
         key=lambda f: (
             -f.score,
             -(f.effect.tok_s_recovered if f.effect else 0.0),
+            -(f.effect.rule_score if f.effect else f.score),
             -SEVERITY_ORDER[f.severity],
             f.cause,
             f.rule,
@@ -520,6 +546,7 @@ def assess(
     out: list[Finding] = []
     fixes: dict[str, _Computed] = {}
     shares: list[GapShare] = []
+    share_kinds: list[str] = []
     for finding in findings:
         kind = effect_of.get(finding.rule)
         computed = _effect_for(kind, b.compare, table, profile, engine) if kind else None
@@ -533,6 +560,7 @@ def assess(
         if computed.basis == "per request" and kind not in fixes:
             fixes[kind] = computed
             shares.append(GapShare(rule=finding.rule, cause=finding.cause, speedup=round(computed.effect.speedup, 4)))
+            share_kinds.append(kind)
     ranked = rank(out) if fixes or any(f.effect for f in out) else out
 
     explained: float | None = None
@@ -546,6 +574,13 @@ def assess(
             fixed = _merge(fixed, c.fixed, name)
         now = expected(b.compare, table).per_request_tok_s
         explained = expected(fixed, table).per_request_tok_s / now
+        # each share on the gap's own basis, the bound, so the shares and `explained` agree: a finding's effect
+        # may count more (the spec-k effect counts the per-step overhead of drafted tokens, which bounds leave out)
+        for i, (share, share_kind) in enumerate(zip(shares, share_kinds, strict=True)):
+            c = fixes[share_kind]
+            if c.fixed is not None:
+                alone = expected(_merge(b.compare, c.fixed, share_kind), table).per_request_tok_s / now
+                shares[i] = share.model_copy(update={"speedup": round(alone, 4)})
         if b.ratio is not None and b.basis == "per request":
             gap = explained / b.ratio
     at = b.at_batch

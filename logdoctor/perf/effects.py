@@ -101,6 +101,8 @@ def cuda_graphs(dep: Deployment, table: HardwareTable, batch: int | None = None)
     work = _Work()
     d = replace(dep, spec=None, batch=batch or dep.batch)
     work.prefix = "as deployed: "
+    # eager: the longer of the GPU time and the launches (model.step_time), the least it can cost; the same basis
+    # as the bound and the gap, so the effect never promises more than the bound with graphs allows
     now = step_time(replace(d, cuda_graphs=False), table, 1, work).total
     work.prefix = "fixed: "
     fixed = step_time(replace(d, cuda_graphs=True), table, 1, work).total
@@ -150,7 +152,7 @@ class SpecPlan:
     positions_from: str
 
 
-def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None) -> SpecPlan:
+def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None, *, overhead: bool = True) -> SpecPlan:
     """(c) τ(k) for every k from the per-position acceptance, the cost of verifying k+1 tokens for each running
     sequence (compute-bound at large batch: rejected drafts cost FLOPs) plus drafting; the best k, 0 included."""
     if dep.spec is None:
@@ -161,8 +163,18 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None)
     k_max = min(k_max or len(positions), len(positions))
     _, base_t = spec_step(dep, table, 0, positions)
     base = 1.0 / base_t
-    # the one k sweep (logdoctor.perf.speculation.sweep), with the roofline's step time as the cost in plain steps
-    points = speculation.sweep(positions, lambda k: spec_step(dep, table, k, positions)[1] / base_t, k_max)
+
+    # the one k sweep (logdoctor.perf.speculation.sweep): the roofline's step time in plain steps, plus the per-step
+    # overhead a drafted token costs beyond its bytes (speculation.with_overhead: the same cost the rules' break-even
+    # uses); the bound itself (model.expected) leaves the overhead out
+    def roofline(k: int) -> float:
+        return spec_step(dep, table, k, positions)[1] / base_t
+
+    # overhead=False: the bytes alone, for the bounds (the typical-acceptance bound, the gap)
+    # the overhead is a time (speculation.overhead_seconds), here in plain steps of this deployment
+    per_token = dep.spec.overhead_s_per_token / base_t
+    cost = speculation.with_overhead(roofline, per_token) if overhead else roofline
+    points = speculation.sweep(positions, cost, k_max)
     choices = [KChoice(p.k, p.tokens_per_step, p.step_cost * base_t, p.speedup * base, p.speedup) for p in points]
     top = speculation.best(points)
     best = choices[top.k]
@@ -171,7 +183,9 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None)
     work = _Work()
     work.add(
         "tokens per step and speed for each k",
-        "tau(k) = 1 + sum_{i<k} r_i; S(k) = (tau(k) / (t_verify(B, k+1) + t_draft(k))) / (1 / t_step(B, 1))",
+        "tau(k) = 1 + sum_{i<k} r_i; S(k) = tau(k) / ((t_verify(B, k+1) + t_draft(k) + o * k) / t_step(B, 1)), "
+        f"o = {dep.spec.overhead_s_per_token * 1e3:.2f} ms a drafted token"
+        + ("" if overhead else " (left out: a bound)"),
         {"B": str(dep.batch), "positions": how},
         "; ".join(f"k={c.k}: tau={c.tokens_per_step:.2f} S={c.speedup_vs_no_spec:.2f}" for c in choices),
         "Leviathan et al. (https://arxiv.org/abs/2211.17192); vLLM per-position counters",

@@ -186,6 +186,60 @@ def _gb(n: float) -> str:
     return f"{n / 1e9:.2f} GB"
 
 
+# What one speculative step costs beyond the bytes it reads, per drafted token: the rejection sampler over k+1
+# positions, the draft bookkeeping, the KV (and, for hybrids, recurrent-state) writes of k+1 positions, the
+# drafter's own launches. A roofline of bytes leaves it out; measurements at batch 1 do not, and it is a time (CPU
+# work and small kernels), not a share of the step:
+#   * vLLM DFlash, Qwen3.5-4B on 1x H100 (vllm#49730): a step of 17.1 ms against 3.5 ms plain decode with 15
+#     drafted tokens, where the bytes (verification ~1.0, drafter layers and the 1.27 GB LM head over ~8.4 GB:
+#     c ~0.21) say ~4.4 ms: (17.1 - 4.4) / 15 = 0.85 ms a drafted token ("below acceptance length ~4 DFlash is
+#     slower than no speculation");
+#   * SGLang DFlash, Qwen3-8B on 1x A800 (sglang#29244): 88 -> 162 tok/s at accept len 2.8, a step of 17.3 ms
+#     against 11.4 ms, where the bytes (five 0.39 GB layers and the 1.24 GB LM head over 15.1 GB, c = 0.21) say
+#     13.8 ms: (17.3 - 13.8) / 15 = 0.23 ms a drafted token (15 drafts: the b16 drafter's block).
+# With a GPU (the perf model) the overhead is this time, on top of the drafter's passes counted in bytes. Without
+# one (the facts' break-even) it is a share of a plain step: a drafted token costs 0.2 plain steps beyond
+# verification, the drafter's pass included (a sequential drafter's c = 0.05 of it), which is
+#   * vllm#49730's break-even for a DFlash block of 15: acceptance length ~4 = 1.05 + 15 x 0.197, and
+#   * the 1 + 0.2k the rules were checked with on the corpus for MTP/EAGLE (below-break-even),
+# 0.23-0.85 ms on the 2-6 ms plain steps of the small models on fast GPUs most corpus runs are.
+OVERHEAD_SECONDS_PER_DRAFTED_TOKEN: dict[str, float] = {"vllm": 0.85e-3, "sglang": 0.23e-3}
+OVERHEAD_SECONDS_DEFAULT = 0.23e-3  # another engine: the least measured
+OVERHEAD_PER_DRAFTED_TOKEN = 0.2
+
+
+def overhead_plain_steps(kind: DrafterKind, ratio: float) -> float:
+    """Without hardware: the per-step overhead of one drafted token beyond verification and the drafter's passes,
+    in plain steps. A sequential drafter's pass (c a token) is part of the 0.2 a drafted token costs."""
+    if kind == "sequential":
+        return max(OVERHEAD_PER_DRAFTED_TOKEN - ratio, 0.0)
+    return OVERHEAD_PER_DRAFTED_TOKEN
+
+
+def overhead_seconds(engine: str | None) -> float:
+    """The per-step overhead of one drafted token in seconds, for an engine (the least measured for another)."""
+    return OVERHEAD_SECONDS_PER_DRAFTED_TOKEN.get(engine or "", OVERHEAD_SECONDS_DEFAULT)
+
+
+def with_overhead(
+    cost: Callable[[int], float], per_token: float = OVERHEAD_PER_DRAFTED_TOKEN
+) -> Callable[[int], float]:
+    """cost(k) (the bytes: verification and the drafter's passes) plus the per-step overhead of k drafted tokens,
+    `per_token` plain steps each: what a speculative step is expected to cost, which the break-even, the best k and
+    the effects use. The bound (`logdoctor.perf.model.expected`) leaves the overhead out: it is an upper bound."""
+
+    def total(k: int) -> float:
+        return cost(k) + (per_token * k if k > 0 else 0.0)
+
+    return total
+
+
+def break_even(cost: Callable[[int], float], k: int, per_token: float = OVERHEAD_PER_DRAFTED_TOKEN) -> float:
+    """The acceptance length (tokens per step, bonus included) at which speculation with k drafted tokens is as
+    fast as plain decode: τ* = r_v(B, k+1) + drafting + overhead (research doc §3.1 item 5, plus the overhead)."""
+    return with_overhead(cost, per_token)(k)
+
+
 def verify_cost_ridge(k: int, batch: float, ridge_tokens: float = 256.0) -> float:
     """Without a GPU: how much more a target forward over batch x (k + 1) tokens costs than one over batch tokens,
     1 while the step stays memory-bound (below the ridge, ~256 tokens on current GPUs: H100 bf16 989 TFLOP/s over
@@ -289,6 +343,9 @@ __all__ = [
     "DEFAULT_DRAFT_COST",
     "DRAFTER_KINDS",
     "DRAFTER_LAYERS",
+    "OVERHEAD_PER_DRAFTED_TOKEN",
+    "OVERHEAD_SECONDS_DEFAULT",
+    "OVERHEAD_SECONDS_PER_DRAFTED_TOKEN",
     "TYPICAL_ACCEPTANCE",
     "UNKNOWN_DRAFT_COST",
     "DrafterCost",
@@ -296,13 +353,17 @@ __all__ = [
     "KPoint",
     "TypicalAcceptance",
     "best",
+    "break_even",
     "default_draft_cost",
     "drafter_cost",
     "drafter_kind",
     "hardware_free_cost",
     "iid_positions",
+    "overhead_plain_steps",
+    "overhead_seconds",
     "passes",
     "sweep",
     "tokens_per_step",
     "verify_cost_ridge",
+    "with_overhead",
 ]

@@ -89,11 +89,25 @@ def test_facts_and_roofline_run_the_same_sweep(table: HardwareTable) -> None:
         weights_bytes_per_gpu=16e9,
         spec=SpecConfig(k=4, method="mtp", position_acceptance=(0.8, 0.6, 0.3, 0.1), draft_cost_ratio=0.05),
     )
-    plan = effects.spec_best_k(dep, table)
+    plan = effects.spec_best_k(dep, table, overhead=False)
     facts_points = speculation.sweep((0.8, 0.6, 0.3, 0.1), lambda k: step_cost(k, 1, "mtp"))
     assert plan.best.k == speculation.best(facts_points).k
     for roof, fact in zip(plan.choices, facts_points, strict=True):
         # the roofline's verification of k+1 tokens is ~free at batch 1 (memory-bound): within a few percent
+        assert roof.speedup_vs_no_spec == pytest.approx(fact.speedup, rel=0.03)
+    # and with the per-step overhead: the facts' share of a plain step a drafted token (0.2 with the MTP pass's
+    # 0.05 in it) is the roofline's time when that time is the same share of this deployment's plain step
+    per_token = speculation.overhead_plain_steps("sequential", 0.05)
+    assert per_token == pytest.approx(0.15)
+    plain = effects.spec_best_k(dep, table, overhead=False).choices[0].step_seconds
+    assert dep.spec is not None
+    timed = replace(dep, spec=replace(dep.spec, overhead_s_per_token=per_token * plain))
+    with_o = effects.spec_best_k(timed, table)
+    facts_o = speculation.sweep(
+        (0.8, 0.6, 0.3, 0.1), speculation.with_overhead(lambda k: step_cost(k, 1, "mtp"), per_token)
+    )
+    assert with_o.best.k == speculation.best(facts_o).k
+    for roof, fact in zip(with_o.choices, facts_o, strict=True):
         assert roof.speedup_vs_no_spec == pytest.approx(fact.speedup, rel=0.03)
 
 

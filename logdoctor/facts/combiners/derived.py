@@ -76,6 +76,7 @@ class Derived(Combiner):
         "spec.best_k_speedup",
         "spec.step_cost",
         "spec.verify_cost",
+        "spec.break_even",
         "startup.incomplete",
     )
 
@@ -337,7 +338,10 @@ def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
     batch = statistics.median(running) if running else 1.0
     method = str(b.value("spec.method") or "unknown")
     kind = speculation.drafter_kind(method)
-    cost = speculation.hardware_free_cost(kind, speculation.default_draft_cost(method), batch)
+    ratio = speculation.default_draft_cost(method)
+    cost = speculation.hardware_free_cost(kind, ratio, batch)
+    per_token = speculation.overhead_plain_steps(kind, ratio)
+    expected_cost = speculation.with_overhead(cost, per_token)  # the bytes plus the per-step overhead
     k_conf = b.value("spec.num_tokens")
     if isinstance(k_conf, float) and k_conf >= 1:
         b.set(
@@ -352,9 +356,16 @@ def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
             None,
             f"k={int(k_conf)} {method} ({kind} drafter), median batch {batch:g}",
         )
+        b.set(
+            "spec.break_even",
+            round(speculation.break_even(cost, int(k_conf), per_token), 3),
+            None,
+            f"k={int(k_conf)} {method} ({kind} drafter), median batch {batch:g}: step cost + "
+            f"{per_token:g} a drafted token",
+        )
     positions = b.value("spec.position_acceptance")
     if not isinstance(positions, list) or not positions:
         return
-    top = speculation.best(speculation.sweep([float(r) for r in positions], cost))
+    top = speculation.best(speculation.sweep([float(r) for r in positions], expected_cost))
     b.set("spec.best_k", float(top.k), None, f"per-position acceptance, batch {batch:g}")
     b.set("spec.best_k_speedup", round(top.speedup, 3), None, f"E(k)/step cost at k={top.k}")
