@@ -328,3 +328,14 @@ def test_genai_perf_0016_export_with_config_file_layout() -> None:
     (event,) = results(json.dumps(export, indent=2))
     check(event, {"tool": "genai-perf", "concurrency": 8.0, "backend": "vllm", "per_request_throughput": 50.0})
     check(event, {"request_throughput": 15.0, "mean_ttft_ms": 40.0, "output_throughput": 200.0})
+
+
+def test_aiperf_json_acceptance_length() -> None:
+    # aiperf 0.13.0 exports spec_decode_acceptance_length (metrics/types/spec_decode_metrics.py, unit "ratio")
+    export = {
+        "schema_version": "1.5",
+        "request_latency": {"unit": "ms", "avg": 2620.71},
+        "spec_decode_acceptance_length": {"unit": "ratio", "avg": 2.81, "p50": 3.0},
+    }
+    (event,) = results(json.dumps(export, indent=2))
+    assert (event.tool, event.acceptance_length, event.mean_e2e_ms) == ("aiperf", 2.81, 2620.71)

@@ -41,8 +41,7 @@ def test_the_slow_instance_ranks_first_with_its_cause(prometheus_lab: Prometheus
     assert len(rows) == 20
     assert slow in rows[0], rows[:3]
     # the SGLang server of the docs' scrape: 2826 requests queued while its token pool is 28% used
-    assert "sglang" in rows[0] and "chunked-prefill-or-batching-config" in rows[0]
-    assert sum("healthy" in row for row in rows) == 19  # the 18 live vLLM scrapes and the idle V0 one
+    assert "sglang" in rows[0] and "chunked-prefill" in rows[0]  # the cause (its column may be cut at 80)
     outliers = out[out.index("outliers:") :]
     assert "1 of 20 instances" in outliers and "(10.1 tok/s per running request)" in outliers
     outlier_rows = [line for line in outliers.splitlines() if "127.0.0.1:" in line]
@@ -77,8 +76,7 @@ def test_json_has_one_report_an_instance(prometheus_lab: PrometheusLab) -> None:
     assert first["findings"][0]["cause"] == "chunked-prefill-or-batching-config"
     for healthy in reports[1:]:  # MTP at acceptance length 3.68 of k=5 is no spec-decode problem
         assert not any(f["cause"].startswith("spec-") and f["score"] >= 50 for f in healthy["findings"])
-    live = next(r for r in reports if r["engine"]["name"] == "vllm" and r["findings"] == [])
-    assert live["verdict"]["kind"] == "healthy"
+    assert sum(r["verdict"]["kind"] == "healthy" for r in reports) == 19  # 18 live vLLM scrapes, the idle V0 one
 
 
 def test_unreachable_server_is_one_line_exit_3() -> None:
