@@ -293,14 +293,21 @@ def test_guidellm_report_gives_one_result_per_benchmark(indent: int | None) -> N
     assert eight.output_throughput > 6 * one.output_throughput  # 8 streams, the same per-request speed
 
 
-def test_genai_perf_export_from_its_own_test() -> None:
-    # triton-inference-server/perf_analyzer genai-perf/tests/test_json_exporter.py at 16e6d333: the expected
-    # profile_export_genai_perf.json (the argparse-era input_config, output_token_throughput_per_request)
-    (event,) = results((FIXTURES / "genai-perf-test-json-exporter.json").read_text(encoding="utf-8"))
-    check(event, {"tool": "genai-perf", "concurrency": 1.0, "model": "gpt2_vllm", "backend": "vllm"})
-    check(event, {"mean_ttft_ms": 11.0, "mean_itl_ms": 21.0, "output_throughput": 31.0})
-    check(event, {"per_request_throughput": 41.0, "mean_e2e_ms": 1.0})
-    assert event.request_throughput is None  # the test writes "7", a string: not a number
+def test_genai_perf_export_of_a_real_run() -> None:
+    # triton-inference-server/perf_analyzer#298: a profile_export_genai_perf.json of the argparse era (flat
+    # input_config, output_token_throughput_per_request), TRT-LLM behind Triton at concurrency 100, streaming
+    (event,) = results((FIXTURES / "genai-perf-298-streaming-c100.json").read_text(encoding="utf-8"))
+    check(event, {"tool": "genai-perf", "concurrency": 100.0, "model": "ensemble", "backend": "tensorrtllm"})
+    check(event, {"mean_ttft_ms": 184.63779366666665, "mean_itl_ms": 2.1767344516666665})
+    check(event, {"output_throughput": 44190.56002502682, "request_throughput": 17.222547659562533})
+    check(event, {"per_request_throughput": 445.00388376637636, "mean_e2e_ms": 5767.434807386666})
+
+
+def test_a_metric_written_as_a_string_is_no_number() -> None:
+    # GenAI-Perf's own exporter test (genai-perf/tests/test_json_exporter.py at 16e6d333) writes "7"
+    export = {"request_throughput": {"unit": "requests/sec", "avg": "7"}, "time_to_first_token": {"avg": 11}}
+    (event,) = results(json.dumps(export, indent=2))
+    assert event.request_throughput is None and event.mean_ttft_ms == 11.0
 
 
 def test_genai_perf_0016_export_with_config_file_layout() -> None:
@@ -321,3 +328,14 @@ def test_genai_perf_0016_export_with_config_file_layout() -> None:
     (event,) = results(json.dumps(export, indent=2))
     check(event, {"tool": "genai-perf", "concurrency": 8.0, "backend": "vllm", "per_request_throughput": 50.0})
     check(event, {"request_throughput": 15.0, "mean_ttft_ms": 40.0, "output_throughput": 200.0})
+
+
+def test_aiperf_json_acceptance_length() -> None:
+    # aiperf 0.13.0 exports spec_decode_acceptance_length (metrics/types/spec_decode_metrics.py, unit "ratio")
+    export = {
+        "schema_version": "1.5",
+        "request_latency": {"unit": "ms", "avg": 2620.71},
+        "spec_decode_acceptance_length": {"unit": "ratio", "avg": 2.81, "p50": 3.0},
+    }
+    (event,) = results(json.dumps(export, indent=2))
+    assert (event.tool, event.acceptance_length, event.mean_e2e_ms) == ("aiperf", 2.81, 2620.71)

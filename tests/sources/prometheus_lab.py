@@ -1,15 +1,34 @@
-"""A real Prometheus on loopback scraping 20 loopback vLLM exporters, one of them slow, for the source tests.
+"""A real Prometheus on loopback scraping 20 loopback exporters that serve recorded real `/metrics` texts.
 
 `prometheus_lab` (one per test session and xdist worker) starts Debian's `/usr/bin/prometheus` (2.42) with a
 generated prometheus.yml (scrape every second), a temporary storage directory and a free 127.0.0.1 port;
 the packaged systemd service is never touched. The exporters are small threaded HTTP servers, each on its
-own 127.0.0.1 port, serving vLLM 0.33.0's `/metrics` text (the families, types and HELP texts of
-vllm/v1/metrics/loggers.py and vllm/v1/spec_decode/metrics.py, `pip download --no-deps vllm==0.33.0`) with
-counters advanced by the clock:
+own 127.0.0.1 port, each serving one recorded scrape from fixtures/logs/metrics/ (the sources are cited in each
+fixture's .expect.yaml and in docs/sources.md):
 
-    19 healthy   8 requests running, 40 tok/s each, MTP k=3 accepting 0.8/0.6/0.4 (length 2.8)
-    1 slow       8 requests running, 12 tok/s each, k=3 accepting 0.2/0.08/0.02 (length 1.3)
-    1 broken     (job vllm-broken) text Prometheus cannot parse, so its target is down (up == 0)
+    18 healthy  vllm-dspark-mtp-live-two-scrapes.log: two live scrapes of a vLLM V1 server 15 s apart
+                (DeepSeek-V4-Flash, MTP k=5, acceptance length 3.68, one request at ~10 tok/s)
+    1 idle      aibrix-vllm-v0-runtime-doc.log: a vLLM V0 server after 4 requests, nothing running
+    1 slow      sglang-docs-production-metrics.log: an SGLang server with 162 requests running and 2826
+                queued, generating 86.5 tok/s in all (0.53 tok/s a request) while its token pool is 28% used
+    1 broken    (job vllm-broken) the same SGLang text as the docs page prints it, its `$ curl` line
+                included: not exposition text, so Prometheus cannot parse it and its target is down (up == 0)
+
+A recorded scrape is a snapshot; a snapshot has no rate. So each exporter serves the recorded text with only
+the VALUES of its counter and histogram samples advanced with the clock (`Recorded.text`), at the rate the
+recording itself gives:
+
+- two scrapes (the DSpark text): each series at its own increase between them, over their 15 s; the last
+  scrape's lines are served, its gauges as recorded;
+- one scrape (the SGLang text): every counter and histogram series at its value over the server's age, the age
+  being the generation counter over the `sglang:gen_throughput` gauge (7,557,572 tokens at 86.5 tok/s: 24.3 h),
+  so the generation counter grows at the gauge's rate and every mean (TTFT, TPOT) stays the recorded one;
+- idle (the AIBrix text): nothing advances; an idle server's counters stand still.
+
+Names, labels, order, `# HELP` / `# TYPE` lines, gauges and `_created` series are the recorded bytes; the
+AIBrix text's 4-space docs indent and the docs' `$ curl` prompt line (not part of what the server sent) are
+dropped for the exporters that Prometheus should read. The planted slow instance is a real scrape of a slow
+server, not a healthy text slowed down.
 
 A bearer-token proxy in front of Prometheus (a third loopback server) answers 401 without the token.
 Nothing is skipped: without the binary the tests fail and say `make prometheus` installs it.
@@ -20,6 +39,7 @@ Nothing is skipped: without the binary the tests fail and say `make prometheus` 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -39,66 +59,105 @@ from tests.sources.quiet_http import QuietHTTPServer
 
 PROMETHEUS = "/usr/bin/prometheus"
 TOKEN = "s3cr3t-test-token-9f2c"  # the proxy's token: must never appear in logdoctor's output
-HEALTHY = (40.0, (0.8, 0.6, 0.4))
-SLOW = (12.0, (0.2, 0.08, 0.02))
-RUNNING = 8
+METRICS = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "metrics"
+HEALTHY_TEXT = "vllm-dspark-mtp-live-two-scrapes.log"
+HEALTHY_INTERVAL_S = 15.0  # between its two scrapes, as the source states
+IDLE_TEXT = "aibrix-vllm-v0-runtime-doc.log"
+SLOW_TEXT = "sglang-docs-production-metrics.log"
+SLOW_INDEX, IDLE_INDEX = 13, 5
 
-_FAMILIES = (
-    ("vllm:num_requests_running", "gauge", "Number of requests in model execution batches."),
-    ("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed."),
-    ("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage."),
-    ("vllm:num_preemptions", "counter", "Cumulative number of preemption from the engine."),
-    ("vllm:prompt_tokens", "counter", "Number of prefill tokens processed."),
-    ("vllm:generation_tokens", "counter", "Number of generation tokens processed."),
-    ("vllm:spec_decode_num_drafts", "counter", "Number of spec decoding drafts."),
-    ("vllm:spec_decode_num_draft_tokens", "counter", "Number of draft tokens."),
-    ("vllm:spec_decode_num_accepted_tokens", "counter", "Number of accepted tokens."),
-    ("vllm:spec_decode_num_accepted_tokens_per_pos", "counter", "Accepted tokens per draft position."),
-    ("vllm:inter_token_latency_seconds", "histogram", "Histogram of inter-token latency in seconds."),
-    ("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig"),
-)
+_SAMPLE_RE = re.compile(r"^(?P<series>(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{.*\})?)\s+(?P<value>\S+)$")
+_TYPE_RE = re.compile(r"^# TYPE (?P<name>\S+) (?P<kind>\S+)")
+_ADVANCING_SUFFIXES = ("_total", "_sum", "_count", "_bucket")
 
 
-def metrics_text(elapsed: float, per_request: float, positions: tuple[float, ...]) -> str:
-    """vLLM 0.33.0's exposition text for a server `elapsed` seconds into a steady load."""
-    labels = 'engine="0",model_name="Qwen/Qwen3-8B"'
-    generated = RUNNING * per_request * elapsed
-    length = 1 + sum(positions)
-    drafts = generated / length
-    values: dict[str, list[tuple[str, float]]] = {
-        "vllm:num_requests_running": [(labels, RUNNING)],
-        "vllm:num_requests_waiting": [(labels, 0)],
-        "vllm:kv_cache_usage_perc": [(labels, 0.31)],
-        "vllm:num_preemptions": [(labels, 0)],
-        "vllm:prompt_tokens": [(labels, 1000 + generated / 4)],
-        "vllm:generation_tokens": [(labels, generated)],
-        "vllm:spec_decode_num_drafts": [(labels, drafts)],
-        "vllm:spec_decode_num_draft_tokens": [(labels, drafts * len(positions))],
-        "vllm:spec_decode_num_accepted_tokens": [(labels, drafts * sum(positions))],
-        "vllm:spec_decode_num_accepted_tokens_per_pos": [
-            (f'{labels},position="{i}"', drafts * rate) for i, rate in enumerate(positions)
-        ],
+def _base(name: str) -> str:
+    for suffix in ("_bucket", "_sum", "_count", "_total"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+@dataclass
+class Recorded:
+    """A recorded scrape played forward: `lines` as recorded; `rates[i]` the per-second increase of line i's value."""
+
+    lines: list[str]
+    rates: dict[int, float]
+
+    def text(self, elapsed: float) -> str:
+        out = []
+        for i, line in enumerate(self.lines):
+            rate = self.rates.get(i)
+            m = _SAMPLE_RE.match(line)
+            if rate and elapsed > 0 and m is not None:
+                line = f"{m.group('series')} {float(m.group('value')) + rate * elapsed!r}"
+            out.append(line)
+        return "\n".join(out) + "\n"
+
+
+def _advancing(lines: list[str]) -> dict[int, tuple[str, float]]:
+    """Line index -> (series, value) of each counter or histogram sample (by its # TYPE, else by its suffix)."""
+    kinds: dict[str, str] = {}
+    found: dict[int, tuple[str, float]] = {}
+    for i, line in enumerate(lines):
+        t = _TYPE_RE.match(line)
+        if t is not None:
+            kinds[t.group("name")] = t.group("kind")
+            continue
+        m = _SAMPLE_RE.match(line)
+        if m is None or line.startswith("#"):
+            continue
+        name = m.group("name")
+        kind = kinds.get(name) or kinds.get(_base(name))
+        if name.endswith("_created"):
+            continue  # the counter's creation time: a constant
+        if kind in ("counter", "histogram") or (kind is None and name.endswith(_ADVANCING_SUFFIXES)):
+            found[i] = (m.group("series"), float(m.group("value")))
+    return found
+
+
+def recorded_two_scrapes(text: str, interval_s: float) -> Recorded:
+    """Two scrapes back to back: the second is served, each series advancing at its increase over `interval_s`."""
+    lines = text.splitlines()
+    first = lines[0]
+    split = next(i for i in range(1, len(lines)) if lines[i].split(" ")[0] == first.split(" ")[0])
+    before = {series: value for series, value in _advancing(lines[:split]).values()}
+    served = lines[split:]
+    rates = {
+        i: (value - before[series]) / interval_s
+        for i, (series, value) in _advancing(served).items()
+        if series in before and value > before[series]
     }
-    out: list[str] = []
-    for name, kind, doc in _FAMILIES:
-        out += [f"# HELP {name} {doc}", f"# TYPE {name} {kind}"]
-        if name == "vllm:inter_token_latency_seconds":
-            steps = drafts
-            out += [
-                f'{name}_bucket{{{labels},le="0.05"}} {steps if per_request > 20 else 0:.1f}',
-                f'{name}_bucket{{{labels},le="+Inf"}} {steps:.1f}',
-                f"{name}_count{{{labels}}} {steps:.1f}",
-                f"{name}_sum{{{labels}}} {steps * length / per_request:.4f}",
-            ]
-        elif name == "vllm:cache_config_info":
-            out.append(
-                f'{name}{{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",'
-                f'gpu_memory_utilization="0.9",num_gpu_blocks="27000"}} 1.0'
-            )
-        else:
-            suffix = "_total" if kind == "counter" else ""
-            out += [f"{name}{suffix}{{{series}}} {float(value)!r}" for series, value in values[name]]
-    return "\n".join(out) + "\n"
+    return Recorded(served, rates)
+
+
+def recorded_one_scrape(lines: list[str], counter: str, throughput_gauge: str) -> Recorded:
+    """One scrape: every counter and histogram series at its value over the server's age, that age being
+    `counter`'s value over the `throughput_gauge` (tokens at tokens/s)."""
+    values = {m.group("name"): float(m.group("value")) for m in map(_SAMPLE_RE.match, lines) if m is not None}
+    age_s = values[counter] / values[throughput_gauge]
+    return Recorded(lines, {i: value / age_s for i, (_, value) in _advancing(lines).items() if value > 0})
+
+
+def healthy_recording() -> Recorded:
+    return recorded_two_scrapes((METRICS / HEALTHY_TEXT).read_text(encoding="utf-8"), HEALTHY_INTERVAL_S)
+
+
+def slow_recording() -> Recorded:
+    lines = [
+        line for line in (METRICS / SLOW_TEXT).read_text(encoding="utf-8").splitlines() if not line.startswith("$")
+    ]
+    return recorded_one_scrape(lines, "sglang:generation_tokens_total", "sglang:gen_throughput")
+
+
+def idle_recording() -> Recorded:
+    lines = [line.removeprefix("    ") for line in (METRICS / IDLE_TEXT).read_text(encoding="utf-8").splitlines()]
+    return Recorded(lines, {})
+
+
+def broken_recording() -> Recorded:
+    return Recorded((METRICS / SLOW_TEXT).read_text(encoding="utf-8").splitlines(), {})
 
 
 @dataclass
@@ -106,6 +165,7 @@ class Exporter:
     name: str  # "127.0.0.1:PORT", the instance label Prometheus gives it
     slow: bool
     server: ThreadingHTTPServer
+    text: str = HEALTHY_TEXT  # the fixture it serves
 
 
 @dataclass
@@ -129,13 +189,10 @@ def _serve(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
     return server
 
 
-def _exporter(started: float, profile: tuple[float, tuple[float, ...]] | None) -> ThreadingHTTPServer:
+def _exporter(started: float, recording: Recorded) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            if profile is None:
-                body = b'vllm:num_requests_running{model_name="m" 3.0\nthis is not exposition text\n'
-            else:
-                body = metrics_text(time.time() - started, *profile).encode()
+            body = recording.text(time.time() - started).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4")
             self.send_header("Content-Length", str(len(body)))
@@ -212,15 +269,18 @@ def prometheus_lab() -> Iterator[PrometheusLab]:
     if not shutil.which(PROMETHEUS):
         pytest.fail(f"{PROMETHEUS} is missing: `make prometheus` installs Debian's prometheus package")
     tmp = Path(tempfile.mkdtemp(prefix="logdoctor-prometheus-"))
-    started = time.time() - 3600  # counters of a server an hour into its load
+    started = time.time()  # the first scrape serves each recording as recorded; values advance from there
+    healthy, idle, slow_text = healthy_recording(), idle_recording(), slow_recording()
     servers: list[ThreadingHTTPServer] = []
     exporters: list[Exporter] = []
     for index in range(20):
-        slow = index == 13
-        server = _exporter(started, SLOW if slow else HEALTHY)
+        text, recording = {SLOW_INDEX: (SLOW_TEXT, slow_text), IDLE_INDEX: (IDLE_TEXT, idle)}.get(
+            index, (HEALTHY_TEXT, healthy)
+        )
+        server = _exporter(started, recording)
         servers.append(server)
-        exporters.append(Exporter(f"127.0.0.1:{server.server_address[1]}", slow, server))
-    broken = _exporter(started, None)
+        exporters.append(Exporter(f"127.0.0.1:{server.server_address[1]}", index == SLOW_INDEX, server, text))
+    broken = _exporter(started, broken_recording())
     servers.append(broken)
     broken_name = f"127.0.0.1:{broken.server_address[1]}"
     from tests.sources.conftest import free_port

@@ -1,9 +1,11 @@
-"""`logdoctor diagnose prometheus://...` against a real Prometheus scraping 20 loopback vLLM exporters
-(tests/sources/prometheus_lab.py): the fleet table, the outlier and its cause, and every error as one line."""
+"""`logdoctor diagnose prometheus://...` against a real Prometheus scraping 20 loopback exporters that serve
+recorded real vLLM and SGLang `/metrics` texts (tests/sources/prometheus_lab.py): the fleet table, the outlier
+and its cause, and every error as one line."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,16 @@ from click.testing import CliRunner
 from logdoctor.cli import main
 from logdoctor.sources.prometheus import base_url, render
 from tests.sources.conftest import free_port
-from tests.sources.prometheus_lab import TOKEN, PrometheusLab, prometheus_lab
+from tests.sources.prometheus_lab import (
+    HEALTHY_TEXT,
+    METRICS,
+    SLOW_TEXT,
+    TOKEN,
+    PrometheusLab,
+    healthy_recording,
+    prometheus_lab,
+    slow_recording,
+)
 
 __all__ = ["prometheus_lab"]  # the session fixture, imported so pytest finds it here
 
@@ -30,12 +41,19 @@ def test_the_slow_instance_ranks_first_with_its_cause(prometheus_lab: Prometheus
     rows = [line for line in table.splitlines() if "127.0.0.1:" in line]
     assert len(rows) == 20
     assert slow in rows[0], rows[:3]
-    assert "spec-" in rows[0]  # low acceptance (spec-low-acceptance or spec-net-loss) is its top cause
+    # the SGLang server of the docs' scrape: 2826 requests queued while its token pool is 28% used
+    assert "sglang" in rows[0] and "chunked-prefill" in rows[0]  # the cause (its column may be cut at 80)
     outliers = out[out.index("outliers:") :]
     assert "1 of 20 instances" in outliers
+    # the fleet median: the live scrapes' 152 tokens in 15 s (Prometheus's scrape times jitter under load)
+    median = re.search(r"fleet median \(([0-9.]+) tok/s", outliers)
+    assert median is not None and abs(float(median.group(1)) - 152 / 15) < 0.1 * 152 / 15
     outlier_rows = [line for line in outliers.splitlines() if "127.0.0.1:" in line]
     assert len(outlier_rows) == 1 and slow in outlier_rows[0]
-    assert "0.30x" in outlier_rows[0]  # 12 against 40 tok/s per running request
+    # 86.5 tok/s over 162 running requests: 0.53 a request, about 0.05x the median
+    speed = re.search(r"│\s+([0-9.]+) │\s+([0-9.]+)x │", outlier_rows[0])
+    assert speed is not None and 0.4 < float(speed.group(1)) < 0.7 and float(speed.group(2)) < 0.1
+    assert "queue" in outliers or "wait" in outliers
 
 
 def test_json_has_one_report_an_instance(prometheus_lab: PrometheusLab) -> None:
@@ -59,10 +77,11 @@ def test_json_has_one_report_an_instance(prometheus_lab: PrometheusLab) -> None:
     assert [o["host"] for o in fleet["outliers"]][:1] == [reports[0]["host"]]  # the slow one named first
     first = reports[0]
     assert first["sources"][0]["name"] == prometheus_lab.slow.name
-    assert first["engine"]["name"] == "vllm"
-    assert first["findings"][0]["cause"].startswith("spec-")
-    healthy = reports[-1]
-    assert not any(f["cause"].startswith("spec-") and f["score"] >= 50 for f in healthy["findings"])
+    assert first["engine"]["name"] == "sglang"
+    assert first["findings"][0]["cause"] == "chunked-prefill-or-batching-config"
+    for healthy in reports[1:]:  # MTP at acceptance length 3.68 of k=5 is no spec-decode problem
+        assert not any(f["cause"].startswith("spec-") and f["score"] >= 50 for f in healthy["findings"])
+    assert sum(r["verdict"]["kind"] == "healthy" for r in reports) == 19  # 18 live vLLM scrapes, the idle V0 one
 
 
 def test_unreachable_server_is_one_line_exit_3() -> None:
@@ -193,7 +212,53 @@ def test_diff_of_two_instances_names_the_slow_ones_cause(prometheus_lab: Prometh
     report = json.loads(out)
     assert [s["name"] for s in report["baseline"]["sources"]] == [fast]
     assert [s["name"] for s in report["candidate"]["sources"]] == [slow]
-    assert report["findings"] and report["findings"][0]["cause"].startswith("spec-")  # the candidate's cause
+    assert report["findings"] and report["findings"][0]["cause"] == "chunked-prefill-or-batching-config"
     # without a pick the side is ambiguous: one line naming the way to pick
     code, _, err = run("diff", prometheus_lab.url, f"{prometheus_lab.url}#instance={slow}", *window)
     assert code == 2 and "deployments match" in err and "#instance=" in err
+
+
+def test_exporters_serve_the_recorded_texts_with_only_counter_values_advanced(prometheus_lab: PrometheusLab) -> None:
+    """What each exporter serves is its fixture's bytes but for the values of counter and histogram samples."""
+    import urllib.request
+
+    recorded = {
+        HEALTHY_TEXT: (METRICS / HEALTHY_TEXT).read_text(encoding="utf-8").splitlines()[27:],  # its 2nd scrape
+        SLOW_TEXT: (METRICS / SLOW_TEXT).read_text(encoding="utf-8").splitlines()[1:],  # without `$ curl`
+    }
+    for exporter in (prometheus_lab.slow, prometheus_lab.exporters[0]):
+        url = f"http://{exporter.name}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            served = answer.read().decode().splitlines()
+        want = recorded[exporter.text]
+        assert len(served) == len(want)
+        changed = [(a, b) for a, b in zip(want, served, strict=True) if a != b]
+        assert changed  # the counters moved on since the recording
+        for before, after in changed:
+            series, value = before.rsplit(" ", 1)
+            assert after.startswith(series + " ") and float(after.rsplit(" ", 1)[1]) > float(value)
+            name = series.split("{")[0]
+            assert name.endswith(("_total", "_sum", "_count", "_bucket")), before
+        assert not any("_created" in a for a, _ in changed)
+
+
+def test_recordings_advance_at_the_rates_they_record() -> None:
+    healthy = healthy_recording()
+    text = (METRICS / HEALTHY_TEXT).read_text(encoding="utf-8")
+    assert healthy.text(0) == text[text.index("vllm:spec_decode_num_drafts_total", 10) :]  # as recorded
+    later = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in healthy.text(15.0).splitlines()
+        if not line.startswith("#")
+    }
+    gen = 'vllm:generation_tokens_total{engine="0",model_name="deepseek-v4-flash"}'
+    assert later[gen] == 9322.0 + 152.0  # another 15 s at the recorded 9170 -> 9322
+    assert later['vllm:num_requests_running{engine="0",model_name="deepseek-v4-flash"}'] == 1.0  # a gauge stays
+    slow = slow_recording()
+    after = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in slow.text(100.0).splitlines()
+        if not line.startswith("#")
+    }
+    name = 'sglang:generation_tokens_total{model_name="meta-llama/Llama-3.1-8B-Instruct"}'
+    assert after[name] == pytest.approx(7.557572e06 + 100 * 86.50814177726902)  # the gen_throughput gauge's rate

@@ -21,17 +21,18 @@ from logdoctor.sources.discovery import ServerProcess
 from logdoctor.sources.scrape import METRICS_SCRIPT, metrics_commands, server_ports
 from logdoctor.sources.ssh import collect_host, parse_target
 from tests.sources.conftest import KEYWORDS, SshLab, die_with_parent
-from tests.sources.prometheus_lab import HEALTHY, RUNNING, metrics_text
+from tests.sources.prometheus_lab import healthy_recording
 from tests.sources.quiet_http import QuietHTTPServer
 
 
 @pytest.fixture
 def exporter() -> Iterator[int]:
     started = time.time() - 600
+    recording = healthy_recording()  # the Prometheus lab's recorded live vLLM scrape, counters advancing
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = (metrics_text(time.time() - started, *HEALTHY) + "process_open_fds 45.0\n").encode()
+            body = (recording.text(time.time() - started) + "process_open_fds 45.0\n").encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -90,11 +91,12 @@ def test_two_reads_with_timestamps_become_rates(exporter: int, tool: str) -> Non
         path = str(bindir)
     text = _run(exporter, path)
     assert "process_open_fds" not in text
-    assert text.count("# HELP vllm:num_requests_running") == 2
+    assert text.count("vllm:num_requests_running{") == 2
     stats, spec = rates(text)
-    measured = [s.generation_throughput for s in stats if s.generation_throughput]
-    assert measured and abs(measured[-1] / RUNNING - HEALTHY[0]) < 0.25 * HEALTHY[0]  # 40 tok/s per request
-    assert spec and spec[-1].mean_acceptance_length == pytest.approx(2.8, abs=0.05)
+    measured = [s.generation_throughput for s in stats if s.generation_throughput and s.running]
+    # the recording's 152 tokens in 15 s for its one running request; 110 accepted of 41 drafts
+    assert measured and abs(measured[-1] - 152 / 15) < 0.25 * 152 / 15
+    assert spec and spec[-1].mean_acceptance_length == pytest.approx(1 + 110 / 41, abs=0.05)
 
 
 def test_nothing_listening_is_one_quick_empty_read() -> None:
@@ -131,7 +133,7 @@ def test_metrics_over_ssh(ssh_lab: SshLab, exporter: int, discovery_lock: None) 
     assert metrics.lines[0][1] == f"==> {path} <=="
     stats, spec = rates("\n".join(text for _, text in metrics.lines))
     assert any(s.generation_throughput for s in stats)
-    assert spec and spec[-1].num_speculative_tokens == 3
+    assert spec and spec[-1].num_speculative_tokens == 5  # the recording's MTP k=5 (positions 0-4)
 
 
 def test_docs_show_the_script_exactly() -> None:

@@ -232,6 +232,8 @@ _AIPERF_FIELDS: dict[str, tuple[str, str]] = {
     "time_to_first_token": ("mean_ttft_ms", "ms"),
     "inter_token_latency": ("mean_itl_ms", "ms"),
     "request_latency": ("mean_e2e_ms", "ms"),
+    # AIPerf 0.13's spec_decode_acceptance_length (metrics/types/spec_decode_metrics.py, unit "ratio")
+    "spec_decode_acceptance_length": ("acceptance_length", "ratio"),
 }
 _TIME_FACTORS = {"ms": 1.0, "s": 1000.0, "sec": 1000.0, "us": 0.001, "ns": 1e-6}
 # the concurrency of a sweep variation (the schema page's run_info example); input_config's layout is not documented
