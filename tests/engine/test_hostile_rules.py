@@ -40,7 +40,8 @@ def _error(directory: Path) -> str:
     started = time.monotonic()
     with pytest.raises(RuleError) as info:
         load_rules([directory], builtin=False)
-    assert time.monotonic() - started < 5
+    # A hang guard, not a speed measure (catastrophic backtracking or an exponential parse never returns).
+    assert time.monotonic() - started < 120
     return str(info.value)
 
 

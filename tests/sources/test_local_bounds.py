@@ -77,11 +77,9 @@ def test_a_gzip_of_empty_lines_stops_at_the_ratio_cap_quickly(tmp_path: Path) ->
     path = tmp_path / "empty.log.gz"
     path.write_bytes(gzip.compress(b"\n" * (64 * 1024 * 1024), compresslevel=9))
     assert path.stat().st_size < 100_000
-    started = time.monotonic()
-    code, _, err = run("parse", str(path))
+    code, _, err = run("parse", str(path))  # stops at the cap (a read past it would take the whole 64 MiB)
     assert code == 2
     assert "--max-gzip-ratio" in _one_error_line(err)
-    assert time.monotonic() - started < 30
     code, _, _ = run("parse", str(path), "--max-gzip-ratio", "100000", "--max-read", "1M")
     assert code == 2  # then the byte cap
 
@@ -146,11 +144,11 @@ def test_a_device_is_refused_by_name_and_capped_on_stdin(device: str) -> None:
 def test_a_fifo_with_no_writer_stops_at_the_read_timeout(tmp_path: Path) -> None:
     fifo = tmp_path / "log.fifo"
     os.mkfifo(fifo)
-    started = time.monotonic()
-    result = logdoctor("parse", str(fifo), "--input-timeout", "1", timeout=30)
+    # No wall-time assertion (tests never depend on speed): a read that ignored the timeout would hang until the
+    # child's own timeout and fail there.
+    result = logdoctor("parse", str(fifo), "--input-timeout", "1", timeout=120)
     assert result.returncode == 2
     assert "nothing arrived for 1 s" in _one_error_line(result.stderr)
-    assert time.monotonic() - started < 20
 
 
 def test_the_read_timeout_hint_names_the_local_flag(tmp_path: Path) -> None:
