@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 if TYPE_CHECKING:
     from logdoctor.events import EventBase, StartupConfig
@@ -248,13 +248,14 @@ class LazyPattern:
         return self
 
 
-def is_pattern(value: object) -> bool:
+def is_pattern(value: object) -> TypeGuard[re.Pattern[Any]]:
     """A compiled regex, or an engine package's regex compiled on first use (LazyPattern)."""
     return isinstance(value, re.Pattern | LazyPattern)
 
 
 _REAL_COMPILE = re.compile
-_lazy_prefixes: list[tuple[frozenset[str], tuple[str, ...]]] = []  # the packages being imported by the registry, innermost last
+# The modules and packages the registry is importing (innermost last): their re.compile calls are lazy.
+_lazy_prefixes: list[tuple[frozenset[str], tuple[str, ...]]] = []
 
 
 def _compile(pattern: Any, flags: Any = 0) -> Any:
@@ -275,15 +276,15 @@ def lazy_regexes(modules: list[str]) -> Iterator[None]:
 
     `re.compile` is replaced only while the registry imports engine packages (under its lock), and a call
     from any other module still compiles at once, so code outside the engine packages sees no change."""
-    lock_held = not _lazy_prefixes
+    outermost = not _lazy_prefixes
     _lazy_prefixes.append((frozenset(modules), tuple(m + "." for m in modules)))
-    if lock_held:
+    if outermost:
         re.compile = _compile
     try:
         yield
     finally:
         _lazy_prefixes.pop()
-        if lock_held and re.compile is _compile:
+        if outermost and re.compile is _compile:
             re.compile = _REAL_COMPILE
 
 
@@ -312,7 +313,8 @@ REGISTRY = Registry(BUILTIN)
 
 def register_module(module: str) -> EngineSpec:
     """Import `module`, register its `SPEC` and return it."""
-    spec = _spec_of(module)
+    with lazy_regexes([module]):
+        spec = _spec_of(module)
     REGISTRY.register(spec)
     return spec
 
