@@ -21,6 +21,7 @@ def test_engine_module_regexes_are_lazy_and_behave_as_compiled() -> None:
     if not lazy:  # imported before the registry (another test did): compiled at once, as before
         return
     for pattern in lazy:
+        assert isinstance(pattern.pattern, str)
         real = re.compile(pattern.pattern, pattern._flags)
         assert is_pattern(pattern)
         assert pattern.pattern == real.pattern
