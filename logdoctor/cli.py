@@ -474,11 +474,11 @@ def emit_many(
 ) -> None:
     """One report per host (or deployment: `noun`): one JSON object with them inside (docs/json.md), headed
     sections otherwise."""
-    from logdoctor.report.json import fleet_report, render_json
-
     if len(diagnoses) == 1:
         emit(diagnoses[0], fmt, verbose, observed[0] if observed else None)
     elif fmt == "json":
+        from logdoctor.report.json import fleet_report, render_json
+
         click.echo(render_json(fleet_report(hosts, diagnoses, noun, outliers)))
     elif fmt in ("html", "github"):
         from logdoctor.report.formats import render_fleet_page
@@ -502,19 +502,22 @@ def emit_many(
 
 
 def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | None = None) -> None:
-    from logdoctor.report.json import render_json
-    from logdoctor.report.markdown import render_markdown
-    from logdoctor.report.terminal import render_terminal
-
+    # Each format's renderer is imported for it alone (the JSON report's models, rich for the terminal).
     if fmt in ("html", "github"):
         from logdoctor.report.formats import render_one
 
         click.echo(render_one(fmt, diagnosis, observed), nl=False)
     elif fmt == "json":
+        from logdoctor.report.json import render_json
+
         click.echo(render_json(diagnosis))
     elif fmt == "markdown":
+        from logdoctor.report.markdown import render_markdown
+
         click.echo(render_markdown(diagnosis), nl=False)
     else:
+        from logdoctor.report.terminal import render_terminal
+
         render_terminal(diagnosis, stdout_console(), verbose=verbose, explain=explain_wanted())
 
 
@@ -659,7 +662,7 @@ def diagnose(
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.perf.assess import perf_options
     from logdoctor.progress import ReadProgress
-    from logdoctor.report.formats import check_output, observed_of, written_to
+    from logdoctor.report.formats import PAGE_FORMATS, check_output, observed_of, written_to
     from logdoctor.run import local_line_sources
     from logdoctor.stores import check_store_targets, diagnose_stores
     from logdoctor.urltargets import diagnose_url_targets, emit_outliers
@@ -749,7 +752,7 @@ def diagnose(
                 [d.label for d in deployments],
                 fmt,
                 verbose,
-                [observed_of(fmt, d.parsed.events) for d in deployments],
+                [observed_of(fmt, d.parsed.events) for d in deployments] if fmt in PAGE_FORMATS else [],
                 noun="deployments",
             )
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
