@@ -95,7 +95,8 @@ STAGE_STEPS: tuple[tuple[str, str], ...] = (
         "diagnose's other modules",
         "import logdoctor.deployments, logdoctor.perf.assess, logdoctor.progress, logdoctor.fleet",
     ),
-    ("the report modules (rich)", "import logdoctor.report.formats, logdoctor.report.terminal, logdoctor.report.json"),
+    # the text report's modules: `--format json` imports logdoctor.report.json instead (cli.emit)
+    ("the report modules (rich)", "import logdoctor.report.formats, logdoctor.report.terminal"),
     (
         "parsing the 10 lines",
         "from logdoctor.parse.pipeline import EventStream\n"

@@ -16,12 +16,13 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-from rich.console import Console
-from rich.status import Status
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from logdoctor.sanitize import one_line
+
+if TYPE_CHECKING:  # rich's spinner (rich.status, rich.live) is imported when a terminal first shows one
+    from rich.console import Console
+    from rich.status import Status
 
 LineSourceT = TypeVar("LineSourceT", bound=Any)  # run.LineSource (progress does not import run)
 
@@ -75,6 +76,8 @@ class ReadProgress:
 
     def _show(self, text: str) -> None:
         if self._status is None:
+            from rich.status import Status
+
             self._status = Status(text, console=self.console, spinner="dots")
             self._status.start()
         else:
@@ -163,6 +166,8 @@ class HostProgress:
         with self._lock:
             if self._status is not None or self._done.is_set():
                 return
+            from rich.status import Status
+
             self._status = Status("", console=self.console, spinner="dots")
             self._status.start()
             self._thread = threading.Thread(target=self._refresh, daemon=True, name="logdoctor-progress")

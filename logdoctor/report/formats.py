@@ -9,18 +9,23 @@ import contextlib
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from logdoctor.engine.result import Diagnosis
 from logdoctor.errors import InputError, UsageError
-from logdoctor.events import EventBase
-from logdoctor.report.observed import Observed
-from logdoctor.report.observed import observed_of as _observed_of
+
+if TYPE_CHECKING:  # the page formats' models are imported when a page is drawn (docs/benchmarks.md, *Start-up*)
+    from logdoctor.engine.result import Diagnosis
+    from logdoctor.events import EventBase
+    from logdoctor.report.observed import Observed
 
 PAGE_FORMATS = ("html", "github")  # the formats that show more than the diagnosis (see observed_of)
 
 
 def observed_of(fmt: str, events: Sequence[EventBase]) -> Observed:
     """The time series and launch settings, for the formats that show them; nothing for the others."""
+    from logdoctor.report.observed import Observed
+    from logdoctor.report.observed import observed_of as _observed_of
+
     return _observed_of(events) if fmt in PAGE_FORMATS else Observed()
 
 
@@ -45,6 +50,8 @@ def written_to(output: Path | None) -> Iterator[None]:
 
 
 def render_one(fmt: str, diagnosis: Diagnosis, observed: Observed | None) -> str:
+    from logdoctor.report.observed import Observed
+
     shown = observed or Observed()
     if fmt == "html":
         from logdoctor.report.html import render_html

@@ -18,6 +18,7 @@ from typing import Any
 from logdoctor.events import EventBase
 from logdoctor.parse.grammar import Case, Grammar
 from logdoctor.parse.pipeline import EventStream, parse_text
+from logdoctor.registry import is_pattern
 
 
 def matches(actual: Any, expected: Any) -> bool:
@@ -78,11 +79,12 @@ def claims(grammar: Grammar, case: Case) -> bool:
 
 
 def module_patterns(grammar: Grammar) -> dict[str, re.Pattern[str]]:
-    """The compiled regexes at the top level of the module that defines the line type's parse function."""
+    """The compiled regexes at the top level of the module that defines the line type's parse function
+    (compiled on first use where the registry imported the module: registry.LazyPattern)."""
     module = sys.modules.get(getattr(grammar.parse, "__module__", ""))
     if module is None:
         return {}
-    return {name: value for name, value in vars(module).items() if isinstance(value, re.Pattern)}
+    return {name: value for name, value in vars(module).items() if is_pattern(value)}
 
 
 def coverage_gaps(grammars: Sequence[Grammar]) -> list[str]:

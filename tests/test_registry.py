@@ -1,0 +1,54 @@
+"""The registry's lazily compiled regexes (logdoctor/registry.py, LazyPattern): the same answers as re.compile."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import pickle
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from logdoctor.registry import REGISTRY, LazyPattern, is_pattern, lazy_regexes
+
+
+def test_engine_module_regexes_are_lazy_and_behave_as_compiled() -> None:
+    REGISTRY.specs()
+    common = sys.modules["logdoctor.engines.vllm.common"]
+    lazy = [value for value in vars(common).values() if isinstance(value, LazyPattern)]
+    if not lazy:  # imported before the registry (another test did): compiled at once, as before
+        return
+    for pattern in lazy:
+        assert isinstance(pattern.pattern, str)
+        real = re.compile(pattern.pattern, pattern._flags)
+        assert is_pattern(pattern)
+        assert pattern.pattern == real.pattern
+        text = "Ran 12.5 s, tokens: 300, 'flash_attn' x=1"
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in real.finditer(text)]
+        assert pattern.flags == real.flags and pattern.groupindex == real.groupindex
+        assert pattern == real and hash(pattern) == hash(real)
+        assert pickle.loads(pickle.dumps(pattern)) == real  # noqa: S301 (our own bytes)
+        assert copy.deepcopy(pattern) is pattern
+
+
+def test_only_the_engine_modules_get_lazy_patterns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "fake_engine").mkdir()
+    (tmp_path / "fake_engine" / "__init__.py").write_text("")
+    (tmp_path / "fake_engine" / "lines.py").write_text("import re\nA = re.compile(r'(?P<n>\\d+) ms', re.I)\n")
+    (tmp_path / "fake_engine_helper.py").write_text("import re\nB = re.compile(r'\\d+')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with lazy_regexes(["fake_engine"]):
+        engine = importlib.import_module("fake_engine.lines")
+        other = importlib.import_module("fake_engine_helper")
+        inner = re.compile(r"x")  # this test module is not an engine module
+    assert re.compile is not None and isinstance(re.compile("y"), re.Pattern)  # the real compile again
+    assert isinstance(engine.A, LazyPattern) and isinstance(other.B, re.Pattern) and isinstance(inner, re.Pattern)
+    assert engine.A.search("took 12 MS").group("n") == "12"
+    assert engine.A.flags == re.compile(r"(?P<n>\d+) ms", re.I).flags
+    # after its first use the pattern's methods are the compiled pattern's own
+    assert engine.A.__dict__["search"].__self__ is engine.A.compiled()
+    assert not is_pattern("text") and is_pattern(other.B)
+    for name in ("fake_engine.lines", "fake_engine", "fake_engine_helper"):
+        sys.modules.pop(name, None)
