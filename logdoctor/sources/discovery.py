@@ -238,14 +238,9 @@ _NUMBER_AWK = r"""{ bytes += length($0) + 1; print NR ":" $0 }
 END { print "#logdoctor-size " (bytes + 0) }"""
 
 
-READ_FILE_SCRIPT = (
-    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3 = the keywords as one escaped ERE alternation,
-# $4 = gzip: compress what is sent (after a #logdoctor-gzip-stream line)
-f=$1
-max=$2
-re=$3
-z=$4
-LC_ALL=C
+# The checks of a log file `$f` both remote readers start with (this one and sshfollow.FOLLOW_SCRIPT): one
+# #logdoctor-error line for a directory, something not a regular file, no permission or no such file.
+FILE_CHECKS = r"""LC_ALL=C
 export LC_ALL
 if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
 if [ -e "$f" ] && [ ! -f "$f" ]; then echo '#logdoctor-error not-regular'; exit 0; fi
@@ -253,7 +248,18 @@ if ! (: < "$f") 2>/dev/null; then
   if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
   exit 0
 fi
-# grep holds a whole line in memory: a NUL hole (what copytruncate leaves) or a line of gigabytes would take
+"""
+
+READ_FILE_SCRIPT = (
+    r"""# logdoctor read-file: $1 = path, $2 = byte budget, $3 = the keywords as one escaped ERE alternation,
+# $4 = gzip: compress what is sent (after a #logdoctor-gzip-stream line)
+f=$1
+max=$2
+re=$3
+z=$4
+"""
+    + FILE_CHECKS
+    + r"""# grep holds a whole line in memory: a NUL hole (what copytruncate leaves) or a line of gigabytes would take
 # that much of the host's memory; 1 GiB of address space at most, and the NULs of a sparse file's holes
 # dropped before grep (NULs are not newlines, so line numbers do not change).
 capped_grep() { ( ulimit -v 1048576 2>/dev/null; exec grep -a -n -E -e "$re" ); }

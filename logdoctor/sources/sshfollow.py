@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from logdoctor.errors import CollectionError, HostKeyError, InputError, LogdoctorError
 from logdoctor.sources.discovery import (
     DISCOVERY_SCRIPT,
+    FILE_CHECKS,
     LIST_SCRIPT,
     PROBE_SCRIPT,
     parse_discovery,
@@ -40,7 +41,8 @@ from logdoctor.sources.ssh import SshOptions
 from logdoctor.sources.sshconfig import ResolvedHost, SshConfig, load_ssh_config, resolve
 from logdoctor.sources.target import Target, parse_target
 
-FOLLOW_SCRIPT = r"""# logdoctor follow: $1 = path, $2 = lines already read, $3 = bytes already read, $4 = the file's inode
+FOLLOW_SCRIPT = (
+    r"""# logdoctor follow: $1 = path, $2 = lines already read, $3 = bytes already read, $4 = the file's inode
 # when they were read (empty: unknown), $5 = the keywords as one ERE. Prints N:BYTES:LINE for each line
 # with a keyword (BYTES: the file's bytes up to the end of that line), for as long as it runs, and
 # #logdoctor-caught-up once it has read as far as the file reached when it started.
@@ -51,15 +53,9 @@ ino=$4
 LD_RE=$5
 LD_FILE=$f
 export LD_RE LD_FILE
-LC_ALL=C
-export LC_ALL
-if [ -d "$f" ]; then echo '#logdoctor-error directory'; exit 0; fi
-if [ -e "$f" ] && [ ! -f "$f" ]; then echo '#logdoctor-error not-regular'; exit 0; fi
-if ! (: < "$f") 2>/dev/null; then
-  if [ -e "$f" ] || ls -d -- "$f" 2>&1 | grep -q 'Permission denied'; then echo '#logdoctor-error permission'; else echo '#logdoctor-error not-found'; fi
-  exit 0
-fi
-command -v tail >/dev/null 2>&1 || { echo '#logdoctor-error no-tail'; exit 0; }
+"""
+    + FILE_CHECKS
+    + r"""command -v tail >/dev/null 2>&1 || { echo '#logdoctor-error no-tail'; exit 0; }
 now=$(ls -di -- "$f" 2>/dev/null | awk '{ print $1 }')
 size=$(wc -c < "$f" | tr -d ' ')
 if [ -n "$ino" ] && [ "$now" != "$ino" ]; then
@@ -77,6 +73,7 @@ index($0, "tail: ") == 1 && index($0, f) > 0 { print "#logdoctor-note " $0; fflu
 { n++; b += length($0) + 1; if ($0 ~ re) { print n ":" b ":" $0; fflush() } }
 !up && b >= end { up = 1; print "#logdoctor-caught-up"; fflush() }'
 """
+)
 
 FOREVER = 10.0**9  # seconds: a follow has no time limit (Ctrl-C ends it)
 NO_LIMIT = 1 << 62  # bytes: nor a byte cap (only candidate lines cross, and they are not kept beyond the watch)

@@ -79,26 +79,31 @@ def _read_all(fds: dict[int, bytearray], proc: subprocess.Popen[bytes]) -> None:
             break
 
 
+def _diagnose_kpro5(ssh_lab: SshLab, log: Path) -> list[str]:
+    """`logdoctor diagnose kpro5 --log LOG --format json` in a child, through the lab's config and known hosts."""
+    return [
+        sys.executable,
+        "-m",
+        "logdoctor.cli",
+        "diagnose",
+        "kpro5",
+        "--ssh-config",
+        str(ssh_lab.ssh_config),
+        "--known-hosts",
+        str(ssh_lab.known_hosts),
+        "--log",
+        str(log),
+        "--format",
+        "json",
+    ]
+
+
 def test_diagnose_host_shows_progress_on_a_terminal_stderr_and_keeps_stdout_clean(ssh_lab: SshLab) -> None:
     log = remote_story(ssh_lab)
     master, slave = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "LOGDOCTOR_NO_PROGRESS")}
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "logdoctor.cli",
-            "diagnose",
-            "kpro5",
-            "--ssh-config",
-            str(ssh_lab.ssh_config),
-            "--known-hosts",
-            str(ssh_lab.known_hosts),
-            "--log",
-            str(log),
-            "--format",
-            "json",
-        ],
+        _diagnose_kpro5(ssh_lab, log),
         stdout=subprocess.PIPE,
         stderr=slave,
         env={**env, "TERM": "xterm-256color"},
@@ -122,21 +127,7 @@ def test_diagnose_host_piped_prints_no_progress(ssh_lab: SshLab) -> None:
     log = remote_story(ssh_lab)
     env = {k: v for k, v in os.environ.items() if k != "LOGDOCTOR_NO_PROGRESS"}
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "logdoctor.cli",
-            "diagnose",
-            "kpro5",
-            "--ssh-config",
-            str(ssh_lab.ssh_config),
-            "--known-hosts",
-            str(ssh_lab.known_hosts),
-            "--log",
-            str(log),
-            "--format",
-            "json",
-        ],
+        _diagnose_kpro5(ssh_lab, log),
         capture_output=True,
         text=True,
         timeout=WAIT,
