@@ -273,6 +273,9 @@ class Watcher:
         self.live = live
         self.render = render
         self.stop = threading.Event()
+        # set by the signal handler, which must take no lock: Event.set() there deadlocks when the signal lands
+        # while this thread holds the event's own lock (inside stop.wait): the loop turns it into `stop`
+        self.signalled = False
         self.segments: list[Segment] = [Segment(self.name, engine)]
         self._number = 0
         self._redact = Redactor()
@@ -391,7 +394,7 @@ class Watcher:
             # lines that arrived could call healthy what only lacks the rest)
             first = self._remote is None
             waiting = self._remote is not None
-            while not self.stop.is_set():
+            while not self.stop.is_set() and not self.signalled:
                 if follower is not None:
                     for raw in follower.poll():
                         self._add(raw)
@@ -439,12 +442,16 @@ class Watcher:
                 self._add_numbered(*item)
 
 
-def stop_on_signals(stop: threading.Event) -> Callable[[], None]:
-    """Ctrl-C and SIGTERM set `stop` (the loop ends at its next poll, exit 0); returns what restores them."""
+def stop_on_signals(watcher: Watcher) -> Callable[[], None]:
+    """Ctrl-C and SIGTERM end the watch at the loop's next poll (exit 0); returns what restores the handlers.
+
+    The handler only sets `watcher.signalled`. It runs in the main thread between two bytecodes, possibly
+    inside `stop.wait()` while that thread holds the event's lock, so `stop.set()` there (which takes the
+    same, non-reentrant lock) would hang the process for good; the loop sets `stop` itself."""
     previous: dict[int, Any] = {}
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        watcher.signalled = True
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         previous[signum] = signal.signal(signum, handler)
@@ -509,7 +516,7 @@ def run_watch(
         remote=remote,
         name=name,
     )
-    restore = stop_on_signals(watcher.stop)
+    restore = stop_on_signals(watcher)
     try:
         watcher.run()
     finally:

@@ -336,3 +336,28 @@ def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() 
     )  # fmt: skip
     read, label = host_reader("root@127.0.0.9:/var/log/vllm.log", ssh, Console(stderr=True))
     assert callable(read) and label == "root@127.0.0.9"
+
+
+def test_a_signal_landing_inside_the_stop_wait_ends_the_watch(tmp_path: Path) -> None:
+    """SIGTERM that lands while the main thread holds the stop event's own lock (inside `stop.wait`) must not hang:
+    the handler takes no lock (an `Event.set()` there once hung a CI run for good). A child process, so that a
+    regression fails at the timeout instead of hanging the suite."""
+    log = tmp_path / "serve.log"
+    log.write_text("INFO 05-05 10:00:00 [api_server.py:1] vLLM API server version 0.20.1\n", encoding="utf-8")
+    code = (
+        "import signal, sys\n"
+        "from pathlib import Path\n"
+        "from logdoctor.watch import stop_on_signals\n"
+        "from tests.test_watch import _quiet_watcher\n"
+        "watcher = _quiet_watcher(Path(sys.argv[1]))\n"
+        "restore = stop_on_signals(watcher)\n"
+        "with getattr(watcher.stop, '_cond'):\n"
+        "    signal.raise_signal(signal.SIGTERM)\n"
+        "watcher.run()\n"
+        "restore()\n"
+        "print('ended', watcher.signalled, watcher.stop.is_set())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(log)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.split() == ["ended", "True", "True"], result.stderr
