@@ -105,8 +105,9 @@ def _known_fact(name: str) -> str:
 
 FactName = Annotated[str, AfterValidator(_known_fact)]
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
-# In fix texts a placeholder starts with a name or a parenthesis, so JSON such as '{"method": "mtp"}' stays literal.
-_FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z(][^{}\"']*)\}")
+# In fix texts a placeholder starts with a name, a number (`{2 * sched.max_num_seqs}`) or a parenthesis, so JSON
+# such as '{"method": "mtp"}' stays literal.
+_FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9(][^{}\"']*)\}")
 _FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
 _FORMAT_NUMBERS_RE = re.compile(r"(\d*)(?:\.(\d+))?")
 MAX_FORMAT_WIDTH = 64  # `{x:9999999999.2f}` would build a 10 GB string

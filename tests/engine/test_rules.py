@@ -182,3 +182,26 @@ def test_a_registered_engine_is_a_rule_engine(tmp_path: Path) -> None:
         REGISTRY.unregister("trt")
         list(EventStream("warm", [(1, "x")]))  # rebuild the caches the change dropped: other tests time a first call
     assert "trt" not in rule_engines()
+
+
+def test_no_fix_text_prints_a_placeholder_literally() -> None:
+    """A `{...}` in a shipped fix text that names a fact is a placeholder: it must be one the fix grammar reads,
+    or the user is shown `--max-num-seqs {2 * sched.max_num_seqs}` where the value is known."""
+    import yaml
+
+    from logdoctor.engine.rules import _FIX_PLACEHOLDER_RE
+    from logdoctor.facts import FACTS
+
+    names = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+")
+    literal: list[str] = []
+    for path in sorted(builtin_rules_dir().rglob("*.yaml")):
+        fixes = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("fix") or {}
+        for options in fixes.values():
+            for option in options:
+                text = option["text"] if isinstance(option, dict) else option
+                for m in re.finditer(r"\{([^{}]+)\}", text):
+                    if _FIX_PLACEHOLDER_RE.fullmatch(m.group(0)) is None and any(
+                        n in FACTS for n in names.findall(m.group(1))
+                    ):
+                        literal.append(f"{path.name}: {m.group(0)}")
+    assert literal == []
