@@ -39,6 +39,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld2",
     REPO / "fixtures" / "logs" / "realworld3",
     REPO / "fixtures" / "logs" / "realworld4",
+    REPO / "fixtures" / "logs" / "realworld5",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
