@@ -40,15 +40,19 @@ def one_line(text: str) -> str:
 
 
 def clean(value: T) -> T:
-    """A copy of `value` (a pydantic model, dict, list, tuple or str, nested) with every string `clean_text`-ed.
+    """A copy of `value` (a record or pydantic model, dict, list, tuple or str, nested) with every string `clean_text`-ed.
 
     Parts without anything to clean are returned as they are (no copy)."""
     return _clean(value)  # type: ignore[no-any-return]
 
 
 def _is_model(value: Any) -> bool:
-    # pydantic is not imported for this: a model exists only where pydantic was imported (logdoctor --version
-    # imports this module and need not pay for pydantic; docs/benchmarks.md, *Start-up*).
+    # A record (logdoctor.events.Record: events, results) or a pydantic model. Neither module is imported for this:
+    # a record exists only where logdoctor.events was imported (logdoctor --version imports this module and need not
+    # pay for the events; docs/benchmarks.md, *Start-up*), a pydantic model only where pydantic was.
+    events = sys.modules.get("logdoctor.events")
+    if events is not None and isinstance(value, events.Record):
+        return True
     pydantic = sys.modules.get("pydantic")
     return pydantic is not None and isinstance(value, pydantic.BaseModel)
 

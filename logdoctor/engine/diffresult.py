@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from logdoctor.engine.result import EngineReport, Finding, Performance, RuleOutcome, SourceReport, Verdict
+from logdoctor.events import Record, field
 from logdoctor.vocabulary import SETTINGS
 
 DIFF_SCHEMA_VERSION = 1
@@ -20,8 +19,8 @@ DIFF_SCHEMA_VERSION = 1
 State = Literal["differs", "equal", "unknown"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+class _Model(Record):
+    """Frozen, unknown fields refused (logdoctor.events.Record); report/json.py makes pydantic twins for the schema."""
 
 
 class Difference(_Model):
@@ -41,7 +40,7 @@ class Difference(_Model):
     candidate_flag: str | None = None
     baseline_key: str | None = None  # where the baseline's engine prints it (startup-dump key or log field)
     candidate_key: str | None = None
-    findings: list[str] = Field(default_factory=list)  # fired rules that read this row's fact
+    findings: list[str] = field(default_factory=list)  # fired rules that read this row's fact
 
 
 class CauseShare(_Model):
@@ -61,9 +60,9 @@ class Gap(_Model):
     ratio: float  # baseline / candidate: above 1 the candidate is slower
     summary: str
     method: str = "score-share"
-    attribution: list[CauseShare] = Field(default_factory=list)
+    attribution: list[CauseShare] = field(default_factory=list)
     unexplained_share: float = 0.0
-    left_out: dict[str, str] = Field(default_factory=dict)  # rule -> why it explains none of the gap
+    left_out: dict[str, str] = field(default_factory=dict)  # rule -> why it explains none of the gap
     # by the expected-performance model (both sides' GPU known): baseline bound / candidate bound, the part of
     # `ratio` the deployments' settings account for on their hardware (docs/expected-performance.md)
     expected_ratio: float | None = None
@@ -74,14 +73,14 @@ class DiffSide(_Model):
     sources: list[SourceReport]
     engine: EngineReport
     verdict: Verdict
-    findings: list[str] = Field(default_factory=list)  # rules that fire on this deployment alone
+    findings: list[str] = field(default_factory=list)  # rules that fire on this deployment alone
     performance: Performance | None = None  # expected vs measured on this side's hardware
 
 
 class DiffReport(_Model):
     schema_version: int = DIFF_SCHEMA_VERSION
     report: Literal["diff"] = "diff"
-    tool: dict[str, str] = Field(default_factory=dict)
+    tool: dict[str, str] = field(default_factory=dict)
     baseline: DiffSide
     candidate: DiffSide
     gap: Gap | None = None
@@ -89,10 +88,10 @@ class DiffReport(_Model):
     folded: int = 0  # equal rows and rows neither log shows, left out (`--all` shows them)
     verdict: Verdict
     findings: list[Finding]
-    ruled_out: list[RuleOutcome] = Field(default_factory=list)
-    insufficient_data: list[RuleOutcome] = Field(default_factory=list)
-    suppressed: list[RuleOutcome] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    ruled_out: list[RuleOutcome] = field(default_factory=list)
+    insufficient_data: list[RuleOutcome] = field(default_factory=list)
+    suppressed: list[RuleOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 # --- shared by the renderers ---------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from logdoctor.events import Record, field
 
 SCHEMA_VERSION = 1
 
@@ -22,8 +22,8 @@ def severity_for(score: int) -> Severity:
     return "info"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+class _Model(Record):
+    """Frozen, unknown fields refused (logdoctor.events.Record); report/json.py makes pydantic twins for the schema."""
 
 
 class Evidence(_Model):
@@ -32,7 +32,7 @@ class Evidence(_Model):
     end_line: int | None = None
     text: str
     # [start, end) of the values the finding reads, in `text` (engine/spans.py): excerpts centre on them
-    spans: list[tuple[int, int]] = Field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
 
 
 class FindingEffect(_Model):
@@ -45,7 +45,7 @@ class FindingEffect(_Model):
     expected_fixed_tok_s: float  # the model's bound once fixed
     tok_s_recovered: float  # measured x (speedup - 1) where measured, else on the bound
     formula: str
-    working: list[str] = Field(default_factory=list)
+    working: list[str] = field(default_factory=list)
     firm: bool = True  # False: an input was assumed (draft cost, link), so the effect may only raise the score
     rule_score: int  # the rule's own score before the effect (docs/expected-performance.md, ranking)
     note: str = ""
@@ -60,9 +60,9 @@ class Finding(_Model):
     explanation: str
     working: str  # how the score was computed, with the numbers
     estimate: str | None = None
-    evidence: list[Evidence] = Field(default_factory=list)
-    fix: list[str] = Field(default_factory=list)
-    references: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    fix: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
     status: str = "test"
     effect: FindingEffect | None = None  # where the rule names an effect and the model could run
 
@@ -73,8 +73,8 @@ class RuleOutcome(_Model):
     title: str
     outcome: Literal["fired", "ruled_out", "insufficient_data", "not_applicable", "suppressed"]
     reason: str
-    missing: list[str] = Field(default_factory=list)
-    hints: list[str] = Field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
 
 
 class SourceReport(_Model):
@@ -93,7 +93,7 @@ class SourceReport(_Model):
 class EngineReport(_Model):
     name: str
     version: str | None = None
-    detection: list[str] = Field(default_factory=list)
+    detection: list[str] = field(default_factory=list)
 
 
 VerdictKind = Literal["healthy", "problems", "inconclusive", "not-a-log"]
@@ -105,7 +105,7 @@ class Verdict(_Model):
     healthy: bool
     summary: str
     kind: VerdictKind = "problems"
-    missing: list[str] = Field(default_factory=list)  # inconclusive: what is missing and how to get it
+    missing: list[str] = field(default_factory=list)  # inconclusive: what is missing and how to get it
     not_understood: int = 0  # candidate lines (with a known keyword) that no line type understood
 
 
@@ -144,12 +144,12 @@ class Performance(_Model):
     ratio: float | None = None
     basis: Literal["per request", "aggregate"] | None = None
     band: Literal["healthy", "below", "above-bound"] | None = None
-    working: list[str] = Field(default_factory=list)  # the model's steps, one short line each
-    derived: list[str] = Field(default_factory=list)  # how each input was read from the log
-    unknown: list[Missing] = Field(default_factory=list)
+    working: list[str] = field(default_factory=list)  # the model's steps, one short line each
+    derived: list[str] = field(default_factory=list)  # how each input was read from the log
+    unknown: list[Missing] = field(default_factory=list)
     gap: float | None = None  # expected once every finding with an effect is fixed / measured
     explained: float | None = None  # the part of `gap` the findings' fixes account for (their combined speedup)
-    shares: list[GapShare] = Field(default_factory=list)
+    shares: list[GapShare] = field(default_factory=list)
     summary: str = ""  # "202 tok/s aggregate at batch 26, expected <= 363 on L4 (56%)"
     # What this hardware could do for the model, beside the bound as deployed (logdoctor/perf/assess.py): without
     # speculation, and with the method in use at a published typical acceptance; `ratio` is measured / the best
@@ -166,18 +166,18 @@ class Performance(_Model):
 
 class Diagnosis(_Model):
     schema_version: int = SCHEMA_VERSION
-    tool: dict[str, str] = Field(default_factory=dict)
+    tool: dict[str, str] = field(default_factory=dict)
     sources: list[SourceReport]
     engine: EngineReport
     verdict: Verdict
     findings: list[Finding]
     ruled_out: list[RuleOutcome]
     insufficient_data: list[RuleOutcome]
-    not_applicable: list[RuleOutcome] = Field(default_factory=list)
-    suppressed: list[RuleOutcome] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    facts: dict[str, Any] = Field(default_factory=dict)
-    errors: list[dict[str, str]] = Field(default_factory=list)  # per-host collection errors
+    not_applicable: list[RuleOutcome] = field(default_factory=list)
+    suppressed: list[RuleOutcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    errors: list[dict[str, str]] = field(default_factory=list)  # per-host collection errors
     performance: Performance | None = None  # expected vs measured throughput; None where not assessed
 
 

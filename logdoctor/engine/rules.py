@@ -25,23 +25,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
 import yaml
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
 
 from logdoctor.engine.conditions import (
     ConditionError,
@@ -52,9 +42,13 @@ from logdoctor.engine.conditions import (
     save_parse_cache,
 )
 from logdoctor.errors import RuleError
+from logdoctor.events import Record, field
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.registry import REGISTRY
 from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, load_yaml, read_user_file
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 # The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
@@ -82,16 +76,14 @@ def rule_engines() -> tuple[str, ...]:
     return tuple(spec.name for spec in REGISTRY.specs() if spec.kind != "input")
 
 
-def _known_engine(name: str) -> str:
+def known_engine(name: str) -> str:
+    """The name, when it is a registered engine a rule may name; ValueError (with a close match) otherwise."""
     names = rule_engines()
     if name not in names:
         close = difflib.get_close_matches(name, names, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise ValueError(f"unknown engine '{name}'{hint}; known engines: {', '.join(names)}")
     return name
-
-
-EngineName = Annotated[str, AfterValidator(_known_engine)]
 
 
 def _known_fact(name: str) -> str:
@@ -103,7 +95,6 @@ def _known_fact(name: str) -> str:
     return name
 
 
-FactName = Annotated[str, AfterValidator(_known_fact)]
 _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
 # In fix texts a placeholder starts with a name, a number (`{2 * sched.max_num_seqs}`) or a parenthesis, so JSON
 # such as '{"method": "mtp"}' stays literal.
@@ -115,55 +106,46 @@ MAX_FORMAT_PRECISION = 12
 MAX_TEMPLATE_PLACEHOLDERS = 64
 
 
-class ScoreCurve(BaseModel):
+class ScoreCurve(Record):
     """Evidence strength from one metric: 0.25 at `info`, 0.75 at `warn`, a smooth S-curve around them.
 
     `info > warn` means lower is worse (acceptance length); `info < warn` means higher is worse (KV usage)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     metric: str
     info: float
-    warn: float
-
-    @model_validator(mode="after")
-    def _distinct(self) -> ScoreCurve:
-        if self.info == self.warn:
-            raise ValueError("info and warn must differ")
-        return self
+    warn: float  # differs from info
 
 
-class Sample(BaseModel):
+class Sample(Record):
     """Lines that must make the rule fire (or not, with `fires: false`).
 
     A diff-mode rule's sample is a pair: `baseline` holds the lines of the faster deployment, `text`
     the candidate's; `baseline_engine` / `engine` force either side's engine."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     text: str
     fires: bool = True
-    engine: EngineName | None = None
+    engine: str | None = None  # a registered engine (rule_engines), like baseline_engine
     baseline: str | None = None
-    baseline_engine: EngineName | None = None
+    baseline_engine: str | None = None
 
 
-class FixItem(BaseModel):
+class FixItem(Record):
     """A fix offered only when its condition holds: `{text: "drop --disable-custom-all-reduce", when: "..."}`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     when: str
 
 
-class Fix(RootModel[dict[EngineName, list[str | FixItem]]]):
+class Fix(Record):
     """What to change, per engine: `fix: {vllm: [...], sglang: [...]}`, keyed by registered engine names; an item
     is a text (a template over facts) or `{text, when}`, offered only when its condition holds."""
 
-    model_config = ConfigDict(frozen=True)
+    _root: ClassVar[bool] = True
+    root: dict[str, list[str | FixItem]] = field(default_factory=dict)
 
-    root: dict[EngineName, list[str | FixItem]] = Field(default_factory=dict)
+    @classmethod
+    def model_validate(cls, data: Mapping[str, Any]) -> Self:
+        return cls(root=dict(data))
 
     def for_engine(self, engine: str) -> list[str | FixItem]:
         """The engine's own fixes; for a log whose engine is unknown, every engine's, in registry order."""
@@ -176,53 +158,189 @@ class Fix(RootModel[dict[EngineName, list[str | FixItem]]]):
 
 # The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
 EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
+RuleStatus = Literal["stable", "test", "experimental", "deprecated"]
+RuleMode = Literal["diagnose", "diff"]
+_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-class Rule(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Rule(Record):
+    """A validated rule file. What the annotations do not say (the id's pattern, known causes, engines and facts,
+    impact 1-100, a score curve's info != warn) `_fits` checks, and the pydantic model `rule_model` words the
+    errors of a file that does not fit."""
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    id: str
     cause: str
     title: str
-    engines: list[EngineName]
-    status: Literal["stable", "test", "experimental", "deprecated"] = "test"
-    mode: Literal["diagnose", "diff"] = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
-    requires: list[FactName] = Field(default_factory=list)
+    engines: list[str]
+    status: RuleStatus = "test"
+    mode: RuleMode = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+    requires: list[str] = field(default_factory=list)
     when: str
     ruled_out_when: str | None = None
-    impact: int = Field(ge=1, le=100)
+    impact: int
     score: ScoreCurve | None = None
     explain: str
     estimate: str | None = None
-    fix: Fix = Field(default_factory=Fix)
-    evidence: list[FactName] = Field(default_factory=list)
-    references: list[str] = Field(default_factory=list)
-    samples: list[Sample] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
+    fix: Fix = field(default_factory=Fix)
+    evidence: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
     description: str | None = None
     # The expected-performance model's effect function for this rule's fix (logdoctor/perf/effects.py,
     # docs/expected-performance.md): the finding then carries its speedup and ranks by tok/s recovered.
     effect: EffectName | None = None
 
-    @field_validator("cause")
-    @classmethod
-    def _known_cause(cls, value: str) -> str:
-        if value not in CAUSES:
-            raise ValueError(f"unknown cause '{value}' (see CAUSES.md: {', '.join(CAUSES)})")
-        return value
+
+def _fits(rule: Rule) -> bool:
+    """Whether the rule meets every check of `rule_model` beyond the field types (then pydantic need not run)."""
+    engines = set(rule_engines())
+    named = [*rule.engines, *rule.fix.root]
+    named += [e for sample in rule.samples for e in (sample.engine, sample.baseline_engine) if e is not None]
+    return (
+        _ID_RE.match(rule.id) is not None
+        and rule.cause in CAUSES
+        and all(name in engines for name in named)
+        and all(name.removeprefix(BASELINE_PREFIX) in FACTS for name in (*rule.requires, *rule.evidence))
+        and 1 <= rule.impact <= 100
+        and (rule.score is None or rule.score.info != rule.score.warn)
+    )
 
 
-@dataclass
+def validate_rule(data: dict[str, Any]) -> Rule:
+    """A rule file's data as a Rule; pydantic.ValidationError (with every problem) when it does not fit.
+
+    Data that fits the records as they are is not shown to pydantic (a diagnosis loads the 40 built-in rules each
+    start, and importing and building pydantic cost more than the rest of the loading); anything else is, so its
+    errors are pydantic's, and a value it converts is converted as it does."""
+    try:
+        rule = Rule(**data)
+        if _fits(rule):
+            return rule
+    except (ValueError, TypeError):
+        pass
+    checked = rule_model().model_validate(data)
+    return Rule(**checked.model_dump())
+
+
+@cache
+def rule_model() -> type[BaseModel]:
+    """The pydantic model of a rule file: the error messages of a file that does not fit (tests/engine/test_rules.py
+    checks it has the Rule record's fields, types and defaults)."""
+    from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, field_validator, model_validator
+
+    EngineName = Annotated[str, AfterValidator(known_engine)]
+    FactName = Annotated[str, AfterValidator(_known_fact)]
+
+    class ScoreCurveModel(BaseModel):
+        """Evidence strength from one metric: 0.25 at `info`, 0.75 at `warn`, a smooth S-curve around them.
+
+        `info > warn` means lower is worse (acceptance length); `info < warn` means higher is worse (KV usage)."""
+
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        metric: str
+        info: float
+        warn: float
+
+        @model_validator(mode="after")
+        def _distinct(self) -> ScoreCurveModel:
+            if self.info == self.warn:
+                raise ValueError("info and warn must differ")
+            return self
+
+    class SampleModel(BaseModel):
+        """Lines that must make the rule fire (or not, with `fires: false`).
+
+        A diff-mode rule's sample is a pair: `baseline` holds the lines of the faster deployment, `text`
+        the candidate's; `baseline_engine` / `engine` force either side's engine."""
+
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        text: str
+        fires: bool = True
+        engine: EngineName | None = None
+        baseline: str | None = None
+        baseline_engine: EngineName | None = None
+
+    class FixItemModel(BaseModel):
+        """A fix offered only when its condition holds: `{text: "drop --disable-custom-all-reduce", when: "..."}`."""
+
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        text: str
+        when: str
+
+    class FixModel(RootModel[dict[EngineName, list[str | FixItemModel]]]):
+        """What to change, per engine: `fix: {vllm: [...], sglang: [...]}`, keyed by registered engine names; an item
+        is a text (a template over facts) or `{text, when}`, offered only when its condition holds."""
+
+        model_config = ConfigDict(frozen=True)
+
+        root: dict[EngineName, list[str | FixItemModel]] = Field(default_factory=dict)
+
+    class RuleModel(BaseModel):
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+        cause: str
+        title: str
+        engines: list[EngineName]
+        status: Literal["stable", "test", "experimental", "deprecated"] = "test"
+        mode: Literal["diagnose", "diff"] = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+        requires: list[FactName] = Field(default_factory=list)
+        when: str
+        ruled_out_when: str | None = None
+        impact: int = Field(ge=1, le=100)
+        score: ScoreCurveModel | None = None
+        explain: str
+        estimate: str | None = None
+        fix: FixModel = Field(default_factory=FixModel)
+        evidence: list[FactName] = Field(default_factory=list)
+        references: list[str] = Field(default_factory=list)
+        samples: list[SampleModel] = Field(default_factory=list)
+        tags: list[str] = Field(default_factory=list)
+        description: str | None = None
+        # The expected-performance model's effect function for this rule's fix (logdoctor/perf/effects.py,
+        # docs/expected-performance.md): the finding then carries its speedup and ranks by tok/s recovered.
+        effect: EffectName | None = None
+
+        @field_validator("cause")
+        @classmethod
+        def _known_cause(cls, value: str) -> str:
+            if value not in CAUSES:
+                raise ValueError(f"unknown cause '{value}' (see CAUSES.md: {', '.join(CAUSES)})")
+            return value
+
+    return RuleModel
+
+
 class LoadedRule:
-    """A validated rule with its conditions compiled, and where it came from."""
+    """A validated rule with its conditions compiled, and where it came from. (A plain class: a dataclass costs
+    about 4 M instructions to create, docs/benchmarks.md.)"""
 
-    rule: Rule
-    path: str
-    when: Node
-    ruled_out_when: Node | None
-    metric: Node | None
-    templates: dict[str, list[tuple[str, Node | None, str]]]
-    builtin: bool = False
+    __slots__ = ("builtin", "metric", "path", "rule", "ruled_out_when", "templates", "when")
+
+    def __init__(
+        self,
+        rule: Rule,
+        path: str,
+        when: Node,
+        ruled_out_when: Node | None,
+        metric: Node | None,
+        templates: dict[str, list[tuple[str, Node | None, str]]],
+        builtin: bool = False,
+    ) -> None:
+        self.rule = rule
+        self.path = path
+        self.when = when
+        self.ruled_out_when = ruled_out_when
+        self.metric = metric
+        self.templates = templates
+        self.builtin = builtin
+
+    def __repr__(self) -> str:
+        return f"LoadedRule({self.rule.id!r}, path={self.path!r}, builtin={self.builtin})"
 
     @property
     def id(self) -> str:
@@ -352,9 +470,12 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
         errors.append(f"{display}:1:1: a rule file must be a mapping")
         return None
     identified = _identity(path, root, data, tree, errors)
+    mode_written = "mode" in data
     try:
-        rule = Rule.model_validate(data)
-    except ValidationError as exc:
+        rule = validate_rule(data)
+    except ValueError as exc:  # pydantic's ValidationError: the one kind validate_rule lets out
+        if not hasattr(exc, "errors"):
+            raise
         for err in exc.errors():
             if not identified and err["type"] == "missing" and err["loc"] == ("cause",):
                 continue  # said already: the path gives no cause
@@ -414,12 +535,15 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
         return None
     when = compiled["when"]
     assert when is not None
-    if not _mode_fits(rule, tree, display, [when, compiled["ruled_out_when"], metric, templates], errors):
+    parts = [when, compiled["ruled_out_when"], metric, templates]
+    if not _mode_fits(rule, mode_written, tree, display, parts, errors):
         return None
     return LoadedRule(rule, display, when, compiled["ruled_out_when"], metric, templates, builtin)
 
 
-def _mode_fits(rule: Rule, tree: yaml.Node | None, display: str, parts: list[Any], errors: list[str]) -> bool:
+def _mode_fits(
+    rule: Rule, mode_written: bool, tree: yaml.Node | None, display: str, parts: list[Any], errors: list[str]
+) -> bool:
     """`baseline.` facts only in `mode: diff` rules, which must read at least one, and whose samples are pairs."""
     nodes: list[Node] = []
     for part in parts:
@@ -433,7 +557,7 @@ def _mode_fits(rule: Rule, tree: yaml.Node | None, display: str, parts: list[Any
     if uses and rule.mode != "diff":
         problems.append(
             (
-                ["mode"] if "mode" in rule.model_fields_set else ["when"],
+                ["mode"] if mode_written else ["when"],
                 "reads baseline.* facts: add `mode: diff` (only `logdoctor diff` has a baseline)",
             )
         )

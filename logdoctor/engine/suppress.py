@@ -13,37 +13,67 @@ An expired suppression no longer applies and is reported; so is one that matched
 from __future__ import annotations
 
 from datetime import date
+from functools import cache
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import ConfigError
+from logdoctor.events import Record, field
 from logdoctor.userfile import MAX_CONFIG_BYTES, UserFileError, load_yaml, read_user_file
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-class Suppression(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+
+class Suppression(Record):
+    """One validated entry of `suppress:` (validated by the pydantic model `_config_model` builds)."""
 
     rule: str | None = None
     cause: str | None = None
-    reason: str = Field(min_length=1)
+    reason: str
     expires: date | None = None
-
-    @model_validator(mode="after")
-    def _target(self) -> Suppression:
-        if (self.rule is None) == (self.cause is None):
-            raise ValueError("give exactly one of `rule` or `cause`")
-        return self
 
     @property
     def target(self) -> str:
         return f"rule {self.rule}" if self.rule else f"cause {self.cause}"
 
 
-class UserConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class UserConfig(Record):
+    suppress: list[Suppression] = field(default_factory=list)
 
-    suppress: list[Suppression] = Field(default_factory=list)
+
+@cache
+def _config_model() -> type[BaseModel]:
+    """The pydantic model `.logdoctor.yaml` is validated with (its error messages are the user's), built only when
+    such a file is read: diagnose does not import pydantic otherwise (docs/benchmarks.md)."""
+    from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+    class SuppressionModel(BaseModel):
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        rule: str | None = None
+        cause: str | None = None
+        reason: str = Field(min_length=1)
+        expires: date | None = None
+
+        @model_validator(mode="after")
+        def _target(self) -> SuppressionModel:
+            if (self.rule is None) == (self.cause is None):
+                raise ValueError("give exactly one of `rule` or `cause`")
+            return self
+
+    class UserConfigModel(BaseModel):
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        suppress: list[SuppressionModel] = Field(default_factory=list)
+
+    return UserConfigModel
+
+
+def parse_user_config(data: Any) -> UserConfig:
+    """`.logdoctor.yaml`'s data validated (pydantic.ValidationError when it does not fit)."""
+    model = _config_model().model_validate(data)
+    return UserConfig(suppress=[Suppression(**entry) for entry in model.model_dump()["suppress"]])
 
 
 class Suppressions:
@@ -88,8 +118,10 @@ def load_suppressions(path: Path | None) -> Suppressions | None:
     except UserFileError as exc:
         raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc}") from None
     data = data or {}
+    from pydantic import ValidationError
+
     try:
-        config = UserConfig.model_validate(data)
+        config = parse_user_config(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"])

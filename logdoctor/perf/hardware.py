@@ -15,37 +15,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from logdoctor.errors import ConfigError
+from logdoctor.events import Record, pydantic_twin
+from logdoctor.events import field as record_field
 
 
-class NvLink(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class NvLink(Record):
     generation: int
     bandwidth_gb_s: float  # per GPU, as the vendor states it
 
 
-class PcieLink(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class PcieLink(Record):
     generation: int
     lanes: int = 16
 
 
-class GpuSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class GpuSpec(Record):
     name: str
     vendor: Literal["nvidia", "amd"] = "nvidia"
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = record_field(default_factory=list)
     memory_gb: float
     memory_bandwidth_gb_s: float
     bf16_tflops: float | None
@@ -65,32 +59,26 @@ class GpuSpec(BaseModel):
         return self.bf16_tflops if self.bf16_tflops is not None else self.fp16_tflops
 
 
-class PcieGeneration(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class PcieGeneration(Record):
     per_lane_gb_s: float  # per direction, after encoding
     source: str
 
 
-class Constant(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Constant(Record):
     value: float
     source: str
 
 
-class ModelShape(BaseModel):
+class ModelShape(Record):
     """What logs do not print about a model and the bound needs: layers (all-reduces, launch overhead), hidden
     size (the all-reduce message), and an untied input embedding (loaded, but a decode step gathers B rows of it
     instead of reading it). From the model's config.json, cited in `source`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    layers: int = Field(ge=1)
-    hidden_size: int = Field(ge=1)
-    vocab_size: int | None = Field(default=None, ge=1)
+    layers: int  # >= 1, like hidden_size and vocab_size (_CONSTRAINTS)
+    hidden_size: int
+    vocab_size: int | None = None
     tied_embeddings: bool = True  # True: no separate input embedding to discount (the safe default: W stays whole)
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = record_field(default_factory=list)
     source: str
 
     def unread_bytes_per_gpu(self, tp: int, dtype_bytes: float) -> float:
@@ -107,24 +95,50 @@ class ModelShape(BaseModel):
         return self.vocab_size * self.hidden_size * dtype_bytes / max(tp, 1)
 
 
-class HardwareFile(BaseModel):
+class HardwareFile(Record):
     """One hardware file as written: the built-in table or a user's."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    pcie: dict[str, PcieGeneration] = Field(default_factory=dict)
-    constants: dict[str, Constant] = Field(default_factory=dict)
-    gpus: list[GpuSpec] = Field(default_factory=list)
-    models: dict[str, ModelShape] = Field(default_factory=dict)
+    pcie: dict[str, PcieGeneration] = record_field(default_factory=dict)
+    constants: dict[str, Constant] = record_field(default_factory=dict)
+    gpus: list[GpuSpec] = record_field(default_factory=list)
+    models: dict[str, ModelShape] = record_field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+# What the annotations do not say, for the pydantic twins that word a user's error (and the plain check below).
+_CONSTRAINTS: dict[str, dict[str, dict[str, Any]]] = {
+    "ModelShape": {"layers": {"ge": 1}, "hidden_size": {"ge": 1}, "vocab_size": {"ge": 1}},
+}
+
+
+def _fits_constraints(table: HardwareFile) -> bool:
+    return all(
+        s.layers >= 1 and s.hidden_size >= 1 and (s.vocab_size is None or s.vocab_size >= 1)
+        for s in table.models.values()
+    )
+
+
+# Lookup and HardwareTable are plain classes, not dataclasses: creating a dataclass costs about 4 M instructions
+# (its methods are generated and exec'd), a diagnosis makes both (docs/benchmarks.md, *pydantic off the hot path*).
 class Lookup:
     """The answer to `lookup(name)`: the GPU, or `gpu is None` and a message saying what to pass."""
 
-    query: str
-    gpu: GpuSpec | None
-    matched: str | None = None  # the name or alias that matched
+    __slots__ = ("gpu", "matched", "query")
+
+    def __init__(self, query: str, gpu: GpuSpec | None, matched: str | None = None) -> None:
+        self.query = query
+        self.gpu = gpu
+        self.matched = matched  # the name or alias that matched
+
+    def __repr__(self) -> str:
+        return f"Lookup(query={self.query!r}, gpu={self.gpu!r}, matched={self.matched!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Lookup):
+            return NotImplemented
+        return (self.query, self.gpu, self.matched) == (other.query, other.gpu, other.matched)
+
+    def __hash__(self) -> int:
+        return hash((self.query, self.gpu, self.matched))
 
     @property
     def message(self) -> str:
@@ -151,12 +165,23 @@ def normalise(name: str, level: int = 0) -> str:
     return text
 
 
-@dataclass(frozen=True)
 class HardwareTable:
-    gpus: tuple[GpuSpec, ...]
-    pcie: dict[str, PcieGeneration]
-    constants: dict[str, Constant]
-    models: dict[str, ModelShape] = field(default_factory=dict)
+    __slots__ = ("constants", "gpus", "models", "pcie")
+
+    def __init__(
+        self,
+        gpus: tuple[GpuSpec, ...],
+        pcie: dict[str, PcieGeneration],
+        constants: dict[str, Constant],
+        models: dict[str, ModelShape] | None = None,
+    ) -> None:
+        self.gpus = gpus
+        self.pcie = pcie
+        self.constants = constants
+        self.models: dict[str, ModelShape] = {} if models is None else models
+
+    def __repr__(self) -> str:
+        return f"HardwareTable({len(self.gpus)} GPUs, {len(self.models)} models)"
 
     def model_shape(self, model: str) -> tuple[str, ModelShape] | None:
         """The shape of a served model by its name or path (`/root/models/Qwen3.6-27B`,
@@ -246,8 +271,17 @@ def parse_hardware_file(text: str, display: str) -> HardwareFile:
         raise ConfigError(
             f"{display}:1: a hardware file is a mapping with `gpus:` (and optionally `pcie:`, `constants:`, `models:`)"
         )
+    try:  # the records' own conversion: no pydantic for a table that is right (the built-in one, each diagnosis)
+        table = HardwareFile(**data)
+        if _fits_constraints(table):
+            return table
+    except (ValueError, TypeError):
+        pass
+    from pydantic import BaseModel, ValidationError
+
+    twins: dict[type[Record], type[BaseModel]] = {}
     try:
-        return HardwareFile.model_validate(data)
+        checked = pydantic_twin(HardwareFile, twins, _CONSTRAINTS).model_validate(data)
     except ValidationError as exc:
         tree = yaml.compose(text, Loader=yaml.SafeLoader)
         # A misspelt key explains the "missing" errors that come with it: report it first.
@@ -256,6 +290,7 @@ def parse_hardware_file(text: str, display: str) -> HardwareFile:
         where = ".".join(str(p) for p in err["loc"])
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise ConfigError(f"{display}:{_locate(tree, err['loc'])}: {where}: {err['msg']}{more}") from None
+    return HardwareFile(**checked.model_dump())  # what pydantic accepted, as it converted it
 
 
 def load_hardware(extra_paths: Iterable[str | Path] = ()) -> HardwareTable:

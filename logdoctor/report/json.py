@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor.engine.diffresult import DiffReport
 from logdoctor.engine.result import SCHEMA_VERSION, Diagnosis
+from logdoctor.events import Record, field, pydantic_twin
 from logdoctor.sanitize import clean
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class HostDiagnosis(Diagnosis):
@@ -29,11 +31,9 @@ class HostDiagnosis(Diagnosis):
     host: str
 
 
-class FleetOutlier(BaseModel):
+class FleetOutlier(Record):
     """An instance far below its peers (a Prometheus fleet): generated tok/s per running request, the fleet
     median of the same, and why (its top finding)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     host: str
     per_request: float
@@ -41,16 +41,14 @@ class FleetOutlier(BaseModel):
     reason: str
 
 
-class FleetReport(BaseModel):
+class FleetReport(Record):
     """Several hosts diagnosed in one run (`diagnose HOST HOST`, `--hosts FILE`, a Prometheus server's instances)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     report: Literal["fleet"] = "fleet"
-    tool: dict[str, str] = Field(default_factory=dict)
+    tool: dict[str, str] = field(default_factory=dict)
     hosts: list[HostDiagnosis]
-    outliers: list[FleetOutlier] = Field(default_factory=list)
+    outliers: list[FleetOutlier] = field(default_factory=list)
 
 
 class DeploymentDiagnosis(Diagnosis):
@@ -59,14 +57,12 @@ class DeploymentDiagnosis(Diagnosis):
     deployment: str
 
 
-class DeploymentsReport(BaseModel):
+class DeploymentsReport(Record):
     """Several deployments diagnosed in one run (`diagnose a.log b.log` of different ones, `--all-runs`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     report: Literal["deployments"] = "deployments"
-    tool: dict[str, str] = Field(default_factory=dict)
+    tool: dict[str, str] = field(default_factory=dict)
     deployments: list[DeploymentDiagnosis]
 
 
@@ -86,12 +82,14 @@ def fleet_report(
     pairs = list(zip(names, diagnoses, strict=True))
     if noun == "deployments":
         return DeploymentsReport(
-            tool=tool, deployments=[DeploymentDiagnosis(**d.model_dump(), deployment=name) for name, d in pairs]
+            tool=tool, deployments=[DeploymentDiagnosis(**_fields(d), deployment=name) for name, d in pairs]
         )
     slow = [FleetOutlier(host=o.name, per_request=o.per_request, median=o.median, reason=o.reason) for o in outliers]
-    return FleetReport(
-        tool=tool, hosts=[HostDiagnosis(**d.model_dump(), host=name) for name, d in pairs], outliers=slow
-    )
+    return FleetReport(tool=tool, hosts=[HostDiagnosis(**_fields(d), host=name) for name, d in pairs], outliers=slow)
+
+
+def _fields(record: Record) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in record.model_fields}
 
 
 def render_json(report: Report) -> str:
@@ -102,8 +100,13 @@ def render_json(report: Report) -> str:
 
 
 def report_schema() -> dict[str, Any]:
-    """The JSON Schema of every report `--format json` prints, from the pydantic models."""
-    schema = TypeAdapter(Report).json_schema(mode="serialization")
+    """The JSON Schema of every report `--format json` prints, from pydantic twins of the report records."""
+    from pydantic import TypeAdapter
+
+    twins: dict[type[Record], type[BaseModel]] = {}
+    union = tuple(pydantic_twin(cls, twins) for cls in (Diagnosis, FleetReport, DeploymentsReport, DiffReport))
+    report: Any = union[0] | union[1] | union[2] | union[3]
+    schema = TypeAdapter(report).json_schema(mode="serialization")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "logdoctor --format json report",

@@ -15,9 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from logdoctor.events import EventBase, StartupConfig
+from logdoctor.events import EventBase, Record, StartupConfig, field
 from logdoctor.redact import MASK
 from logdoctor.report.timeline import Timeline, timeline_of
 
@@ -34,21 +32,21 @@ _SECRET_KEYS = re.compile(r"(^|[_-])(api[_-]?key|token|secret|secret[_-]?key|pas
 _ORIGIN_ORDER = ("command line", "non-default args", "server_args", "namespace")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class _Model(Record):
+    """Frozen, unknown fields refused (logdoctor.events.Record)."""
 
 
 class Launch(_Model):
     origin: str  # the StartupConfig origin it came from
     source: str
     line: int
-    settings: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     truncated: bool = False  # the log cut the dump off: later settings are missing
     selected: bool = False  # a subset of a full dump (see _DUMP_KEYS)
 
 
 class Observed(_Model):
-    timeline: Timeline = Field(default_factory=Timeline)
+    timeline: Timeline = field(default_factory=Timeline)
     launch: Launch | None = None
 
 

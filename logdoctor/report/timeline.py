@@ -19,8 +19,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from logdoctor.events import (
     CustomAllReduce,
     EngineFailure,
@@ -28,9 +26,11 @@ from logdoctor.events import (
     EventBase,
     PerfWarning,
     Preemption,
+    Record,
     SchedulerStats,
     SpecDecodeStats,
     StartupConfig,
+    field,
 )
 
 SERIES = (
@@ -49,8 +49,8 @@ _DECODE_FORMATS = ("vllm-v0", "vllm-v1", "sglang-decode")
 _START_ORIGINS = ("version line", "logo", "engine init")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class _Model(Record):
+    """Frozen, unknown fields refused (logdoctor.events.Record)."""
 
 
 class Marker(_Model):
@@ -64,8 +64,8 @@ class Marker(_Model):
 class Timeline(_Model):
     """Each series is a list of `[t, value]` pairs in time order."""
 
-    series: dict[str, list[tuple[float, float]]] = Field(default_factory=dict)
-    markers: list[Marker] = Field(default_factory=list)
+    series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    markers: list[Marker] = field(default_factory=list)
     unplaced: int = 0  # stats events without a timestamp
     warmup: int = 0  # points before the first throughput line, not drawn (start-up and warm-up requests)
 

@@ -22,15 +22,17 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from logdoctor.engine.evaluate import HEALTHY_BELOW
-from logdoctor.engine.rules import CAUSES, EngineName, locate
+from logdoctor.engine.rules import CAUSES, known_engine, locate
 
 EXPECT_SUFFIX = ".expect.yaml"
 GOLDEN_SUFFIX = ".events.jsonl"
+EngineName = Annotated[str, AfterValidator(known_engine)]
 
 
 def _known_cause(value: str | None) -> str | None:
