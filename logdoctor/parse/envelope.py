@@ -42,6 +42,13 @@ _OUTER_WRAPPERS = [
     re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:"),
     # multi-node launchers number each node's output: `0: [rank0]:[W305 ...]`, `0: [2025-03-05 03:55:35 TP0] ...`
     re.compile(r"^\d{1,4}: (?=\[rank\d+\]:|\[\d{4}-\d\d-\d\d )"),
+    # a GitHub / e-mail quote of a pasted log: `> INFO 05-08 ...`, nested `> > ...`, a bare `>` for an empty
+    # line (never `>>> `, a Python prompt, which stays a skipped artefact)
+    re.compile(r"^(?:>(?: |$))+"),
+    # a line-number gutter: `cat -n` / `nl` (`    12\t`), an editor or `bat` (`  12 | `, `12 │ `), `grep -n`
+    # (`12:(APIServer pid=1) INFO ...`: only before a letter, `(` or `[`, so a time `10:00:00` stays). A `|`
+    # gutter only when no other ` | ` follows: `1 | 18.0 | 18.0` is a row of a pasted table.
+    re.compile(r"^\s*\d{1,7}(?:\t| ?[|│] ?(?!.*\s[|│]\s)|:(?=[A-Za-z(\[]))"),
 ]
 
 # vLLM: LEVEL MM-DD HH:MM:SS [file.py:N] msg   (<= 0.7.3 without the `[`); also after a Markdown `**` a user
@@ -144,9 +151,9 @@ def clean_physical(raw: str) -> str:
 
 def strip_outer(text: str) -> str:
     """Remove container/journald/compose wrappers (repeatedly: a docker timestamp before a compose prefix)."""
-    # Every wrapper starts with a digit, a letter or `[`: most engine lines (`(APIServer pid=1) ...`) have
+    # Every wrapper starts with a digit, a letter, `[`, `>` or a gutter's padding: most engine lines (`(APIServer pid=1) ...`) have
     # none and need no regex at all. (`isalnum` is true for whatever `\d` and `[A-Za-z]` match.)
-    if not text or not (text[0].isalnum() or text[0] == "["):
+    if not text or not (text[0].isalnum() or text[0] in "[> "):
         return text
     for _ in range(3):
         for pattern in _OUTER_WRAPPERS:
