@@ -4,8 +4,8 @@
                    NCCL transport map), nothing material was found, and throughput - where the expected bound is
                    known - is not far below it
     problems       at least one finding scored 50 or more
-    inconclusive   nothing material, but the evidence a verdict needs is missing; `missing` says what it is and
-                   the exact flag or command that produces it
+    inconclusive   nothing material, but the evidence a verdict needs is missing (all of it, or part of it where a
+                   minor finding was made); `missing` says what it is and the exact flag or command that produces it
     not-a-log      no line of any known format (an empty file, README.md, random bytes): the CLI exits 2
 
 The decision reads only the result model and the facts' names (docs/rules.md), so every renderer and the
@@ -106,10 +106,13 @@ def decide(
             "no rule found why (see the expected-performance working)"
         )
     what = ", ".join(m.split(":")[0] for m in missing)
-    # Inconclusive: none of the evidence a verdict stands on was read, too few checks could run, or the run is
-    # far slower than the hardware allows with nothing to explain it. Part of the evidence is enough for a
-    # healthy verdict (a pasted stats excerpt is a fair question); what is missing is still listed.
-    if unexplained or len(missing) >= needed or passed < MIN_CHECKS:
+    # Inconclusive: none of the evidence a verdict stands on was read, too few checks could run, the run is far
+    # slower than the hardware allows with nothing to explain it, or a minor finding stands where part of the
+    # evidence is missing (the part not read - a log cut before its stats lines, or pasted without its start-up -
+    # is where such a finding would be confirmed or ruled out). Part of the evidence with nothing found is
+    # enough for a healthy verdict (a pasted stats excerpt is a fair question); what is missing is still listed.
+    partial_with_finding = bool(missing) and bool(findings)
+    if unexplained or len(missing) >= needed or passed < MIN_CHECKS or partial_with_finding:
         return Verdict(
             healthy=False,
             kind="inconclusive",

@@ -86,3 +86,16 @@ def test_far_below_the_expected_bound_is_not_healthy() -> None:
     assert on_h200.verdict.kind == "inconclusive" and not on_h200.verdict.healthy
     assert any(m.startswith("an explanation: throughput is") for m in on_h200.verdict.missing)
     assert "expected <=" in on_h200.verdict.summary and "on 2x H200" in on_h200.verdict.summary
+
+
+def test_a_minor_finding_with_part_of_the_evidence_missing_is_inconclusive() -> None:
+    """A log cut before its stats lines (or pasted without its start-up) may hold a minor finding that the part not
+    read would confirm: not healthy. Here the start-up of the healthy story run is kept up to its first stats line
+    only: its long start-up is a note (below 50), and no measured throughput was read."""
+    text = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    startup = text[: text.index("Avg generation throughput")]
+    startup = startup[: startup.rindex("\n") + 1]
+    result = diagnose(startup)
+    assert result.findings and all(f.score < 50 for f in result.findings), [(f.rule, f.score) for f in result.findings]
+    assert result.verdict.kind == "inconclusive" and not result.verdict.healthy
+    assert "measured throughput" in result.verdict.summary
