@@ -245,6 +245,11 @@ FACTS: dict[str, FactSpec] = {
     "failure.shutdown_only": FactSpec(
         "bool", "every failure line is the teardown of a stopped engine (after a shutdown began, or no root cause)"
     ),
+    "failure.core_exit_unexplained": FactSpec(
+        "bool",
+        "an engine core process exited after serving with no error of its own logged (vLLM's client: `Engine core "
+        "proc ... died unexpectedly`, no root cause before it)",
+    ),
     "failure.shutdown_stalled": FactSpec(
         "bool", "the log ends on uvicorn waiting, during a stop, for in-flight requests that never finished"
     ),

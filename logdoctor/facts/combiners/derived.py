@@ -42,8 +42,16 @@ if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
 
 # Failure lines that are the API server's view of an engine core that is gone: they name no cause of their own
-# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause.").
-_CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore encountered an issue", re.I)
+# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause."; and the client's monitor
+# thread in core_client.py, which prints "Engine core proc EngineCore_DP0 died unexpectedly, shutting down
+# client." when a core process exits while the client still runs: an exit the core logged no error for - killed
+# from outside, or torn down with its parent - reads the same).
+_CONSEQUENCE = re.compile(
+    r"output_handler failed|EngineDeadError: EngineCore encountered an issue|Engine core proc(?:ess)? \S+ died "
+    r"unexpectedly",
+    re.I,
+)
+_CORE_EXIT = re.compile(r"Engine core proc(?:ess)? \S+ died unexpectedly", re.I)
 # An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
 # Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
@@ -67,6 +75,7 @@ class Derived(Combiner):
     produces = (
         "attention.model_required",
         "cuda_graphs.suggested_max_batch",
+        "failure.core_exit_unexplained",
         "failure.shutdown_only",
         "failure.shutdown_stalled",
         "hybrid.prefix_caching_disabled",
@@ -176,6 +185,10 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
         b.set("failure.shutdown_only", True, real[0], "every failure line follows a shutdown")
     elif consequence_only:
         b.set("failure.shutdown_only", True, real[0], "only the API server's EngineDeadError, no root cause logged")
+        exits = [f for f in real if _CORE_EXIT.search(f.message)]
+        if exits:
+            # not a failure of the serving it followed, but a core process that exited on its own: worth a note
+            b.set("failure.core_exit_unexplained", True, exits[0], "the core exited after serving, no error logged")
     else:
         b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
 
