@@ -81,6 +81,7 @@ class Derived(Combiner):
         "hybrid.prefix_caching_disabled",
         "kv.free_request_slots",
         "platform.gpu_signals",
+        "sched.waiting_at_cap_share",
         "spec.best_k",
         "spec.best_k_speedup",
         "spec.step_cost",
@@ -136,6 +137,10 @@ class Served:
         self.first_slots: SchedulerStats | None = None
         self.running = Series()  # running requests of the stats lines that name some
         self.peak_running = 0
+        # sched.waiting_at_cap_share: the stats lines that give both counts, and of those with requests waiting,
+        # how many ran each running count (and the first of them): the cap is compared once it is known
+        self.counted = 0
+        self.waiting_by_running: dict[int, tuple[int, SchedulerStats]] = {}
 
     def add(self, ev: SchedulerStats | SpecDecodeStats) -> None:
         self.sources.add(ev.source)
@@ -145,6 +150,11 @@ class Served:
             self.running.append(float(ev.running))
             self.peak_running = max(self.peak_running, ev.running)
         waiting = ev.waiting if ev.waiting is not None else ev.queue
+        if ev.running is not None and waiting is not None:
+            self.counted += 1
+            if waiting > 0:
+                seen = self.waiting_by_running.get(ev.running)
+                self.waiting_by_running[ev.running] = (seen[0] + 1, seen[1]) if seen else (1, ev)
         usage, running = ev.kv_cache_usage, ev.running
         if not waiting or not running or not usage or usage <= 0:
             return
@@ -157,6 +167,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     _attention_model_required(b, evs)
     _hybrid_prefix_caching(b, evs)
     _kv_free_request_slots(b, served)
+    _waiting_at_cap(b, served)
     _startup_incomplete(b, evs, served)
     _gpu_signals(b, evs)
     _suggested_graph_batch(b, served)
@@ -270,6 +281,24 @@ def _kv_free_request_slots(b: ProfileBuilder, served: Served) -> None:
             first,
             f"{slots.seen} intervals with a queue",
         )
+
+
+def _waiting_at_cap(b: ProfileBuilder, served: Served) -> None:
+    """sched.waiting_at_cap_share: the share of stats intervals in which requests wait while the running count is
+    at the scheduler's cap (max_num_seqs / max_running_requests). The scheduler admits a waiting request only below
+    the cap, so in those intervals the cap is what holds it back (unless the KV cache is full too)."""
+    cap = b.value("sched.max_num_seqs")
+    if not isinstance(cap, int | float) or isinstance(cap, bool) or cap <= 0 or not served.counted:
+        return
+    at_cap = [(n, ev) for running, (n, ev) in served.waiting_by_running.items() if running >= cap]
+    count = sum(n for n, _ in at_cap)
+    first = min((ev for _, ev in at_cap), key=lambda e: (e.source, e.line), default=None)
+    b.set(
+        "sched.waiting_at_cap_share",
+        round(count / served.counted, 4),
+        first,
+        f"{count} of {served.counted} intervals with requests waiting at the cap of {cap:g}",
+    )
 
 
 def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
