@@ -192,3 +192,18 @@ def test_waiting_at_the_cap_counts_only_intervals_where_both_hold() -> None:
     apart = [ARGS_CAP_8, _stats(8, 0, 30.0), _stats(5, 6, 25.0), _stats(3, 0, 10.0)]
     assert _profile("\n".join(apart)).value("sched.waiting_at_cap_share") == 0
     assert "queue-at-admission-cap" not in {f.rule for f in _findings("\n".join(apart))}
+
+
+def test_a_backend_vllm_forces_for_the_model_is_required_without_the_users_args() -> None:
+    """vLLM 0.25 forces TRITON_ATTN for Gemma 4's heterogeneous head dims; a paste without `non-default args`
+    (a tail, a window) still shows the engine's own reason, which alone makes the backend the model's need.
+    Both of the grammar's Gemma 4 messages give the one reason the derivation knows."""
+    text = "\n".join(
+        [
+            "(APIServer pid=40298) INFO 08-02 10:27:11 [config.py:240] Gemma4 model has heterogeneous head dimensions "
+            "(head_dim=256, global_head_dim=512). FA4 not available, forcing TRITON_ATTN backend.",
+            "(EngineCore pid=40474) INFO 08-02 10:27:21 [cuda.py:416] Using AttentionBackendEnum.TRITON_ATTN backend.",
+        ]
+    )
+    assert _profile(text).value("attention.model_required") is True
+    assert "vllm-slow-attention-backend" not in {f.rule for f in _findings(text)}
