@@ -46,16 +46,28 @@ def test_healthy_log_with_configuration_and_measurements() -> None:
     assert verdict.kind == "healthy" and verdict.healthy and verdict.missing == []
 
 
-def test_stats_excerpt_is_healthy_but_says_what_it_did_not_read() -> None:
+def test_stats_excerpt_is_inconclusive_and_says_what_it_did_not_read() -> None:
+    """A stats excerpt (or a log cut after its start-up) cannot rule out the causes read from the configuration:
+    eager decode, custom all-reduce, the attention backend, the kernels. Not healthy."""
     text = (
         "(APIServer pid=1) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
         "Avg generation throughput: 655.3 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 25.9%, "
         "Prefix cache hit rate: 0.0%\n"
     ) * 6
     verdict = diagnose(text).verdict
-    assert verdict.kind == "healthy"
+    assert verdict.kind == "inconclusive" and not verdict.healthy
     assert [m.split(":")[0] for m in verdict.missing] == ["configuration"]
-    assert "not read: configuration" in verdict.summary
+    assert "missing: configuration" in verdict.summary
+
+
+def test_a_start_up_without_stats_lines_with_nothing_found_is_healthy_and_says_so() -> None:
+    text = (
+        "(APIServer pid=1) INFO 05-19 10:13:01 [api_server.py:1805] vLLM API server version 0.10.1\n"
+        "(APIServer pid=1) INFO 05-19 10:13:01 [utils.py:326] non-default args: {'model': 'Qwen/Qwen3-8B'}\n"
+    )
+    verdict = diagnose(text).verdict
+    assert verdict.kind == "healthy", verdict.summary
+    assert "not read: measured throughput" in verdict.summary
 
 
 def test_a_vllm_header_without_any_event_is_inconclusive_not_healthy() -> None:
