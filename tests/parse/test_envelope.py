@@ -416,3 +416,11 @@ def test_quotes_and_gutters_leave_prompts_times_and_table_rows_alone() -> None:
     assert strip_outer("1 | 18.0 | 18.0 | 2.1") == "1 | 18.0 | 18.0 | 2.1"  # a pasted table's row
     assert strip_outer(">") == ""
     assert strip_outer("[pod/vllm-0/server] > x") == "x"
+
+
+def test_a_launch_command_behind_a_prompt_is_kept_other_commands_are_skipped() -> None:
+    assert not parse_envelope("t", 1, "$ vllm serve Qwen/Qwen3-8B --enforce-eager").skip
+    assert not parse_envelope("t", 1, "root@box:~# CUDA_VISIBLE_DEVICES=0 python3 -m sglang.launch_server --tp 2").skip
+    assert not parse_envelope("t", 1, "$ docker run --gpus all vllm/vllm-openai:latest --model m").skip
+    assert parse_envelope("t", 1, 'root@box:~# grep "SpecDecoding metrics" vllm.log').skip
+    assert parse_envelope("t", 1, "$ docker run --gpus all lmsysorg/sglang:latest bash").skip
