@@ -27,7 +27,7 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
+from logdoctor.events import EngineFailure, EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
 from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
@@ -186,6 +186,14 @@ class Run:
         return f"lines {self.first:,}-{self.last:,}"
 
 
+def _ended_run(event: EventBase) -> bool:
+    return isinstance(event, EngineFailure) and event.kind not in (
+        "shutdown",
+        "shutdown-requested",
+        "shm-broadcast-wait",
+    )
+
+
 def _banner_key(event: EventBase, serving: frozenset[str]) -> tuple[str, str] | None:
     """Which start-up line this is: the same one twice is a second start. The engine-init line is printed by each
     data-parallel engine core, so it is told apart by process; the others are printed once a start."""
@@ -207,8 +215,9 @@ class RunStarts:
     """`run_starts` as a source's events stream by (`add` each, in order; `starts()` at any point), so the parse
     that reads them finds the server starts without another pass over the stored events.
 
-    A start-up line begins a new run when the run so far served traffic (a stats line), already printed that same
-    start-up line (a restart that never served), or printed another version or another engine's start-up lines. The
+    A start-up line begins a new run when the run so far served traffic (a stats line) or died (a failure line),
+    already printed that same start-up line (a restart that never served), or printed another version or another
+    engine's start-up lines. The
     configuration lines printed between the last traffic and the new banner go with the new run; lines before the
     first banner stay with the first run."""
 
@@ -243,7 +252,9 @@ class RunStarts:
                 self._version = event.version
             self._preamble = None
         elif event.type in _RUNTIME:
-            self._served = self._served or event.type in _SERVED
+            # a run that served, or died (a failure that is not a stop or a wait), is over: a banner after it is
+            # a new start, also when the log begins after the dead run's own banner (a restart loop's tail)
+            self._served = self._served or event.type in _SERVED or _ended_run(event)
             self._preamble = None
         elif self._preamble is None:
             self._preamble = event.line

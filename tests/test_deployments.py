@@ -174,6 +174,17 @@ def test_traffic_before_the_first_banner_is_the_end_of_an_earlier_start() -> Non
     assert _starts(text) == [(1, None), (2, 2)]
 
 
+def test_a_failure_before_the_first_banner_is_the_end_of_an_earlier_start() -> None:
+    """`docker logs --tail` of a restart loop: the dead start's traceback, then the next start's banner."""
+    oom = (
+        "(EngineCore_DP0 pid=9) ValueError: Free memory on device (13.58/15.99 GiB) on startup is less than desired "
+        "GPU memory utilization (0.85, 13.59 GiB). Decrease GPU memory utilization or reduce GPU memory used by "
+        "other processes."
+    )
+    text = "\n".join([oom, *_vllm_start("0.10.1.1", "'model': 'm'"), STATS])
+    assert _starts(text) == [(1, None), (2, 2)]
+
+
 def test_each_data_parallel_engine_core_printing_its_init_is_one_start() -> None:
     init = (
         "({who} pid={pid}) INFO 05-20 12:00:05 [core.py:74] Initializing a V1 LLM engine (v0.10.1.1) with config: "

@@ -1,11 +1,12 @@
 """The verdict: healthy, problems found, inconclusive, or not a log - never "healthy" on what was not understood.
 
-    healthy        enough evidence was read (the deployment's configuration and its measured throughput, or an
-                   NCCL transport map), nothing material was found, and throughput - where the expected bound is
-                   known - is not far below it
+    healthy        enough evidence was read (the deployment's configuration, with its measured throughput where the
+                   log has stats lines, or an NCCL transport map), nothing material was found, and throughput -
+                   where the expected bound is known - is not far below it
     problems       at least one finding scored 50 or more
-    inconclusive   nothing material, but the evidence a verdict needs is missing; `missing` says what it is and
-                   the exact flag or command that produces it
+    inconclusive   nothing material, but the evidence a verdict needs is missing (a serving engine's configuration,
+                   all of it, or part of it where a minor finding was made); `missing` says what it is and the
+                   exact flag or command that produces it
     not-a-log      no line of any known format (an empty file, README.md, random bytes): the CLI exits 2
 
 The decision reads only the result model and the facts' names (docs/rules.md), so every renderer and the
@@ -57,6 +58,10 @@ def missing_evidence(engine: str, facts: Mapping[str, Any]) -> list[str]:
     return [f"{what}: {how}" for what, names, how in needs if not any(n in facts for n in names)]
 
 
+def _no_config(missing: Sequence[str]) -> bool:
+    return any(m.startswith("configuration:") for m in missing)
+
+
 def not_understood(sources: Iterable[SourceReport]) -> int:
     return sum(s.unrecognised for s in sources)
 
@@ -106,10 +111,15 @@ def decide(
             "no rule found why (see the expected-performance working)"
         )
     what = ", ".join(m.split(":")[0] for m in missing)
-    # Inconclusive: none of the evidence a verdict stands on was read, too few checks could run, or the run is
-    # far slower than the hardware allows with nothing to explain it. Part of the evidence is enough for a
-    # healthy verdict (a pasted stats excerpt is a fair question); what is missing is still listed.
-    if unexplained or len(missing) >= needed or passed < MIN_CHECKS:
+    # Inconclusive: none of the evidence a verdict stands on was read, too few checks could run, the run is far
+    # slower than the hardware allows with nothing to explain it, a minor finding stands where part of the
+    # evidence is missing (the part not read - a log cut before its stats lines, or pasted without its start-up -
+    # is where such a finding would be confirmed or ruled out), or a serving engine's configuration was not read:
+    # most causes (eager decode, custom all-reduce, attention backend, quantization kernel, speculation set-up)
+    # are read from the start-up lines, so a stats excerpt or a log cut after its start cannot rule them out.
+    # A start-up with nothing found and no stats lines is healthy; what is missing is still listed.
+    partial_with_finding = bool(missing) and bool(findings)
+    if unexplained or len(missing) >= needed or passed < MIN_CHECKS or partial_with_finding or _no_config(missing):
         return Verdict(
             healthy=False,
             kind="inconclusive",

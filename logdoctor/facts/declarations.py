@@ -168,6 +168,11 @@ FACTS: dict[str, FactSpec] = {
     "sched.waiting": FactSpec("series", "waiting (queued) requests per interval", _STATS_HINT),
     "sched.swapped": FactSpec("series", "swapped requests per interval (vLLM V0)", _STATS_HINT),
     "sched.preemptions": FactSpec("number", "preemptions and retractions counted in the log"),
+    "sched.waiting_at_cap_share": FactSpec(
+        "number",
+        "share of stats intervals in which requests wait while the running count is at the scheduler's cap "
+        "(sched.max_num_seqs): the intervals the cap, not memory or load, held requests back",
+    ),
     "sched.max_num_seqs": FactSpec(
         "number", "max concurrent requests (max_num_seqs / max_running_requests)", _CONFIG_HINT
     ),
@@ -244,6 +249,11 @@ FACTS: dict[str, FactSpec] = {
     # --- derived facts (logdoctor/facts/combiners/derived.py) ---
     "failure.shutdown_only": FactSpec(
         "bool", "every failure line is the teardown of a stopped engine (after a shutdown began, or no root cause)"
+    ),
+    "failure.core_exit_unexplained": FactSpec(
+        "bool",
+        "an engine core process exited after serving with no error of its own logged (vLLM's client: `Engine core "
+        "proc ... died unexpectedly`, no root cause before it)",
     ),
     "failure.shutdown_stalled": FactSpec(
         "bool", "the log ends on uvicorn waiting, during a stop, for in-flight requests that never finished"

@@ -42,6 +42,13 @@ _OUTER_WRAPPERS = [
     re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:"),
     # multi-node launchers number each node's output: `0: [rank0]:[W305 ...]`, `0: [2025-03-05 03:55:35 TP0] ...`
     re.compile(r"^\d{1,4}: (?=\[rank\d+\]:|\[\d{4}-\d\d-\d\d )"),
+    # a GitHub / e-mail quote of a pasted log: `> INFO 05-08 ...`, nested `> > ...`, a bare `>` for an empty
+    # line (never `>>> `, a Python prompt, which stays a skipped artefact)
+    re.compile(r"^(?:>(?: |$))+"),
+    # a line-number gutter: `cat -n` / `nl` (`    12\t`), an editor or `bat` (`  12 | `, `12 │ `), `grep -n`
+    # (`12:(APIServer pid=1) INFO ...`: only before a letter, `(` or `[`, so a time `10:00:00` stays). A `|`
+    # gutter only when no other ` | ` follows: `1 | 18.0 | 18.0` is a row of a pasted table.
+    re.compile(r"^\s*\d{1,7}(?:\t| ?[|│] ?(?!.*\s[|│]\s)|:(?=[A-Za-z(\[]))"),
 ]
 
 # vLLM: LEVEL MM-DD HH:MM:SS [file.py:N] msg   (<= 0.7.3 without the `[`); also after a Markdown `**` a user
@@ -102,6 +109,14 @@ C10D_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\[(?P<sev>[IWEF])[^\]]*\] ")
 _FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
 _PROMPT_RE = re.compile(r"^\s*(?:\$|>>>|[\w.-]+@[\w.-]+(?::[^\s#$]*)?[#$]|\([\w.-]+\)\s*\$)\s+\S")
 _ELISION_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\(\.\.\.\)|<snip>|\[snip\])\s*$")
+# A prompt before a server's launch command (`$ vllm serve M --enforce-eager`, `root@box:~# CUDA_VISIBLE_DEVICES=0
+# python -m sglang.launch_server ...`, `$ docker run ... vllm/vllm-openai ...`): the command is configuration the
+# engines' command-line grammars read, so the line is kept; any other command behind a prompt (`grep ... log`) stays
+# a skipped artefact, so the lines it searched for are not read twice.
+_LAUNCH_RE = re.compile(
+    r"\b(?:vllm serve|python\d?(?:\.\d+)? -m (?:vllm\.entrypoints\.|sglang\.launch_server)|sglang serve|"
+    r"docker run\b.*\bvllm/vllm-openai)(?=[\s:@]|$)"
+)
 # How a fence or an elision starts once `strip()` has removed what `^\s*` would match: a cheap test before the regexes.
 _ARTEFACT_STARTS = ("```", "~~~", "...", "…", "[...]", "(...)", "<snip>", "[snip]")
 
@@ -144,9 +159,9 @@ def clean_physical(raw: str) -> str:
 
 def strip_outer(text: str) -> str:
     """Remove container/journald/compose wrappers (repeatedly: a docker timestamp before a compose prefix)."""
-    # Every wrapper starts with a digit, a letter or `[`: most engine lines (`(APIServer pid=1) ...`) have
+    # Every wrapper starts with a digit, a letter, `[`, `>` or a gutter's padding: most engine lines (`(APIServer pid=1) ...`) have
     # none and need no regex at all. (`isalnum` is true for whatever `\d` and `[A-Za-z]` match.)
-    if not text or not (text[0].isalnum() or text[0] == "["):
+    if not text or not (text[0].isalnum() or text[0] in "[> "):
         return text
     for _ in range(3):
         for pattern in _OUTER_WRAPPERS:
@@ -351,7 +366,7 @@ def parse_cleaned(source: str, number: int, cleaned: str) -> LogLine:
         line.level = m7.group("level")
         line.message = rest[m7.end() :]
         return line
-    if not procs and _PROMPT_RE.match(text):
+    if not procs and _PROMPT_RE.match(text) and not _LAUNCH_RE.search(text):
         line.skip = True
     return line
 

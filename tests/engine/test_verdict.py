@@ -46,16 +46,28 @@ def test_healthy_log_with_configuration_and_measurements() -> None:
     assert verdict.kind == "healthy" and verdict.healthy and verdict.missing == []
 
 
-def test_stats_excerpt_is_healthy_but_says_what_it_did_not_read() -> None:
+def test_stats_excerpt_is_inconclusive_and_says_what_it_did_not_read() -> None:
+    """A stats excerpt (or a log cut after its start-up) cannot rule out the causes read from the configuration:
+    eager decode, custom all-reduce, the attention backend, the kernels. Not healthy."""
     text = (
         "(APIServer pid=1) INFO 05-19 10:13:11 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
         "Avg generation throughput: 655.3 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 25.9%, "
         "Prefix cache hit rate: 0.0%\n"
     ) * 6
     verdict = diagnose(text).verdict
-    assert verdict.kind == "healthy"
+    assert verdict.kind == "inconclusive" and not verdict.healthy
     assert [m.split(":")[0] for m in verdict.missing] == ["configuration"]
-    assert "not read: configuration" in verdict.summary
+    assert "missing: configuration" in verdict.summary
+
+
+def test_a_start_up_without_stats_lines_with_nothing_found_is_healthy_and_says_so() -> None:
+    text = (
+        "(APIServer pid=1) INFO 05-19 10:13:01 [api_server.py:1805] vLLM API server version 0.10.1\n"
+        "(APIServer pid=1) INFO 05-19 10:13:01 [utils.py:326] non-default args: {'model': 'Qwen/Qwen3-8B'}\n"
+    )
+    verdict = diagnose(text).verdict
+    assert verdict.kind == "healthy", verdict.summary
+    assert "not read: measured throughput" in verdict.summary
 
 
 def test_a_vllm_header_without_any_event_is_inconclusive_not_healthy() -> None:
@@ -86,3 +98,16 @@ def test_far_below_the_expected_bound_is_not_healthy() -> None:
     assert on_h200.verdict.kind == "inconclusive" and not on_h200.verdict.healthy
     assert any(m.startswith("an explanation: throughput is") for m in on_h200.verdict.missing)
     assert "expected <=" in on_h200.verdict.summary and "on 2x H200" in on_h200.verdict.summary
+
+
+def test_a_minor_finding_with_part_of_the_evidence_missing_is_inconclusive() -> None:
+    """A log cut before its stats lines (or pasted without its start-up) may hold a minor finding that the part not
+    read would confirm: not healthy. Here the start-up of the healthy story run is kept up to its first stats line
+    only: its long start-up is a note (below 50), and no measured throughput was read."""
+    text = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    startup = text[: text.index("Avg generation throughput")]
+    startup = startup[: startup.rindex("\n") + 1]
+    result = diagnose(startup)
+    assert result.findings and all(f.score < 50 for f in result.findings), [(f.rule, f.score) for f in result.findings]
+    assert result.verdict.kind == "inconclusive" and not result.verdict.healthy
+    assert "measured throughput" in result.verdict.summary

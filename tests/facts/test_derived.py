@@ -169,3 +169,41 @@ def test_break_even_accounts_for_batch_size() -> None:
     assert _profile(small).value("spec.break_even") == pytest.approx(1.8)
     # at 600 running requests the verification of 5 tokens costs 5 plain steps: the overhead adds, 5 + 0.8
     assert _profile(large).value("spec.break_even") == pytest.approx(5.8)
+
+
+def _stats(running: int, waiting: int, usage: float) -> str:
+    return (
+        "(APIServer pid=1) INFO 07-31 16:22:25 [loggers.py:271] Engine 000: Avg prompt throughput: 3983.0 tokens/s, "
+        f"Avg generation throughput: 69.9 tokens/s, Running: {running} reqs, Waiting: {waiting} reqs, "
+        f"GPU KV cache usage: {usage:.1f}%, Prefix cache hit rate: 29.8%"
+    )
+
+
+ARGS_CAP_8 = "(APIServer pid=1) INFO 07-31 16:21:25 [utils.py:233] non-default args: {'max_num_seqs': 8, 'model': '/m'}"
+
+
+def test_waiting_at_the_cap_counts_only_intervals_where_both_hold() -> None:
+    """The running count and the queue come from the same line: a queue below the cap (requests arriving faster
+    than prefill admits them) and the cap reached with nothing waiting are not the cap holding requests back."""
+    lines = [ARGS_CAP_8, _stats(8, 0, 30.0), _stats(5, 6, 25.0), _stats(8, 4, 28.0), _stats(3, 0, 10.0)]
+    profile = _profile("\n".join(lines))
+    assert profile.value("sched.waiting_at_cap_share") == pytest.approx(0.25)
+    assert "queue-at-admission-cap" in {f.rule for f in _findings("\n".join(lines))}
+    apart = [ARGS_CAP_8, _stats(8, 0, 30.0), _stats(5, 6, 25.0), _stats(3, 0, 10.0)]
+    assert _profile("\n".join(apart)).value("sched.waiting_at_cap_share") == 0
+    assert "queue-at-admission-cap" not in {f.rule for f in _findings("\n".join(apart))}
+
+
+def test_a_backend_vllm_forces_for_the_model_is_required_without_the_users_args() -> None:
+    """vLLM 0.25 forces TRITON_ATTN for Gemma 4's heterogeneous head dims; a paste without `non-default args`
+    (a tail, a window) still shows the engine's own reason, which alone makes the backend the model's need.
+    Both of the grammar's Gemma 4 messages give the one reason the derivation knows."""
+    text = "\n".join(
+        [
+            "(APIServer pid=40298) INFO 08-02 10:27:11 [config.py:240] Gemma4 model has heterogeneous head dimensions "
+            "(head_dim=256, global_head_dim=512). FA4 not available, forcing TRITON_ATTN backend.",
+            "(EngineCore pid=40474) INFO 08-02 10:27:21 [cuda.py:416] Using AttentionBackendEnum.TRITON_ATTN backend.",
+        ]
+    )
+    assert _profile(text).value("attention.model_required") is True
+    assert "vllm-slow-attention-backend" not in {f.rule for f in _findings(text)}

@@ -309,6 +309,19 @@ CASES = [
     ),
     # §11.2 the bare version line has no envelope at all
     Case("NCCL version 2.21.5+cuda12.4", None, "NCCL version 2.21.5+cuda12.4"),
+    # a log quoted in a GitHub comment or an e-mail (`> `, nested `> > `), and line-number gutters
+    Case(
+        "> (APIServer pid=1) INFO 05-08 16:20:01 [loggers.py:271] Engine 000: Avg prompt throughput",
+        "vllm",
+        "Engine 000: Avg prompt throughput",
+        role="APIServer",
+    ),
+    Case("> > [2025-05-09 11:14:36 TP0] Decode batch. #running-req: 4", "sglang", "Decode batch. #running-req: 4"),
+    Case("> 2025-12-04 20:35:53 INFO 151972 [server_args.py:287] hi", "sglang-plain", "hi"),
+    Case("   118\tINFO 10-16 19:05:47 metrics.py:367] Speculative metrics: x", "vllm-old", "Speculative metrics: x"),
+    Case("  12 | (VllmWorker rank=1 pid=2) WARNING 05-08 16:20:01 [a.py:1] x", "vllm", "x", role="Worker", tp=1),
+    Case("12 │ host1:1:2 [0] NCCL INFO Using network IB", "nccl", "Using network IB", host="host1"),
+    Case("1234:(APIServer pid=1) INFO 05-08 16:20:01 [a.py:1] x", "vllm", "x", role="APIServer"),
 ]
 
 
@@ -394,3 +407,20 @@ def test_strip_outer_skips_lines_no_wrapper_starts_like() -> None:
     )
     assert strip_outer("2025-05-08T16:20:01.123Z vllm-1  | (APIServer pid=1) x") == "(APIServer pid=1) x"
     assert strip_outer("") == ""
+
+
+def test_quotes_and_gutters_leave_prompts_times_and_table_rows_alone() -> None:
+    assert strip_outer(">>> import vllm") == ">>> import vllm"  # a Python prompt: a skipped artefact
+    assert parse_envelope("t", 1, ">>> import vllm").skip
+    assert strip_outer("10:00:00 worker started") == "10:00:00 worker started"
+    assert strip_outer("1 | 18.0 | 18.0 | 2.1") == "1 | 18.0 | 18.0 | 2.1"  # a pasted table's row
+    assert strip_outer(">") == ""
+    assert strip_outer("[pod/vllm-0/server] > x") == "x"
+
+
+def test_a_launch_command_behind_a_prompt_is_kept_other_commands_are_skipped() -> None:
+    assert not parse_envelope("t", 1, "$ vllm serve Qwen/Qwen3-8B --enforce-eager").skip
+    assert not parse_envelope("t", 1, "root@box:~# CUDA_VISIBLE_DEVICES=0 python3 -m sglang.launch_server --tp 2").skip
+    assert not parse_envelope("t", 1, "$ docker run --gpus all vllm/vllm-openai:latest --model m").skip
+    assert parse_envelope("t", 1, 'root@box:~# grep "SpecDecoding metrics" vllm.log').skip
+    assert parse_envelope("t", 1, "$ docker run --gpus all lmsysorg/sglang:latest bash").skip

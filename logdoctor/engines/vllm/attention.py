@@ -274,7 +274,7 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
     ),
     (
         re.compile("has heterogeneous head dimensions .*?FA4 not available, forcing (?P<backend>[A-Z_]+) backend"),
-        _event(AttentionBackend, fallback_reason="heterogeneous-head-dims"),
+        _event(AttentionBackend, fallback_reason="heterogeneous-head-dim"),
     ),
     (
         re.compile("attention backend not specified; defaulting to (?P<backend>[A-Z_]+) \\(validated backend"),

@@ -240,9 +240,12 @@ def parse_engine_init(line: LogLine, ctx: ParseContext) -> Events | None:
 # `vllm serve MODEL \` + `    --tensor-parallel-size 2 \` + `    --enforce-eager` (or `python -m
 # vllm.entrypoints.openai.api_server --model ...`): often the only record of a flag the user set. The options
 # are the argparse dests the `non-default args` dump would print, so the same facts read them.
+# The `vllm/vllm-openai` image runs the API server itself (its entrypoint), so what follows the image in `docker run`
+# is the server's own arguments (`--model M`, or the model first on images whose entrypoint is `vllm serve`); the
+# image may begin a continuation line of a multi-line `docker run ... \`.
 _COMMAND_RE = re.compile(
-    r"(?:^|(?<=[\s$>:`\"'(]))(?:vllm serve|python\d?(?:\.\d+)? -m vllm\.entrypoints\.(?:openai\.)?api_server)"
-    r"(?=\s|$)(?P<args>.*)$"
+    r"(?:^|(?<=[\s$>:`\"'(]))(?:vllm serve|python\d?(?:\.\d+)? -m vllm\.entrypoints\.(?:openai\.)?api_server"
+    r"|(?:[\w.-]+(?::\d+)?/)?vllm/vllm-openai(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?)(?=\s|$)(?P<args>.*)$"
 )
 # Short spellings vLLM's argparse accepts (vllm/engine/arg_utils.py, vllm/config/compilation.py).
 _COMMAND_ALIASES = {
@@ -275,7 +278,7 @@ def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
 GRAMMARS: list[Grammar] = [
     _grammar(
         "command_line",
-        ("vllm serve", " -m vllm.entrypoints."),
+        ("vllm serve", " -m vllm.entrypoints.", "vllm/vllm-openai"),
         parse_command,
         (
             case(
@@ -341,6 +344,36 @@ GRAMMARS: list[Grammar] = [
             case(
                 "not-a-command-prose",
                 "the vllm server crashed",
+                exact=True,
+            ),
+            case(
+                "docker-run-image-then-server-args",
+                "docker run --runtime nvidia --gpus all -p 8000:8000 --ipc=host vllm/vllm-openai:v0.10.1 "
+                "--model Qwen/Qwen3-8B --enforce-eager -tp 2",
+                (
+                    "startup_config",
+                    {"config": {"model": "Qwen/Qwen3-8B", "enforce_eager": True, "tensor_parallel_size": 2}},
+                ),
+                exact=True,
+            ),
+            case(
+                "docker-run-image-on-a-continuation-line",
+                "    vllm/vllm-openai:latest \\\n    --model mistralai/Mistral-7B-v0.1 \\\n    --disable-custom-all-reduce",
+                (
+                    "startup_config",
+                    {"config": {"model": "mistralai/Mistral-7B-v0.1", "disable_custom_all_reduce": True}},
+                ),
+                exact=True,
+            ),
+            case(
+                "behind-a-shell-prompt",
+                "$ vllm serve Qwen/Qwen3-8B --enforce-eager",
+                ("startup_config", {"config": {"model": "Qwen/Qwen3-8B", "enforce_eager": True}}),
+                exact=True,
+            ),
+            case(
+                "image-name-in-a-compose-file-alone",
+                "    image: vllm/vllm-openai:latest",
                 exact=True,
             ),
         ),

@@ -42,8 +42,16 @@ if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
 
 # Failure lines that are the API server's view of an engine core that is gone: they name no cause of their own
-# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause.").
-_CONSEQUENCE = re.compile(r"output_handler failed|EngineDeadError: EngineCore encountered an issue", re.I)
+# (vLLM: "EngineCore encountered an issue. See stack trace (above) for the root cause."; and the client's monitor
+# thread in core_client.py, which prints "Engine core proc EngineCore_DP0 died unexpectedly, shutting down
+# client." when a core process exits while the client still runs: an exit the core logged no error for - killed
+# from outside, or torn down with its parent - reads the same).
+_CONSEQUENCE = re.compile(
+    r"output_handler failed|EngineDeadError: EngineCore encountered an issue|Engine core proc(?:ess)? \S+ died "
+    r"unexpectedly",
+    re.I,
+)
+_CORE_EXIT = re.compile(r"Engine core proc(?:ess)? \S+ died unexpectedly", re.I)
 # An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
 # Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
@@ -67,11 +75,13 @@ class Derived(Combiner):
     produces = (
         "attention.model_required",
         "cuda_graphs.suggested_max_batch",
+        "failure.core_exit_unexplained",
         "failure.shutdown_only",
         "failure.shutdown_stalled",
         "hybrid.prefix_caching_disabled",
         "kv.free_request_slots",
         "platform.gpu_signals",
+        "sched.waiting_at_cap_share",
         "spec.best_k",
         "spec.best_k_speedup",
         "spec.step_cost",
@@ -127,6 +137,10 @@ class Served:
         self.first_slots: SchedulerStats | None = None
         self.running = Series()  # running requests of the stats lines that name some
         self.peak_running = 0
+        # sched.waiting_at_cap_share: the stats lines that give both counts, and of those with requests waiting,
+        # how many ran each running count (and the first of them): the cap is compared once it is known
+        self.counted = 0
+        self.waiting_by_running: dict[int, tuple[int, SchedulerStats]] = {}
 
     def add(self, ev: SchedulerStats | SpecDecodeStats) -> None:
         self.sources.add(ev.source)
@@ -136,6 +150,11 @@ class Served:
             self.running.append(float(ev.running))
             self.peak_running = max(self.peak_running, ev.running)
         waiting = ev.waiting if ev.waiting is not None else ev.queue
+        if ev.running is not None and waiting is not None:
+            self.counted += 1
+            if waiting > 0:
+                seen = self.waiting_by_running.get(ev.running)
+                self.waiting_by_running[ev.running] = (seen[0] + 1, seen[1]) if seen else (1, ev)
         usage, running = ev.kv_cache_usage, ev.running
         if not waiting or not running or not usage or usage <= 0:
             return
@@ -148,6 +167,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     _attention_model_required(b, evs)
     _hybrid_prefix_caching(b, evs)
     _kv_free_request_slots(b, served)
+    _waiting_at_cap(b, served)
     _startup_incomplete(b, evs, served)
     _gpu_signals(b, evs)
     _suggested_graph_batch(b, served)
@@ -176,6 +196,10 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
         b.set("failure.shutdown_only", True, real[0], "every failure line follows a shutdown")
     elif consequence_only:
         b.set("failure.shutdown_only", True, real[0], "only the API server's EngineDeadError, no root cause logged")
+        exits = [f for f in real if _CORE_EXIT.search(f.message)]
+        if exits:
+            # not a failure of the serving it followed, but a core process that exited on its own: worth a note
+            b.set("failure.core_exit_unexplained", True, exits[0], "the core exited after serving, no error logged")
     else:
         b.set("failure.shutdown_only", False, real[0], "a failure line with its own cause")
 
@@ -257,6 +281,24 @@ def _kv_free_request_slots(b: ProfileBuilder, served: Served) -> None:
             first,
             f"{slots.seen} intervals with a queue",
         )
+
+
+def _waiting_at_cap(b: ProfileBuilder, served: Served) -> None:
+    """sched.waiting_at_cap_share: the share of stats intervals in which requests wait while the running count is
+    at the scheduler's cap (max_num_seqs / max_running_requests). The scheduler admits a waiting request only below
+    the cap, so in those intervals the cap is what holds it back (unless the KV cache is full too)."""
+    cap = b.value("sched.max_num_seqs")
+    if not isinstance(cap, int | float) or isinstance(cap, bool) or cap <= 0 or not served.counted:
+        return
+    at_cap = [(n, ev) for running, (n, ev) in served.waiting_by_running.items() if running >= cap]
+    count = sum(n for n, _ in at_cap)
+    first = min((ev for _, ev in at_cap), key=lambda e: (e.source, e.line), default=None)
+    b.set(
+        "sched.waiting_at_cap_share",
+        round(count / served.counted, 4),
+        first,
+        f"{count} of {served.counted} intervals with requests waiting at the cap of {cap:g}",
+    )
 
 
 def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
