@@ -68,6 +68,12 @@ class Series(list[float]):
             del self[1::2]
             self.stride *= 2
 
+    def extend(self, values: Iterable[float]) -> None:
+        """Each value appended in turn (the summary and the sample as `append` keeps them)."""
+        append = self.append
+        for value in values:
+            append(value)
+
     def __reduce__(self) -> tuple[object, ...]:  # pickle and copy keep the summary, not only the kept values
         return (_rebuild, (list(self), self.seen, self.total, self.low, self.high, self.latest, self.stride))
 
