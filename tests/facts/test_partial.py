@@ -62,6 +62,9 @@ def _finished(watch: _Watch) -> tuple[Any, ...]:
     state: list[tuple[str, ...]] = []
     for combiner in watch.profiling._combine.combiners:
         state.extend((type(combiner).__name__, a, repr(getattr(combiner, a))) for a in _STATE if hasattr(combiner, a))
+        served = getattr(combiner, "served", None)
+        if served is not None:
+            state.extend((k, repr(sorted(v) if isinstance(v, set) else v)) for k, v in vars(served).items())
         ratio = getattr(combiner, "ratio", None)
         if ratio is not None:
             state.append(("ratio", repr((ratio.pairs, ratio.prompt, ratio.generated))))
