@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -368,6 +369,58 @@ def record_block(block: str, section: str) -> None:
     DOC.write_text(text[:end].rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
 
 
+def compare_trees(args: argparse.Namespace) -> int:
+    """`diagnose --format json` of the log by each tree in turn, --runs rounds: the medians of the diagnose process's
+    own CPU and of its children's, the parent's share, a projection for 16 CPUs, and whether the reports agree."""
+    log: Path = args.log or default_path(args.size, args.seed)
+    if not log.exists():
+        generate(log, args.size, args.seed)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    warm_page_cache(log)
+    trees = [tree.resolve() for tree in args.compare_trees]
+    runs: dict[Path, list[OwnCpu]] = {tree: [] for tree in trees}
+    outputs = {tree: OUT_DIR / f"bench-diagnose-tree{i}.json" for i, tree in enumerate(trees)}
+    command = [sys.executable, "-P", "-m", "logdoctor", "diagnose", str(log), "--format", "json", "--fail-on", "never"]
+    for round_no in range(args.runs):
+        for tree in trees if round_no % 2 == 0 else trees[::-1]:
+            env = {**os.environ, "LC_ALL": "C", "PYTHONPATH": str(tree)}
+            runs[tree].append(own_cpu(command, outputs[tree], env))
+            print(f"  round {round_no + 1}: {tree} {runs[tree][-1].own_s:.2f} s own", file=sys.stderr)
+    same = len({outputs[tree].read_bytes() for tree in trees}) == 1
+    peaks = {}
+    for tree in trees:  # one more run each, its memory sampled every 10 ms
+        env = {**os.environ, "LC_ALL": "C", "PYTHONPATH": str(tree)}
+        peaks[tree] = tree_peak_rss(command, outputs[tree], env)
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    info = machine()
+    rows = []
+    for tree in trees:
+        got = runs[tree]
+        own = statistics.median(r.own_s for r in got)
+        children = statistics.median(r.children_s for r in got)
+        peak = peaks[tree]
+        rows.append(
+            f"| `{tree}` | {own:.2f} s | {children:.2f} s | {own / (own + children):.0%} | "
+            f"{own + children / 16:.2f} s | {min(r.wall_s for r in got):.2f} s | {peak.root_kib / 1024:.1f} MiB | "
+            f"{peak.descendants_kib * 1024 / 1e6:.0f} MB | {', '.join(f'{r.own_s:.2f}' for r in got)} |"
+        )
+    print(f"""### diagnose's own CPU by tree, {mib(log.stat().st_size)} log, {when}
+
+Command: `diagnose {log.name} --format json --fail-on never` run as `python -P -m logdoctor` with PYTHONPATH=TREE,
+the trees in turn, {args.runs} alternating rounds; {_workers_of(log)}. Machine: {info["nproc"]} CPUs ({info["cpu"]}),
+Python {info["python"]}. Own CPU: utime + stime of the diagnose process; children: its waited-for children's
+(parse workers, their greps and heads), both from /proc/PID/stat at its exit; medians. Memory: one more run of
+each, sampled every 10 ms (the diagnose process's VmHWM; the PSS summed over its descendants).
+
+| tree | own CPU | children's CPU | own share | own + children / 16 | best wall | peak RSS, diagnose process | peak PSS, its children | own CPU per run |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
+{chr(10).join(rows)}
+
+- The trees' JSON reports of the last round: {"byte-identical" if same else "**DIFFERENT**"}.
+""")
+    return 0 if same else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--size", type=parse_size, default=parse_size(DEFAULT_SIZE), help="log size (default 1G)")
@@ -382,9 +435,20 @@ def main(argv: list[str] | None = None) -> int:
         help="run logdoctor from this source tree (`python -P -m logdoctor` with PYTHONPATH=TREE), e.g. a `git archive` "
         "of another commit, to compare trees with one interpreter",
     )
+    parser.add_argument(
+        "--compare-trees",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="TREE",
+        help="only the diagnose process's own CPU against its children's, for each source tree in turn, alternating "
+        "--runs times (what the parent keeps serial when the parse is split)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.compare_trees:
+        return compare_trees(args)
 
     log: Path = args.log or default_path(args.size, args.seed)
     if not log.exists():
