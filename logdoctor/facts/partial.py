@@ -51,8 +51,8 @@ ProcessKey = tuple[str, int | None]
 
 # A range keeps at most this many whole events and listed values for the parent; past either, it gives up its
 # partials (the parent then combines its events one at a time, as before): a worker's memory stays bounded.
-MAX_KEPT_EVENTS = 4096
-MAX_VALUES = 1 << 21
+MAX_KEPT_EVENTS = 1024  # a few MB of event objects
+MAX_VALUES = 1 << 18  # ~8 MB of listed floats; the 1 GiB bench log's ranges list ~100,000 each on 2 CPUs
 _STEADY_HEAD = 4  # the steady-throughput warm-up rule looks at a process's first four active intervals
 _PER_REQUEST_REFS = 7  # refs of the first one-request intervals: up to four may be held or dropped, three kept
 
@@ -145,7 +145,11 @@ class RangeFacts:
                 stretch = self._stretch = Stretch(first=event)
                 self._segments.append(stretch)
             _summarise(stretch, event)
+            if stretch.events % 1024 == 0 and self._values + stretch.values > MAX_VALUES:
+                self._give_up()
             return
+        if self._stretch is not None:
+            self._values += self._stretch.values
         self._stretch = None
         self._kept += 1
         self._segments.append(event)
@@ -162,9 +166,10 @@ class RangeFacts:
         series past its cap within the range)."""
         if self._failed:
             return None
+        values = 0
         for segment in self._segments:
             if isinstance(segment, Stretch):
-                self._values += segment.values
+                values += segment.values
                 spec = segment.spec
                 if spec is not None and spec.scratch is not None:
                     scratch, spec.scratch = spec.scratch, None
@@ -173,7 +178,7 @@ class RangeFacts:
                         if fact.value.sampled:
                             return None  # a series past its cap within the range: the parent samples it
                         spec.interval[name] = (list(fact.value), fact.refs, fact.origin)
-        return None if self._values > MAX_VALUES else self._segments
+        return None if values > MAX_VALUES else self._segments
 
 
 def _listed(stretch: Stretch, process: _Process, name: str, value: float, event: EventBase) -> None:

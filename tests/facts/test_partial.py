@@ -88,8 +88,7 @@ def _from_partials(events: list[EventBase], cuts: list[int]) -> tuple[tuple[Any,
         log = EventLog(facts.tap(events[start:end]))
         part = RangeParse(log.batches(), SourceStats(name="x"), None, [], None, "", True)  # type: ignore[arg-type]
         part.facts = pickle.loads(pickle.dumps(facts.segments(), protocol=pickle.HIGHEST_PROTOCOL))  # noqa: S301
-        assert part.facts is not None
-        stretches += sum(isinstance(s, partial.Stretch) for s in part.facts)
+        stretches += sum(isinstance(s, partial.Stretch) for s in part.facts or ())
         feed(watch, part)
     return _finished(watch), stretches
 
@@ -153,3 +152,26 @@ def test_a_cut_inside_the_warm_up_intervals_and_between_preemptions() -> None:
     for cut in range(1, len(events)):
         assert _from_partials(events, [cut])[0] == whole, cut
     assert _from_partials(events, list(range(1, len(events))))[0] == whole
+
+
+def test_a_range_past_the_caps_gives_up_its_partials_and_its_events_are_read_one_by_one(
+    served: list[list[EventBase]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker keeps at most MAX_KEPT_EVENTS whole events and MAX_VALUES listed values a range (its memory stays
+    bounded on an event-dense log); past either, the parent decodes that range's events, and the facts stay the
+    same, whichever ranges gave up."""
+    monkeypatch.setattr(partial, "MAX_KEPT_EVENTS", 8)
+    monkeypatch.setattr(partial, "MAX_VALUES", 3000)
+    gave_up = kept = 0
+    for events in served[:25]:
+        cuts = list(range(len(events) // 3, len(events), len(events) // 3 or 1))[:2]
+        for start, end in zip([0, *cuts], [*cuts, len(events)], strict=True):
+            facts = partial.RangeFacts()
+            for event in events[start:end]:
+                facts.add(event)
+            if facts.segments() is None:
+                gave_up += 1
+            else:
+                kept += 1
+        assert _from_partials(events, cuts)[0] == _one_by_one(events)
+    assert gave_up and kept
