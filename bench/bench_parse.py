@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,31 @@ with open(sys.argv[1], "w") as fh:
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 GNU_TIME = "/usr/bin/time"
+
+
+@dataclass
+class OwnCpu:
+    """One run of a command: its wall time, the CPU of its own process, and that of the children it waited for
+    (parse workers, their greps and heads), read from /proc/PID/stat once it has exited but before it is reaped."""
+
+    wall_s: float
+    own_s: float
+    children_s: float
+
+
+def own_cpu(command: Sequence[str], output: Path, env: dict[str, str]) -> OwnCpu:
+    ticks = os.sysconf("SC_CLK_TCK")
+    with open(output, "wb") as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # exited, still a zombie: its /proc stat is there
+        wall = time.perf_counter() - started
+        with open(f"/proc/{proc.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        proc.wait()
+    # Fields 14-17 of proc(5): utime, stime, cutime, cstime (the stat line after the command name starts at 3).
+    utime, stime, cutime, cstime = (int(fields[i]) / ticks for i in range(11, 15))
+    return OwnCpu(wall, utime + stime, cutime + cstime)
 
 
 def rusage_method() -> str:
@@ -302,6 +328,15 @@ def parse_split(log: Path, size: int) -> str:
     return f"parsed in one process, its prefilter in {prefilter_parts_of(size)} byte ranges"
 
 
+def _workers_of(log: Path) -> str:
+    from logdoctor.sources.local import open_local, usable_cpus
+
+    ranges = open_local(str(log)).parallel_ranges()
+    if ranges is None or os.environ.get("LOGDOCTOR_PARSE_WORKERS", "").strip() == "0":
+        return "its prefilter's greps (parsed in one process)"
+    return f"{min(usable_cpus(), len(ranges))} parse workers with their greps and heads"
+
+
 def logdoctor_keywords() -> list[str]:
     from logdoctor.parse.pipeline import candidate_keywords
 
@@ -334,6 +369,58 @@ def record_block(block: str, section: str) -> None:
     DOC.write_text(text[:end].rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n" + text[end:], encoding="utf-8")
 
 
+def compare_trees(args: argparse.Namespace) -> int:
+    """`diagnose --format json` of the log by each tree in turn, --runs rounds: the medians of the diagnose process's
+    own CPU and of its children's, the parent's share, a projection for 16 CPUs, and whether the reports agree."""
+    log: Path = args.log or default_path(args.size, args.seed)
+    if not log.exists():
+        generate(log, args.size, args.seed)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    warm_page_cache(log)
+    trees = [tree.resolve() for tree in args.compare_trees]
+    runs: dict[Path, list[OwnCpu]] = {tree: [] for tree in trees}
+    outputs = {tree: OUT_DIR / f"bench-diagnose-tree{i}.json" for i, tree in enumerate(trees)}
+    command = [sys.executable, "-P", "-m", "logdoctor", "diagnose", str(log), "--format", "json", "--fail-on", "never"]
+    for round_no in range(args.runs):
+        for tree in trees if round_no % 2 == 0 else trees[::-1]:
+            env = {**os.environ, "LC_ALL": "C", "PYTHONPATH": str(tree)}
+            runs[tree].append(own_cpu(command, outputs[tree], env))
+            print(f"  round {round_no + 1}: {tree} {runs[tree][-1].own_s:.2f} s own", file=sys.stderr)
+    same = len({outputs[tree].read_bytes() for tree in trees}) == 1
+    peaks = {}
+    for tree in trees:  # one more run each, its memory sampled every 10 ms
+        env = {**os.environ, "LC_ALL": "C", "PYTHONPATH": str(tree)}
+        peaks[tree] = tree_peak_rss(command, outputs[tree], env)
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    info = machine()
+    rows = []
+    for tree in trees:
+        got = runs[tree]
+        own = statistics.median(r.own_s for r in got)
+        children = statistics.median(r.children_s for r in got)
+        peak = peaks[tree]
+        rows.append(
+            f"| `{tree}` | {own:.2f} s | {children:.2f} s | {own / (own + children):.0%} | "
+            f"{own + children / 16:.2f} s | {min(r.wall_s for r in got):.2f} s | {peak.root_kib / 1024:.1f} MiB | "
+            f"{peak.descendants_kib * 1024 / 1e6:.0f} MB | {', '.join(f'{r.own_s:.2f}' for r in got)} |"
+        )
+    print(f"""### diagnose's own CPU by tree, {mib(log.stat().st_size)} log, {when}
+
+Command: `diagnose {log.name} --format json --fail-on never` run as `python -P -m logdoctor` with PYTHONPATH=TREE,
+the trees in turn, {args.runs} alternating rounds; {_workers_of(log)}. Machine: {info["nproc"]} CPUs ({info["cpu"]}),
+Python {info["python"]}. Own CPU: utime + stime of the diagnose process; children: its waited-for children's
+(parse workers, their greps and heads), both from /proc/PID/stat at its exit; medians. Memory: one more run of
+each, sampled every 10 ms (the diagnose process's VmHWM; the PSS summed over its descendants).
+
+| tree | own CPU | children's CPU | own share | own + children / 16 | best wall | peak RSS, diagnose process | peak PSS, its children | own CPU per run |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
+{chr(10).join(rows)}
+
+- The trees' JSON reports of the last round: {"byte-identical" if same else "**DIFFERENT**"}.
+""")
+    return 0 if same else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--size", type=parse_size, default=parse_size(DEFAULT_SIZE), help="log size (default 1G)")
@@ -341,9 +428,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--runs", type=int, default=3, help="rounds; each runs every command once (default 3)")
     parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=None,
+        help="run logdoctor from this source tree (`python -P -m logdoctor` with PYTHONPATH=TREE), e.g. a `git archive` "
+        "of another commit, to compare trees with one interpreter",
+    )
+    parser.add_argument(
+        "--compare-trees",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="TREE",
+        help="only the diagnose process's own CPU against its children's, for each source tree in turn, alternating "
+        "--runs times (what the parent keeps serial when the parse is split)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.compare_trees:
+        return compare_trees(args)
 
     log: Path = args.log or default_path(args.size, args.seed)
     if not log.exists():
@@ -357,10 +462,12 @@ def main(argv: list[str] | None = None) -> int:
     keywords = logdoctor_keywords()
 
     env = {**os.environ, "LC_ALL": "C"}
+    program = [logdoctor_bin()]
+    if args.tree is not None:
+        program = [sys.executable, "-P", "-m", "logdoctor"]  # -P: not the current directory's logdoctor
+        env["PYTHONPATH"] = str(args.tree.resolve())
     grep = Measure("grep", ["grep", "-E", STORY_PATTERN, str(log)], OUT_DIR / "bench-grep.out")
-    ld = Measure(
-        "logdoctor", [logdoctor_bin(), "parse", str(log), "--format", "jsonl"], OUT_DIR / "bench-logdoctor.jsonl"
-    )
+    ld = Measure("logdoctor", [*program, "parse", str(log), "--format", "jsonl"], OUT_DIR / "bench-logdoctor.jsonl")
     # logdoctor's first stage alone (what `LocalSource` runs; wc -l runs beside it on the other core).
     pattern = prefilter_pattern_file(keywords)
     stage = Measure(
@@ -368,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     diag = Measure(
         "diagnose",
-        [logdoctor_bin(), "diagnose", str(log), "--format", "json", "--fail-on", "never"],
+        [*program, "diagnose", str(log), "--format", "json", "--fail-on", "never"],
         OUT_DIR / "bench-diagnose.json",
     )
     measures = (grep, ld, stage, diag)
@@ -376,6 +483,11 @@ def main(argv: list[str] | None = None) -> int:
         for m in measures if round_no % 2 == 0 else measures[::-1]:
             m.runs.append(run_once(m.command, m.output, env))
             print(f"  round {round_no + 1}: {m.name:9s} {m.runs[-1].wall_s:7.2f} s", file=sys.stderr)
+    # The diagnose process's own CPU against its workers': what stays serial in the parent when the parse is split.
+    owns = []
+    for round_no in range(args.runs):
+        owns.append(own_cpu(diag.command, diag.output, env))
+        print(f"  own CPU {round_no + 1}: diagnose {owns[-1].own_s:.2f} s itself, {owns[-1].children_s:.2f} s children")
     parse_peak = tree_peak_rss(ld.command, ld.output, env)
     tree_peak_kib, per_name = parse_peak.total_kib, parse_peak.per_name
     diag_peak = tree_peak_rss(diag.command, diag.output, env)
@@ -402,6 +514,9 @@ def main(argv: list[str] | None = None) -> int:
     n_events = sum(counts.values())
     selected = physical_lines(stage.output)
     python_s = ld.best.user_s + ld.best.sys_s - (stage.best.user_s + stage.best.sys_s)
+    own = sorted(owns, key=lambda o: o.own_s)[len(owns) // 2]  # the median run by the parent's CPU
+    workers = _workers_of(log)
+    projected = own.own_s + own.children_s / 16
     info = machine()
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     rel_log = log.relative_to(REPO) if log.is_relative_to(REPO) else log
@@ -436,6 +551,7 @@ Best of {args.runs} alternating rounds; every command writes its output to a fil
 
 - **logdoctor / grep wall: {ratio:.2f}×** (target ≤ {TARGET_RATIO:.0f}×: {verdict(ratio <= TARGET_RATIO)}); per round: {", ".join(f"{r:.2f}×" for r in round_ratios)}. The prefilter stage alone: {stage_ratio:.2f}× grep.
 - **diagnose / grep wall: {diag_ratio:.2f}×** (target ≤ {TARGET_DIAGNOSE_RATIO:g}×, and under 1× on 4 CPUs or more: {verdict(diag_ratio <= diag_target)}); per round: {", ".join(f"{r:.2f}×" for r in diag_rounds)}; {parse_split(log, size)}; its memory: **{diag_peak.root_kib / 1024:.1f} MiB peak RSS of the diagnose process** (target ≤ {TARGET_DIAGNOSE_RSS_MB:.0f} MB: {verdict(diag_peak.root_kib * 1024 / 1e6 <= TARGET_DIAGNOSE_RSS_MB)}), its workers and their greps {diag_peak.descendants_kib * 1024 / 1e6:.0f} MB at their peak (PSS summed; per process at most: {", ".join(f"{name} {kib / 1024:.1f} MiB" for name, kib in sorted(diag_peak.per_name.items()))}), {diag_peak.total_kib * 1024 / 1e6:.0f} MB for the whole tree; its JSON report {"byte-identical" if same_report else "**DIFFERENT**"} to a one-process run's (`LOGDOCTOR_PARSE_WORKERS=0 LOGDOCTOR_PREFILTER_PARTS=1`).
+- **The diagnose process's own CPU: {own.own_s:.2f} s** of {own.own_s + own.children_s:.2f} s in all ({own.own_s / max(own.own_s + own.children_s, 1e-9):.0%}; its children, {workers}: {own.children_s:.2f} s), wall {own.wall_s:.2f} s (the median of {len(owns)} runs by its own CPU; per run: {", ".join(f"{o.own_s:.2f} s" for o in owns)}); projected on 16 CPUs, its own CPU plus its children's over 16: {projected:.2f} s.
 - Where logdoctor's time goes: the prefilter passes {selected:,} of the lines to Python, which turns them into {n_events:,} events; CPU beyond the prefilter's (Python start-up, parsing, JSON, wc -l): {python_s:.2f} s, {python_s / max(n_events, 1) * 1e6:.0f} µs an event.
 - **logdoctor peak RSS: {tree_mb:.0f} MB** summed over its process tree (PSS, sampled every {SAMPLE_INTERVAL_S * 1000:.0f} ms; per process: {samples}); ru_maxrss of the largest single process {rss_mb:.0f} MB, by {rusage_method()} (target ≤ {TARGET_RSS_MB:.0f} MB: {verdict(max(tree_mb, rss_mb) <= TARGET_RSS_MB)}).
 - Events: {n_events:,} ({", ".join(f"{k} {v:,}" for k, v in counts.most_common())}).

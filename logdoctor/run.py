@@ -433,13 +433,12 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     start, or each with `all_runs`); `sources` (and each source's lines) may still be arriving."""
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
-        apart = _parse_apart(source, engine, stat)
         watch = _Watch()  # the server starts and the clues, seen as the events go by: no pass over them later
+        apart = _parse_apart(source, engine, stat, watch)  # feeds `watch` from the workers' partials
         if apart is not None:
             events, detection, texts = apart
-            for _ in watch.tap(events):
-                pass
         else:
+            watch = _Watch()
             stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
             stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
             events = EventLog(watch.tap(stream))
@@ -452,19 +451,19 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
 
 
 def _parse_apart(
-    source: LineSource, engine: str | None, stat: SourceStats
+    source: LineSource, engine: str | None, stat: SourceStats, watch: _Watch | None = None
 ) -> tuple[EventLog, Detection, LineTexts] | None:
     """A big local file parsed in worker processes, one byte range each (logdoctor.parse.parallel); None where it
     is parsed here, from `source.lines`."""
     if source.apart is not None:
         if source.apart.engine == engine:
-            return source.apart.collect(stat)
+            return source.apart.collect(stat, watch)
         source.apart.cancel()  # started for another engine: its parse would not be this one
     if source.local is None or source.local.parallel_ranges() is None:
         return None
     from logdoctor.parse.parallel import parse_in_ranges
 
-    return parse_in_ranges(source.local, candidate_keywords(), engine, stat)
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:

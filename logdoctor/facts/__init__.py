@@ -18,6 +18,7 @@ flags.py), reached through the registry; nothing here names an engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from logdoctor.events import EventBase
 from logdoctor.facts.combiner import Combine, Combiner, combine
@@ -25,6 +26,9 @@ from logdoctor.facts.combiners import COMBINERS
 from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, FactKind, FactSpec, fact_spec
 from logdoctor.facts.profile import Profile, ProfileBuilder, with_baseline
 from logdoctor.facts.values import Fact, Ref
+
+if TYPE_CHECKING:
+    from logdoctor.facts.partial import Stretch
 
 __all__ = [
     "BASELINE_PREFIX",
@@ -59,6 +63,18 @@ class ProfileStream:
         self._b = ProfileBuilder()
         self._combine = Combine(self._b, [combiner(self._b) for combiner in COMBINERS])
         self.add = self._combine.add
+
+    def absorbs(self) -> bool:
+        """Whether `absorb` can stand for `add` of a stretch's events (facts/partial.py `supported`)."""
+        from logdoctor.facts import partial
+
+        return partial.supported(self._combine.combiners)
+
+    def absorb(self, stretch: Stretch) -> None:
+        """A parse worker's stretch of periodic events, merged as if each had been `add`ed in turn."""
+        from logdoctor.facts import partial
+
+        partial.absorb(self._combine.combiners, stretch)
 
     def profile(self, engine: str | None = None, version: str | None = None) -> Profile:
         self._b.engine, self._b.version = engine, version

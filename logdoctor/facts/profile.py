@@ -10,13 +10,14 @@ can check that each combiner writes only the facts it declares.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from logdoctor.events import EventBase
 from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, fact_spec
 from logdoctor.facts.series import Series
-from logdoctor.facts.values import Fact, ref
+from logdoctor.facts.values import Fact, Ref, ref
 
 
 class ProfileBuilder:
@@ -63,6 +64,20 @@ class ProfileBuilder:
         fact.value.append(value)
         if len(fact.refs) < 3:
             fact.refs.append(ref(event))
+
+    def extend(self, name: str, values: Sequence[Any], refs: Sequence[Ref], origin: str = "") -> None:
+        """`append` of each value in turn, given the lines of the first few (a parse worker's range of a series:
+        facts/partial.py); the values hold no None."""
+        if not values:
+            return
+        fact = self.facts.get(name)
+        if fact is None:
+            kept: list[Any] = Series() if FACTS[name].kind == "series" else []
+            fact = self.facts[name] = Fact(value=kept, origin=origin)
+        fact.value.extend(values)
+        room = 3 - len(fact.refs)
+        if room > 0:
+            fact.refs.extend(refs[:room])
 
     def replace(self, name: str, value: Any) -> None:
         """A new value for a fact that is set, keeping its lines and origin (a running count)."""

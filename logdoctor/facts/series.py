@@ -19,7 +19,10 @@ a series at the cap holds ~0.5 MB instead of ~2 MB. Sharing is invisible: floats
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import reduce
+from itertools import chain
 from math import copysign
+from operator import add
 
 SERIES_CAP = 65_536  # values kept exactly; 65,536 stats lines are 7.6 days of one process at vLLM's 10 s
 SHARED_VALUES = 4096  # distinct float values a series keeps one object for (a table of ~250 KB at most)
@@ -68,6 +71,36 @@ class Series(list[float]):
             del self[1::2]
             self.stride *= 2
 
+    def extend(self, values: Iterable[float]) -> None:
+        """Each value appended in turn: the summary and the sample are those `append` of each keeps. Where no value
+        would be dropped (nothing sampled yet, and the cap not reached), the summary is taken at once: the sum
+        `reduce`d in order (as the appends add), the minimum and maximum by `min`/`max`, which replace their
+        running value exactly where `append` would (a strictly smaller or larger value; NaN never)."""
+        values = values if isinstance(values, list) else list(values)
+        if self.stride != 1 or len(self) + len(values) >= SERIES_CAP:
+            append = self.append
+            for value in values:
+                append(value)
+            return
+        if not values:
+            return
+        self.seen += len(values)
+        self.total = reduce(add, values, self.total)
+        self.low = min(chain((self.low,), values))
+        self.high = max(chain((self.high,), values))
+        self.latest = values[-1]
+        shared = self._shared
+        kept = []
+        for value in values:
+            if type(value) is float and (value or copysign(1.0, value) > 0.0):  # as `append` shares them
+                one = shared.get(value)
+                if one is not None:
+                    value = one
+                elif value == value and len(shared) < SHARED_VALUES:
+                    shared[value] = value
+            kept.append(value)
+        list.extend(self, kept)
+
     def __reduce__(self) -> tuple[object, ...]:  # pickle and copy keep the summary, not only the kept values
         return (_rebuild, (list(self), self.seen, self.total, self.low, self.high, self.latest, self.stride))
 
@@ -92,8 +125,7 @@ def concat(parts: Iterable[list[float]]) -> Series:
     parts = list(parts)
     out = Series()
     for part in parts:
-        for value in part:
-            out.append(value)
+        out.extend(list(part))
     sampled = [p for p in parts if isinstance(p, Series) and p.sampled]
     if sampled:
         whole = [p if isinstance(p, Series) else Series(p) for p in parts if p]

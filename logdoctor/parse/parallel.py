@@ -32,13 +32,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
-from logdoctor.events import EventLog, LineTexts
+from logdoctor.events import EventBase, EventLog, LineTexts
+from logdoctor.facts.partial import RangeFacts, Stretch
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
 from logdoctor.sources.local import LocalSource, usable_cpus
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
+
+    from logdoctor.run import Clues, _Watch
 
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
@@ -60,6 +63,9 @@ class RangeParse:
     clean: bool  # nothing open at its end
     error: str | None = None  # an InputError's message (a cap): raised in the parent
     fallback: str | None = None  # why the file must be parsed in one process after all
+    # Its fact partials (logdoctor.facts.partial): the periodic events summed up in stretches, the others whole,
+    # in order; None where the range gave up on them (the parent then reads its events one by one).
+    facts: list[Stretch | EventBase] | None = None
 
 
 def _warmup_end(source: LocalSource, start: int) -> int:
@@ -124,8 +130,10 @@ def _parse_range(
     stats = SourceStats(name=name, kind=source.kind, path=source.path)
     stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)
     stream.final = index == len(ranges) - 1
-    # Compressed as they come: the worker holds no range's events as objects either.
-    events = EventLog(stream)
+    # Compressed as they come: the worker holds no range's events as objects either; their facts are summed up
+    # as they go by.
+    facts = RangeFacts()
+    events = EventLog(facts.tap(stream))
     assert stream.texts is not None
     return RangeParse(
         events=events.batches(),
@@ -135,6 +143,7 @@ def _parse_range(
         start_state=start_state,
         end_state=stream.carried_state(),
         clean=stream.cut_clean,
+        facts=facts.segments(),
     )
 
 
@@ -242,15 +251,17 @@ class RangeWork:
             proc.join()
         self._conns, self._procs = [], []
 
-    def collect(self, stat: SourceStats) -> tuple[EventLog, Detection, LineTexts] | None:
+    def collect(self, stat: SourceStats, watch: _Watch | None = None) -> tuple[EventLog, Detection, LineTexts] | None:
         """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
         cut failed or a worker could not go on for another reason than a cap (then parse it in one process).
+        `watch` (run._Watch: server starts, clues, profile) is given each range's events as it is merged: its
+        fact partials where the range has them (`feed`), else its events decoded; after None, start afresh.
 
         Each range is merged as soon as the ones before it are in, so what waits here is only the compressed
         results of ranges that came in early."""
         from multiprocessing.connection import Connection, wait
 
-        merged = _Merged(self.source, stat)
+        merged = _Merged(self.source, stat, watch)
         received: dict[int, memoryview] = {}
         finished = False
         try:
@@ -291,7 +302,7 @@ def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | 
 
 
 def parse_in_ranges(
-    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats
+    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats, watch: _Watch | None = None
 ) -> tuple[EventLog, Detection, LineTexts] | None:
     """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
@@ -299,15 +310,17 @@ def parse_in_ranges(
     None where the file is parsed in one process: too small, not a plain file, one CPU, workers not allowed, or
     a check at a cut failed."""
     work = start_in_ranges(source, keywords, engine)
-    return work.collect(stat) if work is not None else None
+    return work.collect(stat, watch) if work is not None else None
 
 
 class _Merged:
     """The ranges' parses joined in file order, checked at each cut (`add`), into one source's parse (`done`)."""
 
-    def __init__(self, source: LocalSource, stat: SourceStats) -> None:
+    def __init__(self, source: LocalSource, stat: SourceStats, watch: _Watch | None = None) -> None:
         self.source = source
         self.stat = stat
+        self.watch = watch
+        self.absorbing = watch is not None and watch.profiling.absorbs()
         self.events = EventLog()
         self.texts = LineTexts()
         self.detection: Detection | None = None
@@ -325,6 +338,8 @@ class _Merged:
         self.ranges += 1
         for blob, count in part.events:
             self.events.adopt(blob, count)
+        if self.watch is not None:
+            feed(self.watch, part, absorbing=self.absorbing)
         for blob, span in part.texts:
             self.texts.adopt(blob, span)
         stat, s = self.stat, part.stats
@@ -359,3 +374,38 @@ class _Merged:
         source.prefiltered = True
         source.total_lines = total_lines  # the ranges' newlines: what `wc -l` of the file counts
         return self.events, self.detection, self.texts
+
+
+def feed(watch: _Watch, part: RangeParse, *, absorbing: bool = True) -> None:
+    """A range's events given to `watch` as the one-process parse gives them (run._Watch.tap): from its fact
+    partials, each stretch of periodic events merged at once and every other event offered whole, where it has
+    them and the combiners can absorb them; else decoded from its batches, one by one."""
+    segments = part.facts if absorbing else None
+    if segments is None:
+        events = EventLog()
+        for blob, count in part.events:
+            events.adopt(blob, count)
+        for _ in watch.tap(events):
+            pass
+        return
+    starts, clues, profiling = watch.starts, watch.clues, watch.profiling
+    for segment in segments:
+        if isinstance(segment, Stretch):
+            starts.add(segment.first)  # every periodic event is served traffic to RunStarts: one says it all
+            _clues(clues, segment)
+            profiling.absorb(segment)
+        else:
+            starts.add(segment)
+            clues.add(segment)
+            profiling.add(segment)
+
+
+def _clues(clues: Clues, stretch: Stretch) -> None:
+    """A stretch into run.Clues, as `Clues.add` of each of its events: the serving engines' votes and the first host
+    a process header names (no periodic event names a model or a node rank)."""
+    votes, serving = clues.votes, clues.serving
+    for engine, count in stretch.engines.items():
+        if engine in serving:
+            votes[engine] = votes.get(engine, 0) + count
+    if clues.host is None and stretch.host:
+        clues.host = stretch.host

@@ -6,6 +6,9 @@ import copy
 import itertools
 import statistics
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
 from logdoctor.facts.profile import ProfileBuilder
 from logdoctor.facts.series import SERIES_CAP, Series, concat
@@ -80,3 +83,39 @@ def test_equal_floats_share_one_object_and_every_value_stays_what_it_was() -> No
     assert [type(v) for v in kept] == [type(v) for v in odd]
     wide = Series(float(i) + 0.5 for i in range(10_000))  # more distinct values than are shared: kept all the same
     assert list(wide) == [float(i) + 0.5 for i in range(10_000)]
+
+
+def _state(series: Series) -> tuple[object, ...]:
+    """Everything a series holds, NaN and -0.0 told apart by their repr."""
+    summary = (series.seen, series.total, series.low, series.high, series.latest, series.stride)
+    shared = sorted(repr(v) for v in series._shared)
+    return ([(type(v), repr(v)) for v in series], [repr(v) for v in summary], shared)
+
+
+@settings(max_examples=200)
+@given(
+    head=st.lists(st.floats(allow_nan=True) | st.integers(-5, 5) | st.sampled_from([0.0, -0.0, 0.5]), max_size=40),
+    chunks=st.lists(
+        st.lists(st.floats(allow_nan=True) | st.integers(-5, 5) | st.sampled_from([0.0, -0.0, 0.5]), max_size=40),
+        max_size=5,
+    ),
+)
+def test_extend_is_append_of_each_value(head: list[float], chunks: list[list[float]]) -> None:
+    """A parse worker's range of a series is extended in one call (facts/partial.py): the same summary, sample and
+    shared values as appending each value; NaN, -0.0, ints and floats mixed."""
+    one, many = Series(head), Series(head)
+    for chunk in chunks:
+        for value in chunk:
+            one.append(value)
+        many.extend(chunk)
+    assert _state(many) == _state(one)
+
+
+def test_extend_past_the_cap_samples_as_appending_does() -> None:
+    values = [float(i % 977) for i in range(SERIES_CAP * 2 + 123)]
+    one, many = Series(), Series()
+    for value in values:
+        one.append(value)
+    for start in range(0, len(values), 40_000):
+        many.extend(values[start : start + 40_000])
+    assert _state(many) == _state(one) and many.sampled
