@@ -178,7 +178,7 @@ def report_options(func: F) -> F:
 
 def perf_option_declarations(func: F) -> F:
     """--gpu and --hardware (expected performance, docs/expected-performance.md); the command turns them into
-    `PerfOptions` with `logdoctor.perf.assess.perf_options`."""
+    `PerfOptions` with `logdoctor.perf.options.perf_options`."""
     func = click.option(
         "--hardware",
         "hardware_files",

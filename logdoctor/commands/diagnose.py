@@ -97,7 +97,7 @@ def diagnose(
     from logdoctor.deployments import diagnose_deployments, parse_deployments
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
-    from logdoctor.perf.assess import perf_options
+    from logdoctor.perf.options import perf_options
     from logdoctor.progress import ReadProgress
     from logdoctor.report.formats import PAGE_FORMATS, check_output, observed_of, written_to
     from logdoctor.run import local_line_sources

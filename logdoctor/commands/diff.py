@@ -153,7 +153,7 @@ def diff(
     regression rules included (docs/diff.md)."""
     from logdoctor.diff import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
-    from logdoctor.perf.assess import perf_options
+    from logdoctor.perf.options import perf_options
     from logdoctor.report.formats import check_output, observed_of, written_to
     from logdoctor.run import parse_sources
 
