@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
-    from logdoctor.perf.assess import PerfOptions
+    from logdoctor.perf.options import PerfOptions
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Option bundles of the CLI that live outside `cli.py`: the caps on reading local input (docs/cli.md).
+"""Option bundles of the CLI: the caps on reading local input (docs/cli.md), and the size syntax (`64M`).
 
 logdoctor parse big.log --max-read 64G --input-timeout 0
 """
@@ -22,10 +22,22 @@ from logdoctor.sources.limits import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
-    from logdoctor.cli import parse_size  # the CLI's size syntax (`64M`), one definition
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
-    return parse_size(ctx, param, value)
+
+def parse_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
+    """`65536`, `512K`, `64M`, `1G` (powers of 1024) for --max-bytes."""
+    if isinstance(value, int):
+        return value
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS else ""
+    try:
+        size = int(float(text[: len(text) - len(unit)]) * _SIZE_UNITS[unit])
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a size such as 65536, 512K, 64M or 1G") from None
+    if size < 1024:
+        raise click.BadParameter(f"{value!r}: at least 1K")
+    return size
 
 
 def option_bundle(
@@ -77,7 +89,7 @@ read_limit_options = option_bundle(
             "--max-read",
             type=str,
             metavar="SIZE",
-            callback=_size,
+            callback=parse_size,
             default=str(DEFAULT_MAX_READ),
             show_default="32G",
             help="Most bytes to read from one local input (after gunzip).",

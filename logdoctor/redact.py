@@ -70,13 +70,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "authorization-header",
-        r"\bauthorization\\?['\"]?\s*[:=]\s*\\?['\"]?(?:(?:basic|bearer|token|digest)\s+)?(?P<v>[^\s'\",}\\]+)",
+        r"authorization\\?['\"]?\s*[:=]\s*\\?['\"]?(?:(?:basic|bearer|token|digest)\s+)?(?P<v>[^\s'\",}\\]+)",
         "Authorization: Basic dXNlcjpwYXNz",
         "Authorization: Basic ***",
     ),
     Pattern(
         "bearer-token",
-        r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})",
+        r"bearer\s+(?P<v>[A-Za-z0-9._~+/=-]{8,})",
         "curl -H 'authorization-x: bearer eyJhbGciOiJIUzI1NiJ9'",
         "curl -H 'authorization-x: bearer ***'",
     ),
@@ -113,6 +113,9 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ("openai-env", "export OPENAI_API_KEY='sk-proj-abcdefghijklmnop'", "export OPENAI_API_KEY='***'"),
     ("wandb-env", "WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567", "WANDB_API_KEY=***"),
     ("lowercase-bearer", "header authorization: bearer abcdefgh12345678", "header authorization: bearer ***"),
+    # glued to the word before it (a log line cut and spliced: the fuzzer found `Decode batchAuthorization: ...`)
+    ("glued-authorization", "Decode batchAuthorization: Basic dXNlcjpwYXNz", "Decode batchAuthorization: Basic ***"),
+    ("glued-bearer", "Decode batchBearer abcdefgh12345678", "Decode batchBearer ***"),
     ("github-pat", "token github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "token ***"),
     ("github-classic", "cloning with ghp_abcdefghijklmnopqrstuvwxyz0123456789", "cloning with ***"),
     (

@@ -37,7 +37,7 @@ from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
     from logdoctor.parse.parallel import RangeWork
-    from logdoctor.perf.assess import PerfOptions
+    from logdoctor.perf.options import PerfOptions
 
     # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
     from logdoctor.sources.ssh import HostCollection, RemoteSource
@@ -533,7 +533,7 @@ def diagnose_parsed(
     today: date | None = None,
     perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, Profile]:
-    from logdoctor.perf.assess import assess
+    from logdoctor.perf.options import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)

@@ -12,11 +12,17 @@ an error at a line and column of the file, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:  # imported where a file is parsed: a start whose rule files are all cached never imports PyYAML
+    import yaml
+
+    from logdoctor.cache import VerifiedCache
 
 MAX_RULE_FILE_BYTES = 256 * 1024
 MAX_CONFIG_BYTES = 256 * 1024
@@ -67,6 +73,8 @@ def _is_regular(fd: int) -> bool:
 
 def load_yaml(text: str, *, compose: bool = False) -> tuple[Any, yaml.Node | None]:
     """`yaml.safe_load(text)` (and its node tree when `compose`), every failure a UserFileError."""
+    import yaml
+
     _check_flow_depth(text)
     fast = _load_with_libyaml(text, compose)
     if fast is not None:
@@ -93,6 +101,8 @@ def _load_with_libyaml(text: str, compose: bool) -> tuple[Any, yaml.Node | None]
     again, and its messages and positions are the ones the user sees. The pure-Python scanner is what
     made loading the built-in rules (and parsing each file twice, for the data and the node tree) the
     largest part of a small `diagnose`'s start-up (docs/benchmarks.md, *Start-up*)."""
+    import yaml
+
     loader_class = getattr(yaml, "CSafeLoader", None)
     if loader_class is None:
         return None
@@ -136,6 +146,8 @@ def _check_flow_depth(text: str) -> None:
 
 def _too_deep(text: str) -> tuple[int, int]:
     """Where the nesting first goes deeper than MAX_YAML_DEPTH (PyYAML's event stream is not recursive)."""
+    import yaml
+
     depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -152,6 +164,8 @@ def _too_deep(text: str) -> tuple[int, int]:
 
 def _value_error_mark(text: str, message: str) -> tuple[int, int]:
     """The first scalar that PyYAML's constructors reject (constructor errors carry no position)."""
+    import yaml
+
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value:
@@ -165,3 +179,98 @@ def _value_error_mark(text: str, message: str) -> tuple[int, int]:
     except (yaml.YAMLError, RecursionError):
         pass
     return 1, 1
+
+
+def _plain(value: Any) -> bool:
+    """Data that JSON gives back as it was: mappings with string keys, lists, strings, finite numbers, booleans,
+    None (not the dates, sets, binary or non-string keys YAML can also make), nested at most MAX_YAML_DEPTH."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= MAX_YAML_DEPTH:
+                return False
+            if isinstance(item, dict):
+                if not all(isinstance(k, str) for k in item):
+                    return False
+                stack.extend((v, depth + 1) for v in item.values())
+            else:
+                stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif not (item is None or isinstance(item, str | int)):
+            return False
+    return True
+
+
+class YamlDataCache:
+    """What `load_yaml(text, compose=True)` gave for a file that then loaded without a problem, kept in the
+    start-up cache (logdoctor/cache.py) under the file's name and the SHA-256 of its text, so an unchanged
+    file is not parsed again and PyYAML is not imported (docs/cli.md, *Start-up cache*).
+
+    A cached file comes back without its node tree (the tree only places problems at a line and column): the
+    caller that finds a problem in such a file `forget`s it and loads it again, parsed, for the positions.
+    Only plain data (`_plain`) is kept, as JSON text, so the mapping's order comes back as written."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._cache: VerifiedCache | None = None
+        self._fresh: dict[str, tuple[str, str]] = {}  # file name -> (entry key, JSON), parsed in this process
+        self._hits: set[str] = set()
+        self._forgotten: set[str] = set()
+
+    def _store(self) -> VerifiedCache:
+        if self._cache is None:
+            import importlib.util
+
+            from logdoctor import __version__
+            from logdoctor.cache import VerifiedCache, code_key
+
+            spec = importlib.util.find_spec("yaml")  # the PyYAML that parsed the entries (its files' size and time)
+            where = ""
+            origins = [spec.origin, *(spec.submodule_search_locations or [])] if spec is not None else []
+            for origin in origins:
+                if origin:
+                    try:
+                        info = os.stat(origin)
+                        where += f"{origin} {info.st_size} {info.st_mtime_ns};"
+                    except OSError:
+                        where += f"{origin};"
+            self._cache = VerifiedCache(self.name, code_key(self.name, __version__, Path(__file__).read_bytes(), where))
+        return self._cache
+
+    @staticmethod
+    def _key(name: str, text: str) -> str:
+        return f"{name}\0{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
+
+    def load(self, name: str, text: str) -> tuple[Any, yaml.Node | None]:
+        """`load_yaml(text, compose=True)`, or (the data, None) when this file's text loaded cleanly before."""
+        key = self._key(name, text)
+        if name not in self._forgotten:
+            cached = self._store().get(key)
+            if isinstance(cached, str):
+                self._hits.add(name)
+                return json.loads(cached), None
+        data, tree = load_yaml(text, compose=True)
+        if _plain(data):
+            self._fresh[name] = (key, json.dumps(data, ensure_ascii=False))  # before the caller changes `data`
+        return data, tree
+
+    def forget(self, name: str) -> bool:
+        """Whether `name` came from the cache; if so, the next `load` parses it."""
+        if name in self._hits:
+            self._hits.discard(name)
+            self._forgotten.add(name)
+            return True
+        return False
+
+    def keep(self, name: str) -> None:
+        """`name` loaded without a problem: keep what it parsed to."""
+        fresh = self._fresh.pop(name, None)
+        if fresh is not None:
+            self._store().put(*fresh)
+
+    def save(self) -> None:
+        if self._cache is not None:
+            self._cache.save()

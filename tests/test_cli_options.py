@@ -31,7 +31,10 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = [prefix]
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # the root group loads each command's module when asked for it
+        command = group.get_command(ctx, name)
+        assert command is not None
         if isinstance(command, click.Group):
             out += _commands(command, (*prefix, name))
         else:
@@ -130,3 +133,57 @@ def test_nothing_on_a_piped_stderr(tmp_path: Path) -> None:
         env=_env(),
     )
     assert result.returncode == 1 and result.stderr == ""
+
+
+def test_each_command_summary_is_the_first_paragraph_of_its_help() -> None:
+    """`logdoctor --help` lists the commands from cli.COMMANDS without importing them: each summary there must
+    be what click would shorten from the command's own help."""
+    from logdoctor.cli import COMMANDS
+
+    ctx = click.Context(main)
+    for name, (_, _, summary) in COMMANDS.items():
+        command = main.get_command(ctx, name)
+        assert command is not None and command.help is not None
+        assert command.help.partition("\n\n")[0].split() == summary.split(), name
+        assert command.name == name
+
+
+def test_help_and_version_import_no_command() -> None:
+    """The group's help lists every command and imports none of their modules (nor rich, nor pydantic)."""
+    probe = (
+        "import sys\n"
+        "from logdoctor.cli import main\n"
+        "for args in (['--help'], ['--version']):\n"
+        "    try:\n"
+        "        main(args)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "loaded = [m for m in sys.modules if m.startswith(('logdoctor.commands', 'rich', 'pydantic'))]\n"
+        "print('LOADED', loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=_env())
+    assert done.returncode == 0, done.stderr
+    assert "LOADED []" in done.stdout
+    for name in ("diagnose", "diff", "parse", "rules", "test", "watch"):
+        assert f"\n  {name} " in done.stdout
+
+
+def test_a_mistyped_command_suggests_among_commands_not_yet_loaded() -> None:
+    done = subprocess.run([*LOGDOCTOR, "diagnos", "x.log"], capture_output=True, text=True, timeout=120, env=_env())
+    assert done.returncode == 2
+    assert "No such command 'diagnos'. Did you mean 'diagnose'?" in done.stderr
+
+
+def test_the_console_script_answers_version_as_click_does_without_click() -> None:
+    by_click = CliRunner().invoke(main, ["--version"])
+    probe = (
+        "import sys\n"
+        "sys.argv = ['logdoctor', '--version']\n"
+        "from logdoctor.entry import main\n"
+        "main()\n"
+        "print('CLICK' if 'click' in sys.modules else 'NO CLICK', file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=_env())
+    assert done.returncode == by_click.exit_code == 0
+    assert done.stdout == by_click.output
+    assert done.stderr.strip() == "NO CLICK"

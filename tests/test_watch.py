@@ -245,7 +245,7 @@ def _quiet_watcher(path: Path) -> Watcher:
 
     from rich.console import Console
 
-    from logdoctor.cli import load_rule_set
+    from logdoctor.commands.common import load_rule_set
 
     quiet = Console(file=io.StringIO())
     return Watcher(
@@ -325,11 +325,11 @@ def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() 
     defaults it compares with must be the ones the CLI declares (--jobs follows the CPU count)."""
     from rich.console import Console
 
-    from logdoctor.cli import main
+    from logdoctor.commands.watch import watch
     from logdoctor.fleet import HostOptions
     from logdoctor.watch import host_reader
 
-    declared: dict[str | None, Any] = {p.name: p.default for p in main.commands["watch"].params}
+    declared: dict[str | None, Any] = {p.name: p.default for p in watch.params}
     ssh = HostOptions(
         None, (), None, None, float(declared["read_timeout"]), (), False, None, int(declared["max_bytes"]), False,
         int(declared["jobs"]),

@@ -31,8 +31,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
-import yaml
-
 from logdoctor.engine.conditions import (
     ConditionError,
     Node,
@@ -45,10 +43,14 @@ from logdoctor.errors import RuleError
 from logdoctor.events import Record, field
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.registry import REGISTRY
-from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, load_yaml, read_user_file
+from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, YamlDataCache, read_user_file
 
 if TYPE_CHECKING:
+    import yaml
     from pydantic import BaseModel
+
+# The rule files' parsed YAML, kept for the next start (logdoctor/userfile.py; docs/cli.md, *Start-up cache*).
+RULE_YAML = YamlDataCache("rule-files")
 
 # The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
@@ -364,6 +366,8 @@ def locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = Fals
     Shared by every YAML file logdoctor validates (rules, expectation files)."""
     if node is None:
         return 1, 1
+    import yaml
+
     current: yaml.Node = node
     for index, part in enumerate(loc):
         if isinstance(current, yaml.MappingNode):
@@ -382,6 +386,10 @@ def locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = Fals
 
 def _value_column(node: yaml.Node | None, key: str) -> tuple[int, int, bool]:
     """Line/column of a scalar value, and whether it is a plain/quoted single-line scalar (columns map 1:1)."""
+    if node is None:
+        return 1, 1, False
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):
         return 1, 1, False
     for k, v in node.value:
@@ -462,7 +470,7 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
     display = str(path)
     try:
         text = read_user_file(path, directory=root, max_bytes=MAX_RULE_FILE_BYTES)
-        data, tree = load_yaml(text, compose=True)
+        data, tree = RULE_YAML.load(display, text)  # no tree: from the cache, loaded cleanly before
     except UserFileError as exc:
         errors.append(f"{display}:{exc.line}:{exc.column}: {exc}")
         return None
@@ -601,10 +609,17 @@ def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> lis
         sources.append((directory, False))
     for directory, is_builtin in sources:
         for path in rule_files(directory):
+            before = len(errors)
             item = _load_file(path, directory, is_builtin, errors)
+            if len(errors) > before and RULE_YAML.forget(str(path)):  # cached: parse it, for the positions
+                del errors[before:]
+                item = _load_file(path, directory, is_builtin, errors)
             if item is not None:
                 loaded.append(item)
+            if len(errors) == before:
+                RULE_YAML.keep(str(path))
     save_parse_cache()  # the conditions parsed for the first time, for the next start (logdoctor/cache.py)
+    RULE_YAML.save()
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:

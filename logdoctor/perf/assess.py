@@ -13,12 +13,10 @@ formulas, the healthy band and the ranking.
 
 from __future__ import annotations
 
-import functools
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.diffresult import Gap
@@ -31,11 +29,17 @@ from logdoctor.engine.result import (
     Performance,
     severity_for,
 )
-from logdoctor.errors import ConfigError
 from logdoctor.perf import effects, speculation
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
-from logdoctor.perf.hardware import HardwareTable, ModelShape, load_hardware
+from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
+from logdoctor.perf.options import (  # kept here too: the names this module always had
+    UNKNOWN_GPU_HOW,
+    PerfOptions,
+    _fact_names,
+    gpu_from_facts,
+    perf_options,
+)
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -51,56 +55,6 @@ HALF_SCORE_SHARE = 0.1
 # Fewer intervals with one running request than this, beside aggregate intervals, are not a per-request
 # measurement (the tail of a batch draining): the aggregate is compared instead.
 MIN_PER_REQUEST_INTERVALS = 3
-UNKNOWN_GPU_HOW = 'pass --gpu "RTX A6000" (a name from hardware.yaml), or include `nvidia-smi -q` / collect_env output'
-
-# Facts that may name the GPU, in order; any other fact whose name ends in `gpu_name` is accepted too.
-GPU_NAME_FACTS = ("gpu.name", "host.gpu_name", "gpu.model", "env.gpu_name")
-
-
-@dataclass(frozen=True)
-class PerfOptions:
-    """`--gpu` and the hardware table (built-in plus `--hardware` files)."""
-
-    gpu: str | None = None
-    table: HardwareTable | None = None
-
-    def hardware(self) -> HardwareTable:
-        return self.table if self.table is not None else _builtin_table()
-
-
-@functools.lru_cache(maxsize=1)
-def _builtin_table() -> HardwareTable:
-    return load_hardware()
-
-
-def perf_options(gpu: str | None, hardware: Sequence[str | Path] = ()) -> PerfOptions:
-    """Read the `--hardware` files and check the `--gpu` name now, so a mistake is one line and exit 2 before any
-    log is read."""
-    if gpu is None and not hardware:
-        return PerfOptions()  # the built-in table, read when a GPU turns up (host facts)
-    table = load_hardware(hardware)
-    if gpu is not None:
-        found = table.lookup(gpu)
-        if found.gpu is None:
-            raise ConfigError(f"--gpu: {found.message}")
-    return PerfOptions(gpu=gpu, table=table)
-
-
-def gpu_from_facts(facts: FactSource, names: Sequence[str] = ()) -> tuple[str, str] | None:
-    """(GPU name, the fact it came from): the known GPU-name facts first, then any `*gpu_name` fact."""
-    candidates = [*GPU_NAME_FACTS, *(n for n in names if n.endswith("gpu_name") and n not in GPU_NAME_FACTS)]
-    for name in candidates:
-        value = facts.value(name)
-        if isinstance(value, list):
-            value = next((v for v in value if isinstance(v, str) and v.strip()), None)
-        if isinstance(value, str) and value.strip():
-            return value.strip(), name
-    return None
-
-
-def _fact_names(profile: FactSource) -> list[str]:
-    facts = getattr(profile, "facts", None)
-    return list(facts) if isinstance(facts, Mapping) else []
 
 
 def _median(value: Any) -> float | None:

@@ -15,16 +15,18 @@ from a `Diagnosis` that the caller has passed through `logdoctor.sanitize.clean`
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
-
-from logdoctor.engine.diffresult import DiffReport
 from logdoctor.engine.result import Diagnosis, Finding, Performance
+from logdoctor.report.plain import Text
 from logdoctor.sanitize import clean_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from logdoctor.engine.diffresult import DiffReport
 
 TITLE = "Expected performance (upper bound: roofline, docs/expected-performance.md)"
 HEALTHY_BAND = "50-90%"
@@ -201,6 +203,8 @@ def performance_markdown(d: Diagnosis, *, working: bool = False) -> list[str]:
 
 def performance_html(d: Diagnosis) -> str:
     """The section as one escaped HTML block, the working in a `<details>`."""
+    import html
+
     lines = performance_lines(d)
     if lines is None:
         return ""

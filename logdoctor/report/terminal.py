@@ -24,15 +24,17 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Literal
-
-from rich.console import Console
-from rich.text import Text
+from typing import IO, TYPE_CHECKING, Literal, cast
 
 from logdoctor.engine.result import Diagnosis, Evidence, Finding, RuleOutcome
 from logdoctor.engine.verdict import MATERIAL_SCORE
 from logdoctor.report.performance import render_performance_terminal
+from logdoctor.report.plain import PlainConsole, Text
 from logdoctor.sanitize import clean
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text as RichText
 
 ColorChoice = Literal["auto", "always", "never"]
 EVIDENCE_SHOWN = 4
@@ -75,17 +77,28 @@ def colour_wanted(choice: ColorChoice, stream: IO[str], environ: dict[str, str] 
 
 
 def make_console(color: ColorChoice = "auto", *, stderr: bool = False) -> Console:
+    """A rich Console for the stream; piped with no colour and no COLUMNS, a PlainConsole that writes what it
+    would and imports rich only for what the report's own text is not (report/plain.py)."""
     stream = sys.stderr if stderr else sys.stdout
     colour = colour_wanted(color, stream)
-    return Console(
-        file=stream,
-        width=output_width(stream),
-        force_terminal=colour,
-        no_color=not colour,
-        color_system="auto" if colour else None,
-        highlight=False,
-        soft_wrap=False,
-    )
+    width = output_width(stream)
+
+    def rich_console() -> Console:
+        from rich.console import Console
+
+        return Console(
+            file=stream,
+            width=width,
+            force_terminal=colour,
+            no_color=not colour,
+            color_system="auto" if colour else None,
+            highlight=False,
+            soft_wrap=False,
+        )
+
+    if colour or width != UNLIMITED_WIDTH:
+        return rich_console()
+    return cast("Console", PlainConsole(stream, width, rich_console))  # a Console to its callers: it hands on the rest
 
 
 # --- evidence excerpts ------------------------------------------------------------------------------------
@@ -210,10 +223,10 @@ def ruled_out_causes(d: Diagnosis) -> list[str]:
 # --- rendering --------------------------------------------------------------------------------------------
 
 
-def print_wrapped(console: Console, text: Text, prefix: str = _BAR, indent: str = "") -> None:
+def print_wrapped(console: Console, text: Text | RichText, prefix: str = _BAR, indent: str = "") -> None:
     """Wrap `text` to the console's width under a left bar (rich would wrap the bar away)."""
     room = max(20, console.width - len(prefix) - len(indent))
-    for line in text.wrap(console, room):
+    for line in Text.of(text).wrap(console, room):
         console.print(Text.assemble((prefix, "dim"), indent, line), soft_wrap=True)
 
 

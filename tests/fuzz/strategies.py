@@ -70,12 +70,12 @@ def _insert(data: bytes, position: int, piece: bytes) -> bytes:
 
 
 @st.composite
-def _mutation(draw: st.DrawFn, data: bytes) -> tuple[bytes, list[str]]:
+def _mutation(draw: st.DrawFn, data: bytes) -> tuple[bytes, list[tuple[str, str]]]:
     kind = draw(
         st.sampled_from(["flip", "truncate", "duplicate", "number", "markup", "escape", "nest", "secret", "cr", "junk"])
     )
     where = draw(st.integers(0, max(len(data), 1)))
-    planted: list[str] = []
+    planted: list[tuple[str, str]] = []
     if kind == "flip" and data:
         index = where % len(data)
         data = data[:index] + bytes([data[index] ^ draw(st.integers(1, 255))]) + data[index + 1 :]
@@ -108,7 +108,7 @@ def _mutation(draw: st.DrawFn, data: bytes) -> tuple[bytes, list[str]]:
             + b"\n"
             + data[line_start:]
         )
-        planted.append(secret)
+        planted.append((text, secret))
     elif kind == "cr":
         data = data.replace(b"\n", b"\r")
     else:
@@ -124,11 +124,15 @@ def log_inputs(draw: st.DrawFn) -> tuple[str, bytes, list[str]]:
         lines = data.split(b"\n")
         start = draw(st.integers(0, max(len(lines) - 1, 0)))
         data = b"\n".join(lines[start : start + draw(st.integers(1, 40))])
-    planted: list[str] = []
+    planted: list[tuple[str, str]] = []
     for _ in range(draw(st.integers(1, 4))):
         data, secrets = draw(_mutation(data))
         planted.extend(secrets)
-    return path.name, data, planted
+    # A secret counts while every copy of it still stands in its planted form (its key in front): a later
+    # mutation that copies part of the line (`versionuthorization: Basic ...`) or flips a byte of the key leaves
+    # a value no documented form names, which no pattern can be asked to find.
+    intact = [secret for text, secret in planted if data.count(secret.encode()) == data.count(text.encode())]
+    return path.name, data, intact
 
 
 FACTS = ["kv.usage", "kv.tokens", "spec.acceptance_length", "spec.num_tokens", "parallel.tp", "attention.backend"]

@@ -1,0 +1,102 @@
+"""`logdoctor parse`: the typed events found in logs, as a table or JSON lines.
+
+logdoctor parse --format jsonl vllm-serve.log
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from logdoctor.cli import LogdoctorCommand, examples
+from logdoctor.commands.common import engine_option, handle_errors, stderr_console, stdout_console
+from logdoctor.options import read_limit_options
+
+if TYPE_CHECKING:
+    from logdoctor.parse.pipeline import EventStream, SourceStats
+    from logdoctor.sources.limits import ReadLimits
+
+
+def iter_sources(
+    paths: tuple[str, ...], engine: str, limits: ReadLimits | None = None
+) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
+    """Open each path and give its event stream; missing paths fail before anything is read."""
+    from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+    from logdoctor.sources.local import open_local
+
+    sources = [open_local(p, limits) for p in paths]
+    keywords = candidate_keywords()
+    for source in sources:
+        stats = SourceStats(name=source.name, kind=source.kind, path=None if source.kind == "stdin" else source.path)
+        stream = EventStream(source.name, source.lines(keywords), engine=engine, stats=stats)
+
+        def finish(source: Any = source, stats: SourceStats = stats) -> SourceStats:
+            stats.bytes_read = source.bytes_read
+            stats.prefiltered = source.prefiltered
+            stats.notes = list(source.notes)
+            if source.prefiltered and source.total_lines is not None:
+                stats.lines = source.total_lines
+            return stats
+
+        yield stream, finish
+
+
+@click.command(
+    cls=LogdoctorCommand,
+    epilog=examples(
+        "logdoctor parse vllm-serve.log",
+        "logdoctor parse --format jsonl server.log.gz | jq .type",
+        "kubectl logs pod/vllm-0 | logdoctor parse -",
+    ),
+)
+@click.argument("paths", nargs=-1, required=True, metavar="PATH... | -")
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl"]), default="table", show_default=True)
+@engine_option
+@click.option("--explain-detection", is_flag=True, help="Say why each source's engine and version were chosen.")
+@click.option("--show-unparsed", is_flag=True, help="Show a sample of candidate lines no grammar recognised.")
+@read_limit_options
+@handle_errors
+def parse(
+    paths: tuple[str, ...], fmt: str, engine: str, explain_detection: bool, show_unparsed: bool, limits: ReadLimits
+) -> None:
+    """Print the typed events found in logs (plain, .gz, or - for stdin)."""
+    from logdoctor.report.events import event_json, event_table, say
+    from logdoctor.sanitize import one_line
+
+    out = stdout_console()
+    err = stderr_console()
+    for stream, finish in iter_sources(paths, engine, limits):
+        if fmt == "jsonl":
+            write = sys.stdout.write
+            chunk: list[str] = []
+            for event in stream:
+                chunk.append(event_json(event))
+                if len(chunk) >= 512:
+                    write("\n".join(chunk) + "\n")
+                    chunk.clear()
+            if chunk:
+                write("\n".join(chunk) + "\n")
+        else:
+            out.print(event_table(stream.source, stream))
+        stats = finish()
+        detection = stream.detection
+        say(
+            err,
+            f"{one_line(stats.name)}: {stats.lines} lines, {stats.candidates} candidates, {stats.events} events, "
+            f"{stats.unrecognised} unrecognised; engine {detection.engine}"
+            + (f" {detection.version}" if detection.version else "")
+            + ("; prefiltered by grep" if stats.prefiltered else ""),
+            "dim",
+        )
+        for note in stats.notes:
+            say(err, f"{one_line(stats.name)}: note: {note}", "dim")
+        if explain_detection:
+            for reason in detection.reasons():
+                say(err, f"  {reason}")
+        if show_unparsed:
+            for number, text in stats.unrecognised_samples:
+                say(err, f"  unparsed {one_line(stats.name)}:{number}: {text}")
+    sys.stdout.flush()

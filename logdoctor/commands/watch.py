@@ -1,0 +1,81 @@
+"""`logdoctor watch`: follow a growing log, locally or over SSH, and keep its diagnosis current.
+
+logdoctor watch vllm-serve.log
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from logdoctor.cli import LogdoctorCommand, examples
+from logdoctor.commands.common import (
+    engine_option,
+    handle_errors,
+    load_rule_set,
+    rules_options,
+    ssh_options,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from logdoctor.fleet import HostOptions
+
+
+@click.command(
+    cls=LogdoctorCommand,
+    epilog=examples(
+        "logdoctor watch vllm-serve.log",
+        "logdoctor watch vllm-serve.log --interval 10 | tee changes.txt",
+        "docker logs -f vllm 2>&1 | logdoctor watch -",
+        "logdoctor watch root@kpro5",
+        "logdoctor watch root@kpro5:/var/log/vllm/serve.log",
+    ),
+)
+@click.argument("target", metavar="PATH | HOST[:REMOTE_PATH] | -")
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=2.0,
+    show_default=True,
+    help="Seconds between diagnoses while new lines arrive.",
+)
+@engine_option
+@rules_options
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
+@click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
+@ssh_options
+@handle_errors
+def watch(
+    target: str,
+    interval: float,
+    engine: str,
+    rule_dirs: tuple[Path, ...],
+    no_builtin_rules: bool,
+    config_path: Path | None,
+    verbose: bool,
+    ssh: HostOptions,
+) -> None:
+    """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
+
+    On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
+    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). A host is followed over SSH
+    (`tail -F` on the host, reconnecting when the connection drops): its server's log as `diagnose HOST`
+    finds it, or the path after `HOST:` or --log (docs/cli.md)."""
+    from logdoctor.engine.suppress import load_suppressions
+    from logdoctor.watch import run_watch
+
+    run_watch(
+        target,
+        load_rule_set(rule_dirs, no_builtin_rules),
+        engine=engine,
+        suppressions=load_suppressions(config_path),
+        interval=interval,
+        console=stdout_console(),
+        err=stderr_console(),
+        verbose=verbose,
+        ssh=ssh,
+    )
