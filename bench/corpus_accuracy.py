@@ -15,7 +15,7 @@ healthy log. Issue #12's targets: top-1 >= 90%, top-3 >= 97%, no healthy log wit
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
 (real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
 fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them), and
-fixtures/logs/realworld4 (session 5's held-out set).
+fixtures/logs/realworld4 and fixtures/logs/realworld5 (sessions 5 and 6's held-out sets).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from logdoctor.events import EventBase
+from logdoctor.events import EventBase, NcclEnv
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import ParseContext
@@ -135,3 +135,33 @@ def options(words: list[str], aliases: Mapping[str, str], positional: str | None
             out[positional] = word
         i += 1
     return out
+
+
+# --- NCCL settings in a pasted shell line -------------------------------------------------------------------
+# `docker run -e NCCL_P2P_DISABLE=1 ...`, `--env NCCL_P2P_LEVEL=LOC`, `export NCCL_P2P_DISABLE=1`, or assignments
+# before the command (`NCCL_P2P_DISABLE=1 vllm serve ...`). Only these shell forms: a log message that suggests a
+# setting (`... set NCCL_P2P_DISABLE=1 to ...`) is not one, so a bare `NAME=VALUE` counts only in the run of
+# assignments that begins the line (alone, as in an env file, or before the command).
+_SHELL_FLAG_ENV_RE = re.compile(
+    r"(?:^|[\s;&(])(?:-e\s+|--env[=\s]+|export\s+|env\s+)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)"
+)
+_LEADING_ASSIGNMENTS_RE = re.compile(
+    r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*(?:\s+|$))+)(?:[^\s=]+(?:\s|$)|$)"
+)
+_ASSIGNMENT_RE = re.compile(r"(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)")
+# The launch commands the engines' command grammars read (vllm/engines/vllm/config.py, sglang/grammars.py).
+LAUNCH_COMMAND_RE = re.compile(r"vllm serve|vllm\.entrypoints\.|vllm/vllm-openai|sglang\.launch_server|sglang serve")
+
+
+def shell_env(text: str) -> list[tuple[str, str]]:
+    """The NCCL_* settings a pasted shell line makes, as (name, value), in the order written."""
+    found = [(m.group("name"), m.group("value")) for m in _SHELL_FLAG_ENV_RE.finditer(text)]
+    lead = _LEADING_ASSIGNMENTS_RE.match(text)
+    if lead:
+        found += [(m.group("name"), m.group("value")) for m in _ASSIGNMENT_RE.finditer(lead.group("run"))]
+    return [(name, value.strip("\"'")) for name, value in found]
+
+
+def nccl_env_events(line: LogLine, ctx: ParseContext, text: str) -> list[EventBase]:
+    """NcclEnv events for the settings `shell_env` finds in `text` (part of `line`)."""
+    return [NcclEnv(**ctx.base(line, "nccl"), name=name, value=value) for name, value in shell_env(text)]

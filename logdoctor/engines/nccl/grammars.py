@@ -28,6 +28,7 @@ from logdoctor.events import (
     NcclTransport,
     NcclVersion,
 )
+from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 
@@ -118,6 +119,17 @@ def parse_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     if _INT_WITH_PERIOD_RE.match(value):
         value = value[:-1]
     return [NcclEnv(**ctx.base(line, "nccl"), name=m.group("name"), value=value)]
+
+
+# A pasted shell line that sets NCCL's environment (`export NCCL_P2P_DISABLE=1`, a `-e NCCL_P2P_LEVEL=LOC \\`
+# continuation of a `docker run`, an env file's `NCCL_P2P_DISABLE=1`): logdoctor/parse/cmdline.py `shell_env`. A line
+# that also holds the launch command is the command grammar's (vllm/sglang), which reads the same settings from it.
+
+
+def parse_shell_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if cmdline.LAUNCH_COMMAND_RE.search(line.message):
+        return None
+    return cmdline.nccl_env_events(line, ctx, line.message) or None
 
 
 # --- facts worth keeping ---------------------------------------------------------------------------
@@ -608,6 +620,52 @@ GRAMMARS: list[Grammar] = [
                 "environments: NCCL version: 2.25.1, TORCH_NCCL_ASYNC_ERROR_HANDLING: 3",
                 ("nccl_version", {"version": "2.25.1", "cuda": None}),
                 ("engine_version", {}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "nccl.shell_env",
+        "nccl",
+        ("-e NCCL_", "--env NCCL_", "--env=NCCL_", "export NCCL_", "env NCCL_", "NCCL_P2P_DISABLE=", "NCCL_P2P_LEVEL="),
+        parse_shell_env,
+        (
+            case(
+                "docker-run-e",
+                "docker run --runtime nvidia --gpus all -e NCCL_P2P_DISABLE=1 -e NCCL_IB_DISABLE=1 -p 8000:8000 \\",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "engine": "nccl"}),
+                ("nccl_env", {"name": "NCCL_IB_DISABLE", "value": "1", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "continuation-env",
+                "    --env NCCL_P2P_LEVEL=LOC \\",
+                ("nccl_env", {"name": "NCCL_P2P_LEVEL", "value": "LOC", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "env-equals",
+                "  --env=NCCL_SHM_DISABLE=1 \\",
+                ("nccl_env", {"name": "NCCL_SHM_DISABLE", "value": "1", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "export",
+                "export NCCL_P2P_DISABLE=1",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "env-file-line",
+                "NCCL_P2P_LEVEL=LOC",
+                ("nccl_env", {"name": "NCCL_P2P_LEVEL", "value": "LOC", "engine": "nccl"}),
+                exact=True,
+            ),
+            case("a-hint-is-not-a-setting", "WARNING: to silence this, set NCCL_P2P_DISABLE=1 before", exact=True),
+            case(
+                "assignments-before-the-command",
+                "CUDA_VISIBLE_DEVICES=0,1 NCCL_P2P_DISABLE=1 torchrun --nproc-per-node 2 bench_allreduce.py",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "engine": "nccl"}),
                 exact=True,
             ),
         ),

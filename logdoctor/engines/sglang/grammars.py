@@ -1196,7 +1196,9 @@ def parse_command(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _COMMAND_RE.search(line.message)
     if not m:
         return None
-    return cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
+    # NCCL settings before the program (`docker run -e NCCL_P2P_DISABLE=1 ...`, `NCCL_P2P_LEVEL=LOC vllm serve`)
+    env = cmdline.nccl_env_events(line, ctx, line.message[: m.start()])
+    return env + cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
 
 
 GRAMMARS: list[Grammar] = [

@@ -272,7 +272,9 @@ def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _COMMAND_RE.search(line.message)
     if not m:
         return None
-    return cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
+    # NCCL settings before the program (`docker run -e NCCL_P2P_DISABLE=1 ...`, `NCCL_P2P_LEVEL=LOC vllm serve`)
+    env = cmdline.nccl_env_events(line, ctx, line.message[: m.start()])
+    return env + cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
 
 
 GRAMMARS: list[Grammar] = [
@@ -281,6 +283,16 @@ GRAMMARS: list[Grammar] = [
         ("vllm serve", " -m vllm.entrypoints.", "vllm/vllm-openai"),
         parse_command,
         (
+            case(
+                "docker-run-with-nccl-env",
+                "docker run --gpus all -e NCCL_P2P_DISABLE=1 vllm/vllm-openai:v0.10.1 --model Qwen/Qwen3-8B -tp 2",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "engine": "nccl"}),
+                (
+                    "startup_config",
+                    {"origin": "command line", "config": {"model": "Qwen/Qwen3-8B", "tensor_parallel_size": 2}},
+                ),
+                exact=True,
+            ),
             case(
                 "serve-one-line",
                 "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 --enforce-eager --gpu-memory-utilization 0.95",
