@@ -141,12 +141,13 @@ def options(words: list[str], aliases: Mapping[str, str], positional: str | None
 # `docker run -e NCCL_P2P_DISABLE=1 ...`, `--env NCCL_P2P_LEVEL=LOC`, `export NCCL_P2P_DISABLE=1`, or assignments
 # before the command (`NCCL_P2P_DISABLE=1 vllm serve ...`). Only these shell forms: a log message that suggests a
 # setting (`... set NCCL_P2P_DISABLE=1 to ...`) is not one, so a bare `NAME=VALUE` counts only in the run of
-# assignments that begins the line (alone, as in an env file, or before the command).
+# assignments before the command that begins the line (a line of assignments alone is left to
+# collect_env's dump, whose section says it is the environment: tests/parse/test_env.py).
 _SHELL_FLAG_ENV_RE = re.compile(
     r"(?:^|[\s;&(])(?:-e\s+|--env[=\s]+|export\s+|env\s+)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)"
 )
 _LEADING_ASSIGNMENTS_RE = re.compile(
-    r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*(?:\s+|$))+)(?:[^\s=]+(?:\s|$)|$)"
+    r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*\s+)+)(?=[^\s=]+(?:\s|$))"
 )
 _ASSIGNMENT_RE = re.compile(r"(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)")
 # The launch commands the engines' command grammars read (vllm/engines/vllm/config.py, sglang/grammars.py).

@@ -122,7 +122,7 @@ def parse_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 
 # A pasted shell line that sets NCCL's environment (`export NCCL_P2P_DISABLE=1`, a `-e NCCL_P2P_LEVEL=LOC \\`
-# continuation of a `docker run`, an env file's `NCCL_P2P_DISABLE=1`): logdoctor/parse/cmdline.py `shell_env`. A line
+# continuation of a `docker run`, `NCCL_P2P_DISABLE=1 torchrun ...`): logdoctor/parse/cmdline.py `shell_env`. A line
 # that also holds the launch command is the command grammar's (vllm/sglang), which reads the same settings from it.
 
 
@@ -655,12 +655,7 @@ GRAMMARS: list[Grammar] = [
                 ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1", "engine": "nccl"}),
                 exact=True,
             ),
-            case(
-                "env-file-line",
-                "NCCL_P2P_LEVEL=LOC",
-                ("nccl_env", {"name": "NCCL_P2P_LEVEL", "value": "LOC", "engine": "nccl"}),
-                exact=True,
-            ),
+            case("a-line-of-assignments-alone-is-left-to-collect-env", "NCCL_P2P_LEVEL=LOC", exact=True),
             case("a-hint-is-not-a-setting", "WARNING: to silence this, set NCCL_P2P_DISABLE=1 before", exact=True),
             case(
                 "assignments-before-the-command",
