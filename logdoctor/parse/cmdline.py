@@ -22,6 +22,7 @@ from logdoctor.events import EventBase, NcclEnv
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import ParseContext
+from logdoctor.registry import LazyPattern
 
 # Tokens after which the rest is the shell's, not the program's: `| tee log`, `2>&1`, `> out.log`, `&& ...`.
 _SHELL_END_RE = re.compile(r"^(?:\||\|\||&&|;|&|\d?>>?.*|<.*)$")
@@ -143,15 +144,17 @@ def options(words: list[str], aliases: Mapping[str, str], positional: str | None
 # setting (`... set NCCL_P2P_DISABLE=1 to ...`) is not one, so a bare `NAME=VALUE` counts only in the run of
 # assignments before the command that begins the line (a line of assignments alone is left to
 # collect_env's dump, whose section says it is the environment: tests/parse/test_env.py).
-_SHELL_FLAG_ENV_RE = re.compile(
-    r"(?:^|[\s;&(])(?:-e\s+|--env[=\s]+|export\s+|env\s+)(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)"
+# Compiled on first use (registry.LazyPattern), as the engine packages' regexes are: most logs hold no such line.
+_NCCL_SETTING = r"(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)"
+_SHELL_FLAG_ENV_RE = LazyPattern(r"(?:^|[\s;&(])(?:-e\s+|--env[=\s]+|export\s+|env\s+)" + _NCCL_SETTING, 0)
+_LEADING_ASSIGNMENTS_RE = LazyPattern(
+    r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*\s+)+)(?=[^\s=]+(?:\s|$))", 0
 )
-_LEADING_ASSIGNMENTS_RE = re.compile(
-    r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*\s+)+)(?=[^\s=]+(?:\s|$))"
-)
-_ASSIGNMENT_RE = re.compile(r"(?P<name>NCCL_[A-Z0-9_]+)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s;&|\\]*)")
+_ASSIGNMENT_RE = LazyPattern(_NCCL_SETTING, 0)
 # The launch commands the engines' command grammars read (vllm/engines/vllm/config.py, sglang/grammars.py).
-LAUNCH_COMMAND_RE = re.compile(r"vllm serve|vllm\.entrypoints\.|vllm/vllm-openai|sglang\.launch_server|sglang serve")
+LAUNCH_COMMAND_RE = LazyPattern(
+    r"vllm serve|vllm\.entrypoints\.|vllm/vllm-openai|sglang\.launch_server|sglang serve", 0
+)
 
 
 def shell_env(text: str) -> list[tuple[str, str]]:
