@@ -16,7 +16,7 @@ run, alternating with this tree.
     .venv/bin/python bench/bench_memory.py --sizes "" --dense 300M --no-parse
     .venv/bin/python bench/bench_memory.py --sizes 1G --dense "" --workers   # with the parse workers
 
-Every command runs in one process (`LOGDOCTOR_PARSE_WORKERS=0`: no parse workers, logdoctor.parse.parallel) unless
+Every command runs in one process (`LOGDOCTOR_PARSE_WORKERS=0`: no parse workers, logdoctor.pipeline.parallel) unless
 `--workers` is given: the memory targets are one process's, and workers trade memory for wall time.
 
 Logs are written under bench/out/ (kept: generating 1 GiB takes a while) unless they exist.

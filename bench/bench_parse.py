@@ -318,7 +318,7 @@ def prefilter_parts_of(size: int) -> int:
 
 
 def parse_split(log: Path, size: int) -> str:
-    """How diagnose reads this file: in worker processes, one byte range each, or in one (logdoctor.parse.parallel)."""
+    """How diagnose reads this file: in worker processes, one byte range each, or in one (logdoctor.pipeline.parallel)."""
     from logdoctor.sources.local import open_local, usable_cpus
 
     ranges = open_local(str(log)).parallel_ranges()

@@ -11,8 +11,8 @@ to the median of `python3 -c pass` in the same run (docs/benchmarks.md, *Start-u
 This tree is run as the `logdoctor` console script beside this python (installed editable, or as a wheel
 built from the tree); a `--baseline` tree (e.g. `git archive` of an older commit, with `rules/` copied to
 `logdoctor/_rules` where no editable install maps it) as `PYTHON -c LAUNCHER TREE ARGS...`: the launcher
-puts TREE first on sys.path and calls `logdoctor.cli:main`, the command group, under the same interpreter and
-packages (this tree's console script is `logdoctor.entry:main`, which answers a lone `--version` without click;
+puts TREE first on sys.path and calls `logdoctor.app.cli:main`, the command group, under the same interpreter and
+packages (this tree's console script is `logdoctor.app.entry:main`, which answers a lone `--version` without click;
 an older tree's script called the group itself). Before timing, both packages are byte-compiled (`compileall`), as `pip install` does:
 this environment sets PYTHONDONTWRITEBYTECODE=1, under which every start would compile logdoctor's
 sources again (`--no-compile` measures that case).
@@ -46,7 +46,7 @@ STORY = REPO / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 SECTION = "## Start-up"
 LAUNCHER = (
     "import sys; tree = sys.argv[1]; del sys.argv[1]; sys.argv[0] = 'logdoctor'; sys.path.insert(0, tree); "
-    "from logdoctor.cli import main; main()"
+    "from logdoctor.app.cli import main; main()"
 )
 TARGETS_MS = {"--version": 100.0, "--help": 100.0, "diagnose": 300.0}
 ENV_NO_CACHE = "LOGDOCTOR_NO_CACHE"  # logdoctor/cache.py: the parsed-condition cache off
@@ -86,7 +86,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 # counts the instructions of a process that runs the steps up to each one (valgrind), so each row's cost is the
 # difference to the row before.
 STAGE_STEPS: tuple[tuple[str, str], ...] = (
-    ("import logdoctor.commands.diagnose (click, its options)", "import logdoctor.commands.diagnose"),
+    ("import logdoctor.app.commands.diagnose (click, its options)", "import logdoctor.app.commands.diagnose"),
     ("import pydantic", "import pydantic"),
     ("the event models (logdoctor.events)", "import logdoctor.events"),
     ("the engine packages (registry)", "from logdoctor.registry import REGISTRY; REGISTRY.specs()"),
@@ -94,7 +94,7 @@ STAGE_STEPS: tuple[tuple[str, str], ...] = (
     ("loading the built-in rules", "from logdoctor.engine.rules import load_rules; load_rules()"),
     (
         "diagnose's other modules",
-        "import logdoctor.deployments, logdoctor.perf.options, logdoctor.progress, logdoctor.fleet",
+        "import logdoctor.app.deployments, logdoctor.perf.options, logdoctor.app.progress, logdoctor.app.fleet",
     ),
     # the text report's modules: `--format json` imports logdoctor.report.json instead (commands/common.emit);
     # rich only where it draws (a terminal, colour, COLUMNS: report/plain.py)

@@ -26,9 +26,9 @@ from rich.console import Console
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 
-from logdoctor.commands.common import load_rule_set  # noqa: E402
-from logdoctor.run import diagnose_parsed  # noqa: E402
-from logdoctor.watch import Watcher  # noqa: E402
+from logdoctor.app.commands.common import load_rule_set  # noqa: E402
+from logdoctor.app.watch import Watcher  # noqa: E402
+from logdoctor.pipeline.run import diagnose_parsed  # noqa: E402
 
 
 def main() -> int:

@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from logdoctor.engine.rules import load_rules
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 from logdoctor.sources.local import open_local
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,10 +26,11 @@ from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.perf import effects
 from logdoctor.perf.adapter import deployment_from_profile
-from logdoctor.perf.assess import PerfOptions, which_bound
+from logdoctor.perf.assess import which_bound
 from logdoctor.perf.hardware import HardwareTable, load_hardware, normalise
 from logdoctor.perf.model import Deployment, expected
-from logdoctor.run import LineSource, diagnose_parsed, parse_sources, profile_of
+from logdoctor.perf.options import PerfOptions
+from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "realworld"

@@ -34,7 +34,7 @@ from corpus_accuracy import DEFAULT_CORPORA, HEALTHY_LIMIT, label_files
 
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.parse.envelope import parse_envelope
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 from logdoctor.sources.local import open_local
 
 Lines = list[str]

@@ -1,5 +1,5 @@
 """`python -m logdoctor`."""
 
-from logdoctor.cli import run
+from logdoctor.app.cli import run
 
 run()

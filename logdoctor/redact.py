@@ -231,7 +231,7 @@ class Redactor:
 
     def carried(self) -> int:
         """The state carried to the next line (lines of a private key masked so far): a parse split in ranges
-        compares it at each cut (logdoctor.parse.parallel)."""
+        compares it at each cut (logdoctor.pipeline.parallel)."""
         return self._in_key
 
     def __call__(self, text: str) -> str:

@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from logdoctor import progress
-from logdoctor.cli import hoist_global_options, main
-from logdoctor.progress import ReadProgress
+from logdoctor.app import progress
+from logdoctor.app.cli import hoist_global_options, main
+from logdoctor.app.progress import ReadProgress
 
 ROOT = Path(__file__).resolve().parents[1]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
-LOGDOCTOR = [sys.executable, "-m", "logdoctor.cli"]
+LOGDOCTOR = [sys.executable, "-m", "logdoctor.app.cli"]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -138,7 +138,7 @@ def test_nothing_on_a_piped_stderr(tmp_path: Path) -> None:
 def test_each_command_summary_is_the_first_paragraph_of_its_help() -> None:
     """`logdoctor --help` lists the commands from cli.COMMANDS without importing them: each summary there must
     be what click would shorten from the command's own help."""
-    from logdoctor.cli import COMMANDS
+    from logdoctor.app.cli import COMMANDS
 
     ctx = click.Context(main)
     for name, (_, _, summary) in COMMANDS.items():
@@ -152,13 +152,13 @@ def test_help_and_version_import_no_command() -> None:
     """The group's help lists every command and imports none of their modules (nor rich, nor pydantic)."""
     probe = (
         "import sys\n"
-        "from logdoctor.cli import main\n"
+        "from logdoctor.app.cli import main\n"
         "for args in (['--help'], ['--version']):\n"
         "    try:\n"
         "        main(args)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "loaded = [m for m in sys.modules if m.startswith(('logdoctor.commands', 'rich', 'pydantic'))]\n"
+        "loaded = [m for m in sys.modules if m.startswith(('logdoctor.app.commands', 'rich', 'pydantic'))]\n"
         "print('LOADED', loaded)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=_env())
@@ -179,7 +179,7 @@ def test_the_console_script_answers_version_as_click_does_without_click() -> Non
     probe = (
         "import sys\n"
         "sys.argv = ['logdoctor', '--version']\n"
-        "from logdoctor.entry import main\n"
+        "from logdoctor.app.entry import main\n"
         "main()\n"
         "print('CLICK' if 'click' in sys.modules else 'NO CLICK', file=sys.stderr)\n"
     )

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.diff import GROUPS, VOCABULARY, Gap, Side, attribute, port, read, spelling
 from logdoctor.engine.result import Finding
 from logdoctor.facts import FACTS, Profile
+from logdoctor.pipeline.run import LineSource, parse_sources, profile_of
 from logdoctor.registry import serving_names
-from logdoctor.run import LineSource, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[1]
 STORY = ROOT / "fixtures" / "logs" / "story"

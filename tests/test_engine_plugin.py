@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from logdoctor.diff import diff_parsed
+from logdoctor.app.diffs import diff_parsed
 from logdoctor.engine.rules import load_rules
+from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.registry import REGISTRY, engine_choices, register_module
-from logdoctor.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.testing.linetypes import case_failures, coverage_gaps
 
 TOY_ENGINE = '''

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor import run as run_module
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import ExitStatus
+from logdoctor.pipeline import run as run_module
 
 STORY = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 

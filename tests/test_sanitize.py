@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
-from logdoctor.report.markdown import fence, text
+from logdoctor.app.cli import main
+from logdoctor.report.mdtext import fence, text
 from logdoctor.sanitize import clean, clean_text, has_unsafe
 
 ROOT = Path(__file__).resolve().parents[1]

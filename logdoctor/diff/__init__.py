@@ -9,13 +9,12 @@ each engine's package says how it spells them (dump key or log field, and the fl
 
 compare.py   read, compare and port each row; rank the rows
 gap.py       the throughput gap and its split over the causes found
-build.py     `diff_parsed`: the whole diff, from two parsed deployments to a DiffReport
-The result model is logdoctor/engine/diffresult.py (what the renderers import).
+The whole diff, from two parsed deployments to a DiffReport, is `logdoctor.app.diffs.diff_parsed`; the result
+model is logdoctor/engine/diffresult.py (what the renderers import).
 """
 
 from __future__ import annotations
 
-from logdoctor.diff.build import diff_parsed
 from logdoctor.diff.compare import compare, folded, port, rank_rows, read, same, spelling, worse
 from logdoctor.diff.gap import attribute, measure_gap
 from logdoctor.engine.diffresult import (
@@ -47,7 +46,6 @@ __all__ = [
     "Side",
     "attribute",
     "compare",
-    "diff_parsed",
     "engine_label",
     "folded",
     "format_value",

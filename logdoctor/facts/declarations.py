@@ -278,13 +278,13 @@ FACTS: dict[str, FactSpec] = {
     "spec.step_cost": FactSpec(
         "number",
         "one speculative step at the configured k in plain decode steps: verification plus the drafter's passes "
-        "(logdoctor/perf/speculation.py, without hardware)",
+        "(logdoctor/facts/speculation.py, without hardware)",
         _SPEC_HINT,
     ),
     "spec.break_even": FactSpec(
         "number",
         "the acceptance length at which speculation at the configured k is as fast as plain decode: spec.step_cost "
-        "plus the per-step overhead of the drafted tokens (logdoctor/perf/speculation.py, break_even)",
+        "plus the per-step overhead of the drafted tokens (logdoctor/facts/speculation.py, break_even)",
         _SPEC_HINT,
     ),
     "spec.verify_cost": FactSpec(

@@ -20,7 +20,7 @@ events one at a time would:
   events, which the parent offers to the combiner's own `add`, and so does the last line with preemptions.
 
 `supported` says whether every combiner that reads periodic events has an absorber here; where one does not (a new
-combiner), the parent decodes and combines every event as before. tests/parse/test_parallel_facts.py compares the
+combiner), the parent decodes and combines every event as before. tests/pipeline/test_parallel_facts.py compares the
 diagnosis of every fixture log parsed by workers with its one-process one.
 """
 

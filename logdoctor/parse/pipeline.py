@@ -213,7 +213,7 @@ class EventStream:
         self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
-        # A byte range of a file parsed apart (logdoctor.parse.parallel): `final` False stops at the range's end
+        # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
         self.final = True
         self.cut_clean = True

@@ -5,7 +5,7 @@ effect of fixing each cause (docs/expected-performance.md).
     >>> load_hardware().lookup("NVIDIA H100 80GB HBM3").gpu.memory_bandwidth_gb_s
     3350.0
 
-The table's names are imported on first use, so `logdoctor.perf.speculation` (which the facts layer calls on
+The table's names are imported on first use, so `logdoctor.facts.speculation` (which the facts layer calls on
 every diagnosis) does not load pydantic models and YAML with it.
 """
 

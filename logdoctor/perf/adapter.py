@@ -12,9 +12,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from logdoctor.facts.speculation import DRAFTER_LAYERS, overhead_seconds
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
-from logdoctor.perf.speculation import DRAFTER_LAYERS, overhead_seconds
 
 
 class FactSource(Protocol):

@@ -29,17 +29,12 @@ from logdoctor.engine.result import (
     Performance,
     severity_for,
 )
-from logdoctor.perf import effects, speculation
+from logdoctor.facts import speculation
+from logdoctor.perf import effects
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
-from logdoctor.perf.options import (  # kept here too: the names this module always had
-    UNKNOWN_GPU_HOW,
-    PerfOptions,
-    _fact_names,
-    gpu_from_facts,
-    perf_options,
-)
+from logdoctor.perf.options import UNKNOWN_GPU_HOW, PerfOptions, _fact_names, gpu_from_facts
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -640,13 +635,10 @@ def _merge(into: Deployment, fixed: Deployment, kind: str) -> Deployment:
 __all__ = [
     "HEALTHY_HIGH",
     "HEALTHY_LOW",
-    "PerfOptions",
     "SpecConfig",
     "assess",
     "effect_score",
-    "gpu_from_facts",
     "model_gap",
-    "perf_options",
     "rank",
     "summary_line",
 ]

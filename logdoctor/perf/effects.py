@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from logdoctor.perf import speculation
+from logdoctor.facts import speculation
 from logdoctor.perf.hardware import HardwareTable
 from logdoctor.perf.model import (
     Deployment,
@@ -164,7 +164,7 @@ def spec_best_k(dep: Deployment, table: HardwareTable, k_max: int | None = None,
     _, base_t = spec_step(dep, table, 0, positions)
     base = 1.0 / base_t
 
-    # the one k sweep (logdoctor.perf.speculation.sweep): the roofline's step time in plain steps, plus the per-step
+    # the one k sweep (logdoctor.facts.speculation.sweep): the roofline's step time in plain steps, plus the per-step
     # overhead a drafted token costs beyond its bytes (speculation.with_overhead: the same cost the rules' break-even
     # uses); the bound itself (model.expected) leaves the overhead out
     def roofline(k: int) -> float:

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from logdoctor.perf import speculation
+from logdoctor.facts import speculation
+from logdoctor.facts.speculation import DRAFTER_KINDS, DrafterCost, DrafterKind
 from logdoctor.perf.hardware import GpuSpec, HardwareTable
-from logdoctor.perf.speculation import DRAFTER_KINDS, DrafterCost, DrafterKind
 
 Link = Literal["nvlink", "pcie", "p2p-off", "unknown"]
 

@@ -1,9 +1,6 @@
 """What `diagnose` and `diff` need of the performance model before a GPU is known: `--gpu` / `--hardware`
-(`perf_options`), the GPU-name facts, and `assess`, whose model (logdoctor.perf.assess: the roofline, the
-effects, the hardware table) is imported only when there is a GPU to compute for (docs/benchmarks.md,
-*Start-up*).
-
-    findings, performance = assess(findings, profile, rules, perf_options(None))   # no GPU: findings unchanged
+(`perf_options`) and the GPU-name facts. `logdoctor.perf.gate.assess` imports the model only when there is a GPU
+to compute for (docs/benchmarks.md, *Start-up*).
 """
 
 from __future__ import annotations
@@ -14,11 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from logdoctor.engine.result import Finding, Missing, Performance
 from logdoctor.errors import ConfigError
 
 if TYPE_CHECKING:
-    from logdoctor.engine.rules import LoadedRule
     from logdoctor.perf.adapter import FactSource
     from logdoctor.perf.hardware import HardwareTable
 
@@ -76,22 +71,3 @@ def gpu_from_facts(facts: FactSource, names: Sequence[str] = ()) -> tuple[str, s
 def _fact_names(profile: FactSource) -> list[str]:
     facts = getattr(profile, "facts", None)
     return list(facts) if isinstance(facts, Mapping) else []
-
-
-def assess(
-    findings: Sequence[Finding],
-    profile: FactSource,
-    rules: Sequence[LoadedRule],
-    options: PerfOptions | None = None,
-    *,
-    engine: str = "unknown",
-) -> tuple[list[Finding], Performance]:
-    """`logdoctor.perf.assess.assess`, which is imported only when a GPU is known (`--gpu` or a GPU-name fact):
-    without one the findings come back unchanged and the section says what to pass, as there."""
-    options = options or PerfOptions()
-    if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
-        # no GPU: nothing to compute, and neither the model nor the table need be read
-        return list(findings), Performance(known=False, unknown=[Missing(what="GPU", how=UNKNOWN_GPU_HOW)])
-    from logdoctor.perf import assess as model
-
-    return model.assess(findings, profile, rules, options, engine=engine)

@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
-from logdoctor.report.markdown import code, finding_lines, insufficient_lines, text
+from logdoctor.report.markdown import finding_lines, insufficient_lines
+from logdoctor.report.mdtext import code, text
 from logdoctor.report.performance import diff_performance_lines
 from logdoctor.sanitize import clean
 

@@ -13,7 +13,7 @@ cite is not printed four times; ruled out and could-not-check are one line each.
 in `--format json` and `--format html`.
 
 Text that can hold log values (explanations carry a drafter path, reasons a file name) is escaped with
-`text` so that nothing in it renders as a link, an image, an autolink or HTML once pasted; evidence
+`mdtext.text` so that nothing in it renders as a link, an image, an autolink or HTML once pasted; evidence
 lines sit in a fence longer than any backtick run inside them, code spans have no backtick. The whole
 diagnosis passes `logdoctor.sanitize.clean` first (no terminal escape survives).
 """
@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.mdtext import code, fence, text
 from logdoctor.report.performance import performance_markdown
 from logdoctor.sanitize import clean
 
@@ -36,28 +37,6 @@ _HEADER_RE = re.compile(
     r"^(?:\([^()]*pid=\d+[^()]*\)\s*)*(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d \[?[^\]\s]+\] )?"
     r"(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z0-9 ]+)?\] )?"
 )
-
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~&])")
-_AUTOLINK = re.compile(r"(?i)(https?|ftp|www|mailto)(:|\.)")
-_BACKTICKS = re.compile(r"`+")
-
-
-def code(text: str) -> str:
-    """Text for inside a code span: no backtick can close it early, no newline can end it."""
-    return text.replace("`", "'").replace("\n", " ")
-
-
-def text(value: str) -> str:
-    """Markdown-escaped text: renders as the characters themselves (no link, image, HTML, emphasis, autolink)."""
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", value).replace("\n", " ")
-    return _AUTOLINK.sub(r"\1\\\2", escaped)  # `https\://`, `www\.`: GitHub autolinks neither
-
-
-def fence(lines: Sequence[str]) -> str:
-    """A code fence longer than any run of backticks in `lines`, so none of them can close it."""
-    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _short(source: str) -> str:

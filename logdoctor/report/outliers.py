@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from logdoctor.report.markdown import text
+from logdoctor.report.mdtext import text
 from logdoctor.sanitize import clean_text
 
 

@@ -181,7 +181,7 @@ def render_performance_terminal(d: Diagnosis, console: Console, *, verbose: bool
 def performance_markdown(d: Diagnosis, *, working: bool = False) -> list[str]:
     """The section as Markdown lines (escaped with logdoctor.report.markdown.text); `working`: the model's steps in
     a `<details>` block (the GitHub body)."""
-    from logdoctor.report.markdown import text as escape
+    from logdoctor.report.mdtext import text as escape
 
     def text(value: str) -> str:
         return escape(clean_text(value))

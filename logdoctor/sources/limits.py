@@ -2,7 +2,7 @@
 
 So does `raise_on_termination`, which the CLI's entry point calls before any command runs.
 
-`logdoctor.options` builds the CLI flags from these defaults at import time; keeping them here, not in
+`logdoctor.app.options` builds the CLI flags from these defaults at import time; keeping them here, not in
 `logdoctor.sources.local` (gzip, subprocess, signal handling), keeps `logdoctor --version` and `--help`
 from importing the reader (docs/benchmarks.md, *Start-up*). `logdoctor.sources.local` re-exports them.
 """

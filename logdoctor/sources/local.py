@@ -55,7 +55,7 @@ PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs 
 # Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
 # adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
 PREFILTER_MAX_PARTS = 4
-# A file parsed in worker processes (logdoctor.parse.parallel) is cut in ranges, a few a CPU (their events are
+# A file parsed in worker processes (logdoctor.pipeline.parallel) is cut in ranges, a few a CPU (their events are
 # not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
 PARSE_RANGES_PER_CPU = 4
 PARSE_MAX_PARTS = 64
@@ -678,7 +678,7 @@ class LocalSource:
         if grep.returncode not in (0, 1):
             raise InputError(f"{self.path}: grep prefilter failed (exit {grep.returncode}: {problem[:200]})")
 
-    # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.parse.parallel) -------------
+    # -- the prefilter of one byte range, for a parse in worker processes (logdoctor.pipeline.parallel) -------------
 
     def parallel_ranges(self, parts: int | None = None) -> list[tuple[int, int]] | None:
         """The byte ranges (cut at line ends) in which this file can be prefiltered and parsed apart, a few a CPU

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 from logdoctor.testing.cases import (
     Case,
     CaseResult,

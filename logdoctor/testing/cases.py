@@ -4,7 +4,7 @@
     fixtures/logs/story/vllm-dflash-tp2-a6000.expect.yaml     what the rules must say about it
     fixtures/logs/story/vllm-dflash-tp2-a6000.events.jsonl    what the parser must find in it
 
-Every case goes through `logdoctor.run`, the same stages `logdoctor diagnose` runs. Rule samples are
+Every case goes through `logdoctor.pipeline.run`, the same stages `logdoctor diagnose` runs. Rule samples are
 checked too, so `logdoctor test` is the one command a rule pack's CI (or pre-commit) needs.
 """
 
@@ -24,8 +24,8 @@ from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule, load_rules, locate
 from logdoctor.errors import ExitStatus, UsageError
 from logdoctor.parse.pipeline import SourceStats, candidate_keywords
+from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.report.events import event_json
-from logdoctor.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.sources.local import LocalSource, open_local
 from logdoctor.testing.checks import Problem, ProblemKind, check_fires, check_not_fires, check_outcome
 from logdoctor.testing.expectations import (

@@ -1,6 +1,6 @@
 """Each rule carries sample lines that must make it fire (lnav's `sample`, sqlfluff's `fail_str`).
 
-A sample runs through the same stages as `logdoctor diagnose` (`logdoctor.run`: parse, then build the
+A sample runs through the same stages as `logdoctor diagnose` (`logdoctor.pipeline.run`: parse, then build the
 profile), then its own rule alone. Used by `logdoctor test`, `logdoctor rules check` and `logdoctor.testing`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from logdoctor.engine.result import RuleOutcome
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.events import LineTexts
 from logdoctor.facts import Profile, with_baseline
-from logdoctor.run import LineSource, parse_sources, profile_of
+from logdoctor.pipeline.run import LineSource, parse_sources, profile_of
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.engine.rules import load_rules
 from logdoctor.engine.suppress import load_suppressions
 from logdoctor.errors import ConfigError, RuleError

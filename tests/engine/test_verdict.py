@@ -9,7 +9,7 @@ import pytest
 
 from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import load_rules
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story"
@@ -87,8 +87,8 @@ def test_lines_with_a_keyword_that_no_line_type_understood_are_counted() -> None
 def test_far_below_the_expected_bound_is_not_healthy() -> None:
     """The healthy story run measures 72 tok/s per request on 2x RTX A6000; had it run on H200s, whose bandwidth is
     six times the A6000's, the same 72 tok/s would be far below the bound, with no finding to say why: not healthy."""
-    from logdoctor.perf.assess import perf_options
-    from logdoctor.run import diagnose_parsed, parse_sources
+    from logdoctor.perf.options import perf_options
+    from logdoctor.pipeline.run import diagnose_parsed, parse_sources
 
     text = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
     lines = list(enumerate(text.split("\n"), start=1))

@@ -11,7 +11,7 @@ import pytest
 from logdoctor.events import EVENT_TYPES, EventBase
 from logdoctor.facts import COMBINERS, FACTS, Combiner, Fact, ProfileBuilder, build_profile
 from logdoctor.facts.combiner import combine
-from logdoctor.run import LineSource, parse_sources
+from logdoctor.pipeline.run import LineSource, parse_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = sorted(p for p in (ROOT / "fixtures" / "logs").rglob("*") if p.suffix in (".log", ".txt") and p.is_file())

@@ -10,7 +10,7 @@ from logdoctor.engine.rules import load_rules
 from logdoctor.facts import Profile, build_profile
 from logdoctor.facts.combiners.derived import step_cost, verify_cost
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 
 STATS = (
     "(APIServer pid=23283) INFO 08-01 21:34:49 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "

@@ -1,7 +1,7 @@
 """Fact partials (logdoctor/facts/partial.py) merged at any cut give the facts of offering every event in turn.
 
 The events are the real events of the fixture logs (parsed once, in one process), cut into "ranges" at random
-places, each summed up by `RangeFacts` as a parse worker does, sent through pickle, and fed to a `run._Watch` by
+places, each summed up by `RangeFacts` as a parse worker does, sent through pickle, and fed to a `tap.Tap` by
 `parallel.feed` as the parent does; the server starts, the clues and every fact (value, series summary, lines,
 origin) must be those of the same events tapped one by one. Random cuts reach what byte ranges of a real file
 rarely do: a cut inside a process's warm-up intervals, between two processes' first stats lines, right after a
@@ -20,9 +20,9 @@ import pytest
 from logdoctor.events import EngineFailure, EventBase, EventLog, SchedulerStats
 from logdoctor.facts import partial
 from logdoctor.facts.series import Series
-from logdoctor.parse.parallel import RangeParse, feed
 from logdoctor.parse.pipeline import EventStream, SourceStats
-from logdoctor.run import _Watch
+from logdoctor.pipeline.parallel import RangeParse, feed
+from logdoctor.pipeline.tap import Tap
 from logdoctor.sources.local import open_local
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def _plain(value: Any) -> Any:
 _STATE = ("votes", "position_sums", "position_counts", "preemptions", "decode_lines", "eager_decode_lines")
 
 
-def _finished(watch: _Watch) -> tuple[Any, ...]:
+def _finished(watch: Tap) -> tuple[Any, ...]:
     """What the watch holds once finished, and the combiners' running sums and counts that a fact shows only
     rounded (or not at all when another line decides it): those must be the same bits too."""
     state: list[tuple[str, ...]] = []
@@ -74,14 +74,14 @@ def _finished(watch: _Watch) -> tuple[Any, ...]:
 
 
 def _one_by_one(events: list[EventBase]) -> tuple[Any, ...]:
-    watch = _Watch()
+    watch = Tap()
     for _ in watch.tap(events):
         pass
     return _finished(watch)
 
 
 def _from_partials(events: list[EventBase], cuts: list[int]) -> tuple[tuple[Any, ...], int]:
-    watch = _Watch()
+    watch = Tap()
     stretches = 0
     for start, end in zip([0, *cuts], [*cuts, len(events)], strict=True):
         facts = partial.RangeFacts()

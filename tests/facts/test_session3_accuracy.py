@@ -7,7 +7,7 @@ from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import load_rules
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 
 SIGTERM = "(EngineCore pid=7) INFO 08-21 09:45:37 [core.py:1214] [shutdown] EngineCore: trigger received signal=SIGTERM"
 TEARDOWN_OOM = (

@@ -7,7 +7,7 @@ from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import load_rules
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 
 TP_CUSTOM = (
     "(Worker pid=60651) INFO 07-01 09:41:21 [cuda_communicator.py:237] Using ['CUSTOM', 'SYMM_MEM', 'PYNCCL'] "

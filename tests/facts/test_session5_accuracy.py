@@ -7,7 +7,7 @@ from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import load_rules
 from logdoctor.facts import Profile, build_profile
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.run import LineSource, diagnose_sources
+from logdoctor.pipeline.run import LineSource, diagnose_sources
 
 V0_STATS = (
     "INFO 12-16 00:58:06 llm_engine.py:649] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 311.1 "

@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.engine.rules import load_rules
 from logdoctor.engine.suppress import load_suppressions
 from logdoctor.errors import ConfigError, InputError, RuleError
+from logdoctor.pipeline.run import diagnose_parsed, local_line_sources, parse_sources
 from logdoctor.report.events import event_json, event_table, say
 from logdoctor.report.json import render_json
 from logdoctor.report.markdown import render_markdown
 from logdoctor.report.terminal import render_terminal
-from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
 from tests.fuzz.strategies import ROOT, SECRETS, log_inputs, rule_files, suppression_files
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.events import EventBase, SchedulerStats, SpecDecodeStats
 from logdoctor.parse.pipeline import parse_text
 

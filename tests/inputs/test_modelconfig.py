@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from logdoctor.inputs.modelconfig.shape import drafter_params, shape_of
-from logdoctor.perf.assess import PerfOptions, assess
-from logdoctor.run import LineSource, Parsed, parse_sources, profile_of
+from logdoctor.perf.assess import assess
+from logdoctor.perf.options import PerfOptions
+from logdoctor.pipeline.run import LineSource, Parsed, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "fixtures" / "inputs" / "modelconfig"
@@ -143,7 +144,7 @@ def test_diagnose_with_a_config_json_on_the_command_line() -> None:
     """`logdoctor diagnose LOG config.json --gpu ... --format json`: one deployment, the shape in the working."""
     from click.testing import CliRunner
 
-    from logdoctor.cli import main
+    from logdoctor.app.cli import main
 
     config = str(CONFIGS / "Qwen3-30B-A3B" / "config.json")
     result = CliRunner().invoke(main, ["diagnose", str(R004), config, "--gpu", "RTX PRO 6000", "--format", "json"])
@@ -158,7 +159,7 @@ def test_a_config_json_alone_is_not_a_serving_log() -> None:
     """A config.json by itself has no line of a serving log: diagnose says so, it does not call it healthy."""
     from click.testing import CliRunner
 
-    from logdoctor.cli import main
+    from logdoctor.app.cli import main
 
     result = CliRunner().invoke(main, ["diagnose", str(CONFIGS / "Llama-3.1-8B" / "config.json")])
     assert "HEALTHY" not in result.output

@@ -236,7 +236,7 @@ def test_a_runaway_brace_does_not_swallow_the_log_after_it() -> None:
 
 
 def test_a_detailed_result_over_the_line_cap_keeps_its_throughputs(tmp_path: Path) -> None:
-    from logdoctor.run import local_line_sources
+    from logdoctor.pipeline.run import local_line_sources
     from logdoctor.sources.local import MAX_LINE_BYTES
 
     # vLLM's order: the throughputs, then the per-request lists, then the latency means (serve.py)

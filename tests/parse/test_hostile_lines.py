@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.facts import build_profile
 from logdoctor.parse.pipeline import EventStream, parse_text
 

@@ -10,7 +10,7 @@ from logdoctor.facts import Profile
 from logdoctor.perf.adapter import deployment_from_profile, params_from_name
 from logdoctor.perf.hardware import load_hardware
 from logdoctor.perf.model import GIB, expected
-from logdoctor.run import LineSource, parse_sources, profile_of
+from logdoctor.pipeline.run import LineSource, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"

@@ -13,16 +13,9 @@ from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.errors import ConfigError
-from logdoctor.perf.assess import (
-    HEALTHY_LOW,
-    PerfOptions,
-    assess,
-    effect_score,
-    gpu_from_facts,
-    perf_options,
-    rank,
-)
-from logdoctor.run import LineSource, Parsed, diagnose_parsed, parse_sources, profile_of
+from logdoctor.perf.assess import HEALTHY_LOW, assess, effect_score, rank
+from logdoctor.perf.options import PerfOptions, gpu_from_facts, perf_options
+from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, parse_sources, profile_of
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"

@@ -7,7 +7,8 @@ from types import ModuleType
 
 import pytest
 
-from logdoctor.perf import adapter, effects, hardware, model, speculation
+from logdoctor.facts import speculation
+from logdoctor.perf import adapter, effects, hardware, model
 
 
 @pytest.mark.parametrize("module", [hardware, model, effects, adapter, speculation])

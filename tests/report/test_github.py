@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.report.github import fenced, inline_code, prose
 
 ROOT = Path(__file__).resolve().parents[2]

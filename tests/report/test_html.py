@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.engine.rules import load_rules
+from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.report.html import _script_json, render_fleet_html
 from logdoctor.report.observed import observed_of
-from logdoctor.run import LineSource, diagnose_parsed, parse_sources
 from tests.report.browser import Browser, png_colours
 
 ROOT = Path(__file__).resolve().parents[2]

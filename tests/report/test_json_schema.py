@@ -10,10 +10,10 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.engine.rules import load_rules
+from logdoctor.pipeline.run import diagnose_parsed, local_line_sources, parse_sources
 from logdoctor.report.json import fleet_report, render_json, schema_text
-from logdoctor.run import diagnose_parsed, local_line_sources, parse_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "docs" / "schema" / "report.schema.json"

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 
 STORY = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story"
 # `logdoctor diagnose LOG --format markdown | wc -c` at ce87d55, before the report was shortened.

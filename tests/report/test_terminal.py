@@ -31,7 +31,7 @@ STORY_DIR = ROOT / "fixtures" / "logs" / "story"
 STORIES = sorted(p.name for p in STORY_DIR.glob("*.log"))
 DFLASH = STORY_DIR / "vllm-dflash-tp2-a6000.log"
 SGLANG = STORY_DIR / "sglang-mtp-tp2-a6000.log"
-LOGDOCTOR = [sys.executable, "-m", "logdoctor.cli"]
+LOGDOCTOR = [sys.executable, "-m", "logdoctor.app.cli"]
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from tests.sources.conftest import SshLab, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,17 +172,17 @@ def test_broken_rules_dir_fails_before_any_host_is_contacted(ssh_lab: SshLab, tm
 
 
 def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatch: pytest.MonkeyPatch) -> None:
-    import logdoctor.run
+    import logdoctor.pipeline.run
 
     log = remote_story(ssh_lab)
-    real = logdoctor.run.diagnose_parsed
+    real = logdoctor.pipeline.run.diagnose_parsed
 
-    def broken_on_node2(parsed: logdoctor.run.Parsed, *args: Any, **kwargs: Any) -> Any:
+    def broken_on_node2(parsed: logdoctor.pipeline.run.Parsed, *args: Any, **kwargs: Any) -> Any:
         if any(stat.host == "node2" for stat in parsed.stats):
             raise ValueError("a parser bug")
         return real(parsed, *args, **kwargs)
 
-    monkeypatch.setattr(logdoctor.run, "diagnose_parsed", broken_on_node2)
+    monkeypatch.setattr(logdoctor.pipeline.run, "diagnose_parsed", broken_on_node2)
     monkeypatch.setenv("LOGDOCTOR_WORKERS", "0")  # the patch is this process's: the hosts are diagnosed here
     code, out, err = run("diagnose", "kpro5", "node2", *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
 

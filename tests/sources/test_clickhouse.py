@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import CollectionError, UsageError
 from logdoctor.parse.pipeline import candidate_keywords
 from logdoctor.sources.clickhouse import (
@@ -430,8 +430,8 @@ def test_the_password_never_follows_a_redirect_or_goes_to_a_proxy(lab: ClickHous
 def test_diagnose_clickhouse_is_the_one_url_handler(lab: ClickHouseLab) -> None:
     from rich.console import Console
 
+    from logdoctor.app.stores import StoreOptions, diagnose_clickhouse
     from logdoctor.engine.rules import load_rules
-    from logdoctor.stores import StoreOptions, diagnose_clickhouse
 
     err = io.StringIO()
     found = diagnose_clickhouse(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import ExitStatus
 from logdoctor.sources.remote import Connection, ConnectSettings, RemoteFailure
 from logdoctor.sources.ssh import HostCollection, collect_host, manifest, parse_target

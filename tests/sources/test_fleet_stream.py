@@ -1,4 +1,4 @@
-"""A host's lines streamed to its worker process (logdoctor/fleet.py): the writer never blocks for good."""
+"""A host's lines streamed to its worker process (logdoctor/app/fleet.py): the writer never blocks for good."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from logdoctor.fleet import _Abandoned, _stream_messages, _StreamWriter
+from logdoctor.app.fleet import _Abandoned, _stream_messages, _StreamWriter
 from logdoctor.sources.feed import Feed
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import InputError
 from logdoctor.parse.pipeline import EventStream
 from logdoctor.sources.local import MAX_LINE_BYTES, PREFILTER_MIN_BYTES, ReadLimits, open_local

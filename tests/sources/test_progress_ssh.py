@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from logdoctor.progress import HostProgress
+from logdoctor.app.progress import HostProgress
 from logdoctor.sources.ssh import HostCollection, RemoteSource
 from tests.sources.conftest import SshLab
 
@@ -84,7 +84,7 @@ def _diagnose_kpro5(ssh_lab: SshLab, log: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "logdoctor.cli",
+        "logdoctor.app.cli",
         "diagnose",
         "kpro5",
         "--ssh-config",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.sources.prometheus import base_url, render
 from tests.sources.conftest import free_port
 from tests.sources.prometheus_lab import (

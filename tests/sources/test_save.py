@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import ExitStatus, InputError
 from logdoctor.sources.ssh import (
     HostCollection,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.errors import CollectionError, ExitStatus, HostKeyError
 from logdoctor.parse.pipeline import EventStream
 from logdoctor.sources.local import open_local

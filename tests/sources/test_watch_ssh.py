@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from logdoctor.sources.sshfollow import split_follow_target
+from tests.app.test_watch import Watch as WatchProcess
 from tests.sources.conftest import SshLab
 from tests.sources.test_faults import cut_connections
-from tests.test_watch import Watch as WatchProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
@@ -31,7 +31,7 @@ WAIT = 120.0
 
 
 class Watch(WatchProcess):
-    """`logdoctor watch HOST...` against the loopback sshd of the lab, piped (tests/test_watch.py's reader)."""
+    """`logdoctor watch HOST...` against the loopback sshd of the lab, piped (tests/app/test_watch.py's reader)."""
 
     def __init__(self, lab: SshLab, target: str, *args: str) -> None:
         super().__init__(target, "--ssh-config", str(lab.ssh_config), "--known-hosts", str(lab.known_hosts), *args)
@@ -128,7 +128,7 @@ def test_an_unknown_host_key_and_a_missing_remote_file_are_one_line_errors(
     )
     for extra, target, words in cases:
         result = subprocess.run(
-            [sys.executable, "-m", "logdoctor.cli", "watch", target, "--ssh-config", str(ssh_lab.ssh_config)]
+            [sys.executable, "-m", "logdoctor.app.cli", "watch", target, "--ssh-config", str(ssh_lab.ssh_config)]
             + (extra or ["--known-hosts", str(ssh_lab.known_hosts)]),
             capture_output=True,
             text=True,
@@ -141,7 +141,7 @@ def test_an_unknown_host_key_and_a_missing_remote_file_are_one_line_errors(
 
 def test_watch_refuses_options_it_cannot_honour(ssh_lab: SshLab, remote_log: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "logdoctor.cli", "watch", f"kpro5:{remote_log}", "--save", "/tmp/x"],
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", f"kpro5:{remote_log}", "--save", "/tmp/x"],
         capture_output=True,
         text=True,
         timeout=WAIT,

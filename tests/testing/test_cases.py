@@ -10,7 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.testing import run_case
 from tests.testing.conftest import DFLASH, DFLASH_EXPECT, HEALTHY, rule_file
 

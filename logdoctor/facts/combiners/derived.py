@@ -34,9 +34,9 @@ from logdoctor.events import (
     SpecDecodeStats,
     StartupConfig,
 )
+from logdoctor.facts import speculation
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.series import Series
-from logdoctor.perf import speculation
 
 if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
@@ -59,7 +59,7 @@ _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
 _MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
 # SGLang captures decode graphs for batch sizes 1, 2, 4, 8 and then every 8 (cuda_graph_max_bs rounds to these).
 _SGLANG_CAPTURE_STEP = 8
-# Speculative step cost (docs/rules.md, "Derived facts"): the one k sweep of logdoctor/perf/speculation.py, which the
+# Speculative step cost (docs/rules.md, "Derived facts"): the one k sweep of logdoctor/facts/speculation.py, which the
 # roofline uses too when the GPU is known, here without hardware: verification by the ridge rule (1 while batch x
 # (k + 1) verified tokens stay under ~256, where a bf16 decode step turns compute-bound), plus the drafter's passes
 # (k for EAGLE/MTP/draft models, one for a DFlash block, none for n-gram) at the method's default cost per pass.

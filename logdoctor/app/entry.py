@@ -1,5 +1,5 @@
 """The `logdoctor` console script: `logdoctor --version` alone is answered before click is imported (the
-version is all it prints, as click's version option words it); everything else runs `logdoctor.cli`'s group.
+version is all it prints, as click's version option words it); everything else runs `logdoctor.app.cli`'s group.
 
     logdoctor --version      # logdoctor, version 0.1.0
 """
@@ -18,6 +18,6 @@ def main() -> None:
         sys.stdout.write(VERSION_LINE + "\n")
         sys.stdout.flush()
         return
-    from logdoctor.cli import main as group
+    from logdoctor.app.cli import main as group
 
     group()  # the program name from sys.argv[0], as the console script calling the group did

@@ -15,7 +15,8 @@ import pytest
 from logdoctor.events import EventBase
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
-from logdoctor.run import Parsed, local_line_sources, parse_each, run_starts
+from logdoctor.pipeline.run import Parsed, local_line_sources, parse_each
+from logdoctor.pipeline.tap import run_starts
 from logdoctor.sources.local import open_local
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split a few-MB file as a gigabyte one is split, and warm each worker up on only the file's first 64 KiB
     (so a range's starting state is a guess that the checks must confirm)."""
-    import logdoctor.parse.parallel as parallel
+    import logdoctor.pipeline.parallel as parallel
     import logdoctor.sources.local as local
 
     monkeypatch.setattr(local, "PREFILTER_MIN_BYTES", 0)
@@ -72,7 +73,7 @@ def _plain(p: Parsed) -> tuple[object, ...]:
 def test_ranges_parsed_apart_give_the_one_process_parse(
     served: Path, parts: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from logdoctor.parse.parallel import parse_in_ranges
+    from logdoctor.pipeline.parallel import parse_in_ranges
 
     events, stat, detection, texts, total = _one_process(served)
     assert len(events) > 200
@@ -102,7 +103,7 @@ def test_a_restart_mid_file_fails_a_check_and_is_parsed_in_one_process(
 ) -> None:
     """A second server start (another version, another k) changes the state a range starts from: the guess
     from the file's head is wrong there, and the whole file is parsed in one process, as if never split."""
-    from logdoctor.parse import parallel
+    from logdoctor.pipeline import parallel
 
     data = served.read_bytes()
     path = tmp_path / "restarted.log"
@@ -119,7 +120,7 @@ def test_a_restart_mid_file_fails_a_check_and_is_parsed_in_one_process(
 
 @pytest.mark.usefixtures("small_thresholds")
 def test_what_is_parsed_in_one_process(served: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from logdoctor.parse.parallel import workers_allowed
+    from logdoctor.pipeline.parallel import workers_allowed
 
     monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "1")
     assert open_local(str(served)).parallel_ranges() is None  # one range: one grep, as before
@@ -155,7 +156,7 @@ def test_the_parent_holds_the_ranges_compressed_never_their_events(
     (docs/benchmarks.md, *Memory*). Traced in the parent alone (the workers are forked before tracing starts)."""
     import tracemalloc
 
-    from logdoctor.parse.parallel import start_in_ranges
+    from logdoctor.pipeline.parallel import start_in_ranges
 
     path = tmp_path / "serve.log"
     subprocess.run(

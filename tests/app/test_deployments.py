@@ -1,4 +1,4 @@
-"""Deployments kept apart (logdoctor/deployments.py) and logs split per server start (logdoctor/run.py), end to end
+"""Deployments kept apart (logdoctor/app/deployments.py) and logs split per server start (logdoctor/pipeline/run.py), end to end
 through `logdoctor diagnose` and on constructed lines in the engines' formats."""
 
 from __future__ import annotations
@@ -8,14 +8,15 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from logdoctor.cli import main
-from logdoctor.deployments import parse_deployments
+from logdoctor.app.cli import main
+from logdoctor.app.deployments import parse_deployments
 from logdoctor.engine.rules import load_rules
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.run import LineSource, diagnose_parsed, local_line_sources, parse_sources, run_starts
+from logdoctor.pipeline.run import LineSource, diagnose_parsed, local_line_sources, parse_sources
+from logdoctor.pipeline.tap import run_starts
 from tests.parse.test_bench import VLLM_SERVE_OLD
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story"
 VLLM = STORY / "vllm-dflash-tp2-a6000.log"
 SGLANG = STORY / "sglang-mtp-tp2-a6000.log"

@@ -2,7 +2,7 @@
 
 Every fixture log is diagnosed twice in this process, `diagnose --format json`: once in one process
 (`LOGDOCTOR_PARSE_WORKERS=0`), once forced into worker processes (the size thresholds that keep small files in one
-process lowered, as tests/parse/test_parallel.py lowers them, and `LOGDOCTOR_PREFILTER_PARTS` ranges), and the
+process lowered, as tests/pipeline/test_parallel.py lowers them, and `LOGDOCTOR_PREFILTER_PARTS` ranges), and the
 two reports must be the same bytes. The profiles themselves are compared too (every fact's value, series summary,
 lines and origin). A fixture whose cut fails a parse check is parsed in one process by both runs, which proves
 nothing: the test counts the fixtures whose ranges were merged from partials and requires most of them to be.
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from logdoctor.cli import main
+from logdoctor.app.cli import main
 from logdoctor.facts.series import Series
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ FIXTURE_LOGS = sorted((ROOT / "fixtures" / "logs").rglob("*.log"))
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many ranges were merged from their partials, and how many stretches those held."""
     from logdoctor.facts.partial import Stretch
-    from logdoctor.parse import parallel
+    from logdoctor.pipeline import parallel
 
     seen = {"ranges": 0, "stretches": 0, "decoded": 0}
     real = parallel.feed
@@ -50,7 +50,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 @pytest.fixture
 def small_files(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small files read as a big one is (prefiltered), so that how a file was read is the same in both runs."""
-    import logdoctor.parse.parallel as parallel
+    import logdoctor.pipeline.parallel as parallel
     import logdoctor.sources.local as local
 
     monkeypatch.setattr(local, "PREFILTER_MIN_BYTES", 0)
@@ -77,7 +77,7 @@ def _plain(value: Any) -> Any:
 def _diagnosed(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[Any]]:
     """`diagnose --format json` of a file, and the profile of each deployment it diagnosed (every fact's value,
     series summary, lines and origin): what the report shows and what the rules read."""
-    from logdoctor import run
+    from logdoctor.pipeline import run
 
     profiles: list[Any] = []
     real = run.diagnose_parsed

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from logdoctor.cli import LogdoctorCommand, examples
-from logdoctor.commands.common import (
+from logdoctor.app.cli import LogdoctorCommand, examples
+from logdoctor.app.commands.common import (
     EngineChoice,
     exit_code_for,
     explain_wanted,
@@ -25,18 +25,18 @@ from logdoctor.commands.common import (
     stderr_console,
     stdout_console,
 )
+from logdoctor.app.options import read_limit_options
+from logdoctor.app.stores import store_options
+from logdoctor.app.urltargets import url_options
 from logdoctor.errors import UsageError
-from logdoctor.options import read_limit_options
-from logdoctor.stores import store_options
-from logdoctor.urltargets import url_options
 
 if TYPE_CHECKING:
+    from logdoctor.app.fleet import HostOptions
+    from logdoctor.app.stores import StoreOptions
     from logdoctor.diff import DiffReport
-    from logdoctor.fleet import HostOptions
     from logdoctor.report.observed import Observed
     from logdoctor.sources.limits import ReadLimits
     from logdoctor.sources.urls import UrlOptions
-    from logdoctor.stores import StoreOptions
 
 
 def diff_sides(
@@ -151,11 +151,11 @@ def diff(
     settings and measurements in engine-neutral names with each engine's flag, the flag that ports
     the baseline's value to the candidate, the throughput gap, and the candidate's findings,
     regression rules included (docs/diff.md)."""
-    from logdoctor.diff import diff_parsed
+    from logdoctor.app.diffs import diff_parsed
     from logdoctor.engine.suppress import load_suppressions
     from logdoctor.perf.options import perf_options
+    from logdoctor.pipeline.run import parse_sources
     from logdoctor.report.formats import check_output, observed_of, written_to
-    from logdoctor.run import parse_sources
 
     if fmt == "github":
         raise UsageError("--format github describes one deployment: run `logdoctor diagnose` on the slow one")
@@ -163,16 +163,16 @@ def diff(
     perf = perf_options(gpu, hardware_files)
     rules = load_rule_set(rule_dirs, no_builtin_rules)
     suppressions = load_suppressions(config_path)
-    if compare_runs:  # two server starts of one log (logdoctor/deployments.py)
-        from logdoctor.deployments import last_two_runs
+    if compare_runs:  # two server starts of one log (logdoctor/app/deployments.py)
+        from logdoctor.app.deployments import last_two_runs
 
         if len(targets) != 1 or baseline_targets or candidate_targets:
             raise UsageError("diff --runs takes one LOG: its last server start is compared with the one before")
         forced = candidate_engine if candidate_engine != "auto" else baseline_engine
         base_parsed, cand_parsed = last_two_runs(targets[0], limits, forced)
     else:
-        from logdoctor.progress import ReadProgress
-        from logdoctor.stores import diff_side_sources  # files, hosts, or clickhouse:// / prometheus:// URLs
+        from logdoctor.app.progress import ReadProgress
+        from logdoctor.app.stores import diff_side_sources  # files, hosts, or clickhouse:// / prometheus:// URLs
 
         sides = diff_sides(targets, baseline_targets, candidate_targets)
         base_sources, cand_sources = diff_side_sources(sides, store, urls, ssh, stderr_console(), limits)

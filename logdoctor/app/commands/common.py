@@ -1,6 +1,6 @@
 """What the commands share: the consoles, one-line errors, the option bundles, the rule set, the renderers.
 
-Imported by each command's module (logdoctor/commands/), never by `logdoctor --help` or `--version`.
+Imported by each command's module (logdoctor/app/commands/), never by `logdoctor --help` or `--version`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from logdoctor.cli import end_start_up
+from logdoctor.app.cli import end_start_up
+from logdoctor.app.options import option_bundle, parse_size
 from logdoctor.errors import ExitStatus, LogdoctorError, UsageError, internal_error_line
-from logdoctor.options import option_bundle, parse_size
 from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ def emit(diagnosis: Diagnosis, fmt: str, verbose: bool, observed: Observed | Non
 
 
 def _host_options(values: dict[str, Any]) -> Any:
-    from logdoctor.fleet import HostOptions
+    from logdoctor.app.fleet import HostOptions
 
     return HostOptions(**values)
 

@@ -41,7 +41,7 @@ from logdoctor.sources.local import LocalSource, usable_cpus
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from logdoctor.run import Clues, _Watch
+    from logdoctor.pipeline.tap import Clues, Tap
 
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
@@ -251,10 +251,10 @@ class RangeWork:
             proc.join()
         self._conns, self._procs = [], []
 
-    def collect(self, stat: SourceStats, watch: _Watch | None = None) -> tuple[EventLog, Detection, LineTexts] | None:
+    def collect(self, stat: SourceStats, watch: Tap | None = None) -> tuple[EventLog, Detection, LineTexts] | None:
         """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
         cut failed or a worker could not go on for another reason than a cap (then parse it in one process).
-        `watch` (run._Watch: server starts, clues, profile) is given each range's events as it is merged: its
+        `watch` (tap.Tap: server starts, clues, profile) is given each range's events as it is merged: its
         fact partials where the range has them (`feed`), else its events decoded; after None, start afresh.
 
         Each range is merged as soon as the ones before it are in, so what waits here is only the compressed
@@ -302,7 +302,7 @@ def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | 
 
 
 def parse_in_ranges(
-    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats, watch: _Watch | None = None
+    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats, watch: Tap | None = None
 ) -> tuple[EventLog, Detection, LineTexts] | None:
     """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
@@ -316,7 +316,7 @@ def parse_in_ranges(
 class _Merged:
     """The ranges' parses joined in file order, checked at each cut (`add`), into one source's parse (`done`)."""
 
-    def __init__(self, source: LocalSource, stat: SourceStats, watch: _Watch | None = None) -> None:
+    def __init__(self, source: LocalSource, stat: SourceStats, watch: Tap | None = None) -> None:
         self.source = source
         self.stat = stat
         self.watch = watch
@@ -376,8 +376,8 @@ class _Merged:
         return self.events, self.detection, self.texts
 
 
-def feed(watch: _Watch, part: RangeParse, *, absorbing: bool = True) -> None:
-    """A range's events given to `watch` as the one-process parse gives them (run._Watch.tap): from its fact
+def feed(watch: Tap, part: RangeParse, *, absorbing: bool = True) -> None:
+    """A range's events given to `watch` as the one-process parse gives them (tap.Tap.tap): from its fact
     partials, each stretch of periodic events merged at once and every other event offered whole, where it has
     them and the combiners can absorb them; else decoded from its batches, one by one."""
     segments = part.facts if absorbing else None
@@ -401,7 +401,7 @@ def feed(watch: _Watch, part: RangeParse, *, absorbing: bool = True) -> None:
 
 
 def _clues(clues: Clues, stretch: Stretch) -> None:
-    """A stretch into run.Clues, as `Clues.add` of each of its events: the serving engines' votes and the first host
+    """A stretch into tap.Clues, as `Clues.add` of each of its events: the serving engines' votes and the first host
     a process header names (no periodic event names a model or a node rank)."""
     votes, serving = clues.votes, clues.serving
     for engine, count in stretch.engines.items():

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from logdoctor.app.options import option_bundle
 from logdoctor.errors import CollectionError, UsageError
-from logdoctor.options import option_bundle
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -161,8 +161,8 @@ def diagnose_url_targets(
     observe: Callable[[Sequence[EventBase]], Any] = lambda events: None,
 ) -> UrlResult:
     """Read each URL target and diagnose every deployment it holds (see the module docstring)."""
+    from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
     from logdoctor.report.events import say
-    from logdoctor.run import LineSource, diagnose_parsed, parse_sources
     from logdoctor.sources import urls
 
     if not targets:

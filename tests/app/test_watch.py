@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from logdoctor.app.watch import FileFollower, Watcher
 from logdoctor.engine.result import Diagnosis
-from logdoctor.watch import FileFollower, Watcher
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 LINES = STORY.read_text(encoding="utf-8").splitlines(keepends=True)
 HEAD = "".join(LINES[:30])  # start-up and configuration: two likely causes
@@ -35,7 +35,7 @@ class Watch:
     def __init__(self, target: Path | str, *args: str) -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "logdoctor.cli", "watch", str(target), "--interval", "0.2", *args],
+            [sys.executable, "-m", "logdoctor.app.cli", "watch", str(target), "--interval", "0.2", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -140,7 +140,7 @@ def test_ctrl_c_before_the_first_diagnosis_exits_zero(log: Path) -> None:
 
 def test_stdin_is_followed_until_it_ends() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "logdoctor.cli", "watch", "-"], input=HEAD + REST, capture_output=True, text=True
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input=HEAD + REST, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert "top: spec-net-loss" in result.stdout.splitlines()[-1]
@@ -150,7 +150,7 @@ def test_a_missing_file_and_an_unreachable_host_are_one_line_errors(tmp_path: Pa
     # nothing listens on port 1 of this loopback address: the first connection fails, which ends the watch
     for target, code in ((str(tmp_path / "nope.log"), 2), ("root@127.0.0.9:1", 3)):
         result = subprocess.run(
-            [sys.executable, "-m", "logdoctor.cli", "watch", target, "--ssh-config", "/dev/null"],
+            [sys.executable, "-m", "logdoctor.app.cli", "watch", target, "--ssh-config", "/dev/null"],
             capture_output=True,
             text=True,
             timeout=120,
@@ -194,7 +194,7 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 100, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "logdoctor.cli", "watch", str(log)],
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", str(log)],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -245,7 +245,7 @@ def _quiet_watcher(path: Path) -> Watcher:
 
     from rich.console import Console
 
-    from logdoctor.commands.common import load_rule_set
+    from logdoctor.app.commands.common import load_rule_set
 
     quiet = Console(file=io.StringIO())
     return Watcher(
@@ -268,7 +268,7 @@ def _verdict(d: Diagnosis) -> dict[str, object]:
 
 @pytest.mark.parametrize("path", SAME_AS_DIAGNOSE, ids=lambda p: p.name)
 def test_incremental_watch_diagnoses_what_diagnose_does_of_the_same_lines(path: Path) -> None:
-    from logdoctor.run import LineSource, diagnose_parsed, parse_sources
+    from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
 
     watcher = _quiet_watcher(path)
     raw = path.read_bytes().split(b"\n")
@@ -292,7 +292,7 @@ def test_incremental_watch_diagnoses_what_diagnose_does_of_the_same_lines(path: 
 
 def test_a_story_log_followed_diagnoses_as_diagnose_of_the_file(tmp_path: Path) -> None:
     """The story logs are all candidate lines that matter: the watch's last view is `diagnose FILE`'s report."""
-    from logdoctor.run import diagnose_sources, local_line_sources
+    from logdoctor.pipeline.run import diagnose_sources, local_line_sources
 
     watcher = _quiet_watcher(STORY)
     for line in STORY.read_bytes().splitlines():
@@ -325,9 +325,9 @@ def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() 
     defaults it compares with must be the ones the CLI declares (--jobs follows the CPU count)."""
     from rich.console import Console
 
-    from logdoctor.commands.watch import watch
-    from logdoctor.fleet import HostOptions
-    from logdoctor.watch import host_reader
+    from logdoctor.app.commands.watch import watch
+    from logdoctor.app.fleet import HostOptions
+    from logdoctor.app.watch import host_reader
 
     declared: dict[str | None, Any] = {p.name: p.default for p in watch.params}
     ssh = HostOptions(
@@ -347,8 +347,8 @@ def test_a_signal_landing_inside_the_stop_wait_ends_the_watch(tmp_path: Path) ->
     code = (
         "import signal, sys\n"
         "from pathlib import Path\n"
-        "from logdoctor.watch import stop_on_signals\n"
-        "from tests.test_watch import _quiet_watcher\n"
+        "from logdoctor.app.watch import stop_on_signals\n"
+        "from tests.app.test_watch import _quiet_watcher\n"
         "watcher = _quiet_watcher(Path(sys.argv[1]))\n"
         "restore = stop_on_signals(watcher)\n"
         "with getattr(watcher.stop, '_cond'):\n"

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from logdoctor.cli import LogdoctorCommand, examples
-from logdoctor.commands.common import (
+from logdoctor.app.cli import LogdoctorCommand, examples
+from logdoctor.app.commands.common import (
     emit_many,
     engine_option,
     exit_code_for,
@@ -26,16 +26,16 @@ from logdoctor.commands.common import (
     stderr_console,
     stdout_console,
 )
+from logdoctor.app.options import read_limit_options
+from logdoctor.app.stores import store_options
+from logdoctor.app.urltargets import split_url_targets, url_options
 from logdoctor.errors import ExitStatus, InputError, UsageError
-from logdoctor.options import read_limit_options
-from logdoctor.stores import store_options
-from logdoctor.urltargets import split_url_targets, url_options
 
 if TYPE_CHECKING:
-    from logdoctor.fleet import HostOptions
+    from logdoctor.app.fleet import HostOptions
+    from logdoctor.app.stores import StoreOptions
     from logdoctor.sources.limits import ReadLimits
     from logdoctor.sources.urls import UrlOptions
-    from logdoctor.stores import StoreOptions
 
 
 @click.command(
@@ -94,22 +94,22 @@ def diagnose(
     report each. A log holding several server starts is diagnosed for the last one (--all-runs: each one).
     A URL (prometheus://HOST:9090) is every instance a Prometheus server scrapes.
     With no target, reads a pasted log from stdin (end it with Ctrl-D)."""
-    from logdoctor.deployments import diagnose_deployments, parse_deployments
+    from logdoctor.app.deployments import diagnose_deployments, parse_deployments
+    from logdoctor.app.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
+    from logdoctor.app.progress import ReadProgress
+    from logdoctor.app.stores import check_store_targets, diagnose_stores
+    from logdoctor.app.urltargets import diagnose_url_targets, emit_outliers
     from logdoctor.engine.suppress import load_suppressions
-    from logdoctor.fleet import diagnose_hosts, mark_partial, read_hosts_file, split_targets
     from logdoctor.perf.options import perf_options
-    from logdoctor.progress import ReadProgress
+    from logdoctor.pipeline.run import local_line_sources
     from logdoctor.report.formats import PAGE_FORMATS, check_output, observed_of, written_to
-    from logdoctor.run import local_line_sources
-    from logdoctor.stores import check_store_targets, diagnose_stores
-    from logdoctor.urltargets import diagnose_url_targets, emit_outliers
 
     check_output(fmt, output)
     perf = perf_options(gpu, hardware_files)
     suppressions = load_suppressions(config_path)
     listed = read_hosts_file(hosts_file) if hosts_file is not None else []
     url_targets, rest = split_url_targets(targets)
-    if url_targets:  # prometheus://... (logdoctor/urltargets.py)
+    if url_targets:  # prometheus://... (logdoctor/app/urltargets.py)
         if rest or listed:
             raise UsageError(f"give URL targets alone, not with paths or hosts ({', '.join(rest or listed)})")
         result = diagnose_url_targets(
@@ -166,7 +166,7 @@ def diagnose(
         given = ssh.host_only_given()
         if given:
             raise UsageError(f"{', '.join(given)} only apply to host targets (user@host)")
-        sources = local_line_sources(targets, limits, engine=engine)  # a big file's parse starts (parse/parallel.py)
+        sources = local_line_sources(targets, limits, engine=engine)  # a big file's parse starts (pipeline/parallel.py)
         rules = load_rule_set(rule_dirs, no_builtin_rules)
         # Several deployments (or server starts of one log) are reported one by one (docs/cli.md).
         with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
@@ -193,7 +193,7 @@ def diagnose(
                 noun="deployments",
             )
         ctx.exit(int(ExitStatus.COLLECTION) if partial else exit_code_for(diagnoses, fail_on))
-    from logdoctor.progress import HostProgress
+    from logdoctor.app.progress import HostProgress
 
     with HostProgress(stderr_console()) as host_progress:  # each host's step on a terminal's stderr, else nothing
         collections, diagnoses, observed = diagnose_hosts(

@@ -17,10 +17,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from logdoctor import run as pipeline
 from logdoctor.errors import UsageError
+from logdoctor.pipeline import run as pipeline
+from logdoctor.pipeline.run import LineSource, Parsed, merge_parsed, parse_each
+from logdoctor.pipeline.tap import Run, clues_of
 from logdoctor.registry import REGISTRY
-from logdoctor.run import LineSource, Parsed, Run, clues_of, merge_parsed, parse_each
 from logdoctor.sources.local import ReadLimits
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def _identify(unit: Unit) -> Unit:
     serving = set(REGISTRY.names("serving"))
     detection = parsed.detections[0]
     engine = parsed.engine
-    # What the events say (gathered as they were parsed: run.Clues), read once more only where nobody gathered it.
+    # What the events say (gathered as they were parsed: tap.Clues), read once more only where nobody gathered it.
     clues = parsed.clues if parsed.clues is not None else clues_of(parsed.events)
     if detection.forced is not None:
         # With --engine every source "is" that engine: the grammars that read its lines tell a side file (an NCCL

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from logdoctor.cli import LogdoctorCommand, examples
-from logdoctor.commands.common import engine_option, handle_errors, stderr_console, stdout_console
-from logdoctor.options import read_limit_options
+from logdoctor.app.cli import LogdoctorCommand, examples
+from logdoctor.app.commands.common import engine_option, handle_errors, stderr_console, stdout_console
+from logdoctor.app.options import read_limit_options
 
 if TYPE_CHECKING:
     from logdoctor.parse.pipeline import EventStream, SourceStats

@@ -1,4 +1,4 @@
-"""The drafter's cost, the one k sweep, and typical acceptance (logdoctor/perf/speculation.py), on worked numbers;
+"""The drafter's cost, the one k sweep, and typical acceptance (logdoctor/facts/speculation.py), on worked numbers;
 and that the facts (no GPU) and the roofline (a GPU) run the same sweep."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from logdoctor.facts import speculation
 from logdoctor.facts.combiners.derived import step_cost
-from logdoctor.perf import effects, speculation
+from logdoctor.perf import effects
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.model import Deployment, SpecConfig, draft_cost, expected, step_time
 

@@ -27,17 +27,18 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EngineFailure, EngineVersion, EventBase, EventLog, LineTexts, ModelInfo, StartupConfig
+from logdoctor.events import EventLog, LineTexts
 from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
-    from logdoctor.parse.parallel import RangeWork
     from logdoctor.perf.options import PerfOptions
+    from logdoctor.pipeline.parallel import RangeWork
 
     # The SSH collector (paramiko) costs start-up time that `diagnose FILE` should not pay.
     from logdoctor.sources.ssh import HostCollection, RemoteSource
@@ -54,7 +55,7 @@ class LineSource:
     path: str | None = None
     # Called after the lines are consumed, to fill in what only the reader knows (bytes, total lines).
     finish: Callable[[SourceStats], None] | None = None
-    # A local file, which a big one may be parsed from in worker processes instead (logdoctor.parse.parallel),
+    # A local file, which a big one may be parsed from in worker processes instead (logdoctor.pipeline.parallel),
     # and those workers when they were started with the sources (`local_line_sources(..., engine=)`).
     local: LocalSource | None = None
     apart: RangeWork | None = None
@@ -65,7 +66,7 @@ def local_line_sources(
 ) -> list[LineSource]:
     """Open local paths (or `-`) under the read caps (docs/security.md); every path is checked before anything
     is read. Given the `engine` they will be parsed for, the first big file's worker processes start at once
-    (logdoctor.parse.parallel: they parse while the caller loads its rules)."""
+    (logdoctor.pipeline.parallel: they parse while the caller loads its rules)."""
     opened = [open_local(p, limits) for p in paths]
     keywords = candidate_keywords()
     out: list[LineSource] = []
@@ -73,7 +74,7 @@ def local_line_sources(
     for source in opened:
         apart = None
         if engine is not False and not started and source.parallel_ranges() is not None:
-            from logdoctor.parse.parallel import start_in_ranges
+            from logdoctor.pipeline.parallel import start_in_ranges
 
             apart = start_in_ranges(source, keywords, engine)
             started = True
@@ -159,180 +160,6 @@ class Parsed:
         return None
 
 
-# --- one log, several server starts ---------------------------------------------------------------------------
-# What a server prints as it starts (catalogue §2, docs/formats.md): vLLM's version line or logo, its
-# `non-default args` / `args: Namespace(...)` dump and the engine-init line; SGLang's `server_args=` dump.
-_BANNER_VERSIONS = frozenset({"version line", "logo", "engine init"})
-BANNER_CONFIGS = frozenset({"non-default args", "namespace", "server_args", "engine init"})
-# Lines of a server that is up: served traffic (the periodic stats lines), preemptions, failures. A banner after
-# served traffic is a new start; the configuration lines printed just before a banner (vLLM's platform detection,
-# SGLang's attention-backend notice) belong to the start that follows them, not to the traffic before.
-_SERVED = frozenset({"scheduler_stats", "spec_decode_stats"})
-_RUNTIME = _SERVED | {"preemption", "engine_failure"}
-
-
-@dataclass(frozen=True)
-class Run:
-    """One server start in a source: lines `first`..`last`; `banner` is the line of its first start-up line
-    (None: the source begins inside a run whose start is not in it)."""
-
-    index: int  # 1-based
-    count: int
-    first: int
-    last: int
-    banner: int | None
-
-    def span(self) -> str:
-        return f"lines {self.first:,}-{self.last:,}"
-
-
-def _ended_run(event: EventBase) -> bool:
-    return isinstance(event, EngineFailure) and event.kind not in (
-        "shutdown",
-        "shutdown-requested",
-        "shm-broadcast-wait",
-    )
-
-
-def _banner_key(event: EventBase, serving: frozenset[str]) -> tuple[str, str] | None:
-    """Which start-up line this is: the same one twice is a second start. The engine-init line is printed by each
-    data-parallel engine core, so it is told apart by process; the others are printed once a start."""
-    if event.engine not in serving:
-        return None
-    if isinstance(event, EngineVersion) and event.origin in _BANNER_VERSIONS and event.version:
-        kind = f"version {event.origin}"
-    elif isinstance(event, StartupConfig) and event.origin in BANNER_CONFIGS:
-        kind = f"config {event.origin}"
-    else:
-        return None
-    proc = event.process
-    if event.origin != "engine init" or proc is None:
-        return (kind, "")
-    return (kind, f"{proc.name or proc.role} {proc.dp_rank} {proc.pp_rank} {proc.tp_rank}")
-
-
-class RunStarts:
-    """`run_starts` as a source's events stream by (`add` each, in order; `starts()` at any point), so the parse
-    that reads them finds the server starts without another pass over the stored events.
-
-    A start-up line begins a new run when the run so far served traffic (a stats line) or died (a failure line),
-    already printed that same start-up line (a restart that never served), or printed another version or another
-    engine's start-up lines. The
-    configuration lines printed between the last traffic and the new banner go with the new run; lines before the
-    first banner stay with the first run."""
-
-    def __init__(self) -> None:
-        self._serving = frozenset(REGISTRY.names("serving"))
-        self._starts: list[tuple[int, int | None]] = []
-        self._keys: set[tuple[str, str]] = set()
-        self._version: str | None = None
-        self._banner_engine: str | None = None
-        self._served = self._seen_any = False
-        self._preamble: int | None = None  # first line of the configuration lines since the last runtime or banner
-        self._first_banner: int | None = None
-
-    def add(self, event: EventBase) -> None:
-        key = _banner_key(event, self._serving)
-        if key is not None:
-            new_version = (
-                isinstance(event, EngineVersion) and self._version is not None and event.version != self._version
-            )
-            other_engine = self._banner_engine is not None and event.engine != self._banner_engine
-            if self._seen_any and (self._served or key in self._keys or new_version or other_engine):
-                preamble = self._preamble
-                self._starts.append((event.line if preamble is None else min(preamble, event.line), event.line))
-                self._keys.clear()
-                self._served = False
-                self._version = None
-            elif self._first_banner is None and not self._starts:
-                self._first_banner = event.line
-            self._keys.add(key)
-            self._banner_engine = event.engine
-            if isinstance(event, EngineVersion):
-                self._version = event.version
-            self._preamble = None
-        elif event.type in _RUNTIME:
-            # a run that served, or died (a failure that is not a stop or a wait), is over: a banner after it is
-            # a new start, also when the log begins after the dead run's own banner (a restart loop's tail)
-            self._served = self._served or event.type in _SERVED or _ended_run(event)
-            self._preamble = None
-        elif self._preamble is None:
-            self._preamble = event.line
-        self._seen_any = True
-
-    def starts(self) -> list[tuple[int, int | None]]:
-        return [(1, self._first_banner), *self._starts]
-
-
-def run_starts(events: Iterable[EventBase]) -> list[tuple[int, int | None]]:
-    """(first line, banner line) of each server start in one source's events, in order; one entry when it holds
-    one start (the rules: `RunStarts`)."""
-    watch = RunStarts()
-    for event in events:
-        watch.add(event)
-    return watch.starts()
-
-
-# Where the served model is named: the version line (EngineVersion.model), model lines, or these dump keys.
-MODEL_KEYS = ("model", "model_path")
-
-
-@dataclass
-class Clues:
-    """What the events of a source (or a run) say about which deployment it is, gathered as they stream by, so
-    grouping inputs into deployments (logdoctor.deployments) needs no pass over the stored events: the serving
-    engine each event names (counted: `--engine` makes every source "that engine", and the grammars that read its
-    lines tell a side file apart), the first host a process header names, the served model, the dumps'
-    `node_rank`s."""
-
-    votes: dict[str, int] = field(default_factory=dict)
-    host: str | None = None
-    model: str | None = None
-    node_ranks: set[str] = field(default_factory=set)
-    serving: frozenset[str] = field(default_factory=lambda: frozenset(REGISTRY.names("serving")))
-
-    def add(self, event: EventBase) -> None:
-        engine = event.engine
-        if engine in self.serving:
-            self.votes[engine] = self.votes.get(engine, 0) + 1
-        if self.host is None:
-            process = event.process
-            if process is not None and process.host:
-                self.host = process.host
-        if isinstance(event, EngineVersion | ModelInfo | StartupConfig):
-            if self.model is None:
-                if isinstance(event, StartupConfig):
-                    self.model = next((str(event.config[k]) for k in MODEL_KEYS if event.config.get(k)), None)
-                elif event.model:
-                    self.model = event.model
-            if isinstance(event, StartupConfig) and event.config.get("node_rank") is not None:
-                self.node_ranks.add(str(event.config["node_rank"]))
-
-
-def clues_of(events: Iterable[EventBase]) -> Clues:
-    clues = Clues()
-    for event in events:
-        clues.add(event)
-    return clues
-
-
-class _Watch:
-    """A source's events on their way into its EventLog, seen once: its server starts, its clues, its profile."""
-
-    def __init__(self) -> None:
-        self.starts = RunStarts()
-        self.clues = Clues()
-        self.profiling = ProfileStream()
-
-    def tap(self, events: Iterable[EventBase]) -> Iterator[EventBase]:
-        starts, clues, profile = self.starts.add, self.clues.add, self.profiling.add
-        for event in events:
-            starts(event)
-            clues(event)
-            profile(event)
-            yield event
-
-
 def _run_of(firsts: Sequence[int], line: int) -> int:
     """The 1-based run a line falls in (`firsts`: each run's first line, ascending, the first being 1)."""
     return max(1, bisect_right(firsts, line))
@@ -393,7 +220,7 @@ def split_runs(
         # A start the log ends right after (its version line, its dump, nothing else yet) has nothing to diagnose:
         # the last start that printed more is the one a user asks about.
         serving = frozenset(REGISTRY.names("serving"))
-        got_further = {_run_of(firsts, e.line) for e in part.events if _banner_key(e, serving) is None}
+        got_further = {_run_of(firsts, e.line) for e in part.events if banner_key(e, serving) is None}
         chosen = next((run for run in reversed(runs) if run.index in got_further), runs[-1])
         wanted, skipped = [chosen], runs[chosen.index :]
     buckets: dict[int, tuple[EventLog, Clues]] = {run.index: (EventLog(), Clues()) for run in wanted}
@@ -433,12 +260,12 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
     start, or each with `all_runs`); `sources` (and each source's lines) may still be arriving."""
     for source in sources:
         stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
-        watch = _Watch()  # the server starts and the clues, seen as the events go by: no pass over them later
+        watch = Tap()  # the server starts and the clues, seen as the events go by: no pass over them later
         apart = _parse_apart(source, engine, stat, watch)  # feeds `watch` from the workers' partials
         if apart is not None:
             events, detection, texts = apart
         else:
-            watch = _Watch()
+            watch = Tap()
             stat = SourceStats(name=source.name, kind=source.kind, host=source.host, path=source.path)
             stream = EventStream(source.name, source.lines, engine=engine, stats=stat, keep_text=True)
             events = EventLog(watch.tap(stream))
@@ -451,9 +278,9 @@ def parse_each(sources: Iterable[LineSource], engine: str | None = None, *, all_
 
 
 def _parse_apart(
-    source: LineSource, engine: str | None, stat: SourceStats, watch: _Watch | None = None
+    source: LineSource, engine: str | None, stat: SourceStats, watch: Tap | None = None
 ) -> tuple[EventLog, Detection, LineTexts] | None:
-    """A big local file parsed in worker processes, one byte range each (logdoctor.parse.parallel); None where it
+    """A big local file parsed in worker processes, one byte range each (logdoctor.pipeline.parallel); None where it
     is parsed here, from `source.lines`."""
     if source.apart is not None:
         if source.apart.engine == engine:
@@ -461,7 +288,7 @@ def _parse_apart(
         source.apart.cancel()  # started for another engine: its parse would not be this one
     if source.local is None or source.local.parallel_ranges() is None:
         return None
-    from logdoctor.parse.parallel import parse_in_ranges
+    from logdoctor.pipeline.parallel import parse_in_ranges
 
     return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch)
 
@@ -533,7 +360,7 @@ def diagnose_parsed(
     today: date | None = None,
     perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, Profile]:
-    from logdoctor.perf.options import assess  # the model itself only when a GPU is known
+    from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from logdoctor.cli import examples
-from logdoctor.commands.common import handle_errors, load_rule_set, rules_options, stdout_console
+from logdoctor.app.cli import examples
+from logdoctor.app.commands.common import handle_errors, load_rule_set, rules_options, stdout_console
 from logdoctor.errors import RuleError, UsageError
 
 

@@ -19,8 +19,9 @@ from logdoctor.engine.result import RuleOutcome, Verdict
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.facts import with_baseline
-from logdoctor.perf.assess import PerfOptions, model_gap
-from logdoctor.run import Parsed, diagnose_parsed
+from logdoctor.perf.assess import model_gap
+from logdoctor.perf.options import PerfOptions
+from logdoctor.pipeline.run import Parsed, diagnose_parsed
 
 
 def _lookup(baseline: Parsed, candidate: Parsed) -> Callable[[str, int], str | None]:

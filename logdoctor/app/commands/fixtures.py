@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from logdoctor.cli import LogdoctorCommand, examples
-from logdoctor.commands.common import handle_errors, load_rule_set, rules_options
+from logdoctor.app.cli import LogdoctorCommand, examples
+from logdoctor.app.commands.common import handle_errors, load_rule_set, rules_options
 
 
 @click.command(

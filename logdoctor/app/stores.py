@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import click
 
+from logdoctor.app.options import option_bundle
 from logdoctor.errors import CollectionError, InputError, LogdoctorError, UsageError
-from logdoctor.options import option_bundle
 from logdoctor.sources.limits import DEFAULT_MAX_ROWS
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from logdoctor.app.fleet import HostOptions
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
-    from logdoctor.fleet import HostOptions
     from logdoctor.parse.pipeline import SourceStats
-    from logdoctor.run import LineSource
+    from logdoctor.pipeline.run import LineSource
     from logdoctor.sources.clickhouse import ClickHouseOptions, ClickHouseTarget, Deployment
     from logdoctor.sources.limits import ReadLimits
     from logdoctor.sources.urls import UrlOptions
@@ -242,7 +242,7 @@ def diagnose_stores(
 ) -> StoreResults[T]:
     """Read and diagnose each table: one diagnosis a deployment. Every URL and option is checked before any
     server is asked; one table alone that cannot be read raises its error (one line, exit 3)."""
-    from logdoctor.fleet import mark_partial
+    from logdoctor.app.fleet import mark_partial
     from logdoctor.parse.pipeline import candidate_keywords
     from logdoctor.report.events import say
     from logdoctor.sanitize import one_line
@@ -321,7 +321,7 @@ def diagnose_clickhouse(
 
 def _deployment_source(target: ClickHouseTarget, deployment: Deployment, broken: list[str]) -> LineSource:
     """A deployment's rows as a line source; an answer that breaks off is noted in `broken`, the rows kept."""
-    from logdoctor import run
+    from logdoctor.pipeline import run
 
     def lines() -> Iterator[tuple[int, str]]:
         try:
@@ -355,7 +355,7 @@ def _diagnose_deployment(
     observe: Callable[[Sequence[EventBase]], T] | None,
     broken: list[str],
 ) -> tuple[Diagnosis, T | None]:
-    from logdoctor import run
+    from logdoctor.pipeline import run
 
     parsed = run.parse_sources([_deployment_source(target, deployment, broken)], engine)
     observed = observe(parsed.events) if observe is not None else None
@@ -393,7 +393,7 @@ def diff_side_sources(
     """Both sides of `logdoctor diff` as line sources. A side given as `clickhouse://` or `prometheus://` URLs
     is one deployment of that store (`URL#KEY=VALUE,...` picks it among several: `#pod=vllm-0`,
     `#instance=10.0.0.5:8000`); other sides are files or hosts as `fleet.side_line_sources` reads them."""
-    from logdoctor.fleet import side_line_sources
+    from logdoctor.app.fleet import side_line_sources
     from logdoctor.sources.urls import is_url_target
 
     def is_url(target: str) -> bool:
@@ -449,7 +449,7 @@ def _store_side_source(
     names: list[str] = []
     if is_store_target(url):
         from logdoctor.parse.pipeline import candidate_keywords
-        from logdoctor.run import LineSource as Source
+        from logdoctor.pipeline.run import LineSource as Source
         from logdoctor.sources.clickhouse import read_clickhouse
 
         target = parse_clickhouse_url(url)
@@ -475,8 +475,8 @@ def _store_side_source(
     else:
         from dataclasses import replace
 
+        from logdoctor.pipeline.run import LineSource as Source
         from logdoctor.registry import REGISTRY
-        from logdoctor.run import LineSource as Source
         from logdoctor.sources import urls as url_sources
 
         # the names the metrics input kind reads, as urltargets asks for them

@@ -47,13 +47,13 @@ from logdoctor.engine.suppress import Suppressions
 from logdoctor.errors import InputError, LogdoctorError, UsageError
 from logdoctor.events import EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
+from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
 from logdoctor.redact import Redactor
 from logdoctor.report.terminal import cause_groups, render_terminal
-from logdoctor.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
 from logdoctor.sanitize import clean, one_line
 
 if TYPE_CHECKING:
-    from logdoctor.fleet import HostOptions
+    from logdoctor.app.fleet import HostOptions
 
 READ_CHUNK = 1 << 20
 POLL_SECONDS = 0.2  # how often a file is looked at for new bytes or a rotation
@@ -540,7 +540,7 @@ def host_reader(
     target: str, ssh: HostOptions | None, err: Console
 ) -> tuple[Callable[[queue.Queue[Arrival], threading.Event], None], str]:
     """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py)."""
-    from logdoctor.fleet import HostOptions
+    from logdoctor.app.fleet import HostOptions
     from logdoctor.report.events import say
     from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
     from logdoctor.sources.sshfollow import HostFollow, follow_target

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from logdoctor.cli import LogdoctorCommand, examples
-from logdoctor.commands.common import (
+from logdoctor.app.cli import LogdoctorCommand, examples
+from logdoctor.app.commands.common import (
     engine_option,
     handle_errors,
     load_rule_set,
@@ -22,7 +22,7 @@ from logdoctor.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from logdoctor.fleet import HostOptions
+    from logdoctor.app.fleet import HostOptions
 
 
 @click.command(
@@ -65,8 +65,8 @@ def watch(
     the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). A host is followed over SSH
     (`tail -F` on the host, reconnecting when the connection drops): its server's log as `diagnose HOST`
     finds it, or the path after `HOST:` or --log (docs/cli.md)."""
+    from logdoctor.app.watch import run_watch
     from logdoctor.engine.suppress import load_suppressions
-    from logdoctor.watch import run_watch
 
     run_watch(
         target,

@@ -29,13 +29,13 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from logdoctor.app.progress import HostProgress
     from logdoctor.engine.result import Diagnosis
     from logdoctor.engine.rules import LoadedRule
     from logdoctor.engine.suppress import Suppressions
     from logdoctor.events import EventBase
-    from logdoctor.perf.assess import PerfOptions
-    from logdoctor.progress import HostProgress
-    from logdoctor.run import LineSource
+    from logdoctor.perf.options import PerfOptions
+    from logdoctor.pipeline.run import LineSource
     from logdoctor.sources.local import ReadLimits
     from logdoctor.sources.ssh import HostCollection, SshOptions
 
@@ -143,12 +143,12 @@ def collect_for_diagnosis(
     progress: HostProgress | None = None,
 ) -> list[HostCollection]:
     """Collect every host (what was found and notes on `err`; each host's step on a terminal's status line,
-    logdoctor/progress.py); `--save` each one.
+    logdoctor/app/progress.py); `--save` each one.
 
     `on_started` runs for each host before it is contacted (see `collect_hosts`). `progress`: the caller's
     status line, kept up after the collection (diagnose shows `parsing` on it); else one of its own."""
+    from logdoctor.app.progress import HostProgress
     from logdoctor.parse.pipeline import candidate_keywords
-    from logdoctor.progress import HostProgress
     from logdoctor.report.events import say
     from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
@@ -195,7 +195,7 @@ def side_line_sources(
 ) -> list[LineSource]:
     """One side of `diff` as line sources: files and `-` as `diagnose` reads them, or hosts collected
     over SSH as `diagnose HOST` collects them (several hosts on one side are one deployment)."""
-    from logdoctor.run import local_line_sources, remote_line_sources
+    from logdoctor.pipeline.run import local_line_sources, remote_line_sources
 
     paths, hosts = split_targets(targets, options.ssh_config)
     if hosts and paths:
@@ -294,7 +294,7 @@ def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
     global _worker_rules
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     # Forked: what the parent held (the parser, the collector's models) is never traversed by this worker's
-    # collections, which would also copy the pages it shares with the parent (as logdoctor.parse.parallel's).
+    # collections, which would also copy the pages it shares with the parent (as logdoctor.pipeline.parallel's).
     gc.freeze()
     try:
         _worker_rules = load_rules()
@@ -375,7 +375,7 @@ def _diagnose_streamed(
     """A worker's task: one host's sources parsed while they arrive (`handle`: the pipe they come down, passed
     by the multiprocessing resource sharer), then diagnosed exactly as `diagnose HOST` does in one process
     (`run.remote_line_sources`, `parse_sources`, `diagnose_parsed`)."""
-    from logdoctor import run
+    from logdoctor.pipeline import run
     from logdoctor.sources.ssh import HostCollection, RemoteSource
 
     messages = _stream_messages(handle.detach())
@@ -434,7 +434,7 @@ def diagnose_hosts(
     by host index; a diagnosis of partial data is marked so (`mark_partial`)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from logdoctor import run
+    from logdoctor.pipeline import run
 
     # One host (or no worker processes): each host's lines are parsed in this process while they arrive (a
     # parsing thread a host, fed by its collector), so its diagnosis is ready soon after its last line. At
@@ -554,7 +554,7 @@ def _process_pool(
         return None
     fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
     if fork:
-        import logdoctor.run
+        import logdoctor.pipeline.run
         import logdoctor.sources.ssh  # noqa: F401 - imported once here rather than in every worker
     try:
         context = multiprocessing.get_context("fork" if fork else "spawn")

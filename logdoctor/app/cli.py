@@ -114,28 +114,28 @@ def end_start_up() -> None:
 # tests/test_cli_options.py checks each summary against the command's help.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "diagnose": (
-        "logdoctor.commands.diagnose",
+        "logdoctor.app.commands.diagnose",
         "diagnose",
         "Rank the likely causes of a slow deployment from its logs.",
     ),
     "diff": (
-        "logdoctor.commands.diff",
+        "logdoctor.app.commands.diff",
         "diff",
         "What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.",
     ),
     "parse": (
-        "logdoctor.commands.parse",
+        "logdoctor.app.commands.parse",
         "parse",
         "Print the typed events found in logs (plain, .gz, or - for stdin).",
     ),
-    "rules": ("logdoctor.commands.rules", "rules", "List, show and check rules."),
+    "rules": ("logdoctor.app.commands.rules", "rules", "List, show and check rules."),
     "test": (
-        "logdoctor.commands.fixtures",
+        "logdoctor.app.commands.fixtures",
         "fixture_tests",
         "Test rules against fixture logs, golden event files and the rules' own samples.",
     ),
     "watch": (
-        "logdoctor.commands.watch",
+        "logdoctor.app.commands.watch",
         "watch",
         "Follow a growing log (tail -F, through rotation) and keep its diagnosis current.",
     ),

@@ -1,4 +1,0 @@
-"""The commands of `logdoctor`, one module each, imported when the command runs (logdoctor/cli.py lists them).
-
-logdoctor diagnose vllm-serve.log   # imports logdoctor.commands.diagnose, not parse, diff, watch, rules or test
-"""
