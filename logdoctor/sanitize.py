@@ -47,11 +47,11 @@ def clean(value: T) -> T:
 
 
 def _is_model(value: Any) -> bool:
-    # A record (logdoctor.events.Record: events, results) or a pydantic model. Neither module is imported for this:
-    # a record exists only where logdoctor.events was imported (logdoctor --version imports this module and need not
-    # pay for the events; docs/benchmarks.md, *Start-up*), a pydantic model only where pydantic was.
-    events = sys.modules.get("logdoctor.events")
-    if events is not None and isinstance(value, events.Record):
+    # A record (logdoctor.records.Record: events, results) or a pydantic model. Neither module is imported for this:
+    # a record exists only where logdoctor.records was imported (logdoctor --version imports this module and need
+    # not pay for them; docs/benchmarks.md, *Start-up*), a pydantic model only where pydantic was.
+    records = sys.modules.get("logdoctor.records")
+    if records is not None and isinstance(value, records.Record):
         return True
     pydantic = sys.modules.get("pydantic")
     return pydantic is not None and isinstance(value, pydantic.BaseModel)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from logdoctor import events as events_module
-from logdoctor.events import EngineVersion, EventLog, LineTexts, SchedulerStats
+from logdoctor import eventlog as events_module
+from logdoctor.eventlog import EventLog, LineTexts
+from logdoctor.events import EngineVersion, SchedulerStats
 
 
 def _events(n: int) -> list[SchedulerStats]:

@@ -1,7 +1,8 @@
 """The import contracts of pyproject.toml (run by `lint-imports` in `make lint`) name every module of ours.
 
-A new top-level module (or package) must be placed: forbidden to `logdoctor.events`, and one of the core
-modules that may not import a named engine package, unless it is an engine or input package itself."""
+A new top-level module (or package) must be placed: forbidden to `logdoctor.events` and `logdoctor.records`,
+below the application unless it is part of it, and one of the core modules that may not import a named engine
+package, unless it is an engine or input package itself."""
 
 from __future__ import annotations
 
@@ -30,10 +31,18 @@ def _contract(words: str) -> dict[str, Any]:
 
 
 def test_events_is_forbidden_every_other_module() -> None:
-    contract = _contract("events is the shared vocabulary")
-    assert contract["source_modules"] == ["logdoctor.events"]
-    missing = _top_level_modules() - {"logdoctor.events"} - set(contract["forbidden_modules"])
+    contract = _contract("are the shared vocabulary")
+    assert contract["source_modules"] == ["logdoctor.events", "logdoctor.records"]
+    missing = _top_level_modules() - {"logdoctor.events", "logdoctor.records"} - set(contract["forbidden_modules"])
     assert not missing, f"add {sorted(missing)} to the events contract's forbidden_modules in pyproject.toml"
+
+
+def test_every_module_below_the_application_is_kept_from_it() -> None:
+    contract = _contract("the application")
+    application = {"logdoctor.app", "logdoctor.testing"}
+    assert contract["forbidden_modules"] == sorted(application)
+    missing = _top_level_modules() - application - set(contract["source_modules"])
+    assert not missing, f"add {sorted(missing)} to the application contract's source_modules in pyproject.toml"
 
 
 def test_every_core_module_is_kept_from_named_engines() -> None:

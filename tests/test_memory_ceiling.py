@@ -1,7 +1,7 @@
 """A memory ceiling of `diagnose` that does not depend on the machine's speed: the peak RSS of a real
 `logdoctor diagnose` of a generated event-dense log (every line an event, issue 15's worst case).
 
-diagnose holds its events and evidence lines compressed (events.EventLog, events.LineTexts, about 100 bytes a
+diagnose holds its events and evidence lines compressed (eventlog.EventLog, eventlog.LineTexts, about 100 bytes a
 line together), combines them as they are parsed (facts.ProfileStream) and keeps its series bounded
 (facts/series.py), so 30,000 stats and SpecDecoding lines peak at 54.7 MiB, 4.5 MiB above the same command on
 a 10-event log (50.2 MiB: the interpreter with logdoctor imported; docs/benchmarks.md, *Memory*). The test measures

@@ -1,4 +1,4 @@
-"""Records (logdoctor.events.Record) behave as the pydantic models they replaced, checked against pydantic itself.
+"""Records (logdoctor.records.Record) behave as the pydantic models they replaced, checked against pydantic itself.
 
 Each record class gets its pydantic twin (`pydantic_twin`: same fields, annotations, defaults, frozen and forbid);
 the same inputs go to both: every value a fixture's events hold, and awkward ones (text for numbers, an int for a
@@ -17,9 +17,10 @@ from pydantic import BaseModel, ValidationError
 
 from logdoctor.engine import diffresult, result
 from logdoctor.engine.rules import Rule, load_rules, rule_model
-from logdoctor.events import EVENT_TYPES, CompileTime, ProcessInfo, Record, SchedulerStats, pydantic_twin
+from logdoctor.events import EVENT_TYPES, CompileTime, ProcessInfo, SchedulerStats
 from logdoctor.parse.pipeline import EventStream
 from logdoctor.perf import hardware
+from logdoctor.records import Record, pydantic_twin
 from logdoctor.report import json as json_report
 from logdoctor.report import observed, timeline
 

@@ -45,7 +45,7 @@ from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.errors import InputError, LogdoctorError, UsageError
-from logdoctor.events import EventLog, LineTexts
+from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
 from logdoctor.redact import Redactor

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from logdoctor.engine.result import EngineReport, Finding, Performance, RuleOutcome, SourceReport, Verdict
-from logdoctor.events import Record, field
+from logdoctor.records import Record, field
 from logdoctor.vocabulary import SETTINGS
 
 DIFF_SCHEMA_VERSION = 1
@@ -20,7 +20,7 @@ State = Literal["differs", "equal", "unknown"]
 
 
 class _Model(Record):
-    """Frozen, unknown fields refused (logdoctor.events.Record); report/json.py makes pydantic twins for the schema."""
+    """Frozen, unknown fields refused (logdoctor.records.Record); report/json.py makes pydantic twins for the schema."""
 
 
 class Difference(_Model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from logdoctor.events import Record, field
+from logdoctor.records import Record, field
 
 SCHEMA_VERSION = 1
 
@@ -23,7 +23,7 @@ def severity_for(score: int) -> Severity:
 
 
 class _Model(Record):
-    """Frozen, unknown fields refused (logdoctor.events.Record); report/json.py makes pydantic twins for the schema."""
+    """Frozen, unknown fields refused (logdoctor.records.Record); report/json.py makes pydantic twins for the schema."""
 
 
 class Evidence(_Model):

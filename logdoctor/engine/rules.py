@@ -40,8 +40,8 @@ from logdoctor.engine.conditions import (
     save_parse_cache,
 )
 from logdoctor.errors import RuleError
-from logdoctor.events import Record, field
 from logdoctor.facts import BASELINE_PREFIX, FACTS
+from logdoctor.records import Record, field
 from logdoctor.registry import REGISTRY
 from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, YamlDataCache, read_user_file
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import ConfigError
-from logdoctor.events import Record, field
+from logdoctor.records import Record, field
 from logdoctor.userfile import MAX_CONFIG_BYTES, UserFileError, load_yaml, read_user_file
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from logdoctor.events import EventBase, LineTexts, ProcessInfo, StartupConfig
+from logdoctor.eventlog import LineTexts
+from logdoctor.events import EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.grammar import Grammar, ParseContext

@@ -22,8 +22,8 @@ from typing import Any, Literal
 import yaml
 
 from logdoctor.errors import ConfigError
-from logdoctor.events import Record, pydantic_twin
-from logdoctor.events import field as record_field
+from logdoctor.records import Record, pydantic_twin
+from logdoctor.records import field as record_field
 
 
 class NvLink(Record):

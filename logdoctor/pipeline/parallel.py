@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
-from logdoctor.events import EventBase, EventLog, LineTexts
+from logdoctor.eventlog import EventLog, LineTexts
+from logdoctor.events import EventBase
 from logdoctor.facts.partial import RangeFacts, Stretch
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats

@@ -27,7 +27,7 @@ from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, Source
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
-from logdoctor.events import EventLog, LineTexts
+from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor.engine.diffresult import DiffReport
 from logdoctor.engine.result import SCHEMA_VERSION, Diagnosis
-from logdoctor.events import Record, field, pydantic_twin
+from logdoctor.records import Record, field, pydantic_twin
 from logdoctor.sanitize import clean
 
 if TYPE_CHECKING:

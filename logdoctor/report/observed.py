@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from logdoctor.events import EventBase, Record, StartupConfig, field
+from logdoctor.events import EventBase, StartupConfig
+from logdoctor.records import Record, field
 from logdoctor.redact import MASK
 from logdoctor.report.timeline import Timeline, timeline_of
 
@@ -33,7 +34,7 @@ _ORIGIN_ORDER = ("command line", "non-default args", "server_args", "namespace")
 
 
 class _Model(Record):
-    """Frozen, unknown fields refused (logdoctor.events.Record)."""
+    """Frozen, unknown fields refused (logdoctor.records.Record)."""
 
 
 class Launch(_Model):

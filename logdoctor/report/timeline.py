@@ -26,12 +26,11 @@ from logdoctor.events import (
     EventBase,
     PerfWarning,
     Preemption,
-    Record,
     SchedulerStats,
     SpecDecodeStats,
     StartupConfig,
-    field,
 )
+from logdoctor.records import Record, field
 
 SERIES = (
     "decode_tok_s",
@@ -50,7 +49,7 @@ _START_ORIGINS = ("version line", "logo", "engine init")
 
 
 class _Model(Record):
-    """Frozen, unknown fields refused (logdoctor.events.Record)."""
+    """Frozen, unknown fields refused (logdoctor.records.Record)."""
 
 
 class Marker(_Model):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from logdoctor.engine.evaluate import evaluate_rule
 from logdoctor.engine.result import RuleOutcome
 from logdoctor.engine.rules import LoadedRule
-from logdoctor.events import LineTexts
+from logdoctor.eventlog import LineTexts
 from logdoctor.facts import Profile, with_baseline
 from logdoctor.pipeline.run import LineSource, parse_sources, profile_of
 

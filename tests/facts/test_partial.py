@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from logdoctor.events import EngineFailure, EventBase, EventLog, SchedulerStats
+from logdoctor.eventlog import EventLog
+from logdoctor.events import EngineFailure, EventBase, SchedulerStats
 from logdoctor.facts import partial
 from logdoctor.facts.series import Series
 from logdoctor.parse.pipeline import EventStream, SourceStats

@@ -15,12 +15,7 @@ from logdoctor.engines.vllm.common import (
     _notices,
     _table_warning,
 )
-from logdoctor.events import (
-    AttentionBackend,
-    EngineFailure,
-    PerfWarning,
-    WarningTopic,
-)
+from logdoctor.events import AttentionBackend, EngineFailure, PerfWarning, WarningTopic
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

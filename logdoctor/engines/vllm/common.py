@@ -13,12 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from logdoctor.events import (
-    Engine,
-    EventBase,
-    PerfWarning,
-    WarningTopic,
-)
+from logdoctor.events import Engine, EventBase, PerfWarning, WarningTopic
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Case, Grammar, ParseContext
 

@@ -8,12 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from logdoctor.engines.vllm.common import _NUM_SPEC_TOKENS, _WRAPPED_DUMP, Events, _base, _grammar, _remember_version
-from logdoctor.events import (
-    EngineVersion,
-    PerfWarning,
-    Platform,
-    StartupConfig,
-)
+from logdoctor.events import EngineVersion, PerfWarning, Platform, StartupConfig
 from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import Grammar, ParseContext, case

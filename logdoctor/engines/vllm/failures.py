@@ -15,11 +15,7 @@ from logdoctor.engines.vllm.common import (
     _msg,
     _notices,
 )
-from logdoctor.events import (
-    EngineFailure,
-    FailureKind,
-    PerfWarning,
-)
+from logdoctor.events import EngineFailure, FailureKind, PerfWarning
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

@@ -18,13 +18,7 @@ from logdoctor.engines.vllm.common import (
     _names,
     _notices,
 )
-from logdoctor.events import (
-    CompileKind,
-    CompileTime,
-    CudaGraph,
-    Offload,
-    PerfWarning,
-)
+from logdoctor.events import CompileKind, CompileTime, CudaGraph, Offload, PerfWarning
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

@@ -23,14 +23,7 @@ from logdoctor.engines.vllm.common import (
     _msg,
     _notices,
 )
-from logdoctor.events import (
-    CompileTime,
-    EngineFailure,
-    HybridModel,
-    KVCache,
-    ModelInfo,
-    PerfWarning,
-)
+from logdoctor.events import CompileTime, EngineFailure, HybridModel, KVCache, ModelInfo, PerfWarning
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

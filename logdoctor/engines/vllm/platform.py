@@ -15,15 +15,7 @@ from logdoctor.engines.vllm.common import (
     _notices,
     _table_warning,
 )
-from logdoctor.events import (
-    KVCache,
-    ModelInfo,
-    Offload,
-    PerfWarning,
-    Platform,
-    Quantization,
-    WarningTopic,
-)
+from logdoctor.events import KVCache, ModelInfo, Offload, PerfWarning, Platform, Quantization, WarningTopic
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

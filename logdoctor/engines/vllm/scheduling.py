@@ -5,11 +5,7 @@ from __future__ import annotations
 import re
 
 from logdoctor.engines.vllm.common import Events, NoticeBuild, _base, _event, _grammar, _msg, _notices
-from logdoctor.events import (
-    PerfWarning,
-    SchedulerConfig,
-    SchedulerConfigKind,
-)
+from logdoctor.events import PerfWarning, SchedulerConfig, SchedulerConfigKind
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

@@ -5,13 +5,7 @@ from __future__ import annotations
 import re
 
 from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _labelled_values, _msg, _pct
-from logdoctor.events import (
-    EventBase,
-    PerfWarning,
-    Platform,
-    Preemption,
-    SchedulerStats,
-)
+from logdoctor.events import EventBase, PerfWarning, Platform, Preemption, SchedulerStats
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

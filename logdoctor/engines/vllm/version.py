@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 
 from logdoctor.engines.vllm.common import Events, NoticeBuild, _base, _event, _grammar, _notices, _remember_version
-from logdoctor.events import (
-    EngineVersion,
-)
+from logdoctor.events import EngineVersion
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 

@@ -17,13 +17,13 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from logdoctor.eventlog import EventLog
 from logdoctor.events import (
     AttentionBackend,
     CompileTime,
     EngineFailure,
     EngineVersion,
     EventBase,
-    EventLog,
     GpuInfo,
     GpuP2P,
     GpuTopology,
@@ -93,7 +93,7 @@ class Derived(Combiner):
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
         # The periodic lines (a million in a week-long log) are summed up as they stream by (`Served`); the
-        # others are few, and held compressed (events.EventLog) for the passes below.
+        # others are few, and held compressed (eventlog.EventLog) for the passes below.
         self.events = EventLog()
         self.served = Served()
         self.last: dict[str, EventBase] = {}  # each source's last event (failure.shutdown_stalled)

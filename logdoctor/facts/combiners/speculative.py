@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.events import CompileTime, EventBase, EventLog, PerfWarning, SpecDecodeStats
+from logdoctor.eventlog import EventLog
+from logdoctor.events import CompileTime, EventBase, PerfWarning, SpecDecodeStats
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -34,7 +35,7 @@ class Speculation(Combiner):
         super().__init__(b)
         # One spec-decode line an interval, a million in a week-long log: per-interval lines are read as they come
         # (into scratch series, joined after any cumulative ones at finish); vLLM V0's cumulative lines are
-        # differenced at finish, so they are held, compressed (events.EventLog).
+        # differenced at finish, so they are held, compressed (eventlog.EventLog).
         self.first: SpecDecodeStats | None = None
         self.interval = ProfileBuilder()
         self.k_from_rate: tuple[float, SpecDecodeStats, str] | None = None  # the first k an interval line implies
