@@ -1,6 +1,7 @@
 """Snapshot of logdoctor's observable behaviour on every fixture, to prove a refactor changes nothing.
 
     .venv/bin/python bench/behaviour_snapshot.py OUT_DIR            # write the snapshot of this tree
+    .venv/bin/python bench/behaviour_snapshot.py OUT_DIR --jobs 16  # several logdoctor processes at a time
     .venv/bin/python bench/behaviour_snapshot.py --compare A B      # list every file that differs
 
 For each fixture case under fixtures/logs (a log, a .log.gz or a folder of files = one deployment) it writes
@@ -18,6 +19,7 @@ import itertools
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,34 +47,44 @@ def logdoctor(*args: str) -> bytes:
     return b"rc=%d\n" % done.returncode + done.stdout + b"\n--- stderr\n" + done.stderr
 
 
-def snapshot(out: Path) -> None:
+def snapshot(out: Path, jobs: int = 1) -> None:
     out.mkdir(parents=True, exist_ok=True)
     logs = ROOT / "fixtures" / "logs"
+    runs: list[tuple[str, tuple[str, ...]]] = []  # (output file, logdoctor arguments)
     for case in cases(logs):
         name = "__".join((*case[0].relative_to(logs).parts[:-1], case[0].name))
         paths = [str(p.relative_to(ROOT)) for p in case]
         for engine in ENGINES:
-            (out / f"{name}.{engine}.parse.jsonl").write_bytes(
-                logdoctor("parse", "--format", "jsonl", "--engine", engine, *paths)
+            runs.append((f"{name}.{engine}.parse.jsonl", ("parse", "--format", "jsonl", "--engine", engine, *paths)))
+            runs.append(
+                (
+                    f"{name}.{engine}.diagnose.json",
+                    ("diagnose", "--format", "json", "--engine", engine, "--fail-on", "never", *paths),
+                )
             )
-            (out / f"{name}.{engine}.diagnose.json").write_bytes(
-                logdoctor("diagnose", "--format", "json", "--engine", engine, "--fail-on", "never", *paths)
-            )
-        (out / f"{name}.diagnose.md").write_bytes(logdoctor("diagnose", "--format", "markdown", *paths))
+        runs.append((f"{name}.diagnose.md", ("diagnose", "--format", "markdown", *paths)))
     story = sorted((logs / "story").glob("*.log"))
     for a, b in itertools.permutations(story, 2):
         pair = (str(a.relative_to(ROOT)), str(b.relative_to(ROOT)))
-        (out / f"diff__{a.stem}__{b.stem}.json").write_bytes(logdoctor("diff", "--format", "json", *pair))
+        runs.append((f"diff__{a.stem}__{b.stem}.json", ("diff", "--format", "json", *pair)))
     for folder in sorted((ROOT / "fixtures" / "diff").glob("*")):
         files = sorted(folder.glob("*.log"))
         if len(files) == 2:
-            (out / f"diff__{folder.name}.json").write_bytes(
-                logdoctor("diff", "--format", "json", *(str(f.relative_to(ROOT)) for f in files))
+            runs.append(
+                (f"diff__{folder.name}.json", ("diff", "--format", "json", *(str(f.relative_to(ROOT)) for f in files)))
             )
-    # Durations are the one thing that may differ between runs.
-    (out / "test.txt").write_bytes(re.sub(rb"\d+\.\d+ s\b", b"_ s", logdoctor("test")))
-    (out / "rules-list.txt").write_bytes(logdoctor("rules", "list"))
-    (out / "rules-facts.txt").write_bytes(logdoctor("rules", "facts"))
+    runs += [("test.txt", ("test",)), ("rules-list.txt", ("rules", "list")), ("rules-facts.txt", ("rules", "facts"))]
+
+    def one(run: tuple[str, tuple[str, ...]]) -> None:
+        name, args = run
+        output = logdoctor(*args)
+        if name == "test.txt":
+            output = re.sub(rb"\d+\.\d+ s\b", b"_ s", output)  # durations are the one thing that may differ
+        (out / name).write_bytes(output)
+
+    # Each run is its own process: `--jobs` runs several at once (the whole snapshot is ~1,500 processes).
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(one, runs))
 
 
 def compare(a: Path, b: Path) -> int:
@@ -88,12 +100,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", nargs="?", type=Path)
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    parser.add_argument("--jobs", type=int, default=1, help="logdoctor processes at a time (default 1)")
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare)
     if args.out is None:
         parser.error("give OUT_DIR or --compare A B")
-    snapshot(args.out)
+    snapshot(args.out, args.jobs)
     return 0
 
 
