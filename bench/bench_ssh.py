@@ -1,4 +1,4 @@
-"""Benchmark `logdoctor diagnose HOST` over SSH against `ssh HOST grep` (issue #5's targets).
+"""Benchmark `logdoctor diagnose HOST` over SSH against `ssh HOST grep` (the SSH targets in docs/benchmarks.md).
 
 Starts real OpenSSH servers on loopback addresses (bench/sshlab.py: 127.0.0.2 ... 127.0.0.21, a free
 port, host key and known_hosts entry each, an ssh config with the aliases h1 ... h20; this machine is

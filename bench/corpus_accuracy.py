@@ -9,13 +9,13 @@ A case is a `<case>.log` with a label `<case>.yaml` beside it (the `.yaml` that 
 through the same pipeline as `logdoctor diagnose` (built-in rules, no suppressions). The report
 gives, per corpus and for all corpora together: the primary cause ranked 1st and within the top 3
 (problem logs; causes are ranked by their best finding), and the highest finding score on a
-healthy log. Issue #12's targets: top-1 >= 90%, top-3 >= 97%, no healthy log with a finding of
+healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log with a finding of
 50 or more; the exit status is 0 when all corpora together meet them.
 
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
 (real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
 fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them), and
-fixtures/logs/realworld4 and fixtures/logs/realworld5 (sessions 5 and 6's held-out sets).
+fixtures/logs/realworld4 and fixtures/logs/realworld5.
 """
 
 from __future__ import annotations
