@@ -1,6 +1,6 @@
 """Diagnosis accuracy on labelled real-log corpora: is the labelled primary cause the top finding?
 
-    .venv/bin/python bench/corpus_accuracy.py                      # the four default corpora
+    .venv/bin/python bench/corpus_accuracy.py                      # the default corpora
     .venv/bin/python bench/corpus_accuracy.py --corpus fixtures/logs/realworld
     .venv/bin/python bench/corpus_accuracy.py --corpus ../shared/corpus --corpus DIR
 
@@ -15,7 +15,7 @@ healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log wi
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
 (real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
 fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them), and
-fixtures/logs/realworld4 and fixtures/logs/realworld5.
+fixtures/logs/realworld4, fixtures/logs/realworld5 and fixtures/logs/realworld6.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld3",
     REPO / "fixtures" / "logs" / "realworld4",
     REPO / "fixtures" / "logs" / "realworld5",
+    REPO / "fixtures" / "logs" / "realworld6",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
