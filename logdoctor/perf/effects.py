@@ -8,7 +8,7 @@
     1.21
 
 Each function returns an `Effect`: `speedup` is t_now / t_fixed for decode at the deployment's batch
-(1.0 = fixing it changes nothing), `working` the steps behind it. Rules (issue 12 item 4) rank
+(1.0 = fixing it changes nothing), `working` the steps behind it. Rules rank
 findings by `tok_s_recovered`.
 """
 
