@@ -272,8 +272,8 @@ def failure(exc: ToolFailure) -> "CallToolResult":
 # --- the tools' work (plain functions: the server wraps them) ---------------------------------------------
 
 
-def _common_args(engine: str, gpu: str | None, rules: Sequence[str]) -> list[str]:
-    args = [f"--engine={engine}"]
+def _common_args(engine: str | None, gpu: str | None, rules: Sequence[str]) -> list[str]:
+    args = [f"--engine={engine}"] if engine is not None else []
     if gpu:
         args.append(f"--gpu={gpu}")
     args += [f"--rules={directory}" for directory in rules]
@@ -315,7 +315,7 @@ async def diff(
     candidate: Sequence[str],
     baseline_text: str | None,
     candidate_text: str | None,
-    engine: str,
+    engines: tuple[str, str],
     gpu: str | None,
     rules: Sequence[str],
     remote_logs: Sequence[str],
@@ -340,7 +340,8 @@ async def diff(
                         out.write(text)
                     side.append(path)
         hosts = has_hosts([*baseline, *candidate], policy.ssh_config)
-        args = ["diff", "--format=json", *_common_args(engine, gpu, rules), *policy.limit_args()]
+        args = ["diff", "--format=json", f"--baseline-engine={engines[0]}", f"--candidate-engine={engines[1]}"]
+        args += [*_common_args(None, gpu, rules), *policy.limit_args()]
         args += policy.ssh_args(hosts)
         args += [f"--log={path}" for path in remote_logs]
         if show_all:
@@ -615,14 +616,24 @@ def build_server(policy: ServerPolicy) -> "MCPServer":
         candidate: Annotated[list[str], Field(description="The slow deployment's log paths or hosts.")] = [],  # noqa: B006
         baseline_text: Annotated[str | None, Field(description="The fast deployment's log, pasted.")] = None,
         candidate_text: Annotated[str | None, Field(description="The slow deployment's log, pasted.")] = None,
-        engine: EngineArg = "auto",
+        baseline_engine: EngineArg = "auto",
+        candidate_engine: EngineArg = "auto",
         gpu: Gpu = None,
         rules: Rules = [],  # noqa: B006
         remote_logs: RemoteLogs = [],  # noqa: B006
         show_all: Annotated[bool, Field(description="Also return equal rows and rows neither side shows.")] = False,
     ) -> CallToolResult:
         return await diff(
-            policy, baseline, candidate, baseline_text, candidate_text, engine, gpu, rules, remote_logs, show_all
+            policy,
+            baseline,
+            candidate,
+            baseline_text,
+            candidate_text,
+            (baseline_engine, candidate_engine),
+            gpu,
+            rules,
+            remote_logs,
+            show_all,
         )
 
     @server.tool(name="parse", description=PARSE_DESCRIPTION, annotations=local)
