@@ -110,15 +110,21 @@ class Finished:
     stderr: str
 
 
+EXIT_MEANINGS = {2: "usage or input error", 3: "collection error", 4: "internal error"}
+
+
 def error_message(stderr: str, code: int) -> str:
     """The CLI's one-line error(s) (`logdoctor: error: ...`), else its last line of stderr, else the exit."""
     lines = [one_line(line) for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("logdoctor") and "error:" in line]
     if errors:
-        return "; ".join(errors)
-    if lines:
-        return f"logdoctor exited with {code}: {lines[-1]}"
-    return f"logdoctor exited with {code}"
+        message = "; ".join(errors)
+    else:
+        meaning = f" ({EXIT_MEANINGS[code]})" if code in EXIT_MEANINGS else ""
+        message = f"logdoctor exited with {code}{meaning}" + (f": {lines[-1]}" if lines else "")
+    if "--accept-new" in message:  # the CLI's hint names its own flag: here it is the server's
+        message += " [for this MCP server: only its operator can, by starting `logdoctor mcp --accept-new`]"
+    return message
 
 
 def has_hosts(targets: Sequence[str], ssh_config: str | None) -> bool:
@@ -211,14 +217,19 @@ def _diagnosis_summary(report: dict[str, Any], heading: str = "") -> list[str]:
     performance = report.get("performance") or {}
     if isinstance(performance, dict) and performance.get("summary"):
         lines.append(f"expected performance: {performance['summary']}")
+    elif isinstance(performance, dict) and performance.get("unknown"):
+        missing = ", ".join(str(u.get("what")) for u in performance["unknown"] if isinstance(u, dict))
+        lines.append(f"expected performance: unknown (missing: {missing}; the GPU can be given as `gpu`)")
     warnings = report.get("warnings") or []
     lines += [f"warning: {w}" for w in warnings[:3]]
     errors = report.get("errors") or []
-    lines += [f"error: {e}" for e in errors[:3]]
+    for error in errors[:5]:
+        if isinstance(error, dict):
+            lines.append(f"error: {error.get('host')}: {error.get('error')}")
     return lines
 
 
-def summary_of(report: Any, exit_code: int) -> str:
+def summary_of(report: Any, exit_code: int | None) -> str:
     """A short text of a diagnose or diff report: the verdict, the top findings, each with its fix."""
     lines: list[str] = []
     if not isinstance(report, dict):
@@ -240,8 +251,9 @@ def summary_of(report: Any, exit_code: int) -> str:
             lines += _diagnosis_summary(inner, f"[{name}] ")
     else:
         lines += _diagnosis_summary(report)
-    meaning = {0: "no finding at or above high", 1: "findings at or above high"}.get(exit_code, "")
-    lines.append(f"exit {exit_code}" + (f" ({meaning})" if meaning else ""))
+    if exit_code is not None:
+        meaning = {0: "no finding at or above high", 1: "findings at or above high"}.get(exit_code, "")
+        lines.append(f"exit {exit_code}" + (f" ({meaning})" if meaning else ""))
     return "\n".join(lines)
 
 
@@ -265,6 +277,7 @@ def failure(exc: ToolFailure) -> "CallToolResult":
 
     content = [TextContent(type="text", text=one_line(str(exc)))]
     if exc.report is not None:  # a collection error with what was collected (a host down of several)
+        content.append(TextContent(type="text", text=clean(summary_of(exc.report, None))))
         content.append(TextContent(type="text", text=json.dumps(exc.report, ensure_ascii=False)))
     return CallToolResult(content=list(content), is_error=True)
 
@@ -325,19 +338,19 @@ async def diff(
     try:
         baseline = check_targets(baseline, "diff baseline")
         candidate = check_targets(candidate, "diff candidate")
-        for side, given, text in (("baseline", baseline, baseline_text), ("candidate", candidate, candidate_text)):
-            if not given and text is None:
-                raise ToolFailure(f"diff: no {side}: give {side} (paths or hosts) or {side}_text (a pasted log)")
+        for name, given, pasted in (("baseline", baseline, baseline_text), ("candidate", candidate, candidate_text)):
+            if not given and pasted is None:
+                raise ToolFailure(f"diff: no {name}: give {name} (paths or hosts) or {name}_text (a pasted log)")
         if baseline_text is not None or candidate_text is not None:
             scratch = tempfile.mkdtemp(prefix="logdoctor-mcp-")  # 0700: the pasted logs are read by the CLI only
-            for name, text, side in (
+            for name, pasted, side in (
                 ("baseline", baseline_text, baseline),
                 ("candidate", candidate_text, candidate),
             ):
-                if text is not None:
+                if pasted is not None:
                     path = os.path.join(scratch, f"{name}.log")
                     with open(path, "w", encoding="utf-8") as out:
-                        out.write(text)
+                        out.write(pasted)
                     side.append(path)
         hosts = has_hosts([*baseline, *candidate], policy.ssh_config)
         args = ["diff", "--format=json", f"--baseline-engine={engines[0]}", f"--candidate-engine={engines[1]}"]
@@ -494,11 +507,12 @@ def causes(policy: ServerPolicy) -> "CallToolResult":
 
     del policy
     loaded = load_rules((), builtin=True)
-    entries = [
-        {"cause": cause, "rules": [_rule_entry(item, full=False) for item in loaded if item.rule.cause == cause]}
-        for cause in CAUSES
-    ]
-    lines = [f"{e['cause']}: " + "; ".join(r["title"] for r in e["rules"] if r["mode"] == "diagnose") for e in entries]
+    entries: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for cause in CAUSES:
+        members = [_rule_entry(item, full=False) for item in loaded if item.rule.cause == cause]
+        entries.append({"cause": cause, "rules": members})
+        lines.append(f"{cause}: " + "; ".join(str(r["title"]) for r in members if r["mode"] == "diagnose"))
     return result("\n".join(lines), {"causes": entries})
 
 
@@ -520,7 +534,7 @@ def gpus(policy: ServerPolicy) -> "CallToolResult":
         }
         for gpu in table.gpus
     ]
-    text = "GPU names for diagnose's gpu argument (any alias works too): " + ", ".join(e["name"] for e in entries)
+    text = "GPU names for diagnose's gpu argument (any alias works too): " + ", ".join(g.name for g in table.gpus)
     return result(text, {"gpus": entries})
 
 

@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
-from tests.sources.conftest import SshLab
+from tests.sources.conftest import SshLab, free_port
 from tests.sources.conftest import ssh_lab as ssh_lab  # the lab's fixture, shared with tests/sources
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,10 +263,34 @@ def test_unknown_host_key_is_a_tool_error_unless_the_server_accepts_new(ssh_lab:
     refused = call("diagnose", arguments, *server)
 
     message = error_text(refused)
-    assert "kpro5" in message and "host key" in message
+    assert message.startswith("logdoctor: error: kpro5: unknown host key for ")
+    assert "logdoctor mcp --accept-new" in message  # who can accept it: the server's operator
     assert known.read_text() == ""  # nothing recorded: a tool argument cannot accept it
 
     accepted = call("diagnose", arguments, *server, "--accept-new")
 
     assert payload(accepted)["report"]["findings"][0]["cause"] == "spec-net-loss"
     assert ssh_lab.servers["kpro5"].known_name in known.read_text()
+
+
+def test_a_host_down_of_two_is_a_tool_error_carrying_what_was_collected(ssh_lab: SshLab) -> None:
+    log = lab_story(ssh_lab)
+    down = f"root@127.0.0.6:{free_port('127.0.0.6')}"
+
+    result = call(
+        "diagnose",
+        {"targets": ["kpro5", down], "remote_logs": [str(log)]},
+        "--ssh-config",
+        str(ssh_lab.ssh_config),
+        "--known-hosts",
+        str(ssh_lab.known_hosts),
+        "--timeout",
+        "2",
+    )
+
+    message, summary, report_text = texts(result)
+    assert result.is_error and message == "logdoctor exited with 3 (collection error): collected 1 of 2 hosts"
+    assert "[kpro5] problems: " in summary and f"error: {down}: " in summary
+    report = json.loads(report_text)
+    assert [h["host"] for h in report["hosts"]] == ["kpro5", down]
+    assert report["hosts"][0]["findings"][0]["cause"] == "spec-net-loss"
