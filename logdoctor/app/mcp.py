@@ -216,7 +216,8 @@ def _diagnosis_summary(report: dict[str, Any], heading: str = "") -> list[str]:
     lines += _finding_lines(report.get("findings") or [])
     performance = report.get("performance") or {}
     if isinstance(performance, dict) and performance.get("summary"):
-        lines.append(f"expected performance: {performance['summary']}")
+        if performance["summary"] not in lines[0]:  # the verdict line quotes it when the bound is known
+            lines.append(f"expected performance: {performance['summary']}")
     elif isinstance(performance, dict) and performance.get("unknown"):
         missing = ", ".join(str(u.get("what")) for u in performance["unknown"] if isinstance(u, dict))
         lines.append(f"expected performance: unknown (missing: {missing}; the GPU can be given as `gpu`)")
@@ -238,8 +239,12 @@ def summary_of(report: Any, exit_code: int | None) -> str:
         gap = report.get("gap") or {}
         lines.append(f"diff: {gap.get('summary') or 'throughput gap unknown'}")
         differing = [d for d in report.get("differences") or [] if d.get("matters")]
+        ported: set[str] = set()
         for row in differing[:8]:
-            port = f" -> port with: {row['port']}" if row.get("port") else ""
+            port = ""
+            if row.get("port") and row["port"] not in ported:  # one flag often ports several rows
+                port = f" -> port with: {row['port']}"
+                ported.add(row["port"])
             lines.append(f"- {row.get('key')}: baseline {row.get('baseline')}, candidate {row.get('candidate')}{port}")
         lines += _diagnosis_summary(report, "candidate ")
     elif isinstance(report.get("deployments") or report.get("hosts"), list):

@@ -14,9 +14,11 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
+from click.testing import CliRunner
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from logdoctor.app.cli import main
 from tests.sources.conftest import SshLab, free_port
 from tests.sources.conftest import ssh_lab as ssh_lab  # the lab's fixture, shared with tests/sources
 
@@ -159,6 +161,15 @@ def test_missing_file_is_a_tool_error(tmp_path: Path) -> None:
 )
 def test_bad_arguments_are_tool_errors(name: str, arguments: dict[str, Any], message: str) -> None:
     assert message in error_text(call(name, arguments))
+
+
+def test_without_the_sdk_the_command_says_which_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)  # as if `mcp` were not installed
+
+    result = CliRunner().invoke(main, ["mcp"])
+
+    assert result.exit_code == 2
+    assert result.stderr == "logdoctor: error: logdoctor mcp needs the MCP SDK: pip install 'logdoctor[mcp]'\n"
 
 
 def test_a_target_is_never_read_as_an_option(tmp_path: Path) -> None:
