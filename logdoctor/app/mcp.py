@@ -16,6 +16,7 @@ import difflib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -151,13 +152,12 @@ async def run_cli(policy: ServerPolicy, args: Sequence[str], stdin: bytes | None
     """`python -m logdoctor ARGS` in a child process, stdout kept whole. Cancelling the call kills the child."""
     import anyio
 
+    command = [policy.python, "-m", "logdoctor", *args]
     env = child_environment()
-    result = await anyio.run_process(
-        [policy.python, "-m", "logdoctor", *args],
-        input=stdin if stdin is not None else b"",
-        check=False,
-        env=env,
-    )
+    if stdin:
+        result = await anyio.run_process(command, input=stdin, check=False, env=env)
+    else:  # never the server's own stdin: that is the client's channel
+        result = await anyio.run_process(command, stdin=subprocess.DEVNULL, check=False, env=env)
     return Finished(result.returncode, result.stdout, result.stderr.decode("utf-8", "replace"))
 
 
