@@ -33,11 +33,8 @@ if TYPE_CHECKING:
 
     from logdoctor.sources.limits import ReadLimits
 
-# The CLI's options that apply only when a target is a host: it refuses them otherwise (fleet.HostOptions).
-_HOST_ONLY = ("--accept-new", "--sudo", "--identity")
 PAGE_LIMIT = 500  # the most events one `parse` call returns
 PAGE_DEFAULT = 100
-TEXT_NAME = "pasted.log"  # the name a pasted log is diagnosed under (`diff`'s sides: baseline.log, candidate.log)
 
 INSTRUCTIONS = """\
 logdoctor reads vLLM, SGLang and NCCL logs (local files, hosts over SSH, or pasted text) and ranks why an
@@ -73,7 +70,8 @@ class ServerPolicy:
         ]
 
     def ssh_args(self, hosts: bool) -> list[str]:
-        """The SSH options of every call that has targets; the host-only ones when a target is a host."""
+        """The SSH options of every call that has targets; the host-only ones (the CLI refuses them for files:
+        fleet.HostOptions.host_only_given) when a target is a host."""
         args: list[str] = []
         if self.ssh_config:
             args.append(f"--ssh-config={self.ssh_config}")
@@ -262,7 +260,7 @@ def summary_of(report: Any, exit_code: int | None) -> str:
     return "\n".join(lines)
 
 
-def result(summary: str, payload: dict[str, Any], *, error: bool = False) -> "CallToolResult":
+def result(summary: str, payload: dict[str, Any]) -> "CallToolResult":
     """The summary first (for the model to read), then the payload as JSON text and as structured content."""
     from mcp.types import CallToolResult, TextContent
 
@@ -273,7 +271,6 @@ def result(summary: str, payload: dict[str, Any], *, error: bool = False) -> "Ca
             TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)),
         ],
         structured_content=payload,
-        is_error=error,
     )
 
 
