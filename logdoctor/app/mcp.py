@@ -582,16 +582,40 @@ accept as `gpu` for the expected-performance bound. Cheap."""
 def build_server(policy: ServerPolicy) -> "MCPServer":
     """The MCP server with its six tools, each calling the function of the same name above."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.types import CallToolResult, ToolAnnotations
-    from pydantic import Field
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+    from pydantic import AfterValidator, Field, ValidationError
 
     from logdoctor.registry import engine_choices
 
+    class Server(MCPServer[Any]):
+        async def call_tool(
+            self, name: str, arguments: dict[str, Any], context: Any = None
+        ) -> CallToolResult | InputRequiredResult:
+            """The SDK's call; arguments that fail the schema are one line naming each argument and what is wrong
+            (the SDK's message is pydantic's, several lines with a link)."""
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if not isinstance(exc.__cause__, ValidationError):
+                    raise
+                problems = "; ".join(
+                    f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: {error['msg']}"
+                    for error in exc.__cause__.errors()
+                )
+                raise ToolError(one_line(f"{name}: bad argument: {problems}")) from exc.__cause__
+
     engines = engine_choices()
-    engine_schema = {"enum": engines}
+
+    def known_engine(value: str) -> str:
+        if value not in engines:
+            raise ValueError(f"{value!r} is not one of {', '.join(engines)}")
+        return value
+
     EngineArg = Annotated[
         str,
-        Field(description="Force the engine instead of detecting it.", json_schema_extra=engine_schema),
+        Field(description="Force the engine instead of detecting it.", json_schema_extra={"enum": engines}),
+        AfterValidator(known_engine),
     ]
     Targets = Annotated[
         list[str],
@@ -610,7 +634,7 @@ def build_server(policy: ServerPolicy) -> "MCPServer":
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True)
     local = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-    server = MCPServer(name="logdoctor", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = Server(name="logdoctor", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(name="diagnose", description=DIAGNOSE_DESCRIPTION, annotations=read_only)
     async def diagnose_tool(
