@@ -12,14 +12,16 @@ after `--`, so nothing a model writes is read as an option. explain, causes and 
 set and hardware table in this process.
 """
 
+import contextlib
 import difflib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -146,17 +148,77 @@ def check_targets(targets: Sequence[str], what: str) -> list[str]:
     return list(targets)
 
 
-async def run_cli(policy: ServerPolicy, args: Sequence[str], stdin: bytes | None = None) -> Finished:
-    """`python -m logdoctor ARGS` in a child process, stdout kept whole. Cancelling the call kills the child."""
+async def run_cli(
+    policy: ServerPolicy,
+    args: Sequence[str],
+    stdin: bytes | None = None,
+    on_line: Callable[[str], None] | None = None,
+) -> Finished:
+    """`python -m logdoctor ARGS` in a child process: stdout kept whole, or each line handed to `on_line` as it
+    comes (then not kept). The child leads a process group of its own; a call that ends before it does (the
+    client cancelled it) ends the group: SIGTERM, which the CLI unwinds to stop its grep prefilter and parse
+    workers, then SIGKILL after KILL_GRACE seconds."""
     import anyio
+    from anyio.streams.text import TextReceiveStream
 
-    command = [policy.python, "-m", "logdoctor", *args]
-    env = child_environment()
-    if stdin:
-        result = await anyio.run_process(command, input=stdin, check=False, env=env)
-    else:  # never the server's own stdin: that is the client's channel
-        result = await anyio.run_process(command, stdin=subprocess.DEVNULL, check=False, env=env)
-    return Finished(result.returncode, result.stdout, result.stderr.decode("utf-8", "replace"))
+    process = await anyio.open_process(
+        [policy.python, "-m", "logdoctor", *args],
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,  # never the server's stdin: the client's channel
+        env=child_environment(),
+        start_new_session=True,
+    )
+    out: list[bytes] = []
+    err: list[str] = []
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def feed() -> None:
+                if process.stdin is not None:
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        await process.stdin.send(stdin or b"")
+                    await process.stdin.aclose()
+
+            async def drain() -> None:
+                assert process.stderr is not None
+                async for chunk in TextReceiveStream(process.stderr, errors="replace"):
+                    err.append(chunk)
+
+            group.start_soon(feed)
+            group.start_soon(drain)
+            assert process.stdout is not None
+            if on_line is None:
+                async for data in process.stdout:
+                    out.append(data)
+            else:
+                pending = ""
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *complete, pending = (pending + chunk).split("\n")
+                    for line in complete:
+                        on_line(line)
+                if pending:
+                    on_line(pending)
+        code = await process.wait()
+    finally:
+        if process.returncode is None:
+            with anyio.CancelScope(shield=True):
+                end_group(process.pid, signal.SIGTERM)
+                with anyio.move_on_after(KILL_GRACE):
+                    await process.wait()
+                if process.returncode is None:
+                    end_group(process.pid, signal.SIGKILL)
+                    await process.wait()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    return Finished(code, b"".join(out), "".join(err))
+
+
+KILL_GRACE = 5.0  # seconds a cancelled child has to unwind after SIGTERM
+
+
+def end_group(pid: int, sig: signal.Signals) -> None:
+    """Signal the child's process group (the child and what it started), if it is still there."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
 
 
 def child_environment() -> dict[str, str]:
@@ -383,9 +445,6 @@ async def parse(
 ) -> "CallToolResult":
     """The events of `types` (all when empty), `limit` of them from `offset`, and how many of each type there are.
     The child's JSON lines are read as they come: only the page is kept."""
-    import anyio
-    from anyio.streams.text import TextReceiveStream
-
     try:
         targets = check_targets(targets, "parse")
         if bool(targets) == (text is not None):
@@ -396,47 +455,26 @@ async def parse(
         counts: dict[str, int] = {}
         page: list[Any] = []
         matching = 0
-        async with await anyio.open_process(
-            [policy.python, "-m", "logdoctor", *args], env=child_environment()
-        ) as process:
-            assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-            async with anyio.create_task_group() as group:
-                stderr_parts: list[str] = []
 
-                async def feed() -> None:
-                    assert process.stdin is not None
-                    if text is not None:
-                        await process.stdin.send(text.encode("utf-8"))
-                    await process.stdin.aclose()
+        def take(line: str) -> None:
+            nonlocal matching
+            try:
+                event = json.loads(line) if line.strip() else None
+            except ValueError:
+                event = None
+            if not isinstance(event, dict):
+                return
+            kind = str(event.get("type", "?"))
+            counts[kind] = counts.get(kind, 0) + 1
+            if wanted and kind not in wanted:
+                return
+            if offset <= matching < offset + limit:
+                page.append(event)
+            matching += 1
 
-                async def drain() -> None:
-                    assert process.stderr is not None
-                    async for chunk in TextReceiveStream(process.stderr, errors="replace"):
-                        stderr_parts.append(chunk)
-
-                group.start_soon(feed)
-                group.start_soon(drain)
-                pending = ""
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    pending += chunk
-                    *complete, pending = pending.split("\n")
-                    for line in complete:
-                        if not line.strip():
-                            continue
-                        try:
-                            event = json.loads(line)
-                        except ValueError:
-                            continue
-                        kind = str(event.get("type", "?")) if isinstance(event, dict) else "?"
-                        counts[kind] = counts.get(kind, 0) + 1
-                        if wanted and kind not in wanted:
-                            continue
-                        if offset <= matching < offset + limit:
-                            page.append(event)
-                        matching += 1
-            code = await process.wait()
-        if code != int(ExitStatus.OK):
-            raise ToolFailure(error_message("".join(stderr_parts), code))
+        finished = await run_cli(policy, args, text.encode("utf-8") if text is not None else None, on_line=take)
+        if finished.code != int(ExitStatus.OK):
+            raise ToolFailure(error_message(finished.stderr, finished.code))
     except ToolFailure as exc:
         return failure(exc)
     unknown = sorted(wanted - set(counts))

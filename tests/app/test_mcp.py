@@ -6,8 +6,11 @@ The host tests use the SSH lab of tests/sources (real OpenSSH on loopback addres
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,6 +22,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from logdoctor.app.cli import main
+from logdoctor.app.mcp import ServerPolicy, run_cli
 from tests.sources.conftest import SshLab, free_port
 from tests.sources.conftest import ssh_lab as ssh_lab  # the lab's fixture, shared with tests/sources
 
@@ -173,6 +177,42 @@ def test_without_the_sdk_the_command_says_which_extra(monkeypatch: pytest.Monkey
 
     assert result.exit_code == 2
     assert result.stderr == "logdoctor: error: logdoctor mcp needs the MCP SDK: pip install 'logdoctor[mcp]'\n"
+
+
+def gone(pid: int) -> bool:
+    """No such process, or a zombie: it has ended (a container's init may be slow to reap)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_cancelled_call_ends_the_child_and_what_it_started(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    child = tmp_path / "python"  # stands in for `python -m logdoctor ...`: starts a grandchild and waits
+    child.write_text(f"#!/bin/sh\nsleep 300 &\necho $$ $! > {pids}.tmp && mv {pids}.tmp {pids}\nwait\n")
+    child.chmod(0o755)
+
+    async def cancel_when_started() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(run_cli, ServerPolicy(python=str(child)), ["diagnose", "x.log"])
+            with anyio.fail_after(30):
+                while not pids.exists():
+                    await anyio.sleep(0.02)
+            group.cancel_scope.cancel()  # what the SDK does when the client cancels the call
+
+    anyio.run(cancel_when_started)
+
+    started = [int(pid) for pid in pids.read_text().split()]
+    deadline = time.monotonic() + 10
+    while not all(gone(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert all(gone(pid) for pid in started), started
+    finally:
+        for pid in started:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_a_target_is_never_read_as_an_option(tmp_path: Path) -> None:
