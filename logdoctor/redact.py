@@ -37,7 +37,9 @@ _KEY_END = (
     r"api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|secret|token|password|passwd|passphrase|pwd"
     r"|credentials?"
 )
-_KEY_NAME = rf"(?<![\w-])[\w.-]*?(?:{_KEY_END})(?![\w])"
+# A name starts where a run of name characters starts (not after each `.` inside one: a line of `a.b.c...` would
+# be scanned once from every dot, a cost that grows with the square of the line).
+_KEY_NAME = rf"(?<![\w.-])[\w.-]*?(?:{_KEY_END})(?![\w])"
 # A value: an escaped-JSON string (`\"x\"`), a quoted string (escapes and the other quote inside), a list, or a
 # bare word (quotes inside it, but not at its end: `api_key=pa"ss` is masked whole, `"k=v"` keeps its quote).
 _VALUE = (
@@ -100,7 +102,7 @@ PATTERNS: tuple[Pattern, ...] = (
         # prefix), so an identifier that merely contains `hf_` or `ghs_` is not one.
         "glued-token-shape",
         r"(?P<v>(?-i:(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16})"
-        r"|(?-i:eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+        r"|(?-i:eyJ[A-Za-z0-9_-]{8,400}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,})"  # bounded: each `eyJ` scans once
         r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{30,}|xox[abprse]-[A-Za-z0-9-]{10,}"
         r"|sk-(?:ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{12,}|sk-[A-Za-z0-9]{32,}|glpat-[A-Za-z0-9_-]{20,})",
         "Decode batch tokensghp_abcdefghijklmnopqrstuvwxyz0123456789 x",

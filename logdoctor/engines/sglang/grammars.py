@@ -628,7 +628,9 @@ _MEMORY_RULES = [
         re.compile("Disabling hybrid SWA memory for \\w+ as it is not yet supported"),
         _ev(HybridModel, kind="hybrid-detected"),
     ),
-    Rule(re.compile("\\w+ mamba checkpoint pool: [\\d.]+ slots, [\\d.]+GB"), _ev(HybridModel, kind="mamba-pool")),
+    Rule(
+        re.compile("(?<!\\w)\\w+ mamba checkpoint pool: [\\d.]+ slots, [\\d.]+GB"), _ev(HybridModel, kind="mamba-pool")
+    ),
     Rule(re.compile("Not enough host memory for request \\S+"), _ev(Offload, kind="kv")),
     Rule(re.compile("Enable offload kv cache for decode side"), _ev(Offload, kind="kv")),
     Rule(
@@ -1013,7 +1015,7 @@ _RUNTIME_RULES = [
     Rule(re.compile(r"Scheduler hit an exception"), _failure("exception")),
     Rule(re.compile(r"Received sigquit from a child"), _failure("worker-died")),
     Rule(re.compile(r"memory leak detected!"), _failure("memory-leak")),
-    Rule(re.compile(r"(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
+    Rule(re.compile(r"(?<![\w-])(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
     Rule(re.compile(r"Casting (?P<from>torch\.\w+) to (?P<to>torch\.\w+)\."), _cast),
     Rule(re.compile(r"The server is fired up and ready to roll!"), _ready),
     Rule(
