@@ -29,7 +29,9 @@ _HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they
 _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 # A line longer than this is parsed for its head only (docs/security.md, *Bounded*): every field a grammar reads sits
 # near a line's start, and a line's cost must not grow with whatever a prompt or a paste appended. The redactor sees
-# a little more than the head, so a secret that straddles the cut is masked whole before the cut is made.
+# a little more than the head, so a secret that straddles the cut is masked whole before the cut is made. A line that
+# starts with `{` is a JSON document (a benchmark tool's report, one line of several hundred kB): read whole, under the
+# read cap, by the JSON reader, which is linear.
 MAX_PARSED_CHARS = 64 * 1024
 _REDACT_MARGIN = 4096
 _LONG_NOTES = 3
@@ -358,10 +360,11 @@ class EventStream:
         redact = self._redact
         for number, raw in lines:
             self.stats.lines += 1
-            if len(raw) > MAX_PARSED_CHARS:
+            capped = len(raw) > MAX_PARSED_CHARS and raw[:1] != "{"  # a benchmark's JSON report is one line
+            if capped:
                 raw = self._head(number, raw)
             raw = redact(raw)  # every line read, before anything else sees it
-            if len(raw) > MAX_PARSED_CHARS:
+            if capped:
                 raw = raw[:MAX_PARSED_CHARS]
             if context.block is not None:
                 line = _envelope(self.source, number, raw)

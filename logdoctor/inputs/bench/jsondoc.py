@@ -36,6 +36,7 @@ from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
 _OPEN = "bench.json_open"  # the document being read, so `finish` can close a cut one
 _MAX_DEPTH = 3  # scalars deeper than this are skipped
+_MAX_NESTING = 64  # deeper: not a benchmark report (a value's dotted key costs its depth to build)
 _MAX_SCALARS = 4096  # a document with more scalars than this keeps only the first ones
 _MAX_LINES = 5_000_000  # a pretty-printed --save-detailed result has a line a per-request value
 # a bare JSON word: a number, a literal, Python's json Infinity / NaN, or a secret the reader masked
@@ -89,6 +90,9 @@ class _Document:
 
     def _punct(self, p: str) -> None:
         if p in "{[":
+            if len(self.stack) >= _MAX_NESTING:  # no report nests this deep; each value's key path would grow with it
+                self.broken = True
+                return
             if self.stack:
                 self._begin_value()
                 self.path.append(self.key if self.key is not None else f"[{self.items[-1] - 1}]")
