@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from logdoctor.events import EventBase, GpuInfo, HostInfo, NcclEnv
+from logdoctor.events import EventBase, GpuInfo, GpuProcess, HostInfo, NcclEnv
+from logdoctor.inputs.host import gpustate
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
@@ -247,6 +248,7 @@ class _SmiGpu:
     ordinal: int
     rows: dict[tuple[str, ...], str] = field(default_factory=dict)
     end: int | None = None
+    processes: list[tuple[LogLine, dict[str, str]]] = field(default_factory=list)  # the Processes section
 
 
 @dataclass
@@ -262,6 +264,19 @@ def _int(text: str | None) -> int | None:
     return int(m.group("n")) if m else None
 
 
+def _smi_processes(gpu: _SmiGpu, bus_id: str, ctx: ParseContext) -> list[EventBase]:
+    return [
+        GpuProcess(
+            **ctx.base(line, "env"),
+            pid=_int(rows.get("Process ID")),
+            name=rows.get("Name") or "?",
+            bus_id=bus_id,
+            memory_mib=_int(rows.get("Used GPU Memory")),
+        )
+        for line, rows in gpu.processes
+    ]
+
+
 def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
     ctx.state.pop(_SMI_OPEN, None)
     rows = gpu.rows
@@ -272,6 +287,7 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
     persistence = rows.get(("Persistence Mode",))
     base = ctx.base(gpu.header, "env")
     base["end_line"] = gpu.end
+    bus_id = rows.get(("PCI", "Bus Id")) or gpu.bus_id
     return [
         GpuInfo(
             **base,
@@ -279,7 +295,7 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
             name=name,
             memory_mib=_int(rows.get(("FB Memory Usage", "Total"))),
             driver=smi.driver,
-            bus_id=rows.get(("PCI", "Bus Id")) or gpu.bus_id,
+            bus_id=bus_id,
             pcie_generation=_int(rows.get((*link, "PCIe Generation", "Current"))),
             pcie_generation_max=_int(rows.get((*link, "PCIe Generation", "Max"))),
             pcie_width=_int(rows.get((*link, "Link Width", "Current"))),
@@ -287,7 +303,9 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
             persistence_mode=None if persistence not in ("Enabled", "Disabled") else persistence == "Enabled",
             sm_clock_mhz=_int(rows.get(("Clocks", "SM"))),
             sm_clock_max_mhz=_int(rows.get(("Max Clocks", "SM"))),
-        )
+            **gpustate.from_smi_rows(rows),
+        ),
+        *_smi_processes(gpu, bus_id, ctx),
     ]
 
 
@@ -328,6 +346,14 @@ def _read_smi(smi: _Smi) -> BlockFn:
                 return [_host(line, ctx, "driver", "cuda", value)]
             return []
         del smi.path[indent - 1 :]
+        if smi.gpu is not None and smi.path[:1] == ["Processes"] and value is not None:
+            # one block a process: `Process ID : 616`, then its `Type`, `Name`, `Used GPU Memory`
+            if key == "Process ID":
+                smi.gpu.processes.append((line, {}))
+            if smi.gpu.processes:
+                smi.gpu.processes[-1][1].setdefault(key, value)
+            smi.gpu.end = line.number
+            return []
         if value is None:
             smi.path.append(key)  # a section: `    PCI`, `        GPU Link Info`
         elif smi.gpu is not None:
