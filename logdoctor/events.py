@@ -587,6 +587,9 @@ class GpuInfo(EventBase):
     power_default_limit_w: float | None = None
     power_max_limit_w: float | None = None
     clock_events: list[str] | None = None
+    # `Clocks Event Reasons Counters` (driver 535+): time spent in thermal slowdown or power braking since the
+    # driver loaded, seconds (SW Thermal Slowdown + HW Thermal Slowdown + HW Power Braking)
+    slowdown_s: float | None = None
     ecc_uncorrected: int | None = None  # volatile (since the driver loaded) uncorrectable ECC errors
     remap_pending: bool | None = None  # a row remap or page retirement waits for a GPU reset
     remap_failed: bool | None = None

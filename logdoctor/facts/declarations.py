@@ -126,6 +126,12 @@ FACTS: dict[str, FactSpec] = {
     ),
     "gpu.power_limit": FactSpec("str", "that GPU's power limit, default and draw, as text", _STATE_HINT),
     "gpu.temperature": FactSpec("number", "highest GPU temperature, C", _STATE_HINT),
+    "gpu.slowdown_s": FactSpec(
+        "number",
+        "most time one GPU spent in thermal slowdown or power braking since the driver loaded, s "
+        "(nvidia-smi -q Clocks Event Reasons Counters)",
+        _SMI_HINT,
+    ),
     "gpu.pcie_link_degraded": FactSpec(
         "bool",
         "a GPU's PCIe link runs below its maximum width, or below its maximum generation while busy",

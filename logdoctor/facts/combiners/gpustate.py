@@ -62,6 +62,7 @@ class GpuState(Combiner):
         "gpu.power_limit_ratio",
         "gpu.power_limit",
         "gpu.temperature",
+        "gpu.slowdown_s",
         "gpu.pcie_link_degraded",
         "gpu.pcie_link",
         "gpu.pcie_link_ratio",
@@ -123,6 +124,7 @@ class GpuState(Combiner):
             self.b.set("gpu.hardware_error_count", float(self.errors), None, "nvidia-smi health / kernel log")
 
     def _load(self) -> None:
+        self._power()
         b = self.b
         read = [g for g in self.gpus if g.utilization_pct is not None]
         if not read:
@@ -140,6 +142,14 @@ class GpuState(Combiner):
             ratio = (slow.sm_clock_mhz or 0) / (slow.sm_clock_max_mhz or 1)
             b.set("gpu.sm_clock_ratio", round(ratio, 3), slow, "nvidia-smi SM clock / max")
             b.set("gpu.sm_clock", f"{_label(slow)} {slow.sm_clock_mhz} of {slow.sm_clock_max_mhz} MHz", slow)
+
+    def _power(self) -> None:
+        """What holds for idle GPUs too: the power limit, the temperature, the slowdown counters."""
+        b = self.b
+        slowed = [g for g in self.gpus if g.slowdown_s is not None]
+        if slowed:
+            g = max(slowed, key=lambda g: g.slowdown_s or 0)
+            b.set("gpu.slowdown_s", g.slowdown_s, g, "nvidia-smi clock event reason counters")
         hot = [g for g in self.gpus if g.temperature_c is not None]
         if hot:
             g = max(hot, key=lambda g: g.temperature_c or 0)
@@ -172,10 +182,13 @@ class GpuState(Combiner):
                 continue
             ratio = min(1.0, now / best)
             state = "busy" if busy else "idle" if busy is False else "load unknown"
-            text = (
-                f"{_label(g)}: gen{g.pcie_generation} x{g.pcie_width} of gen{g.pcie_generation_max} "
-                f"x{g.pcie_width_max} ({state})"
-            )
+            if g.pcie_generation:
+                link = (
+                    f"gen{g.pcie_generation} x{g.pcie_width} of gen{g.pcie_generation_max or '?'} x{g.pcie_width_max}"
+                )
+            else:  # a rig report gives the width and the maximum generation only
+                link = f"x{g.pcie_width} of x{g.pcie_width_max} (gen{g.pcie_generation_max or '?'} at most)"
+            text = f"{_label(g)}: {link} ({state})"
             if worst is None or ratio < worst[0]:
                 worst = (ratio, g, text)
         if worst is not None:

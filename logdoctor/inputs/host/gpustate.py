@@ -56,6 +56,7 @@ _CLOCK_EVENT_COLUMNS: dict[str, str] = {
     "display_clock_setting": "display",
 }
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons")
+_SLOWDOWN_COUNTERS = ("SW Thermal Slowdown", "HW Thermal Slowdown", "HW Power Braking")
 _POWER_SECTIONS = ("GPU Power Readings", "Power Readings")
 
 
@@ -92,7 +93,13 @@ def from_smi_rows(rows: dict[tuple[str, ...], str]) -> dict[str, Any]:
     events: set[str] = set()
     seen_events = False
     uncorrected: int | None = None
+    slowdown: float | None = None
     for key, value in rows.items():
+        if key[0] == "Clocks Event Reasons Counters" and len(key) == 2 and key[1] in _SLOWDOWN_COUNTERS:
+            us = number(value)
+            if us is not None:
+                slowdown = (slowdown or 0.0) + us / 1e6
+            continue
         if key[0] in _EVENT_SECTIONS and len(key) == 2 and key[1] in CLOCK_EVENTS:
             seen_events = True
             if value.strip() == "Active":
@@ -126,6 +133,7 @@ def from_smi_rows(rows: dict[tuple[str, ...], str]) -> dict[str, Any]:
         "power_default_limit_w": number(rows.get((section, "Default Power Limit"))),
         "power_max_limit_w": number(rows.get((section, "Max Power Limit"))),
         "clock_events": _ordered(events) if seen_events else None,
+        "slowdown_s": None if slowdown is None else round(slowdown, 3),
         "ecc_uncorrected": uncorrected,
         "remap_pending": None
         if remap_pending is None and pending_pages is None

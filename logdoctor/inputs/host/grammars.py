@@ -229,6 +229,11 @@ _OFF_BUS_RE = re.compile(
 )
 
 
+# the driver's three-line notice without an Xid (NVIDIA/NVSentinel#155): `NVRM: The NVIDIA GPU 0000:b3:00.0` /
+# `NVRM: (PCI ID: 10de:26b5) installed in this system has` / `NVRM: fallen off the bus and is not responding ...`
+_OFF_BUS_NOTICE_RE = re.compile(r"\bNVRM: (?P<rest>fallen off the bus and is not responding to commands\.?)\s*$")
+
+
 def parse_xid(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _XID_RE.search(line.text)
     if m:
@@ -237,6 +242,9 @@ def parse_xid(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _OFF_BUS_RE.search(line.text)
     if m:
         return [GpuXid(**ctx.base(line, "host"), code=None, bus_id=m.group("bus"), message=m.group("rest"))]
+    m = _OFF_BUS_NOTICE_RE.search(line.text)
+    if m:
+        return [GpuXid(**ctx.base(line, "host"), code=None, bus_id=None, message=m.group("rest"))]
     return None
 
 
@@ -367,6 +375,12 @@ GRAMMARS: list[Grammar] = [
                 "journal",
                 "Dec 02 08:51:19 gpu7 kernel: NVRM: Xid (PCI:0000:ca:00): 48, pid=77, DBE (0x1,0x2a).",
                 ("gpu_xid", {"code": 48, "bus_id": "0000:ca:00"}),
+                exact=True,
+            ),
+            case(
+                "off-bus-notice",
+                "               NVRM: fallen off the bus and is not responding to commands.",
+                ("gpu_xid", {"code": None, "bus_id": None}),
                 exact=True,
             ),
             case(
