@@ -187,3 +187,16 @@ def test_the_console_script_answers_version_as_click_does_without_click() -> Non
     assert done.returncode == by_click.exit_code == 0
     assert done.stdout == by_click.output
     assert done.stderr.strip() == "NO CLICK"
+
+
+def test_rules_show_a_cause_lists_its_rules_and_a_typo_gets_a_suggestion() -> None:
+    result = CliRunner().invoke(main, ["rules", "show", "spec-low-acceptance"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("spec-low-acceptance is a cause; its rules")
+    assert "  low-acceptance " in result.stdout
+    shown = CliRunner().invoke(main, ["rules", "show", "low-acceptance"])
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("# ") and "low-acceptance.yaml" in shown.stdout.splitlines()[0]
+    typo = CliRunner().invoke(main, ["rules", "show", "spec-low-aceptance"])
+    assert typo.exit_code == 2
+    assert "did you mean spec-low-acceptance" in typo.stderr

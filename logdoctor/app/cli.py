@@ -216,6 +216,7 @@ class LogdoctorGroup(click.Group):
         except click.UsageError as exc:
             if isinstance(exc, OneLineUsageError):
                 raise
+            help_and_exit(exc)
             raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -224,7 +225,16 @@ class LogdoctorGroup(click.Group):
         except click.UsageError as exc:  # a subcommand's (or a sub-group's) arguments
             if isinstance(exc, OneLineUsageError):
                 raise
+            help_and_exit(exc)
             raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
+
+
+def help_and_exit(exc: click.UsageError) -> None:
+    """A group named without a command (`logdoctor`, `logdoctor rules`) asked for its help: print it, exit 0
+    (click words it as a usage error, exit 2, which the one-line form would fold into one line)."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and exc.ctx is not None:
+        click.echo(exc.ctx.get_help())
+        exc.ctx.exit(0)
 
 
 def examples(*lines: str) -> str:

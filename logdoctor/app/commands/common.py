@@ -52,8 +52,17 @@ def stderr_console() -> Console:
     return make_console(color_choice(), stderr=True)
 
 
+def _print_traceback() -> None:
+    """--debug: the traceback of the exception being handled, on stderr (the exit code stays the documented one)."""
+    import traceback
+
+    sys.stderr.write(traceback.format_exc())
+    sys.stderr.flush()
+
+
 def handle_errors(func: F) -> F:
-    """Turn every LogdoctorError into one line on stderr and its exit code; --debug shows the traceback."""
+    """Turn every LogdoctorError into one line on stderr and its exit code; --debug adds the traceback and keeps
+    the code (a script that checks `$?` reads the same with and without it)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -62,10 +71,10 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except LogdoctorError as exc:
-            if debug:
-                raise
             from logdoctor.sanitize import clean_text
 
+            if debug:
+                _print_traceback()
             click.echo(f"logdoctor: error: {clean_text(str(exc))}", err=True)
             ctx.exit(int(exc.exit_status))
         except BrokenPipeError:
@@ -75,12 +84,12 @@ def handle_errors(func: F) -> F:
             ctx.exit(0)
         except KeyboardInterrupt:
             click.echo("logdoctor: interrupted", err=True)
-            ctx.exit(130)
+            ctx.exit(int(ExitStatus.INTERRUPTED))
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except Exception as exc:  # a bug of ours: exit 4, never 1 (= findings)
             if debug:
-                raise
+                _print_traceback()
             click.echo(f"logdoctor: {internal_error_line(exc)}", err=True)
             ctx.exit(int(ExitStatus.INTERNAL))
 
