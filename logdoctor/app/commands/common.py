@@ -291,60 +291,70 @@ def _host_options(values: dict[str, Any]) -> Any:
 
 
 # Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`.
-ssh_options = option_bundle(
-    "ssh",
-    [
-        click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
-        click.option(
-            "-i",
-            "--identity",
-            "identities",
-            multiple=True,
-            type=click.Path(dir_okay=False),
-            help="Private key (repeatable).",
-        ),
-        click.option(
-            "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0.1),
-            help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
-        ),
-        click.option(
-            "--read-timeout",
-            type=click.FloatRange(min=0.1),
-            default=DEFAULT_READ_TIMEOUT,
-            show_default=True,
-            help="Seconds one remote log read may take (what arrived is kept, marked partial).",
-        ),
-        click.option(
-            "--log",
-            "logs",
-            multiple=True,
-            metavar="REMOTE_PATH_OR_GLOB",
-            help="Read this remote log instead of discovering logs (repeatable).",
-        ),
-        click.option("--sudo", is_flag=True, help="Read root-only logs with `sudo -n` (never asks for a password)."),
-        click.option(
-            "--save", type=click.Path(file_okay=False), help="Keep what was collected in DIR/<host>/ with a manifest."
-        ),
-        click.option(
-            "--max-bytes",
-            type=str,
-            metavar="SIZE",
-            callback=parse_size,
-            default=str(DEFAULT_MAX_BYTES),
-            show_default="64M",
-            help="Most bytes of log lines to transfer from one host.",
-        ),
-        click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
-        click.option(
-            "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
-        ),
-    ],
-    _host_options,
-)
+_SSH_OPTIONS = [
+    click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
+    click.option(
+        "-i",
+        "--identity",
+        "identities",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="Private key (repeatable).",
+    ),
+    click.option(
+        "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.1),
+        help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
+    ),
+    click.option(
+        "--read-timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_READ_TIMEOUT,
+        show_default=True,
+        help="Seconds one remote log read may take (what arrived is kept, marked partial).",
+    ),
+    click.option(
+        "--log",
+        "logs",
+        multiple=True,
+        metavar="REMOTE_PATH_OR_GLOB",
+        help="Read this remote log instead of discovering logs (repeatable).",
+    ),
+    click.option("--sudo", is_flag=True, help="Read root-only logs with `sudo -n` (never asks for a password)."),
+    click.option(
+        "--save", type=click.Path(file_okay=False), help="Keep what was collected in DIR/<host>/ with a manifest."
+    ),
+    click.option(
+        "--max-bytes",
+        type=str,
+        metavar="SIZE",
+        callback=parse_size,
+        default=str(DEFAULT_MAX_BYTES),
+        show_default="64M",
+        help="Most bytes of log lines to transfer from one host.",
+    ),
+    click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
+    click.option(
+        "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
+    ),
+]
+ssh_options = option_bundle("ssh", _SSH_OPTIONS, _host_options)
+
+
+def ssh_option_list(names: Sequence[str]) -> list[Callable[[Any], Any]]:
+    """The SSH options whose long names are `names` (`watch` offers those a follow can honour)."""
+
+    def long_name(option: Callable[[Any], Any]) -> str:
+        def probe() -> None: ...
+
+        option(probe)
+        param = probe.__click_params__[0]  # type: ignore[attr-defined]
+        return str(next(o for o in param.opts if o.startswith("--")))
+
+    return [option for option in _SSH_OPTIONS if long_name(option) in names]
 
 
 __all__ = ["FAIL_ON", "parse_size"]
