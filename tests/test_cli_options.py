@@ -115,8 +115,8 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = io.StringIO()
     terminal = Console(file=shown, force_terminal=True, width=100)
     with ReadProgress(terminal) as bar:
-        assert list(bar.wrap("big.log", str(STORY), iter(lines))) == lines
-    assert "reading big.log" in shown.getvalue() and "line 100" in shown.getvalue()
+        assert list(bar.wrap("big.log", None, iter(lines))) == lines
+    assert "reading big.log" in shown.getvalue()
     piped = io.StringIO()
     with ReadProgress(Console(file=piped, force_terminal=False)) as bar:
         assert list(bar.wrap("big.log", None, iter(lines))) == lines

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 # Options of the group that may also be written after the subcommand (`logdoctor diagnose x.log --debug`).
-_GLOBAL_FLAGS = ("--debug", "--version")
+_GLOBAL_FLAGS = ("--debug", "--version", "--quiet", "-q")
 _GLOBAL_VALUED = ("--color",)
 
 
@@ -256,7 +256,8 @@ Shell completion: eval "$(_LOGDOCTOR_COMPLETE=bash_source logdoctor)" (docs/cli.
 
 @click.group(cls=LogdoctorGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=MAIN_EPILOG)
 @click.version_option(__version__, prog_name="logdoctor")
-@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option("--debug", is_flag=True, help="Add the traceback to an error (the exit code stays the same).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress, prompt or notes on stderr; errors and results as ever.")
 @click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
@@ -264,7 +265,7 @@ Shell completion: eval "$(_LOGDOCTOR_COMPLETE=bash_source logdoctor)" (docs/cli.
     show_default=True,
     help="Colour: auto follows the terminal, NO_COLOR and FORCE_COLOR.",
 )
-def main(debug: bool, color: str) -> None:
+def main(debug: bool, quiet: bool, color: str) -> None:
     """Diagnose slow vLLM and SGLang deployments from their logs."""
 
 

@@ -46,7 +46,18 @@ def stdout_console() -> Console:
     return make_console(color_choice())
 
 
+def quiet_wanted() -> bool:
+    """`--quiet` of this run: nothing on stderr but errors."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().params.get("quiet"))
+
+
 def stderr_console() -> Console:
+    """Progress, prompts and notes; a quiet console (it prints nothing) with `--quiet`."""
+    if quiet_wanted():
+        from rich.console import Console
+
+        return Console(file=sys.stderr, quiet=True)
     from logdoctor.report.terminal import make_console
 
     return make_console(color_choice(), stderr=True)
