@@ -93,6 +93,12 @@ class LogdoctorContext(click.Context):
 class LogdoctorCommand(click.Command):
     context_class = LogdoctorContext
 
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Examples after the description, options in sections, exit codes at the end (logdoctor/app/helpformat.py)."""
+        from logdoctor.app.helpformat import format_command_help
+
+        format_command_help(self, ctx, formatter)
+
 
 # The cyclic garbage collector runs a young collection every 700 allocations, and importing the parser, the rule
 # engine and the reports allocates some 10^6 objects that all live on: a run spent 3% of a 10-line diagnose's

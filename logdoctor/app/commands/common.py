@@ -349,7 +349,11 @@ _SSH_OPTIONS = [
     ),
     click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
     click.option(
-        "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
+        "--jobs",
+        type=click.IntRange(min=1),
+        default=DEFAULT_JOBS,
+        show_default="twice the CPUs, at least 8",  # the same words on every machine, as docs/cli.md has them
+        help="Hosts at a time.",
     ),
 ]
 ssh_options = option_bundle("ssh", _SSH_OPTIONS, _host_options)
