@@ -200,3 +200,19 @@ def test_rules_show_a_cause_lists_its_rules_and_a_typo_gets_a_suggestion() -> No
     typo = CliRunner().invoke(main, ["rules", "show", "spec-low-aceptance"])
     assert typo.exit_code == 2
     assert "did you mean spec-low-acceptance" in typo.stderr
+
+
+def test_rules_list_at_80_columns_keeps_every_id_whole() -> None:
+    from logdoctor.engine.rules import load_rules
+
+    result = subprocess.run(
+        [*LOGDOCTOR, "rules", "list"], capture_output=True, text=True, env=_env(COLUMNS="80"), cwd=ROOT
+    )
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in result.stdout
+    shown = {line.split()[0] for line in lines if line.startswith("  ") and line.strip()}
+    rules = load_rules()
+    assert {r.id for r in rules} <= shown
+    assert {r.rule.cause for r in rules} <= {line.split()[0] for line in lines if line and not line.startswith(" ")}

@@ -33,12 +33,18 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
     from logdoctor.sanitize import clean_text
 
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
-    table = Table(show_lines=False)
-    for column in ("id", "cause", "engines", "status", "title"):
-        table.add_column(column, no_wrap=column != "title")
+    # Each cause a heading row and its rules under it: an id and a cause side by side took 70 columns, and an
+    # 80-column terminal cut both and collapsed the rest to `...`. Only the title wraps.
+    table = Table(show_lines=False, box=None, pad_edge=False, show_edge=False)
+    for column in ("cause / rule", "engines", "status", "title"):
+        table.add_column(column, no_wrap=column != "title", overflow="fold")
+    cause = None
     for item in sorted(loaded, key=lambda r: (r.rule.cause, r.id)):
         r = item.rule
-        table.add_row(*(Text(clean_text(cell)) for cell in (r.id, r.cause, ",".join(r.engines), r.status, r.title)))
+        if r.cause != cause:
+            cause = r.cause
+            table.add_row(Text(clean_text(cause), style="bold"))
+        table.add_row(*(Text(clean_text(cell)) for cell in ("  " + r.id, ",".join(r.engines), r.status, r.title)))
     stdout_console().print(table)
 
 
