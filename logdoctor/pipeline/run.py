@@ -59,6 +59,8 @@ class LineSource:
     # and those workers when they were started with the sources (`local_line_sources(..., engine=)`).
     local: LocalSource | None = None
     apart: RangeWork | None = None
+    # Told the bytes parsed so far where the lines are not read here (a big file's workers): a progress bar's.
+    progress: Callable[[int], None] | None = None
 
 
 def local_line_sources(
@@ -284,13 +286,13 @@ def _parse_apart(
     is parsed here, from `source.lines`."""
     if source.apart is not None:
         if source.apart.engine == engine:
-            return source.apart.collect(stat, watch)
+            return source.apart.collect(stat, watch, source.progress)
         source.apart.cancel()  # started for another engine: its parse would not be this one
     if source.local is None or source.local.parallel_ranges() is None:
         return None
     from logdoctor.pipeline.parallel import parse_in_ranges
 
-    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch)
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch, source.progress)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
