@@ -350,7 +350,9 @@ class FailureReader:
             if not known:
                 return events
             first = known[0]
-            update = {"exception": first.exception or exc_type, "phase": first.phase or phase}
+            update: dict[str, object] = {"exception": first.exception or exc_type, "phase": first.phase or phase}
+            if first.process is None and rank is not None:
+                update["process"] = ProcessInfo(role="torch", tp_rank=int(rank))
             return [e.model_copy(update=update) if e is first else e for e in events]
         proc = line.process
         if proc is None and rank is not None:
@@ -369,7 +371,12 @@ class FailureReader:
             phase=phase,
             message=message[:_MESSAGE_LIMIT],
         )
-        if phase == "serving" and exc_type is not None and (proc is None or proc.role in _FRONT_ROLES):
+        if (
+            kind != "shutdown"
+            and phase == "serving"
+            and exc_type is not None
+            and (proc is None or proc.role in _FRONT_ROLES)
+        ):
             # the API server's exception while it serves: a failed request, unless the server never answers again
             self._pending.append(failure)
             return []
