@@ -75,6 +75,11 @@ FAILURE_KEYWORDS = (
     "Illegal instruction",
     "terminate called",
     "exitcode",
+    "srun: error",
+    "slurmstepd: error",
+    "exited on signal",
+    "Test CUDA failure",
+    "Test NCCL failure",
 )
 
 # PyTorch elastic's prefix on each line of a worker's stderr (vLLM's `(Name pid=N)` is the envelope's process).
@@ -93,7 +98,7 @@ _MARKER_STARTS = "^~|+-"
 # A process prefix before an unheaded line, with the one space vLLM prints after it.
 _PROC_PREFIX_RE = re.compile(r"^\s*(?:\([A-Za-z_][\w .=:-]*?\s+pid=\d+(?:,\s*ip=[^)\s]+)?\) ?)+")
 # The server answers a request (uvicorn's access line): whatever failed before it was that request's.
-_ANSWER_RE = re.compile(r'HTTP/\d(?:\.\d)?" \d{3}\b')
+_ANSWER_RE = re.compile(r'HTTP/\d(?:\.\d)?" (?P<status>\d{3})\b')
 # Lines that say the server serves: uvicorn's start-up end, its address, an HTTP response.
 _SERVING_MARKERS = ("Application startup complete", "Uvicorn running on", 'HTTP/1.1" ')
 # The processes that answer requests (vLLM's API server, SGLang's main process; an unprefixed line may be any).
@@ -108,7 +113,7 @@ _NOT_FAILED_LEVELS = frozenset({"DEBUG", "INFO", "WARNING"})
 _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
     # the kernel (`dmesg`): `Out of memory: Killed process 1234 (python3)`, `oom-kill:...`, `invoked oom-killer`;
     # a container runtime's `OOMKilled`
-    (re.compile(r"Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|\bOOMKilled\b"), "worker-died", False),
+    (re.compile(r"Out of memory: Kill(?:ed)? process|\boom[-_]kill(?:er)?\b|\bOOMKilled\b"), "worker-died", False),
     # `Fatal Python error: Segmentation fault`, `Fatal Python error: Aborted`
     (re.compile(r"^Fatal Python error: "), "engine-dead", False),
     # abseil / glog: `*** SIGSEGV received at time=1700000000 on cpu 3 ***`
@@ -125,8 +130,33 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
         "engine-dead",
         True,
     ),
-    # PyTorch elastic: `exitcode  : -9 (pid: 1234)`, `Signal 9 (SIGKILL) received by PID 1234`
-    (re.compile(r"^\s*exitcode\s*: -\d+ \(pid: \d+\)|Signal \d+ \(SIG[A-Z]+\) received by PID"), "worker-died", False),
+    # PyTorch elastic: `exitcode  : -9 (pid: 1234)`, `Signal 9 (SIGKILL) received by PID 1234`,
+    # `failed (exitcode: 1) local_rank: 0 (pid: 1234) of binary: ...`
+    (
+        re.compile(
+            r"^\s*exitcode\s*: -\d+ \(pid: \d+\)|Signal \d+ \(SIG[A-Z]+\) received by PID"
+            r"|failed \(exitcode: -?[1-9]\d*\) local_rank: \d+"
+        ),
+        "worker-died",
+        False,
+    ),
+    # launchers reporting a task that died: Slurm's `srun: error: node1: task 3: Exited with exit code 1` (or
+    # `: Killed`, `: Segmentation fault`), `slurmstepd: error: *** STEP 12.0 ON node1 CANCELLED AT ...`, its cgroup's
+    # `Detected 1 oom-kill event(s)` (`oom_kill` in older releases); Open MPI's `mpirun noticed that process rank 0
+    # with PID 1234 on node node1 exited on signal 9 (Killed).`
+    (
+        re.compile(
+            r"^srun: error: \S+: tasks? [\d,-]+: (?!Exited with exit code 0\b)\S"
+            r"|^slurmstepd: error: (?:\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED|Detected \d+ oom[-_]kill)"
+            r"|mpirun noticed that process rank \d+ with PID \d+ on node \S+ exited on signal \d+"
+        ),
+        "worker-died",
+        False,
+    ),
+    # nccl-tests' CUDACHECK / NCCLCHECK (common.h): `node1: Test CUDA failure common.cu:891 'no CUDA-capable device
+    # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
+    (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),
+    (re.compile(r"Test NCCL failure \S+:\d+ "), "nccl-error", False),
     # a process reporting a signal it got: `received signal SIGSEGV`, `killed by signal 9`, `(signal: 11)`
     (
         re.compile(
@@ -139,7 +169,8 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
 )
 
 
-_STOP_SIGNAL_RE = re.compile(r"\bSIG(?:TERM|INT|HUP|QUIT)\b|\bsignal[: ]+(?:1|2|3|15)\b")
+# A stop asked from outside: SIGTERM, SIGINT, SIGHUP, SIGQUIT; Slurm's CANCELLED (scancel, the time limit).
+_STOP_SIGNAL_RE = re.compile(r"\bSIG(?:TERM|INT|HUP|QUIT)\b|\bsignal[: ]+(?:1|2|3|15)\b|\bCANCELLED AT\b")
 # What an exception's words can say more precisely than "engine-dead" about a fatal line.
 _SPECIFIC_KINDS = frozenset({"cuda-oom", "cuda-error", "nccl-error", "nccl-timeout"})
 
@@ -183,9 +214,11 @@ class FailureReader:
         """The events of a wanted line: `events` (what the line types gave, None for nothing) with a failure they
         did not see added, or theirs annotated with the exception's type and phase; None when nothing was read."""
         message, rank = _own_text(line)
-        answered = _ANSWER_RE.search(message) is not None
-        if answered and self._pending and self._outcome is None:
-            self._outcome = "answered"
+        answer = _ANSWER_RE.search(message)
+        answered = answer is not None
+        if answer is not None and self._pending and self._outcome is None:
+            # a 5xx is the server failing the request it could not serve; any other answer, the server serving on
+            self._outcome = "failed" if answer.group("status").startswith("5") else "answered"
         settled = self._settle() if self._pending and self._outcome is not None else []
         if answered or (not self._serving and _serving_marker(message)):
             self._serving = True
@@ -278,7 +311,9 @@ class FailureReader:
             self._blocks[key] = _Block(line, line.level, key in self._ignored)
             self._ignored.discard(key)
             return events if events is not None else []
-        if line.level != block.level:  # another record of the same process, printed in between
+        if line.header is not None and line.level != block.level:
+            # another record of the same process printed in between; an unheaded line goes on the record (Python
+            # logging's formatter heads only a record's first line: uvicorn's `ERROR:    Traceback ...`)
             return events
         if (
             not stripped
@@ -325,7 +360,7 @@ class FailureReader:
             if not pattern.search(stripped) or (bare_only and line.header is not None):
                 continue
             if _STOP_SIGNAL_RE.search(stripped):
-                # a stop asked for (SIGTERM, SIGINT): the end of a server that served, a start given up on otherwise
+                # a stop asked for (SIGTERM, scancel): the end of a server that served, a start given up on otherwise
                 return self._add(line, "shutdown", None, stripped, events, rank) if self._serving else events
             said = exception_kind("", stripped, self.phase)  # `... instance of 'c10::DistBackendError'`
             return self._add(line, said if said in _SPECIFIC_KINDS else kind, None, stripped, events, rank)

@@ -299,3 +299,61 @@ def test_short_paste_of_unknown_sglang_lines_is_a_log() -> None:
 def test_text_with_brackets_is_still_not_a_log() -> None:
     text = "# Notes\n[2026-01-05] meeting notes [todo]\nSee [the docs](https://example.com).\n"
     assert diagnose_text(text).verdict.kind == "not-a-log"
+
+
+def test_traceback_under_a_header_on_its_first_line_only() -> None:
+    # constructed: Python logging (here uvicorn's lifespan) heads only a record's first line
+    text = """\
+INFO:     Waiting for application startup.
+ERROR:    Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/starlette/routing.py", line 693, in lifespan
+    async with self.lifespan_context(app) as maybe_state:
+RuntimeError: the widget registry is empty
+
+ERROR:    Application startup failed. Exiting.
+"""
+    [failure] = failures(text)
+    assert (failure.kind, failure.exception, failure.phase) == ("startup-failed", "RuntimeError", "startup")
+
+
+def test_server_error_answer_is_a_failure() -> None:
+    # constructed: the exception's request is answered 500: the server failed it
+    text = (
+        STATS
+        + """\
+(APIServer pid=1) ERROR:    Exception in ASGI application
+(APIServer pid=1) Traceback (most recent call last):
+(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/serving_chat.py", line 9, in f
+(APIServer pid=1) AssertionError
+(APIServer pid=1) INFO:     10.0.0.7:40000 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
+"""
+        + STATS
+    )
+    [failure] = failures(text)
+    assert (failure.kind, failure.exception) == ("exception", "AssertionError")
+
+
+def test_launchers_report_dead_tasks() -> None:
+    # constructed, in the formats of Slurm (srun, slurmstepd), Open MPI, torchrun and nccl-tests (common.h)
+    cases = {
+        "srun: error: nid001234: task 3: Exited with exit code 1": "worker-died",
+        "srun: error: nid001234: task 3: Killed": "worker-died",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=1.0. Some of the step tasks have been OOM Killed.": (
+            "worker-died"
+        ),
+        "mpirun noticed that process rank 0 with PID 1234 on node n1 exited on signal 9 (Killed).": "worker-died",
+        "nid001234: Test CUDA failure common.cu:891 'no CUDA-capable device is detected'": "cuda-error",
+        "nid001234: Test NCCL failure common.cu:1005 'unhandled system error'": "nccl-error",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4242) of "
+        "binary: /usr/bin/python3": "worker-died",
+    }
+    for line, kind in cases.items():
+        assert [f.kind for f in failures(line)] == [kind], line
+    assert failures("srun: error: nid001234: task 3: Exited with exit code 0") == []
+
+
+def test_a_cancelled_job_is_a_stop() -> None:
+    # real: fixtures/logs/realworld3/vllm-rh03.log (a server that served until its job's time limit)
+    cancel = "slurmstepd: error: *** JOB 5858 ON gpuh05 CANCELLED AT 2025-12-21T02:31:17 DUE TO TIME LIMIT ***"
+    assert [f.kind for f in failures(STATS + cancel)] == ["shutdown"]
+    assert failures(cancel) == []  # of a start: given up on, the failures it leaves behind still count
