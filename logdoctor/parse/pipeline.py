@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
@@ -402,7 +402,7 @@ class EventStream:
             self.stats.candidates += 1
             self._resolve_process(line)
             events = self._dispatch(line)
-            if self.failures.wants(text):
+            if self._reader_may_add(events) and self.failures.wants(text):
                 events = self._structure(line, events)
             if len(line.text) >= _WRAP_MIN_LENGTH and (events is None or _maybe_cut(events)):
                 # A terminal may have broken this line: decide when the next physical line arrives.
@@ -521,6 +521,13 @@ class EventStream:
         self.stats.candidates += 1
         yield from self._release(events)
 
+    def _reader_may_add(self, events: list[EventBase] | None) -> bool:
+        """Whether the failure reader may change what a line type gave: nothing read, a failure to annotate, or a
+        traceback open. A stats line, the bulk of a serving log's candidates, skips its keyword tests."""
+        if events is None or self.failures.open:
+            return True
+        return any(type(e) is EngineFailure for e in events)
+
     def _structure(self, line: LogLine, events: list[EventBase] | None) -> list[EventBase] | None:
         """The line types' events of a line, with what the failure reader reads in it by structure."""
         try:
@@ -535,7 +542,7 @@ class EventStream:
         self.stats.candidates += 1
         self._resolve_process(line)
         events = self._dispatch(line)
-        if self.failures.wants(line.text):
+        if self._reader_may_add(events) and self.failures.wants(line.text):
             events = self._structure(line, events)
         if events is None:
             self._unrecognised(line)
