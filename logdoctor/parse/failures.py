@@ -42,7 +42,7 @@ from logdoctor.events import (
     ProcessInfo,
     SchedulerStats,
 )
-from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.envelope import LogLine, parse_cleaned
 from logdoctor.registry import REGISTRY
 
 TRACEBACK = "Traceback (most recent call last):"
@@ -82,6 +82,7 @@ FAILURE_KEYWORDS = (
     "Test NCCL failure",
 )
 
+_CTRL_C_RE = re.compile(r"^(?:\^C)+")
 # PyTorch elastic's prefix on each line of a worker's stderr (vLLM's `(Name pid=N)` is the envelope's process).
 _RANK_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")
 # The last line of a traceback: a dotted type, optionally with a cause in brackets (`RayTaskError(ValueError)`),
@@ -213,6 +214,8 @@ class FailureReader:
     def read(self, line: LogLine, events: list[EventBase] | None) -> list[EventBase] | None:
         """The events of a wanted line: `events` (what the line types gave, None for nothing) with a failure they
         did not see added, or theirs annotated with the exception's type and phase; None when nothing was read."""
+        if line.text.startswith("^C"):  # a terminal's echo of the Ctrl-C, glued to the next line's prefix
+            line = parse_cleaned(line.source, line.number, _CTRL_C_RE.sub("", line.text))
         message, rank = _own_text(line)
         answer = _ANSWER_RE.search(message)
         answered = answer is not None
