@@ -54,6 +54,8 @@ _CONSEQUENCE = re.compile(
 _CORE_EXIT = re.compile(r"Engine core proc(?:ess)? \S+ died unexpectedly", re.I)
 # An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
+# Failure events that are no failure of the run: a wait (the start still running), one request's error.
+_NOT_FAILURES = frozenset({"shm-broadcast-wait", "request-error"})
 # Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
 # give "compute-capability" once they read `FA2 is only supported on devices with compute capability >= 8`.
 _MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
@@ -177,7 +179,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
 def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     """failure.shutdown_only: every failure line came after a shutdown began, or is only the API server's
     EngineDeadError with no root cause logged while the server had been serving (the core was stopped)."""
-    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait"]
+    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES]
     if not failures:
         return
     stops = [e for e in evs if isinstance(e, EngineFailure) and e.kind in _SHUTDOWN_KINDS]
@@ -187,7 +189,7 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
         return
 
     def after_stop(f: EngineFailure) -> bool:
-        return any(s.source == f.source and s.line < f.line for s in stops)
+        return f.phase == "shutdown" or any(s.source == f.source and s.line < f.line for s in stops)
 
     consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(
         f.source in served.sources for f in real
@@ -317,7 +319,7 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
     if started is None:
         return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
     ready = bool(served.sources) or any(
-        (isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait")  # a wait is the start still running
+        (isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES)  # a wait is the start still running
         or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
         or (isinstance(e, KVCache) and e.max_concurrency is not None)
         for e in evs
