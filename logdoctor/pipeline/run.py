@@ -32,6 +32,7 @@ from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.pipeline.pasted import compare_runs, merge_findings
 from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
@@ -365,6 +366,11 @@ def diagnose_parsed(
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
+    # Several runs pasted into one input (two commands and their results): their controlled pair, compared.
+    pasted, pasted_notes = compare_runs(
+        parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
+    )
+    findings = merge_findings(findings, pasted) if pasted else findings
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -376,6 +382,7 @@ def diagnose_parsed(
     facts = _fact_values(profile)
     warnings = [
         *parsed.notes,
+        *pasted_notes,
         *(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes),
         *warnings,
     ]
