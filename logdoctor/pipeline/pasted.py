@@ -28,12 +28,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from logdoctor.engine.evaluate import SEVERITY_ORDER, evaluate
-from logdoctor.engine.result import Finding
+from logdoctor.engine.evaluate import evaluate
+from logdoctor.engine.result import SEVERITY_ORDER, Finding
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.events import BenchmarkResult, EventBase, SchedulerStats, StartupConfig
 from logdoctor.facts import build_profile, with_baseline
+
+# Runs pasted by hand are short: a longer input (a server log with a benchmark result beside it) is not split.
+MAX_PASTED_EVENTS = 5000
 
 # A gap below this is run-to-run noise of a benchmark, not a setting's effect (the same 5% the diff table's
 # measurement rows treat as equal: vocabulary.py, `tolerance=0.05`).
