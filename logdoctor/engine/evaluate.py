@@ -131,13 +131,17 @@ def _hint(names: Sequence[str]) -> list[str]:
 
 
 def _single_sample(item: LoadedRule, profile: Profile) -> bool:
-    """Whether the series the rule's condition reads (stats lines, acceptance lines) hold one value each."""
+    """Whether the series the rule's condition reads (stats lines, acceptance lines) hold one value each. A pasted
+    benchmark result is a whole run's aggregate, not one interval: a condition that reads one is not weak."""
     counts: list[int] = []
     for name in item.when.facts():
-        spec = fact_spec(name.removeprefix(BASELINE_PREFIX))
+        base = name.removeprefix(BASELINE_PREFIX)
+        spec = fact_spec(base)
         if spec is None or spec.kind != "series":
             continue
         value = profile.value(name)
+        if base.startswith("bench.") and value is not None:
+            return False
         if isinstance(value, list):
             seen = getattr(value, "seen", None)
             counts.append(seen if isinstance(seen, int) else len(value))

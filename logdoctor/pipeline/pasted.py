@@ -82,6 +82,7 @@ _WORKLOAD_KEYS = frozenset(
 )
 _MODEL_KEYS = ("model", "model_path")
 _QUANT_KEYS = ("quantization",)
+_SPEC_KEYS = ("speculative_config", "speculative_algorithm")
 # A checkpoint whose name says it is quantized runs quantized without `--quantization`.
 _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
 
@@ -191,6 +192,8 @@ def _with_defaults(run: PastedRun, other: PastedRun, engine: str) -> list[EventB
             filled[key] = not value
         elif key in _QUANT_KEYS and not _QUANTIZED_NAME_RE.search(run.model() or ""):
             filled[key] = "none"
+        elif key in _SPEC_KEYS:
+            filled[key] = None  # no speculative decoding unless a command asks for it
     if not filled:
         return run.events
     configs = run.configs()
