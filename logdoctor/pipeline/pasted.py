@@ -8,7 +8,7 @@ numbers it measured, compared the way `logdoctor diff` compares two deployments.
                                                                              -> diff-eager-vs-graphs, run 2 vs run 1
 
 A run begins at a configuration event (a pasted command, a `non-default args` / `server_args` dump) that follows
-the measurements of the run before it; its measurements are the benchmark results (`vllm bench`, SGLang's offline
+the measurements of the run before it (or, where results are noted above their commands, ends at one); its measurements are the benchmark results (`vllm bench`, SGLang's offline
 benchmarks, `LLM.generate`'s progress bar, serving benchmark blocks) and the engine's periodic stats lines. Two
 runs are compared when they measured the same thing with the same tool, ran the same model and workload (the
 benchmark's own arguments: batch size, lengths, prompts, rate), and differ in at least one setting. Of the pairs,
@@ -137,14 +137,29 @@ class PastedRun:
         return speeds
 
 
+def _is_config(event: EventBase) -> bool:
+    return isinstance(event, StartupConfig) and event.origin != "env"
+
+
+def _is_measurement(event: EventBase) -> bool:
+    return isinstance(event, BenchmarkResult) or (
+        isinstance(event, SchedulerStats) and bool(event.generation_throughput)
+    )
+
+
 def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
-    """The input's runs: a configuration event after a measurement begins the next one."""
+    """The input's runs. Most pastes give each command before its output: a configuration event after a measurement
+    begins the next run. Where the input's first measurement comes before its first configuration (results noted
+    as comments above each command), each run ends at its configuration instead."""
+    ordered = sorted(events, key=lambda e: e.line)
+    first = next((e for e in ordered if _is_config(e) or _is_measurement(e)), None)
+    results_first = first is not None and _is_measurement(first)
     runs: list[PastedRun] = []
     current = PastedRun(1)
     measured = False
-    for event in sorted(events, key=lambda e: e.line):
-        is_config = isinstance(event, StartupConfig) and event.origin != "env"
-        if is_config and measured:
+    for event in ordered:
+        config = _is_config(event)
+        if config and measured and not results_first:
             runs.append(current)
             current = PastedRun(len(runs) + 1)
             measured = False
@@ -152,8 +167,11 @@ def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
             current.first = event.line
         current.events.append(event)
         current.last = max(current.last, event.end_line or event.line)
-        if isinstance(event, BenchmarkResult) or (isinstance(event, SchedulerStats) and event.generation_throughput):
-            measured = True
+        measured = measured or _is_measurement(event)
+        if config and results_first and measured:
+            runs.append(current)
+            current = PastedRun(len(runs) + 1)
+            measured = False
     if current.events:
         runs.append(current)
     return runs

@@ -94,3 +94,19 @@ def test_a_bare_flag_left_out_is_off() -> None:
     pair = best_pair(split_runs(parse_sources([_source(text)]).events))
     assert pair is not None and pair.differs == {"disable_cuda_graph": (False, True)}
     assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_results_noted_above_their_commands_pair_with_them() -> None:
+    # The layout of https://github.com/sgl-project/sglang/issues/1008: each result as a comment above its command.
+    text = (
+        "# Decode.  median latency: 0.00737 s, median throughput:    135.64 token/s\n"
+        "python3 -m sglang.bench_latency --model M --batch-size 1 --input 128 --output 8\n"
+        "\n"
+        "# Decode.  median latency: 0.01871 s, median throughput:     53.45 token/s\n"
+        "python3 -m sglang.bench_latency --model M --batch-size 1 --input 128 --output 8 --disable-cuda-graph\n"
+    )
+    runs = split_runs(parse_sources([_source(text)]).events)
+    assert [(r.first, r.last) for r in runs] == [(1, 2), (4, 5)]
+    pair = best_pair(runs)
+    assert pair is not None and pair.candidate.first == 4
+    assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"

@@ -316,12 +316,15 @@ def parse_case_start(line: LogLine, ctx: ParseContext) -> list[EventBase] | None
     return []
 
 
+# A result pasted as a shell comment above or below its command (`# Decode.  median latency: ...`) is read the same.
 _OFFLINE_DECODE_RE = re.compile(
-    r"^\s*Decode\.\s+median latency: (?P<latency>[\d.]+) s, median throughput:\s+(?P<tps>[\d.]+) token/s"
+    r"^\s*(?:#\s*)?Decode\.\s+median latency: (?P<latency>[\d.]+) s, median throughput:\s+(?P<tps>[\d.]+) token/s"
 )
-_OFFLINE_BATCH_RE = re.compile(r"^\s*Decode \d+\. Batch size: (?P<bs>\d+),")
+_OFFLINE_BATCH_RE = re.compile(r"^\s*(?:#\s*)?Decode \d+\. Batch size: (?P<bs>\d+),")
 _OFFLINE_BS = "bench.offline_batch_size"
-_OFFLINE_PREFILL_RE = re.compile(r"^\s*Prefill\. latency: (?P<latency>[\d.]+) s, throughput:\s+(?P<tps>[\d.]+) token/s")
+_OFFLINE_PREFILL_RE = re.compile(
+    r"^\s*(?:#\s*)?Prefill\. latency: (?P<latency>[\d.]+) s, throughput:\s+(?P<tps>[\d.]+) token/s"
+)
 _OFFLINE_PREFILL = "bench.offline_prefill"
 
 
@@ -492,6 +495,12 @@ GRAMMARS: list[Grammar] = [
                 "sample-1",
                 "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",
                 ("benchmark_result", {}),
+            ),
+            case(
+                "result-as-a-shell-comment-sglang-1008",
+                "# Decode.  median latency: 0.00642 s, median throughput:    155.67 token/s",
+                ("benchmark_result", {"output_throughput": 155.67}),
+                exact=True,
             ),
             case(
                 "bench-latency-prefill-then-median",
