@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
 from logdoctor.engine.evaluate import evaluate
-from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, SourceReport
+from logdoctor.engine.result import Diagnosis, EngineReport, Finding, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
@@ -32,6 +32,7 @@ from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.pipeline.pasted import MAX_PASTED_EVENTS, compare_runs, merge_findings
 from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
@@ -367,6 +368,15 @@ def diagnose_parsed(
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
+    # Several runs pasted into one input (two commands and their benchmark results): their controlled pair,
+    # compared. Only an input with benchmark results, and a short one: the events are decoded again to split them.
+    pasted: list[Finding] = []
+    pasted_notes: list[str] = []
+    if profile.has("bench.output_throughput") and len(parsed.events) <= MAX_PASTED_EVENTS:
+        pasted, pasted_notes = compare_runs(
+            parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
+        )
+        findings = merge_findings(findings, pasted) if pasted else findings
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -378,6 +388,7 @@ def diagnose_parsed(
     facts = _fact_values(profile)
     warnings = [
         *parsed.notes,
+        *pasted_notes,
         *(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes),
         *warnings,
     ]
