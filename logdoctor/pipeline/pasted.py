@@ -252,7 +252,8 @@ class Comparison:
 
 
 def _show(value: Any) -> str:
-    return "(default)" if value is None else str(value)
+    text = "(default)" if value is None else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
