@@ -8,14 +8,15 @@ numbers it measured, compared the way `logdoctor diff` compares two deployments.
                                                                              -> diff-eager-vs-graphs, run 2 vs run 1
 
 A run begins at a configuration event (a pasted command, a `non-default args` / `server_args` dump) that follows
-the measurements of the run before it (or, where results are noted above their commands, ends at one); its measurements are the benchmark results (`vllm bench`, SGLang's offline
-benchmarks, `LLM.generate`'s progress bar, serving benchmark blocks) and the engine's periodic stats lines. Two
-runs are compared when they measured the same thing with the same tool, ran the same model and workload (the
-benchmark's own arguments: batch size, lengths, prompts, rate), and differ in at least one setting. Of the pairs,
-the one that differs in the fewest settings is the controlled comparison; its faster run is the baseline and its
-slower run the candidate, and the regression rules (`mode: diff`, docs/diff.md) run on them. A flag that one
-command gives and the other does not has the engine's default on the other (argparse's: a bare flag is off
-unless given; no `--quantization` runs the checkpoint's own format, unquantized unless its name says otherwise).
+the measurements of the run before it, or, where results are noted above their commands, ends at one. Its
+measurements are the benchmark results (`vllm bench`, SGLang's offline benchmarks, `LLM.generate`'s progress bar,
+serving benchmark blocks) and the engine's periodic stats lines. Two runs are compared when they measured the same
+thing with the same tool, ran the same model and workload (the benchmark's own arguments: batch size, lengths,
+prompts, rate), and differ in at least one setting. Of the pairs, the one that differs in the fewest settings is
+the controlled comparison; its faster run is the baseline and its slower run the candidate, and the regression
+rules (`mode: diff`, docs/diff.md) run on them. A flag that one command gives and the other does not has the
+engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
+checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
 """
 
 from __future__ import annotations

@@ -110,3 +110,12 @@ def test_results_noted_above_their_commands_pair_with_them() -> None:
     pair = best_pair(runs)
     assert pair is not None and pair.candidate.first == 4
     assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_a_quantized_checkpoint_without_the_flag_is_not_called_unquantized() -> None:
+    # An AWQ checkpoint runs AWQ whether or not --quantization names it: no "none" is assumed for it.
+    awq = _RUN_A.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ")
+    slow = _RUN_B_FP8.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ").replace("fp8", "awq")
+    diagnosis = _diagnose(awq + slow)
+    assert any("2 runs in this input" in w for w in diagnosis.warnings)
+    assert not [f for f in diagnosis.findings if f.rule == "diff-quantized-slower"]
