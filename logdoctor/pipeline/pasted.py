@@ -125,10 +125,12 @@ class PastedRun:
         stats: list[float] = []
         for event in self.events:
             if isinstance(event, BenchmarkResult):
+                # Results at another concurrency (batch size) measure another load: compared only at equal ones.
+                at = f" at concurrency {event.concurrency:g}" if event.concurrency else ""
                 if event.output_throughput:
-                    by_tool.setdefault(f"{event.tool} output tok/s", []).append(event.output_throughput)
+                    by_tool.setdefault(f"{event.tool} output tok/s{at}", []).append(event.output_throughput)
                 elif event.mean_e2e_ms:
-                    by_tool.setdefault(f"{event.tool} 1/latency", []).append(1000.0 / event.mean_e2e_ms)
+                    by_tool.setdefault(f"{event.tool} 1/latency{at}", []).append(1000.0 / event.mean_e2e_ms)
             elif isinstance(event, SchedulerStats) and event.generation_throughput:
                 stats.append(event.generation_throughput)
         # The best of a tool's results: a warm-up pass measures the same setting, only colder.
