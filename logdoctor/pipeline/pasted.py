@@ -39,6 +39,9 @@ from logdoctor.facts import build_profile, with_baseline
 # Runs pasted by hand are short: a longer input (a server log with a benchmark result beside it) is not split.
 MAX_PASTED_EVENTS = 5000
 
+# The runs of one input compared pairwise, at most (a paste of a whole sweep is read up to here).
+MAX_RUNS = 32
+
 # A gap below this is run-to-run noise of a benchmark, not a setting's effect (the same 5% the diff table's
 # measurement rows treat as equal: vocabulary.py, `tolerance=0.05`).
 MIN_GAP = 1.05
@@ -262,11 +265,15 @@ def _show(value: Any) -> str:
 def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
     """The pair of comparable runs that differ in the fewest settings (then by the widest gap)."""
     best: Comparison | None = None
+    runs = runs[:MAX_RUNS]
+    keys = [(run.model(), run.workload()) for run in runs]
+    speeds = [run.speeds() for run in runs]
     for i, a in enumerate(runs):
-        for b in runs[i + 1 :]:
-            if a.model() != b.model() or a.workload() != b.workload():
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            if keys[i] != keys[j]:
                 continue
-            sa, sb = a.speeds(), b.speeds()
+            sa, sb = speeds[i], speeds[j]
             common = [m for m in sa if m in sb and sa[m] > 0 and sb[m] > 0]
             if not common:
                 continue
