@@ -392,3 +392,26 @@ def test_a_signal_landing_inside_the_stop_wait_ends_the_watch(tmp_path: Path) ->
         [sys.executable, "-c", code, str(log)], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert result.stdout.split() == ["ended", "True", "True"], result.stderr
+
+
+def test_the_view_waits_for_lines_and_for_traffic(tmp_path: Path) -> None:
+    """No line of a known format yet: `waiting for lines`, never a NOT-A-LOG verdict; start-up lines and no
+    stats line yet: `waiting for traffic`, above what the start-up lines show."""
+    healthy = ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log"
+    watcher = _quiet_watcher(healthy)
+    empty = watcher.view()
+    assert empty.diagnosis is None and empty.waiting == f"waiting for lines of {healthy}"
+    watcher._add(b"hello, not a log line")
+    assert (
+        watcher.view().waiting
+        == f"waiting for lines of {healthy} (1 line(s) read, none of a vLLM, SGLang or NCCL format yet)"
+    )
+    for line in healthy.read_bytes().splitlines():
+        if b"Avg prompt throughput" in line:
+            break
+        watcher._add(line)
+    starting = watcher.view()
+    assert starting.diagnosis is not None and starting.diagnosis.verdict.kind != "problems"
+    assert starting.waiting is not None and starting.waiting.startswith("waiting for traffic")
+    watcher._add(line)
+    assert watcher.view().waiting is None  # the first stats line: a diagnosis like any other
