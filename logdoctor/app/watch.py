@@ -80,6 +80,7 @@ class Segment:
     fed: int = 0
     closed: Parsed | None = None  # the final parse once the generation ended (rotated away)
     reparsed: int = 0  # diagnoses that had to parse every line again (a block was open)
+    _starts: list[tuple[int, int | None]] | None = None  # the server starts of a closed generation
 
     def _stream(self) -> EventStream:
         if self.stream is None:
@@ -122,6 +123,15 @@ class Segment:
         events.extend(self.events)  # the compressed batches shared, not encoded again for each view
         events.extend(tail)
         return self._part(events, stats, detection, texts)
+
+    def starts(self, part: Parsed) -> list[tuple[int, int | None]]:
+        """The server starts in `part` (this generation's parse): worked out once the generation has ended."""
+        if self.closed is None or self._starts is None:
+            found = run_starts(part.events)
+            if self.closed is None:
+                return found
+            self._starts = found
+        return self._starts
 
     def parsed(self) -> list[Parsed]:
         """`whole()` split per server start: the last start, as `parse_each` gives it."""
@@ -398,7 +408,7 @@ class Watcher:
             if not segment.lines:
                 continue
             part = segment.whole() if self.incremental else segment.parsed_again()
-            starts = run_starts(part.events)
+            starts = segment.starts(part)
             runs = _runs(starts, max(segment.total, part.stats[0].lines))
             if not open_run:
                 earlier[:0] = [self._earlier_line(segment, part, starts, run) for run in runs]
