@@ -575,6 +575,44 @@ class GpuInfo(EventBase):
     persistence_mode: bool | None = None
     sm_clock_mhz: int | None = None
     sm_clock_max_mhz: int | None = None
+    # the GPU's state when the snapshot was taken (`nvidia-smi -q` or `--query-gpu` CSV): how busy it was, its
+    # power limit against the default, the clock event (throttle) reasons active (`power-cap`, `hw-slowdown`,
+    # `hw-thermal`, `sw-thermal`, `power-brake`, `idle`, `app-clocks`, `sync-boost`, `display`) and its health
+    pstate: str | None = None
+    utilization_pct: int | None = None
+    memory_used_mib: int | None = None
+    temperature_c: int | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    power_default_limit_w: float | None = None
+    power_max_limit_w: float | None = None
+    clock_events: list[str] | None = None
+    # `Clocks Event Reasons Counters` (driver 535+): time spent in thermal slowdown or power braking since the
+    # driver loaded, seconds (SW Thermal Slowdown + HW Thermal Slowdown + HW Power Braking)
+    slowdown_s: float | None = None
+    ecc_uncorrected: int | None = None  # volatile (since the driver loaded) uncorrectable ECC errors
+    remap_pending: bool | None = None  # a row remap or page retirement waits for a GPU reset
+    remap_failed: bool | None = None
+    recovery_action: str | None = None  # `GPU Recovery Action` other than None: Reset, Reboot, Drain ...
+
+
+class GpuXid(EventBase):
+    """A kernel log's `NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` line."""
+
+    type: Literal["gpu_xid"] = "gpu_xid"
+    code: int | None = None  # None for `GPU has fallen off the bus` printed without an Xid
+    bus_id: str | None = None
+    message: str
+
+
+class GpuProcess(EventBase):
+    """A compute process on a GPU (`nvidia-smi --query-compute-apps`, the Processes table of `nvidia-smi -q`)."""
+
+    type: Literal["gpu_process"] = "gpu_process"
+    pid: int | None = None
+    name: str
+    bus_id: str | None = None  # the GPU's PCI bus id, or its index as a string when only that is known
+    memory_mib: int | None = None
 
 
 class GpuTopology(EventBase):
@@ -631,6 +669,8 @@ Event = (
     | PerfWarning
     | BenchmarkResult
     | GpuInfo
+    | GpuXid
+    | GpuProcess
     | GpuTopology
     | GpuP2P
     | HostInfo
@@ -663,6 +703,8 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     PerfWarning,
     BenchmarkResult,
     GpuInfo,
+    GpuXid,
+    GpuProcess,
     GpuTopology,
     GpuP2P,
     HostInfo,

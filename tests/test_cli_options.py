@@ -1,4 +1,4 @@
-"""CLI polish (issue 14 item 5): examples in every --help, --color, global options after the subcommand,
+"""CLI polish: examples in every --help, --color, global options after the subcommand,
 one-line usage errors, shell completion, progress on stderr only for a terminal."""
 
 from __future__ import annotations

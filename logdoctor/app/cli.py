@@ -129,6 +129,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "diff",
         "What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.",
     ),
+    "mcp": (
+        "logdoctor.app.commands.mcp",
+        "mcp",
+        "Serve diagnose, diff and parse to agents over the Model Context Protocol (stdio).",
+    ),
     "parse": (
         "logdoctor.app.commands.parse",
         "parse",

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # The rule files' parsed YAML, kept for the next start (logdoctor/userfile.py; docs/cli.md, *Start-up cache*).
 RULE_YAML = YamlDataCache("rule-files")
 
-# The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
+# The causes (docs/causes.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
     "cuda-graphs-disabled",
     "custom-allreduce-disabled",
@@ -69,6 +69,10 @@ CAUSES: tuple[str, ...] = (
     "chunked-prefill-or-batching-config",
     "no-gpu-backend",
     "engine-failure",
+    "gpu-throttled",
+    "pcie-link-degraded",
+    "gpu-hardware-errors",
+    "gpu-shared",
 )
 
 
@@ -313,7 +317,7 @@ def rule_model() -> type[BaseModel]:
         @classmethod
         def _known_cause(cls, value: str) -> str:
             if value not in CAUSES:
-                raise ValueError(f"unknown cause '{value}' (see CAUSES.md: {', '.join(CAUSES)})")
+                raise ValueError(f"unknown cause '{value}' (see docs/causes.md: {', '.join(CAUSES)})")
             return value
 
     return RuleModel
