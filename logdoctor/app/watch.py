@@ -337,7 +337,7 @@ class Watcher:
         self.diagnoses = 0
         self._caught_up = False
         self.notice = ""  # the last rotation or connection message: the live view's second line
-        self._earlier: dict[tuple[str, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
+        self._earlier: dict[tuple[int, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
         self._run_label = ""
         self._run_key = (0, 1)  # (segment, first line) where the current run begins: a change of it is a new run
         self.missing = False  # the followed file does not exist (yet)
@@ -432,7 +432,11 @@ class Watcher:
 
     def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
         """`vllm.log@1 lines 1-420: PROBLEMS 2 likely cause(s); top: ...`, the run diagnosed once."""
-        key = (segment.name, run.first, run.last)
+        key = (id(segment), run.first, run.last)  # a segment's name changes when it is rotated away
+        if run.banner is None and run.index == 1 and segment is not self._first_with_lines():
+            # a file that began without a server start: the rest of the run before it, which lacks its start-up
+            # lines; diagnosed alone it would read as a run with no configuration
+            return f"earlier run {one_line(segment.name)} {run.span()}: the run of the file before it, continued"
         if key not in self._earlier:
             if len(starts) > 1:
                 runs = split_runs(part, all_runs=True, starts=starts)
@@ -442,6 +446,9 @@ class Watcher:
             diagnosis, _ = diagnose_parsed(one, self.rules, engine=self.engine, suppressions=self.suppressions)
             self._earlier[key] = f"{diagnosis.verdict.kind.upper()}  {diagnosis.verdict.summary}"
         return f"earlier run {one_line(segment.name)} {run.span()}: {self._earlier[key]}"
+
+    def _first_with_lines(self) -> Segment | None:
+        return next((s for s in self.segments if s.lines), None)
 
     def parsed_again(self) -> Parsed:
         """Every line parsed again from its start (the benchmark's baseline; what watch did before)."""
