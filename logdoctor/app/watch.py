@@ -469,8 +469,11 @@ class Watcher:
             return View(None, f"waiting for {one_line(self.name)} to appear (tail -F)", self.name, [])
         parsed, earlier = self.current()
         if not any(True for _ in parsed.events):
-            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format yet" if self._number else ""
-            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read})" if read else "")
+            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format" if self._number else ""
+            if self._ended:  # the input is over: nothing more is coming
+                ended = f"{one_line(self.name)} ended: " + (read or "no line read")
+                return View(None, ended, self._run_label, earlier, self._run_key)
+            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read} yet)" if read else "")
             return View(None, waiting, self._run_label, earlier, self._run_key)
         self.diagnoses += 1
         diagnosis, _ = diagnose_parsed(parsed, self.rules, engine=self.engine, suppressions=self.suppressions)
@@ -490,7 +493,7 @@ class Watcher:
             live.update(self.render(view, head, self.notice), refresh=True)
             return
         if view.diagnosis is None:
-            change = Change("waiting", view.waiting or "waiting", ())
+            change = Change("ended" if self._ended else "waiting", view.waiting or "waiting", ())
         else:
             change = change_of(clean(view.diagnosis))
             if view.waiting is not None and not change.causes:
@@ -553,7 +556,7 @@ class Watcher:
                     waiting = False
                 now = time.monotonic()
                 due = first or now - shown_at >= self.interval or self._ended
-                if (self._fresh or first) and due and not (waiting and not self._ended):
+                if (self._fresh or first or self._ended) and due and not (waiting and not self._ended):
                     self._fresh = False
                     self._show(self.view(), live)
                     shown_at, first = now, False

@@ -442,3 +442,13 @@ def test_runs_across_rotations_are_never_mixed(tmp_path: Path) -> None:
     assert view.earlier[0].startswith("earlier run ") and "@1 " in view.earlier[0] and "PROBLEMS" in view.earlier[0]
     assert "@2 " in view.earlier[1] and view.earlier[1].endswith("the run of the file before it, continued")
     assert view.key != continued.key  # a new run: piped output says so
+
+
+def test_stdin_that_ends_without_a_log_line_says_so() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input="hello\n", capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert " ended  <stdin> ended: 1 line(s) read, none of a vLLM, SGLang or NCCL format" in last
+    assert "not-a-log" not in result.stdout and "healthy" not in result.stdout
