@@ -74,8 +74,11 @@ def watch(
 ) -> None:
     """Follow a growing log (tail -F, through rotation) and keep its diagnosis current.
 
-    On a terminal the ranked view is redrawn in place; piped, one line is printed for each change of
-    the verdict or the ranked causes. Ctrl-C or SIGTERM ends it (exit 0). A host is followed over SSH
+    A missing file is waited for. The view is the current server run alone (a restart in the file, or a
+    rotation to a file that begins with a server start, begins a new one; earlier runs get a line each).
+    On a terminal it is redrawn in place, cut to the terminal (the verdict and a line per cause first);
+    piped, one line is printed for each change of the verdict or the ranked causes. Ctrl-C or SIGTERM
+    ends it (exit 0). A host is followed over SSH
     (`tail -F` on the host, reconnecting when the connection drops): its server's log as `diagnose HOST`
     finds it, or the path after `HOST:` or --log (docs/cli.md)."""
     from logdoctor.app.watch import run_watch
