@@ -26,6 +26,7 @@ from logdoctor.facts.combiners.platform import PlatformModel
 from logdoctor.facts.combiners.scheduling import Scheduling
 from logdoctor.facts.combiners.speculative import Speculation
 from logdoctor.facts.combiners.stats import Stats
+from logdoctor.facts.combiners.warnings import Warned
 
 COMBINERS: tuple[type[Combiner], ...] = (
     Identity,
@@ -45,5 +46,6 @@ COMBINERS: tuple[type[Combiner], ...] = (
     Host,
     Environment,
     Benchmarks,
+    Warned,
     Derived,  # last: it builds on the facts the others wrote
 )
