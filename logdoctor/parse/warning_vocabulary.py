@@ -87,18 +87,30 @@ _WEAK_PERF_RE = re.compile(
 _SUBSYSTEMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (cause, re.compile(pattern))
     for cause, pattern in (
-        ("cuda-graphs-disabled", r"cuda ?graph|graph capture|capture size|enforce eager|eager mode"),
+        (
+            "cuda-graphs-disabled",
+            r"cuda ?graph|graph capture|capture size|enforce eager|eager mode|"
+            r"(?:run|runs|running|execution|fall(?:s|ing)? back) (?:to )?eager",
+        ),
+        (
+            "no-gpu-backend",
+            r"cpu (?:platform|backend|only)|no (?:cuda|gpu)s?\b|cuda (?:is )?not available|running on (?:the )?cpu",
+        ),
         ("custom-allreduce-disabled", r"custom (?:all ?reduce|ar)\b|all ?reduce|allgather|reduce ?scatter"),
         ("nccl-no-p2p", r"\bnccl\b|\bp2p\b|peer (?:to peer|access)|nvlink|\bipc\b|cumem|symm(?:etric)? mem"),
         ("mamba-hybrid-issue", r"mamba|\bhybrid\b|linear attention|\bgdn\b|\bssm\b|gated delta"),
         ("spec-net-loss", r"specul|spec decod|\bdraft|\beagle|\bmtp\b|ngram|medusa|proposer"),
         ("cpu-offload-or-swap", r"offload|\bswap|host memory|cpu memory"),
-        ("kv-cache-pressure", r"kv ?cache|cache blocks?|gpu blocks|block size|preempt|prefix cach|kv (?:pool|block)"),
+        (
+            "kv-cache-pressure",
+            r"kv ?cache|cache blocks?|gpu blocks|block size|preempt|prefix cach|radix cache|kv (?:pool|block)",
+        ),
         ("torch-compile-or-warmup", r"compil|inductor|dynamo|warm ?up"),
         (
             "quantization-kernel-fallback",
             r"quant|\bfp8|\bfp4|\bint[48]\b|w8a8|w4a16|w4a8|\bawq|\bgptq|marlin|cutlass|machete|\bmoe\b|expert|"
-            r"\bgemm|deep ?gemm|mxfp|nvfp|\bkernel|autotun|tactics",
+            r"\bgemm|deep ?gemm|mxfp|nvfp|\bkernel|autotun|tactics|fast path|\bfused|fusion|\btriton\b|custom op|"
+            r"\bgelu|\brope\b|layer ?norm|rms ?norm|activation|onednn|\blinear\b",
         ),
         ("attention-backend-fallback", r"attention|\battn|flash ?attn|xformers|\bsdpa\b|\bmla\b"),
         (
@@ -107,10 +119,6 @@ _SUBSYSTEMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"scheduling|max prefill tokens",
         ),
         ("tp-over-slow-link", r"\bray\b|multi ?node|\bnodes\b|\bgloo\b|\bpcie\b|infiniband|\bnetwork\b"),
-        (
-            "no-gpu-backend",
-            r"cpu (?:platform|backend|only)|no (?:cuda|gpu)s?\b|cuda (?:is )?not available|running on (?:the )?cpu",
-        ),
     )
 )
 
@@ -130,10 +138,12 @@ class Classified:
 
 
 # Subsystems with no cause: a performance word about these (sampling, the host's limits, the network name) is
-# listed as not understood rather than pinned on a cause it does not belong to.
+# listed as not understood rather than pinned on a cause it does not belong to. A non-quantized layer falling back
+# to the unquantized method is the normal path of a layer that was never quantized, not a slower kernel.
 _UNMAPPED_RE = re.compile(
-    r"sampl(?:ing|er)|top ?[pk]\b|\bnuma\b|ulimit|hostname|loopback|\blora\b|tokeni|multimodal|"
-    r"\bvision\b|\bimage|\baudio|logging|metrics|tracing"
+    r"non ?quantized|unquantized|sampl(?:ing|er)|top ?[pk]\b|\bnuma\b|ulimit|hostname|loopback|\blora\b|tokeni|multimodal|"
+    r"\bvision\b|\bimage|\baudio|\bvideo|logging|metrics|tracing|\bdtype|float(?:16|32|64)|precision|"
+    r"mooncake|\bnixl|moriio|connector|encoder|embedding|watermark|browsing|interpreter|progress|serializ|pickle"
 )
 
 
@@ -179,6 +189,11 @@ def classify(message: str, logger_file: str | None = None, *, nccl: bool = False
     )
 
 
+def failure_line(text: str) -> bool:
+    """Whether a message is a line of a traceback or an exception (`ValueError: ...`): a failure, not a warning."""
+    return _FAILURE_RE.match(text) is not None
+
+
 def warning_level(line: LogLine) -> tuple[str, str, str | None] | None:
     """(level, message, logger file) of a line printed at WARNING or above, or None: a line whose header has a
     warning level (vLLM, Python logging, NCCL `WARN`, torch's `[W ...]`), or Python's `file.py:12: UserWarning:`."""
@@ -203,7 +218,7 @@ def read_warning(line: LogLine, engine: str) -> list[EventBase] | None:
         return None
     level, message, logger_file = found
     text = message.strip()
-    if not text or message[:1].isspace() or _FAILURE_RE.match(text):
+    if not text or message[:1].isspace() or failure_line(text):
         return None
     if levelless:
         verdict = classify(text, logger_file)
