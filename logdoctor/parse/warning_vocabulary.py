@@ -70,14 +70,16 @@ _NOISE_RE = re.compile(
 _STRONG_PERF_RE = re.compile(
     r"fall(?:ing|s)? ?back|fallback|fell back|not (?:fully |yet )?optimi[sz]ed|sub-?optimal|\bslow(?:er|ly|s)?\b|"
     r"performance (?:may|might|will|could) |degrad|emulat|inefficien|not efficient|less efficient|lower performance|"
-    r"reduced performance|performance (?:penalty|impact|drop|regression)",
+    r"reduced performance|performance (?:penalty|impact|drop|regression|loss|hit)|"
+    r"(?:reduce|reduces|reducing|lower|lowers|hurt|hurts|harm|harms|affect|affects|impact|impacts) (?:the )?performance",
     re.IGNORECASE,
 )
 _WEAK_PERF_RE = re.compile(
     r"\bdisabl(?:e|ed|es|ing)\b|not (?:be )?(?:supported|available|enabled|compatible)|unsupported|unavailable|"
     r"default (?:[\w-]+ ){0,3}config|\beager\b|cannot use|can't use|could not use|unable to use|not using|"
     r"(?:will )?not be used|won't be used|no [\w-]+ will be used|"
-    r"\bturn(?:ed|ing)? off\b|skip(?:ped|ping)? (?:\w+ )?(?:capture|compil|tuning)|insufficient|too small",
+    r"\bturn(?:ed|ing)? off\b|skip(?:ped|ping)? (?:\w+ )?(?:capture|compil|tuning)|insufficient|too small|"
+    r"(?:lacks?|no|without|not have|does not have) native",
     re.IGNORECASE,
 )
 
