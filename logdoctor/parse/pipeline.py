@@ -19,7 +19,7 @@ from logdoctor.events import EngineWarning, EventBase, ProcessInfo, StartupConfi
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.grammar import Grammar, ParseContext
-from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, read_warning
+from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning, read_warning
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
 
@@ -498,10 +498,7 @@ class EventStream:
                 return True
         found = self._index.search(text)
         if found is None:
-            return self._read_warnings and (
-                any(keyword in text for keyword in WARNING_KEYWORDS)
-                or any(keyword in text for keyword in LEVELLESS_KEYWORDS)
-            )
+            return self._read_warnings and may_be_warning(text)
         self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True

@@ -28,7 +28,7 @@ from logdoctor.parse.envelope import LogLine
 
 # Literal fragments that make a physical line worth reading as a warning: the level words of vLLM's, Python
 # logging's and NCCL's headers, and Python's `warnings` module format (`file.py:12: UserWarning: ...`).
-WARNING_KEYWORDS: tuple[str, ...] = ("WARNING", "ERROR", "CRITICAL", "NCCL WARN", "Warning: ")
+WARNING_KEYWORDS: tuple[str, ...] = ("WARN", "ERROR", "CRITICAL", "Warning: ")
 
 # SGLang's own header (`[2025-11-30 10:00:00 TP0] msg`) carries no level: a warning looks like any other line. Such
 # a line is read only when it holds one of these fragments of a strong performance word, and kept only when a cause
@@ -42,6 +42,26 @@ LEVELLESS_KEYWORDS: tuple[str, ...] = (
     "slow",
     "erformance",
 )
+
+
+def may_be_warning(text: str) -> bool:
+    """Whether a line holds one of WARNING_KEYWORDS or LEVELLESS_KEYWORDS (the same literals, tested one by one
+    without a loop: this runs on every line no line type's keyword selected)."""
+    return (
+        "WARN" in text
+        or "ERROR" in text
+        or "CRITICAL" in text
+        or "Warning: " in text
+        or "all back" in text
+        or "alling back" in text
+        or "allback" in text
+        or "ell back" in text
+        or "optimiz" in text
+        or "slow" in text
+        or "erformance" in text
+    )
+
+
 _LEVELLESS_HEADERS = frozenset({"sglang"})
 
 # Headers that carry a level.

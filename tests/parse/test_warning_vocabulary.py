@@ -115,3 +115,14 @@ def test_a_stream_of_chosen_line_types_reads_no_warnings() -> None:
     line = "(Worker_TP0 pid=2) WARNING 11-30 10:00:00 [fused_moe.py:8] Grouped GEMM is not fully optimized yet"
     stream = EventStream("t", [(1, line)], grammars=())
     assert list(stream) == []
+
+
+def test_the_candidate_test_and_the_grep_keywords_agree() -> None:
+    """A large file is prefiltered by grep on these keywords; a small one by may_be_warning: the same lines."""
+    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning
+
+    for keyword in (*WARNING_KEYWORDS, *LEVELLESS_KEYWORDS):
+        assert may_be_warning(f"x {keyword} y")
+        assert keyword in candidate_keywords()
+    assert not may_be_warning("(APIServer pid=1) INFO 11-30 10:00:00 [api_server.py:1] Started server process")
