@@ -533,6 +533,20 @@ class PerfWarning(EventBase):
     message: str
 
 
+class EngineWarning(EventBase):
+    """A WARNING / ERROR line that no line type understood, read by the warning vocabulary
+    (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): the cause its words point to, or none."""
+
+    type: Literal["engine_warning"] = "engine_warning"
+    cause: str | None = None  # a cause id (CAUSES.md), or None: not understood
+    performance: str | None = None  # the performance word, as the engine wrote it ("falling back")
+    subsystem: str | None = None  # the subsystem word ("cuda graph", from the message or the logger's file)
+    subsystem_from: Literal["message", "logger"] | None = None
+    strength: float = 0.0  # 0.5 .. 1.0 when a cause fits
+    logger: str | None = None  # the file of the logger call (`fused_moe.py`)
+    message: str
+
+
 # --- user-pasted benchmark results and host facts ---------------------------------------------
 
 
@@ -673,6 +687,7 @@ Event = (
     | SchedulerConfig
     | Offload
     | PerfWarning
+    | EngineWarning
     | BenchmarkResult
     | GpuInfo
     | GpuXid
@@ -707,6 +722,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     SchedulerConfig,
     Offload,
     PerfWarning,
+    EngineWarning,
     BenchmarkResult,
     GpuInfo,
     GpuXid,

@@ -176,6 +176,9 @@ class Diagnosis(_Model):
     not_applicable: list[RuleOutcome] = field(default_factory=list)
     suppressed: list[RuleOutcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # WARNING / ERROR lines that no line type and no word of the warning vocabulary understood (docs/warnings.md):
+    # `line N: vLLM WARNING: message`, the first 20
+    warnings_not_understood: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     errors: list[dict[str, str]] = field(default_factory=list)  # per-host collection errors
     performance: Performance | None = None  # expected vs measured throughput; None where not assessed

@@ -364,6 +364,39 @@ FACTS: dict[str, FactSpec] = {
 }
 
 
+# The warning vocabulary's causes (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): a warning no line type
+# understood whose words name a performance problem and a subsystem. `warned.<name>` is the strongest such warning
+# in the engine's words; each cause's `engine-warned` rule reads it.
+WARNED_FACTS: dict[str, str] = {
+    "cuda-graphs-disabled": "cuda_graphs",
+    "custom-allreduce-disabled": "custom_allreduce",
+    "nccl-no-p2p": "p2p",
+    "mamba-hybrid-issue": "hybrid",
+    "spec-net-loss": "spec",
+    "cpu-offload-or-swap": "offload",
+    "kv-cache-pressure": "kv",
+    "torch-compile-or-warmup": "compile",
+    "quantization-kernel-fallback": "quant",
+    "attention-backend-fallback": "attention",
+    "chunked-prefill-or-batching-config": "batching",
+    "tp-over-slow-link": "link",
+    "no-gpu-backend": "platform",
+}
+_WARNED_HINT = "the engine's WARNING lines (keep the log from the server's start, at the default log level)"
+for _cause, _name in WARNED_FACTS.items():
+    FACTS[f"warned.{_name}"] = FactSpec(
+        "str", f"an engine warning no line type understood, about {_cause} ('vLLM warned: ...')", _WARNED_HINT
+    )
+    FACTS[f"warned.{_name}.strength"] = FactSpec(
+        "number",
+        "how plainly that warning says so: 1 for a strong performance word and the subsystem in the message, "
+        "0.75 or 0.5 for a weaker word or the subsystem only in the logger's file name",
+        _WARNED_HINT,
+    )
+FACTS["warnings.not_understood"] = FactSpec(
+    "list", "WARNING / ERROR lines that no line type and no word of the warning vocabulary understood"
+)
+
 # `baseline.spec.acceptance_length` in a rule reads the baseline deployment's `spec.acceptance_length`.
 BASELINE_PREFIX = "baseline."
 

@@ -403,6 +403,7 @@ def diagnose_parsed(
         not_applicable=pick("not_applicable"),
         suppressed=pick("suppressed"),
         warnings=warnings,
+        warnings_not_understood=[str(w) for w in profile.value("warnings.not_understood") or []],
         facts=facts,
         performance=performance,
     )
