@@ -60,13 +60,14 @@ ADVISORY_ENGINES: dict[str, tuple[str, ...]] = {
 ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "nccl": "NCCL", "torch": "PyTorch", "driver": "NVIDIA driver"}
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 MIN_SCORE, MAX_SCORE = 10, 95
+UNSIZED_SCORE = 30  # a known issue whose source gives no size: "low", below the healthy threshold of 50
 
 
 class AdvisoryEffect(Record):
     """The effect as the source states it, and the slowdown it implies: throughput fixed / affected (>= 1)."""
 
     statement: str
-    slowdown: float
+    slowdown: float | None = None  # None: the source states no size (the score is UNSIZED_SCORE)
 
 
 class AdvisoryTest(Record):
@@ -156,7 +157,7 @@ def _fits(adv: Advisory) -> bool:
         and bool(adv.affected)
         and bool(adv.references)
         and all(r.startswith("https://") for r in adv.references)
-        and adv.effect.slowdown >= 1.0
+        and (adv.effect.slowdown is None or adv.effect.slowdown >= 1.0)
         and all(name in FACTS for t in adv.tests for name in t.facts)
         and _tests_fit(adv)
     )
@@ -185,7 +186,9 @@ def advisory_model() -> type[BaseModel]:
         model_config = ConfigDict(frozen=True, extra="forbid")
 
         statement: str = Field(min_length=1, description="the effect in the source's words and numbers")
-        slowdown: float = Field(ge=1.0, description="throughput once fixed / throughput affected, from the source")
+        slowdown: float | None = Field(
+            default=None, ge=1.0, description="throughput once fixed / throughput affected, from the source; none: unsized"
+        )
 
     class TestModel(BaseModel):
         """Facts (and the engine's version) that must match the advisory, or must not (`matches: false`)."""
@@ -369,10 +372,19 @@ def installed_version(engine: str, profile: Profile) -> tuple[str | None, str]:
     return None, ""
 
 
-def score_for(slowdown: float) -> int:
+def score_for(slowdown: float | None) -> int:
     """The score of a matched advisory from its stated slowdown: the share of throughput the bug takes,
-    100 x (1 - 1/slowdown), kept within 10..95 (a 2x slowdown scores 50, a 7x one 86)."""
+    100 x (1 - 1/slowdown), kept within 10..95 (a 2x slowdown scores 50, a 7x one 86); UNSIZED_SCORE when the
+    source states no size."""
+    if slowdown is None:
+        return UNSIZED_SCORE
     return max(MIN_SCORE, min(MAX_SCORE, round(100 * (1 - 1 / slowdown))))
+
+
+def _working(slowdown: float | None, score: int) -> str:
+    if slowdown is None:
+        return f"the source states no size: {score}"
+    return f"stated slowdown {slowdown:g}x: 100 x (1 - 1/{slowdown:g}) = {score}"
 
 
 def _issue(item: LoadedAdvisory, status: str, version: str | None, reason: str) -> KnownIssue:
@@ -468,7 +480,7 @@ def match_advisories(
                 severity=severity_for(score),
                 explanation=f"known issue in {label} {written} (affected {item.affected_text}{fixed}): "
                 f"{adv.effect.statement}",
-                working=f"stated slowdown {adv.effect.slowdown:g}x: 100 x (1 - 1/{adv.effect.slowdown:g}) = {score}",
+                working=_working(adv.effect.slowdown, score),
                 evidence=_evidence(item.when.facts() if item.when is not None else (), profile, lookup),
                 fix=_fix(item),
                 references=list(adv.references),

@@ -82,7 +82,7 @@ class KnownIssue(_Model):
     fixed_in: str | None = None
     reason: str  # why it applies, or what would decide it
     effect: str  # as the source states it
-    slowdown: float  # throughput fixed / affected, from the source
+    slowdown: float | None = None  # throughput fixed / affected, from the source (None: it states no size)
     workaround: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
 
