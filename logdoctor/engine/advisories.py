@@ -25,6 +25,7 @@ known issue that *may* apply, listed with the versions it applies to, never a fi
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.conditions import ConditionError, Node, parse_condition, save_parse_cache
-from logdoctor.engine.result import Evidence, Finding, KnownIssue, severity_for
+from logdoctor.engine.result import Finding, KnownIssue, severity_for
 from logdoctor.engine.rules import CAUSES, locate
 from logdoctor.engine.versions import InvalidSpecifier, SpecifierSet, Version, parse_version
 from logdoctor.errors import RuleError
@@ -187,7 +188,9 @@ def advisory_model() -> type[BaseModel]:
 
         statement: str = Field(min_length=1, description="the effect in the source's words and numbers")
         slowdown: float | None = Field(
-            default=None, ge=1.0, description="throughput once fixed / throughput affected, from the source; none: unsized"
+            default=None,
+            ge=1.0,
+            description="throughput once fixed / throughput affected, from the source; none: unsized",
         )
 
     class TestModel(BaseModel):
@@ -358,6 +361,22 @@ def builtin_advisories() -> tuple[LoadedAdvisory, ...]:
     return tuple(load_advisories())
 
 
+# `--advisories DIR` (diagnose, diff, watch) names a team's own advisories through the environment, so the worker
+# processes of a fleet run see them too; os.pathsep between directories.
+ADVISORIES_ENV = "LOGDOCTOR_ADVISORIES"
+
+
+def active_advisories() -> tuple[LoadedAdvisory, ...]:
+    """The advisories a diagnosis matches: the built-in set, plus the directories in $LOGDOCTOR_ADVISORIES."""
+    extra = os.environ.get(ADVISORIES_ENV, "")
+    return _with_directories(extra) if extra else builtin_advisories()
+
+
+@cache
+def _with_directories(extra: str) -> tuple[LoadedAdvisory, ...]:
+    return tuple(load_advisories([Path(p) for p in extra.split(os.pathsep) if p]))
+
+
 # --- matching ------------------------------------------------------------------------------------------------
 
 
@@ -413,26 +432,9 @@ def _fix(item: LoadedAdvisory) -> list[str]:
     return [*upgrade, *adv.workaround]
 
 
-def _evidence(names: Iterable[str], profile: Profile, lookup: Any) -> list[Evidence]:
-    out: list[Evidence] = []
-    seen: set[tuple[str, int]] = set()
-    for name in sorted(names):
-        fact = profile.facts.get(name)
-        for ref in fact.refs if fact is not None else []:
-            key = (ref.source, ref.line)
-            if key in seen or len(out) >= 4:
-                continue
-            seen.add(key)
-            text = lookup(ref.source, ref.line) if lookup is not None else None
-            if text is not None:
-                out.append(Evidence(source=ref.source, line=ref.line, end_line=ref.end_line, text=text))
-    return out
-
-
 def match_advisories(
     advisories: Sequence[LoadedAdvisory],
     profile: Profile,
-    lookup: Any = None,
     suppressions: Suppressions | None = None,
 ) -> tuple[list[Finding], list[KnownIssue]]:
     """The findings of the advisories that apply to this deployment, and every known issue that applies or may.
@@ -466,7 +468,7 @@ def match_advisories(
             issues.append(_issue(item, "may-apply", written, f"{label} {written} is affected; could not check {need}"))
             continue
         fixed = f", fixed in {adv.fixed_in}" if adv.fixed_in else ", not fixed in any release yet"
-        issue = _issue(item, "applies", written, f"{label} {written} ({where}) is in {item.affected_text}{fixed}")
+        issue = _issue(item, "applies", written, f"{label} {written} ({where}) is in {item.affected_text}")
         issues.append(issue)
         if suppressions is not None and suppressions.match(adv.id, adv.cause) is not None:
             continue
@@ -481,7 +483,6 @@ def match_advisories(
                 explanation=f"known issue in {label} {written} (affected {item.affected_text}{fixed}): "
                 f"{adv.effect.statement}",
                 working=_working(adv.effect.slowdown, score),
-                evidence=_evidence(item.when.facts() if item.when is not None else (), profile, lookup),
                 fix=_fix(item),
                 references=list(adv.references),
                 status="stable",
@@ -525,3 +526,18 @@ def advisories_for(
             continue
         out.append((item, affects))
     return out
+
+
+def schema_json() -> str:
+    """docs/schema/advisory.schema.json: the JSON Schema of an advisory file (`make schema`)."""
+    import json
+
+    schema = advisory_model().model_json_schema()
+    # id and engine come from the path (<engine>/<id>.yaml): a file may leave them out
+    schema["required"] = [name for name in schema.get("required", []) if name not in ("id", "engine")]
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    print(schema_json(), end="")

@@ -22,7 +22,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
-from logdoctor.engine.advisories import LoadedAdvisory, builtin_advisories, match_advisories
+from logdoctor.engine.advisories import LoadedAdvisory, active_advisories, match_advisories
 from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
@@ -362,13 +362,13 @@ def diagnose_parsed(
     perf: PerfOptions | None = None,
     advisories: Sequence[LoadedAdvisory] | None = None,
 ) -> tuple[Diagnosis, Profile]:
-    """`advisories`: the known issues to match (None: the built-in set; docs/advisories.md)."""
+    """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md)."""
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
     known, known_issues = match_advisories(
-        builtin_advisories() if advisories is None else advisories, profile, parsed.lookup, suppressions
+        active_advisories() if advisories is None else advisories, profile, suppressions
     )
     if known:  # ranked with the rules' findings by score (an advisory's: its stated slowdown)
         findings = sorted([*findings, *known], key=lambda f: (-f.score, f.cause, f.rule))

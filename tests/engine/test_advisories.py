@@ -282,3 +282,118 @@ def test_a_version_outside_the_range_or_another_method_does_not() -> None:
     healthy = (STORY / "vllm-mtp-tp2-a6000-healthy.log").read_text()
     found, _ = _diagnose(healthy)
     assert "dflash-below-expected-speedup" not in found
+
+
+# --- the command and the reports ----------------------------------------------------------------------------
+
+
+def test_the_advisories_command_lists_what_applies_to_a_version() -> None:
+    from click.testing import CliRunner
+
+    from logdoctor.app.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["advisories", "--engine", "vllm", "--version", "0.20.1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    data = json.loads(result.output)
+    ids = {row["id"] for row in data["advisories"]}
+    assert "dflash-below-expected-speedup" in ids and "nvfp4-scale-buffer-uninitialised" not in ids
+    assert all(row["applies"] is True for row in data["advisories"])
+    tested = runner.invoke(main, ["advisories", "--test"])
+    assert tested.exit_code == 0 and ", 0 failed" in tested.output
+    bad = runner.invoke(main, ["advisories", "--version", "0.20.1"])
+    assert bad.exit_code == 2 and "--version needs --engine" in bad.output
+
+
+def test_a_team_directory_is_listed_and_matched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from logdoctor.app.cli import main
+    from logdoctor.engine.advisories import ADVISORIES_ENV
+
+    monkeypatch.setenv(ADVISORIES_ENV, "")  # the option sets it in this process: restored when the test ends
+    _write(tmp_path, "vllm", "team-issue.yaml", GOOD)
+    runner = CliRunner()
+    result = runner.invoke(main, ["advisories", "--advisories", str(tmp_path), "--engine", "vllm", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "team-issue" in result.output
+    _write(tmp_path, "vllm", "broken.yaml", GOOD.replace("cause: spec-net-loss", "cause: nope"))
+    broken = runner.invoke(main, ["advisories", "--advisories", str(tmp_path)])
+    assert broken.exit_code == 2 and "broken.yaml:2:" in broken.output
+
+
+def test_reports_carry_known_issues_escaped() -> None:
+    from logdoctor.engine.result import Diagnosis, EngineReport, KnownIssue, Verdict
+    from logdoctor.report.advisories import known_issues_html, known_issues_markdown
+    from logdoctor.report.github import inline_code, prose
+
+    issue = KnownIssue(
+        id="team-issue",
+        engine="vllm",
+        title="<script>alert(1)</script> slow",
+        cause="spec-net-loss",
+        status="applies",
+        version="0.20.1",
+        affected=">=0.20.0,<0.21.0",
+        fixed_in="0.21.0",
+        reason="vLLM 0.20.1 is in >=0.20.0,<0.21.0",
+        effect="2x *slower*",
+        slowdown=2.0,
+        references=["https://github.com/vllm-project/vllm/issues/1", "javascript:alert(1)"],
+    )
+    d = Diagnosis(
+        sources=[],
+        engine=EngineReport(name="vllm", version="0.20.1"),
+        verdict=Verdict(healthy=False, summary="x"),
+        findings=[],
+        ruled_out=[],
+        insufficient_data=[],
+        known_issues=[issue],
+    )
+    page = known_issues_html(d)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "applies (fixed in 0.21.0)" in page
+    assert "href=" not in page and "<code>https://github.com/vllm-project/vllm/issues/1</code>" in page
+    markdown = "\n".join(known_issues_markdown(d, prose, inline_code))
+    assert "**Known issues of this release**" in markdown
+    assert "\\<script\\>" in markdown and "\\*slower\\*" in markdown
+    assert "javascript:" not in markdown  # only https links become links
+
+
+def test_the_committed_schema_is_the_models() -> None:
+    from logdoctor.engine.advisories import schema_json
+
+    committed = (REPO / "docs" / "schema" / "advisory.schema.json").read_text()
+    assert committed == schema_json(), "run `make schema`"
+
+
+def test_every_builtin_file_fits_the_schema() -> None:
+    import json
+
+    import jsonschema
+    import yaml
+
+    schema = json.loads((REPO / "docs" / "schema" / "advisory.schema.json").read_text())
+    for item in builtin_advisories():
+        data = yaml.safe_load(Path(item.path).read_text())
+        jsonschema.validate(data, schema)
+
+
+def test_drift_flags_a_version_that_was_never_released(tmp_path: Path) -> None:
+    from drift.advisories import check_advisories
+
+    _write(tmp_path, "vllm", "typo.yaml", GOOD.replace('fixed_in: "0.21.0"', 'fixed_in: "0.2.10"'))
+    loaded = load_advisories([tmp_path], builtin=False)
+    releases = {"vllm": {"0.20.0", "0.20.1", "0.21.0"}}
+    problems = check_advisories(loaded, lambda engine: releases.get(engine, set()))
+    assert problems == [f"{tmp_path / 'vllm' / 'typo.yaml'}: vllm 0.2.10 is not a released version"]
+    assert check_advisories(load_advisories([_team_dir(tmp_path)], builtin=False), lambda e: releases[e]) == []
+
+
+def _team_dir(tmp_path: Path) -> Path:
+    good = tmp_path / "good"
+    good.mkdir()
+    _write(good, "vllm", "ok.yaml", GOOD)
+    return good

@@ -12,6 +12,7 @@ import click
 
 from logdoctor.app.cli import LogdoctorCommand, examples
 from logdoctor.app.commands.common import (
+    advisories_option,
     engine_option,
     handle_errors,
     load_rule_set,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 )
 @engine_option
 @rules_options
+@advisories_option
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
 @click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
 @ssh_options
