@@ -605,6 +605,16 @@ class GpuXid(EventBase):
     message: str
 
 
+class GpuDiag(EventBase):
+    """A failed test of `dcgmi diag` (DCGM's diagnostics table: `| PCIe | Fail - GPU: 3 |`)."""
+
+    type: Literal["gpu_diag"] = "gpu_diag"
+    test: str
+    result: str  # "Fail"
+    gpus: list[int] = field(default_factory=list)
+    message: str
+
+
 class GpuProcess(EventBase):
     """A compute process on a GPU (`nvidia-smi --query-compute-apps`, the Processes table of `nvidia-smi -q`)."""
 
@@ -670,6 +680,7 @@ Event = (
     | BenchmarkResult
     | GpuInfo
     | GpuXid
+    | GpuDiag
     | GpuProcess
     | GpuTopology
     | GpuP2P
@@ -704,6 +715,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     BenchmarkResult,
     GpuInfo,
     GpuXid,
+    GpuDiag,
     GpuProcess,
     GpuTopology,
     GpuP2P,

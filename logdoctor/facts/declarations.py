@@ -141,6 +141,10 @@ FACTS: dict[str, FactSpec] = {
     "gpu.pcie_link_ratio": FactSpec(
         "number", "the slowest GPU link's bandwidth / its maximum (an idle link counted at its maximum generation)"
     ),
+    "gpu.pcie_link_generation": FactSpec(
+        "number", "the slowest GPU link's generation as measured (its maximum when the GPU was idle)", _STATE_HINT
+    ),
+    "gpu.pcie_link_width": FactSpec("number", "the slowest GPU link's lanes as measured", _STATE_HINT),
     "gpu.pcie_idle_downtrained": FactSpec(
         "bool", "an idle GPU's link runs below its maximum generation (normal power saving)", _STATE_HINT
     ),

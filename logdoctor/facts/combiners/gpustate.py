@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from logdoctor.events import EngineFailure, EventBase, GpuInfo, GpuProcess, GpuXid
+from logdoctor.events import EngineFailure, EventBase, GpuDiag, GpuInfo, GpuProcess, GpuXid
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -32,6 +32,22 @@ _FREE_ON_STARTUP_RE = re.compile(r"Free memory on device \((?P<free>[\d.]+)/(?P<
 # retirement or row remapping recorded / failed, 74 NVLink, 79 fallen off the bus, 92 high single-bit ECC rate,
 # 94/95 contained / uncontained ECC, 119/120 GSP, 140 unrecovered ECC, 154 recovery action changed
 HARDWARE_XIDS: frozenset[int] = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140, 154})
+# dcgmi diag's software and deployment checks: a failure there is the host's setup, not its hardware
+DIAG_SOFTWARE_TESTS = frozenset(
+    {
+        "denylist",
+        "nvml library",
+        "cuda main library",
+        "cuda toolkit libraries",
+        "cuda toolkit library",
+        "permissions and os blocks",
+        "persistence mode",
+        "environment variables",
+        "graphics processes",
+        "software",
+        "fabric manager",
+    }
+)
 # per-lane PCIe bandwidth by generation, GB/s (after line coding)
 PCIE_LANE_GBPS: dict[int, float] = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
@@ -52,7 +68,7 @@ def link_bandwidth(generation: int | None, width: int | None) -> float | None:
 
 
 class GpuState(Combiner):
-    reads = (GpuInfo, GpuXid, GpuProcess, EngineFailure)
+    reads = (GpuInfo, GpuXid, GpuDiag, GpuProcess, EngineFailure)
     produces = (
         "gpu.busy",
         "gpu.utilization",
@@ -66,6 +82,8 @@ class GpuState(Combiner):
         "gpu.pcie_link_degraded",
         "gpu.pcie_link",
         "gpu.pcie_link_ratio",
+        "gpu.pcie_link_generation",
+        "gpu.pcie_link_width",
         "gpu.pcie_idle_downtrained",
         "gpu.hardware_errors",
         "gpu.hardware_error_count",
@@ -90,6 +108,12 @@ class GpuState(Combiner):
             if ev.code is None or ev.code in HARDWARE_XIDS:
                 what = f"Xid {ev.code}" if ev.code is not None else "fallen off the bus"
                 b.append("gpu.hardware_errors", f"{what} (PCI {ev.bus_id}): {ev.message}", ev, "kernel log NVRM line")
+                self.errors += 1
+        elif isinstance(ev, GpuDiag):
+            if ev.test.lower() not in DIAG_SOFTWARE_TESTS:
+                gpus = ", ".join(f"GPU {g}" for g in ev.gpus) or "a GPU"
+                detail = f": {ev.message}" if ev.message else ""
+                b.append("gpu.hardware_errors", f"dcgmi diag {ev.test} failed on {gpus}{detail}", ev, "dcgmi diag")
                 self.errors += 1
         elif isinstance(ev, GpuProcess):
             self.processes[ev.bus_id or "?"].append(ev)
@@ -166,7 +190,7 @@ class GpuState(Combiner):
 
     def _link(self) -> None:
         b = self.b
-        worst: tuple[float, GpuInfo, str] | None = None
+        worst: tuple[float, GpuInfo, str, int | None] | None = None
         downtrained: GpuInfo | None = None
         linked = [g for g in self.gpus if g.pcie_width and g.pcie_width_max]
         for g in linked:
@@ -190,9 +214,11 @@ class GpuState(Combiner):
                 link = f"x{g.pcie_width} of x{g.pcie_width_max} (gen{g.pcie_generation_max or '?'} at most)"
             text = f"{_label(g)}: {link} ({state})"
             if worst is None or ratio < worst[0]:
-                worst = (ratio, g, text)
+                worst = (ratio, g, text, generation)
         if worst is not None:
-            ratio, g, text = worst
+            ratio, g, text, generation = worst
+            b.set("gpu.pcie_link_generation", None if generation is None else float(generation), g, "nvidia-smi PCIe")
+            b.set("gpu.pcie_link_width", float(g.pcie_width or 0), g, "nvidia-smi PCIe link width")
             b.set("gpu.pcie_link_ratio", round(ratio, 3), g, "nvidia-smi PCIe link current / max")
             b.set("gpu.pcie_link_degraded", ratio < 1.0, g, "nvidia-smi PCIe link current / max")
             b.set("gpu.pcie_link", text, g, "nvidia-smi PCIe link")

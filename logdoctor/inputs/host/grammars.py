@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuProcess, GpuTopology, GpuXid, HostInfo
+from logdoctor.events import EventBase, GpuDiag, GpuInfo, GpuP2P, GpuProcess, GpuTopology, GpuXid, HostInfo
 from logdoctor.inputs.host import gpustate
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
@@ -248,6 +248,38 @@ def parse_xid(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return None
 
 
+# `dcgmi diag -r N`: its table's rows (DCGM 3.x `| PCIe | Fail - GPU: 3 |`; 4.x a test row, then one row a GPU:
+# `| memory | Fail |` / `|  | GPU0: Fail |`). Only failed tests become events.
+_DIAG_ROW_RE = re.compile(r"^\s*\|\s*(?P<test>[A-Za-z][\w /.\-]*?)\s*\|\s*(?P<result>Fail)\b(?P<rest>[^|]*)\|\s*$")
+_DIAG_GPU_ROW_RE = re.compile(r"^\s*\|\s*\|\s*GPU(?P<gpu>\d+): (?P<result>Fail)\b(?P<rest>[^|]*)\|\s*$")
+_DIAG_GPUS_RE = re.compile(r"GPUs?:?\s*(?P<ids>\d+(?:\s*,\s*\d+)*)")
+_DIAG_TEST = "host.diag_test"
+
+
+def parse_dcgm_diag(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _DIAG_ROW_RE.match(line.text)
+    if m:
+        test, rest = m.group("test"), m.group("rest").strip(" -")
+        ctx.state[_DIAG_TEST] = test
+        ids = _DIAG_GPUS_RE.search(rest)
+        if not ids and not rest:
+            return []  # DCGM 4.x: the GPUs follow, one row each
+        gpus = [int(i) for i in re.split(r"\s*,\s*", ids.group("ids"))] if ids else []
+        return [GpuDiag(**ctx.base(line, "host"), test=test, result=m.group("result"), gpus=gpus, message=rest)]
+    m = _DIAG_GPU_ROW_RE.match(line.text)
+    if m and isinstance(ctx.state.get(_DIAG_TEST), str):
+        return [
+            GpuDiag(
+                **ctx.base(line, "host"),
+                test=ctx.state[_DIAG_TEST],
+                result=m.group("result"),
+                gpus=[int(m.group("gpu"))],
+                message=m.group("rest").strip(" -"),
+            )
+        ]
+    return None
+
+
 def parse_gpu_list(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _GPU_LIST_RE.match(line.text)
     if not m:
@@ -387,6 +419,29 @@ GRAMMARS: list[Grammar] = [
                 "off-bus-without-xid",
                 "[  812.4] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.",
                 ("gpu_xid", {"code": None, "bus_id": "0000:41:00.0"}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.dcgm_diag",
+        "host",
+        ("| Fail", ": Fail "),
+        parse_dcgm_diag,
+        (
+            # constructed rows in the table layout of DCGM 3.3 (NVIDIA/DCGM#55's output) and 4.2 (NVIDIA/DCGM#253's)
+            case(
+                "dcgm-3",
+                "| PCIe                      | Fail - GPU: 3                                  |",
+                ("gpu_diag", {"test": "PCIe", "result": "Fail", "gpus": [3]}),
+                exact=True,
+            ),
+            case(
+                "dcgm-4",
+                "| memory                    | Fail                                           |\n"
+                "|                           | GPU0: Pass                                     |\n"
+                "|                           | GPU1: Fail                                     |",
+                ("gpu_diag", {"test": "memory", "result": "Fail", "gpus": [1]}),
                 exact=True,
             ),
         ),
