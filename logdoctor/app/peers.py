@@ -76,22 +76,20 @@ def host_outliers(hosts: Sequence[str], diagnoses: Sequence[Diagnosis]) -> list[
     out: list[HostDifference] = []
     for i, (host, f) in enumerate(zip(hosts, facts, strict=True)):
         found: list[str] = []
-        if link[i]:
-            found.append(
-                f"PCIe link {f.get('gpu.pcie_link')}, {link[i][0]:.0%} of its bandwidth (peers: {link[i][1]:.0%})"
-            )
-        if clock[i]:
-            found.append(f"SM clock {f.get('gpu.sm_clock')} busy, {clock[i][0]:.2f} of max (peers: {clock[i][1]:.2f})")
-        if power[i]:
-            found.append(f"power {f.get('gpu.power_limit')}, {power[i][0]:.0%} of default (peers: {power[i][1]:.0%})")
-        if faults[i]:
+        if (pair := link[i]) is not None:
+            found.append(f"PCIe link {f.get('gpu.pcie_link')}, {pair[0]:.0%} of its bandwidth (peers: {pair[1]:.0%})")
+        if (pair := clock[i]) is not None:
+            found.append(f"SM clock {f.get('gpu.sm_clock')} busy, {pair[0]:.2f} of max (peers: {pair[1]:.2f})")
+        if (pair := power[i]) is not None:
+            found.append(f"power {f.get('gpu.power_limit')}, {pair[0]:.0%} of default (peers: {pair[1]:.0%})")
+        if (pair := faults[i]) is not None:
             errors = f.get("gpu.hardware_errors") or []
             first = f": {errors[0]}" if isinstance(errors, list) and errors else ""
-            found.append(f"{faults[i][0]:.0f} hardware fault(s){first} (peers: none)")
-        if slowdown[i]:
-            found.append(f"{slowdown[i][0]:.0f} s of thermal slowdown or power braking recorded (peers: none)")
-        if others[i]:
-            found.append(f"{others[i][0]:.0f} other process(es) holding GPU memory (peers: none)")
+            found.append(f"{pair[0]:.0f} hardware fault(s){first} (peers: none)")
+        if (pair := slowdown[i]) is not None:
+            found.append(f"{pair[0]:.0f} s of thermal slowdown or power braking recorded (peers: none)")
+        if (pair := others[i]) is not None:
+            found.append(f"{pair[0]:.0f} other process(es) holding GPU memory (peers: none)")
         if found:
             out.append(HostDifference(host, found, _speed(diagnoses[i]), median_speed))
     return out

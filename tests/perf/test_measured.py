@@ -54,7 +54,8 @@ def test_the_bound_follows_the_measured_link_and_clock() -> None:
     degraded = deployment_from_profile(_profile(HEADER, X4_SLOW), gpu="RTX 4090")
     assert nominal.deployment is not None and degraded.deployment is not None
     assert (nominal.deployment.gpu.pcie.lanes, degraded.deployment.gpu.pcie.lanes) == (16, 4)
-    assert degraded.deployment.gpu.bf16_tflops == pytest.approx(nominal.deployment.gpu.bf16_tflops / 2, abs=0.1)
+    peak = nominal.deployment.gpu.bf16_tflops
+    assert peak is not None and degraded.deployment.gpu.bf16_tflops == pytest.approx(peak / 2, abs=0.1)
     assert any("PCIe gen4 x4 as measured" in d for d in degraded.derived)
     fast = expected(nominal.deployment, table)
     slow = expected(degraded.deployment, table)

@@ -280,6 +280,35 @@ def parse_dcgm_diag(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return None
 
 
+# `nvidia-smi`'s summary table, its Processes rows (driver 470+ with the GI / CI columns, older without):
+# `|    0   N/A  N/A             616      C   python3                                1130MiB |`
+_TABLE_PROCESS_RE = re.compile(
+    r"^\s*\|\s+(?P<gpu>\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|M\+C|C|G|M)\s+"
+    r"(?P<name>\S.*?)\s+(?P<mem>\d+)MiB\s*\|\s*$"
+)
+
+
+# the table's second GPU row (`| N/A 59C P0 690W / 700W | 1139MiB / 143771MiB | 100% Default |`): recognised, not read
+_TABLE_GPU_ROW_RE = re.compile(r"^\s*\|\s*(?:\d+%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s.*\|\s*\d+MiB\s*/\s*\d+MiB\s*\|")
+
+
+def parse_table_process(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _TABLE_PROCESS_RE.match(line.text)
+    if not m:
+        return [] if _TABLE_GPU_ROW_RE.match(line.text) else None
+    if "G" in m.group("type") and "C" not in m.group("type"):
+        return []  # a graphics process (Xorg, a compositor): no compute on the GPU
+    return [
+        GpuProcess(
+            **ctx.base(line, "host"),
+            pid=int(m.group("pid")),
+            name=m.group("name"),
+            bus_id=m.group("gpu"),  # the table's GPU index: its bus id is in the GPU rows above
+            memory_mib=int(m.group("mem")),
+        )
+    ]
+
+
 def parse_gpu_list(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _GPU_LIST_RE.match(line.text)
     if not m:
@@ -442,6 +471,37 @@ GRAMMARS: list[Grammar] = [
                 "|                           | GPU0: Pass                                     |\n"
                 "|                           | GPU1: Fail                                     |",
                 ("gpu_diag", {"test": "memory", "result": "Fail", "gpus": [1]}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.smi_table_process",
+        "host",
+        ("MiB |",),
+        parse_table_process,
+        (
+            case(
+                # the captured H200 under load (fixtures/inputs/env/nvidia-smi-h200-load-captured.txt)
+                "driver-580",
+                "|    0   N/A  N/A             616      C   python3                                1130MiB |",
+                ("gpu_process", {"pid": 616, "name": "python3", "bus_id": "0", "memory_mib": 1130}),
+                exact=True,
+            ),
+            case(
+                "no-gi-ci",
+                "|    0      5284    C   python3                                       3567MiB |",
+                ("gpu_process", {"pid": 5284, "memory_mib": 3567}),
+                exact=True,
+            ),
+            case(
+                "graphics",
+                "|    0      1563    G   /usr/lib/xorg/Xorg                             162MiB |",
+                exact=True,
+            ),
+            case(
+                "gpu-row",
+                "| N/A   59C    P0            690W /  700W |    1139MiB / 143771MiB |    100%      Default |",
                 exact=True,
             ),
         ),
