@@ -107,9 +107,13 @@ FailureKind = Literal[
     "gpu-memory-insufficient",
     "memory-leak",
     "kv-transfer",
+    "request-error",  # an exception the serving API server answered as one request's error and served on
     "shutdown",  # a stop began (SIGTERM, `Shutting down`, `shutdown triggered`): not a failure, the marker after
     # which failure lines are teardown (facts: failure.shutdown_only)
 ]
+# Where the run was when a failure was read: before the engine served, while it served, or once a stop began (the
+# teardown of a stopped server, not a failure of it).
+FailurePhase = Literal["startup", "serving", "shutdown"]
 SchedulerConfigKind = Literal[
     "chunked-prefill",
     "async-scheduling",
@@ -497,6 +501,8 @@ class EngineFailure(EventBase):
     kind: FailureKind
     connector: str | None = None  # kv-transfer: the KV connector, "nixl", "mooncake", "moriio", ... where known
     requests: int | None = None  # requests the failure affected, where printed
+    exception: str | None = None  # the exception's type as printed (`torch.OutOfMemoryError`), for an exception
+    phase: FailurePhase | None = None  # where the run was (logdoctor.parse.failures), where read
     message: str
 
 

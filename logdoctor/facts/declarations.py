@@ -237,6 +237,17 @@ FACTS: dict[str, FactSpec] = {
         "share of stats intervals in which requests wait while the running count is at the scheduler's cap "
         "(sched.max_num_seqs): the intervals the cap, not memory or load, held requests back",
     ),
+    "sched.queue_share": FactSpec(
+        "number",
+        "in stats intervals with requests waiting: waiting / (running + waiting), the median; the most that admitting "
+        "the queue could add to the running batch",
+        _STATS_HINT,
+    ),
+    "spec.typical_acceptance": FactSpec(
+        "number",
+        "the mean acceptance length a working drafter of this method reaches at this k (published figures, "
+        "logdoctor/facts/speculation.py)",
+    ),
     "sched.max_num_seqs": FactSpec(
         "number", "max concurrent requests (max_num_seqs / max_running_requests)", _CONFIG_HINT
     ),

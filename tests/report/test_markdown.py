@@ -42,7 +42,7 @@ def test_story_keeps_what_matters() -> None:
     assert 'num_speculative_tokens": 3}' in text  # the fix
     fences = [t.content for t in tokens if t.type == "fence"]
     quoted = [fence.split(":", 1)[0] for fence in fences]
-    assert quoted == ["60", "20", "62"]  # a line each, none twice; finding 4's lines are quoted above
+    assert quoted == ["60", "62", "20"]  # a line each, none twice; finding 4's lines are quoted above
     assert fences[0].startswith("60: SpecDecoding metrics: Mean acceptance length: 1.27")
     assert all(len(fence) < 160 for fence in fences)
     assert "(also line 15)" in text and "(also lines 62, 64, 15)" in text  # the rest by number
