@@ -265,7 +265,8 @@ def parse_dcgm_diag(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         if not ids and not rest:
             return []  # DCGM 4.x: the GPUs follow, one row each
         gpus = [int(i) for i in re.split(r"\s*,\s*", ids.group("ids"))] if ids else []
-        return [GpuDiag(**ctx.base(line, "host"), test=test, result=m.group("result"), gpus=gpus, message=rest)]
+        message = _DIAG_GPUS_RE.sub("", rest).strip(" -,")  # the GPUs are in `gpus`
+        return [GpuDiag(**ctx.base(line, "host"), test=test, result=m.group("result"), gpus=gpus, message=message)]
     m = _DIAG_GPU_ROW_RE.match(line.text)
     if m and isinstance(ctx.state.get(_DIAG_TEST), str):
         return [
