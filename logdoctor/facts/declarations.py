@@ -111,7 +111,11 @@ FACTS: dict[str, FactSpec] = {
     "gpu.pcie_width_max": FactSpec("number", "PCIe lanes the narrowest GPU link can train to", _SMI_HINT),
     "gpu.persistence_mode": FactSpec("bool", "persistence mode is on for every GPU listed", _SMI_HINT),
     # the GPUs' state when the snapshot was taken (logdoctor/facts/combiners/gpustate.py)
-    "gpu.busy": FactSpec("bool", "a GPU listed was busy (utilisation 50% or more) in the snapshot", _STATE_HINT),
+    "gpu.busy": FactSpec(
+        "bool",
+        "a GPU listed was busy in the snapshot (utilisation 50% or more; without one, drawing 80% of its power limit)",
+        _STATE_HINT,
+    ),
     "gpu.utilization": FactSpec("number", "highest GPU utilisation in the snapshot, %", _STATE_HINT),
     "gpu.sm_clock_ratio": FactSpec("number", "lowest SM clock / maximum SM clock over the busy GPUs", _STATE_HINT),
     "gpu.sm_clock": FactSpec("str", "that GPU's SM clock against its maximum, as text", _STATE_HINT),
@@ -123,6 +127,9 @@ FACTS: dict[str, FactSpec] = {
     ),
     "gpu.power_limit_ratio": FactSpec(
         "number", "lowest power limit / default power limit over the GPUs (1 at the default)", _STATE_HINT
+    ),
+    "gpu.power_at_limit": FactSpec(
+        "bool", "a busy GPU draws 95% of its power limit or more: the power controller holds it there", _STATE_HINT
     ),
     "gpu.power_limit": FactSpec("str", "that GPU's power limit, default and draw, as text", _STATE_HINT),
     "gpu.temperature": FactSpec("number", "highest GPU temperature, C", _STATE_HINT),

@@ -92,3 +92,18 @@ def test_a_process_listed_by_q_and_by_the_csv_counts_once() -> None:
     p = _profile(q, apps)
     assert p.value("gpu.other_processes") == 0.0
     assert p.value("gpu.processes") == ["GPU 00000000:00:06.0: pid 616 python3 1130 MiB"]
+
+
+def test_without_a_utilisation_reading_a_draw_at_the_limit_is_busy() -> None:
+    """A rig report gives power, not utilisation: 248 W drawn of a 250 W cap (default 350 W) is a GPU at work held
+    to a lowered limit, which holds its clocks down; 25 W of it is an idle one, whose load stays unknown."""
+    rig = (
+        "- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.40.A2 | persistence=Enabled\n"
+        "  - **Power:** limit=250.00 W (default=350.00 W, max=350.00 W) | current_draw={draw} W\n"
+    )
+    busy = _profile(rig.format(draw="248.10"))
+    assert busy.value("gpu.busy") is True and not busy.has("gpu.utilization")
+    assert busy.value("gpu.power_at_limit") is True
+    assert _outcome("clocks-held-back", busy) == "fired"  # at a limit 71% of the default
+    idle = _profile(rig.format(draw="24.67"))
+    assert not idle.has("gpu.busy")

@@ -7,8 +7,8 @@ faults, and the other processes on the serving GPUs.
 `NVRM: Xid (PCI:0000:3b:00): 79, ... GPU has fallen off the bus.`  -> gpu.hardware_errors = ["Xid 79 ..."]
 two compute processes of 1 GiB or more on one GPU -> gpu.other_processes = 1
 
-A busy GPU is one whose utilisation reading is at least half: a serving engine under load keeps its GPUs near
-100%, an idle one at 0%. The PCIe generation of an idle GPU is not read as degraded: NVIDIA GPUs train their link
+A busy GPU is one whose utilisation reading is at least half (a serving engine under load keeps its GPUs near
+100%, an idle one at 0%), or, without a utilisation reading, one drawing 80% of its power limit or more. The PCIe generation of an idle GPU is not read as degraded: NVIDIA GPUs train their link
 down to a lower generation at idle to save power and back up under load (the width stays).
 """
 
@@ -22,6 +22,8 @@ from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
 BUSY_UTILIZATION = 50  # %: at or above, the GPU was working when the snapshot was taken
+AT_LIMIT = 0.8  # power draw / limit at or above which a GPU without a utilisation reading counts as busy
+CAPPED = 0.95  # a busy GPU drawing this share of its limit is held there by the power controller (SW Power Cap)
 # A compute process holding this much is more than a CUDA context (about 0.3-0.6 GiB with PyTorch loaded):
 # it has data of its own on the GPU.
 PROCESS_MIB = 1024
@@ -57,7 +59,13 @@ def _label(gpu: GpuInfo) -> str:
 
 
 def _busy(gpu: GpuInfo) -> bool | None:
-    return None if gpu.utilization_pct is None else gpu.utilization_pct >= BUSY_UTILIZATION
+    if gpu.utilization_pct is not None:
+        return gpu.utilization_pct >= BUSY_UTILIZATION
+    if gpu.power_draw_w is not None and gpu.power_limit_w:
+        # no utilisation reading (a rig report, `-q -d POWER`): a GPU drawing near its limit is working; an idle one
+        # draws a fraction of it. Below that the load is not known.
+        return True if gpu.power_draw_w >= AT_LIMIT * gpu.power_limit_w else None
+    return None
 
 
 def link_bandwidth(generation: int | None, width: int | None) -> float | None:
@@ -77,6 +85,7 @@ class GpuState(Combiner):
         "gpu.clock_events",
         "gpu.power_limit_ratio",
         "gpu.power_limit",
+        "gpu.power_at_limit",
         "gpu.temperature",
         "gpu.slowdown_s",
         "gpu.pcie_link_degraded",
@@ -150,13 +159,20 @@ class GpuState(Combiner):
     def _load(self) -> None:
         self._power()
         b = self.b
-        read = [g for g in self.gpus if g.utilization_pct is not None]
+        read = [g for g in self.gpus if _busy(g) is not None]
         if not read:
             return
-        busiest = max(read, key=lambda g: g.utilization_pct or 0)
-        b.set("gpu.utilization", float(busiest.utilization_pct or 0), busiest, "nvidia-smi utilization")
+        utilized = [g for g in read if g.utilization_pct is not None]
+        if utilized:
+            busiest = max(utilized, key=lambda g: g.utilization_pct or 0)
+            b.set("gpu.utilization", float(busiest.utilization_pct or 0), busiest, "nvidia-smi utilization")
         busy = [g for g in read if _busy(g)]
-        b.set("gpu.busy", bool(busy), busiest, "nvidia-smi utilization")
+        b.set("gpu.busy", bool(busy), busy[0] if busy else read[0], "nvidia-smi utilization or power draw at the limit")
+        drawing = [g for g in busy if g.power_draw_w is not None and g.power_limit_w]
+        if drawing:
+            top = max(drawing, key=lambda g: (g.power_draw_w or 0) / (g.power_limit_w or 1))
+            at_limit = (top.power_draw_w or 0) >= CAPPED * (top.power_limit_w or 1)
+            b.set("gpu.power_at_limit", at_limit, top, "nvidia-smi power draw / limit")
         events = sorted({e for g in busy for e in g.clock_events or []})
         if any(g.clock_events is not None for g in busy):
             b.set("gpu.clock_events", events, busy[0], "nvidia-smi clock event reasons")
