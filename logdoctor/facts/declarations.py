@@ -152,6 +152,12 @@ FACTS: dict[str, FactSpec] = {
         "number", "the slowest GPU link's generation as measured (its maximum when the GPU was idle)", _STATE_HINT
     ),
     "gpu.pcie_link_width": FactSpec("number", "the slowest GPU link's lanes as measured", _STATE_HINT),
+    "gpu.pcie_link_checked": FactSpec(
+        "bool",
+        "every GPU link was read where it shows its maximum (busy, or idle and not trained down)",
+        "an idle GPU trains its PCIe link down to save power: take `nvidia-smi -q` (or the --query-gpu CSV with "
+        "pcie.link.gen.current) while the server is under load",
+    ),
     "gpu.pcie_idle_downtrained": FactSpec(
         "bool", "an idle GPU's link runs below its maximum generation (normal power saving)", _STATE_HINT
     ),

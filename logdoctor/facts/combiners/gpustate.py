@@ -94,6 +94,7 @@ class GpuState(Combiner):
         "gpu.pcie_link_generation",
         "gpu.pcie_link_width",
         "gpu.pcie_idle_downtrained",
+        "gpu.pcie_link_checked",
         "gpu.hardware_errors",
         "gpu.hardware_error_count",
         "gpu.other_processes",
@@ -240,6 +241,10 @@ class GpuState(Combiner):
             b.set("gpu.pcie_link", text, g, "nvidia-smi PCIe link")
         if downtrained is not None:
             b.set("gpu.pcie_idle_downtrained", True, downtrained, "nvidia-smi PCIe generation at idle")
+        elif worst is not None:
+            # every link was read where it shows its maximum (busy, or idle and not trained down): absent otherwise,
+            # so the rule says what to take to decide rather than calling the link fine
+            b.set("gpu.pcie_link_checked", True, worst[1], "nvidia-smi PCIe link")
 
     def _shared(self) -> None:
         b = self.b
