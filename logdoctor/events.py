@@ -127,7 +127,7 @@ SchedulerConfigKind = Literal[
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
-HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env"]
+HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
 WarningTopic = Literal[
     "async-scheduling",
     "attention-backend",

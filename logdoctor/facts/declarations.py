@@ -173,6 +173,12 @@ FACTS: dict[str, FactSpec] = {
         _APPS_HINT,
     ),
     "gpu.processes": FactSpec("list", "compute processes on the GPUs, as text", _APPS_HINT),
+    "host.cpu_governor": FactSpec(
+        "list", "the CPU frequency governors in use, each with its CPU count (cpufreq; none in most VMs)"
+    ),
+    "host.server_placement": FactSpec(
+        "list", "each server process's allowed CPUs and NUMA memory nodes (/proc/PID/status), from the collector"
+    ),
     "gpu.memory_held_gib": FactSpec(
         "number", "GPU memory already in use when the engine started (vLLM's free-memory check), GiB"
     ),

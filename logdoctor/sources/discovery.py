@@ -478,6 +478,22 @@ FACTS = (
 # needs no nvidia-smi: run on every host
 KERNEL_FACT = Fact("kernel-xid", (), KERNEL_XID_SCRIPT, "kernel log NVRM lines (journalctl -k / dmesg)")
 
+# The CPU frequency governors (a line each, with how many CPUs use it: nothing without cpufreq, as in most VMs)
+# and, for each server process ($@ = pids), the CPUs and NUMA memory nodes it may run on.
+CPU_SCRIPT = r"""# logdoctor host fact: CPU governors and the servers' CPU / NUMA placement
+for f in /sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor; do
+  [ -r "$f" ] && cat "$f"
+done 2>/dev/null | sort | uniq -c | while read -r n g; do echo "cpu governor: $g ($n CPUs)"; done
+for pid in "$@"; do
+  [ -r "/proc/$pid/status" ] || continue
+  c=$(grep '^Cpus_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
+  m=$(grep '^Mems_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
+  echo "server process $pid: cpus $c, numa memory nodes $m"
+done
+exit 0
+"""
+CPU_TITLE = "CPU governors and the servers' CPU / NUMA placement"
+
 
 def remote_command(script: str, args: Sequence[str] = (), *, sudo: bool = False) -> str:
     """The exact command string sent to the host: the script and each argument shell-quoted once."""

@@ -42,6 +42,8 @@ from logdoctor.sources.bundle import MANIFEST_LIMIT as MANIFEST_LIMIT
 from logdoctor.sources.bundle import saved_bundle_problems as saved_bundle_problems
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
+    CPU_SCRIPT,
+    CPU_TITLE,
     DISCOVERY_SCRIPT,
     FACT_LIMIT,
     FACTS,
@@ -581,6 +583,8 @@ class _HostRun:
         else:
             self.col.notes.append("nvidia-smi not found on the host: GPU topology facts skipped")
         self._fact(conn, KERNEL_FACT.name, KERNEL_FACT.path, remote_command(KERNEL_FACT.script, KERNEL_FACT.argv))
+        pids = [str(proc.pid) for proc in discovery.processes]
+        self._fact(conn, "cpu", CPU_TITLE, remote_command(CPU_SCRIPT, pids))
         pythons = python_candidates(discovery.processes)
         self._fact(conn, "engine-versions", "pip show vllm sglang", remote_command(VERSIONS_SCRIPT, pythons))
         self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))

@@ -707,10 +707,23 @@ def test_data_after_a_channel_is_closed_does_not_kill_the_connection(ssh_lab: Ss
         assert _run_text(conn, "echo ok")[0] == "ok\n"
 
 
+def test_the_servers_cpu_placement_is_collected(ssh_lab: SshLab, fake_vllm_server: FakeServer) -> None:
+    """The CPU fact names each found server's allowed CPUs and NUMA memory nodes (the lab has no cpufreq, so no
+    governor line), and the host grammars read it."""
+    col = collect_host(parse_target("root@kpro5"), ssh_lab.options(facts=True), KEYWORDS)
+
+    assert col.error is None, col.error
+    cpu = source(col, "CPU governors and the servers' CPU / NUMA placement")
+    assert any(text.startswith(f"server process {fake_vllm_server.pid}: cpus ") for _, text in cpu.lines)
+    events = list(EventStream(cpu.name, cpu.lines))
+    assert [e.type for e in events] == ["host_info"] and getattr(events[0], "name", None) == "placement"
+
+
 def test_docs_show_the_host_fact_scripts() -> None:
-    from logdoctor.sources.discovery import GPU_STATE_FIELDS, GPU_STATE_SCRIPT, KERNEL_XID_SCRIPT
+    from logdoctor.sources.discovery import CPU_SCRIPT, GPU_STATE_FIELDS, GPU_STATE_SCRIPT, KERNEL_XID_SCRIPT
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ssh.md").read_text(encoding="utf-8")
     assert f"```sh\n{GPU_STATE_SCRIPT}```" in doc, "docs/ssh.md is out of date for GPU_STATE_SCRIPT"
     assert f"```sh\n{KERNEL_XID_SCRIPT}```" in doc, "docs/ssh.md is out of date for KERNEL_XID_SCRIPT"
+    assert f"```sh\n{CPU_SCRIPT}```" in doc, "docs/ssh.md is out of date for CPU_SCRIPT"
     assert GPU_STATE_FIELDS in doc

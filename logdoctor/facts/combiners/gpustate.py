@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from logdoctor.events import EngineFailure, EventBase, GpuDiag, GpuInfo, GpuProcess, GpuXid
+from logdoctor.events import EngineFailure, EventBase, GpuDiag, GpuInfo, GpuProcess, GpuXid, HostInfo
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -76,7 +76,7 @@ def link_bandwidth(generation: int | None, width: int | None) -> float | None:
 
 
 class GpuState(Combiner):
-    reads = (GpuInfo, GpuXid, GpuDiag, GpuProcess, EngineFailure)
+    reads = (GpuInfo, GpuXid, GpuDiag, GpuProcess, EngineFailure, HostInfo)
     produces = (
         "gpu.busy",
         "gpu.utilization",
@@ -100,6 +100,8 @@ class GpuState(Combiner):
         "gpu.other_processes",
         "gpu.processes",
         "gpu.memory_held_gib",
+        "host.cpu_governor",
+        "host.server_placement",
     )
 
     def __init__(self, b: ProfileBuilder) -> None:
@@ -127,6 +129,11 @@ class GpuState(Combiner):
                 self.errors += 1
         elif isinstance(ev, GpuProcess):
             self.processes[ev.bus_id or "?"].append(ev)
+        elif isinstance(ev, HostInfo) and ev.kind == "cpu":
+            if ev.name == "governor":
+                b.append("host.cpu_governor", ev.value, ev, "cpufreq scaling_governor")
+            elif ev.name == "placement":
+                b.append("host.server_placement", ev.value, ev, "/proc/PID/status")
         elif isinstance(ev, EngineFailure) and ev.kind == "gpu-memory-insufficient":
             m = _FREE_ON_STARTUP_RE.search(ev.message)
             if m:

@@ -310,6 +310,25 @@ def parse_table_process(line: LogLine, ctx: ParseContext) -> list[EventBase] | N
     ]
 
 
+# the collector's CPU fact (logdoctor/sources/discovery.py CPU_SCRIPT)
+_CPU_GOVERNOR_RE = re.compile(r"^cpu governor: (?P<governor>\S+) \((?P<n>\d+) CPUs\)\s*$")
+_CPU_PLACEMENT_RE = re.compile(
+    r"^server process (?P<pid>\d+): cpus (?P<cpus>[\d,\-]*), numa memory nodes (?P<nodes>[\d,\-]*)\s*$"
+)
+
+
+def parse_cpu(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _CPU_GOVERNOR_RE.match(line.text)
+    if m:
+        value = f"{m.group('governor')} ({m.group('n')} CPUs)"
+        return [HostInfo(**ctx.base(line, "host"), kind="cpu", name="governor", value=value)]
+    m = _CPU_PLACEMENT_RE.match(line.text)
+    if m:
+        value = f"pid {m.group('pid')}: cpus {m.group('cpus') or '?'}, memory nodes {m.group('nodes') or '?'}"
+        return [HostInfo(**ctx.base(line, "host"), kind="cpu", name="placement", value=value)]
+    return None
+
+
 def parse_gpu_list(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _GPU_LIST_RE.match(line.text)
     if not m:
@@ -503,6 +522,29 @@ GRAMMARS: list[Grammar] = [
             case(
                 "gpu-row",
                 "| N/A   59C    P0            690W /  700W |    1139MiB / 143771MiB |    100%      Default |",
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.cpu",
+        "host",
+        ("cpu governor: ", "server process "),
+        parse_cpu,
+        (
+            case(
+                "governor",
+                "cpu governor: powersave (64 CPUs)",
+                ("host_info", {"kind": "cpu", "name": "governor", "value": "powersave (64 CPUs)"}),
+                exact=True,
+            ),
+            case(
+                "placement",
+                "server process 4242: cpus 0-31,64-95, numa memory nodes 0",
+                (
+                    "host_info",
+                    {"kind": "cpu", "name": "placement", "value": "pid 4242: cpus 0-31,64-95, memory nodes 0"},
+                ),
                 exact=True,
             ),
         ),
