@@ -48,6 +48,11 @@ from logdoctor.registry import REGISTRY
 TRACEBACK = "Traceback (most recent call last):"
 _MESSAGE_LIMIT = 1000
 _BLOCK_LIMIT = 400  # lines of one process without an exception line: the block was cut (a paste), dropped
+# Lines of the log since a traceback's last line: after this many it was cut (its process printed nothing more of
+# it), and is dropped; its exception line, should it still come, is read as a lone exception line. An open block
+# makes every line worth reading, so none stays open long. At most _OPEN_LIMIT are open at once (the oldest go).
+_STALE_LINES = 200
+_OPEN_LIMIT = 64
 
 # What a line must hold to be worth reading here when no traceback is open: a traceback's start, an exception's type
 # (`...Error: `, `...Exception: `), a stop, a signal or a kill. Plain substring tests (cheaper than any regex), and
@@ -184,6 +189,7 @@ class _Block:
     level: str | None
     ignored: bool
     lines: int = 0
+    last: int = 0  # the log's line number of its last line
 
 
 class FailureReader:
@@ -285,13 +291,15 @@ class FailureReader:
         # SGLang's header names no process: its tracebacks follow their `... hit an exception:` line bare.
         proc = line.process
         key = f"{proc.name}|{proc.pid}|{rank}" if proc is not None and proc.pid is not None else f"||{rank}"
+        if self._blocks:
+            self._expire(line.number)
         block = self._blocks.get(key)
         if block is not None:
+            block.last = line.number
             return self._in_block(key, block, line, message, events, rank)
         stripped = message.strip()
         if TRACEBACK in message:
-            self._blocks[key] = _Block(line, line.level, key in self._ignored)
-            self._ignored.discard(key)
+            self._open(key, line)
             return events if events is not None else []
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
@@ -305,14 +313,24 @@ class FailureReader:
                 return self._exception(line, lone.group("type"), lone.group("message"), events, rank)
         return events
 
+    def _open(self, key: str, line: LogLine) -> None:
+        self._blocks.pop(key, None)
+        if len(self._blocks) >= _OPEN_LIMIT:
+            del self._blocks[next(iter(self._blocks))]
+        self._blocks[key] = _Block(line, line.level, key in self._ignored, last=line.number)
+        self._ignored.discard(key)
+
+    def _expire(self, number: int) -> None:
+        for key in [k for k, b in self._blocks.items() if number - b.last > _STALE_LINES]:
+            del self._blocks[key]
+
     def _in_block(
         self, key: str, block: _Block, line: LogLine, message: str, events: list[EventBase] | None, rank: str | None
     ) -> list[EventBase] | None:
         block.lines += 1
         stripped = message.strip()
         if TRACEBACK in message:  # a new traceback of the same process: the open one was cut
-            self._blocks[key] = _Block(line, line.level, key in self._ignored)
-            self._ignored.discard(key)
+            self._open(key, line)
             return events if events is not None else []
         if line.header is not None and line.level != block.level:
             # another record of the same process printed in between; an unheaded line goes on the record (Python
