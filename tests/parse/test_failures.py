@@ -371,3 +371,17 @@ def test_a_cut_traceback_is_dropped() -> None:
     list(stream)
     assert not reader.open
     assert not reader.wants("(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] one more line")
+
+
+def test_integration_lines_in_a_vllm_process_are_a_log() -> None:
+    # constructed: LMCache's own record format, printed in vLLM's engine core process
+    text = (
+        "(EngineCore_DP0 pid=2301) [2025-11-02 09:14:01,123] LMCache INFO: Retrieved 1024 out of 1536 required "
+        "tokens (cache_engine.py:500:lmcache.v1.cache_engine)\n"
+    )
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "vllm"
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+    # a process prefix no vLLM process has names no engine
+    _, other = stream_of("(MyService pid=12) started\n")
+    assert other.detection.engine == "unknown"
