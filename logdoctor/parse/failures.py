@@ -1,11 +1,12 @@
 """Failures read by their structure, not their wording: a Python traceback block, an exception line logged at
 ERROR or CRITICAL, a fatal signal, a process the kernel's OOM killer ended.
 
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136] Traceback (most recent call last):
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136]   File ".../vllm/v1/engine/core.py", line 1127, in run
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136]     raise ValueError(
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136] ValueError: The model's max seq len (32768) is ...
-        -> EngineFailure(kind="startup-failed", exception="ValueError", phase="startup", message="The model's ...")
+    (APIServer pid=1) Traceback (most recent call last):
+    (APIServer pid=1)   File ".../vllm/entrypoints/openai/api_server.py", line 1873, in init_app_state
+    (Worker_TP0 pid=226) INFO 11-30 10:00:12 [multiproc_executor.py:760] Parent process exited, terminating worker
+    (APIServer pid=1)     resolved_chat_template = load_chat_template(args.chat_template)
+    (APIServer pid=1) jinja2.exceptions.TemplateSyntaxError: unexpected '}'
+        -> EngineFailure(kind="startup-failed", exception="jinja2.exceptions.TemplateSyntaxError", phase="startup")
 
 A traceback is followed per process prefix (`(EngineCore_DP0 pid=7)`, `(Worker_TP1 pid=9)`, `[rank0]:`), so the
 lines of other processes printed in between do not break it; its last unindented line is the exception. The
@@ -17,7 +18,7 @@ What is not a failure: a traceback logged at DEBUG, INFO or WARNING (the engine 
 prints after `Exception ignored in:` (a destructor at exit), a stop: `KeyboardInterrupt` or `SystemExit` of a server
 that served ends the run the way a SIGTERM does, so it becomes the `shutdown` marker after which failure lines are
 teardown; and one request's error: an exception of the serving API server after which the server answers again (an
-HTTP response, a stats line) becomes `request-error`, which is no failure of the run.
+HTTP response other than a 5xx, a stats line) becomes `request-error`, which is no failure of the run.
 
 The phase of each failure is where the stream was when it was read: `startup` before the engine served (a stats
 line, SGLang's ready line), `serving` after, `shutdown` once a stop began. `FailureReader` is the pipeline's one
@@ -73,6 +74,7 @@ FAILURE_KEYWORDS = (
     "Killed",
     "killed",
     "oom-kill",
+    "oom_kill",
     "core dumped",
     "Segmentation fault",
     "Aborted",
@@ -163,7 +165,7 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
     # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
     (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),
     (re.compile(r"Test NCCL failure \S+:\d+ "), "nccl-error", False),
-    # a process reporting a signal it got: `received signal SIGSEGV`, `killed by signal 9`, `(signal: 11)`
+    # a process reporting a signal it got: `received signal SIGSEGV`, `killed by signal 9`, `Caught signal 11`
     (
         re.compile(
             r"\b(?:received|caught|got|killed by) (?:fatal )?signal[: ]+(?:SIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|(?:4|6|7|8|9|11)\b)",
