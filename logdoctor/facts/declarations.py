@@ -77,6 +77,7 @@ FACTS: dict[str, FactSpec] = {
     "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
     "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
     "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "nccl.version": FactSpec("str", "NCCL version the processes loaded (`NCCL version 2.21.5+cuda12.4`)", _NCCL_HINT),
     "model.weights_gib": FactSpec(
         "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
     ),

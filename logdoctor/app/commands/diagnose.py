@@ -14,6 +14,7 @@ import click
 
 from logdoctor.app.cli import LogdoctorCommand, examples
 from logdoctor.app.commands.common import (
+    advisories_option,
     emit_many,
     engine_option,
     exit_code_for,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 @click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST... | URL...]")
 @engine_option
 @rules_options
+@advisories_option
 @report_options
 @ssh_options
 @store_options
