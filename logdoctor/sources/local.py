@@ -693,11 +693,7 @@ class LocalSource:
             return None
         if parts is None:
             given = os.environ.get(PARTS_VARIABLE, "").strip()
-            parts = (
-                prefilter_parts(self.size)
-                if given.isdigit()
-                else parse_parts(self.size)
-            )
+            parts = prefilter_parts(self.size) if given.isdigit() else parse_parts(self.size)
         ranges = split_at_lines(self.path, self.size, parts)
         return ranges if len(ranges) > 1 else None
 
