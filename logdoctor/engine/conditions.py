@@ -1,4 +1,4 @@
-"""The rule condition language: a small pyparsing grammar over fact names, parsed at load, never eval'd.
+"""The rule condition language: a small grammar over fact names, parsed at load, never eval'd.
 
     mean(spec.acceptance_length) < 1.3 + 0.1 * spec.num_tokens and spec.num_tokens >= 2
     attention.backend in ['XFORMERS', 'TORCH_SDPA'] or exists(attention.fallback_reason)
