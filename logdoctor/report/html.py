@@ -1,7 +1,7 @@
 """`--format html`: one self-contained page (no network) with the verdict, the findings and timelines.
 
     <section class="deployment" id="d0"> <p class="verdict bad">5 likely cause(s); top: spec-net-loss ...</p>
-      <figure class="chart" id="d0-decode" data-points="60"> ... </figure> ... </section>
+      <figure class="chart" id="d0-decode" data-points="30"> ... </figure> ... </section>
     <script type="application/json" id="logdoctor-data">{"charts": [{"id": "d0-decode", ...}]}</script>
 
 Every value taken from a log (evidence, messages, paths, names) is escaped with `html.escape`; the
