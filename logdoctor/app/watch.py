@@ -1,8 +1,8 @@
 """`logdoctor watch PATH|-`: follow a growing log and keep its diagnosis current.
 
     $ logdoctor watch vllm-serve.log | cat
-    11:02:14 problems  1 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82
-    11:02:44 problems  2 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82, kv-cache-pressure 64
+    11:02:14 problems  1 likely problem(s); top: speculation (score 82) ...  | speculation 82
+    11:02:44 problems  2 likely problem(s); top: speculation (score 82) ...  | speculation 82, kv-cache-pressure 64
 
 A file is followed like `tail -F`: new lines as they are written, and through rotation - the file renamed
 away (logrotate) or truncated in place (copytruncate) and a new one written under the name. What was read

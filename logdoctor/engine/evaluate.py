@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from logdoctor.engine.conditions import MISSING, Node
+from logdoctor.engine.problems import problem_id
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
     Evidence,
@@ -242,8 +243,9 @@ def verdict_for(findings: Sequence[Finding], outcomes: Sequence[RuleOutcome]) ->
         minor = f", {len(findings)} minor finding(s)" if findings else ""
         return Verdict(healthy=True, summary=f"healthy: {passed} checks passed, {unknown} could not run{minor}")
     top = serious[0]
-    causes = dict.fromkeys(f.cause for f in serious)  # two findings of one cause are one cause
+    # findings that share one mechanism are one problem (engine/problems.py)
+    found = dict.fromkeys(problem_id(f.cause) for f in serious)
     return Verdict(
         healthy=False,
-        summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}",
+        summary=f"{len(found)} likely problem(s); top: {problem_id(top.cause)} (score {top.score}) - {top.title}",
     )

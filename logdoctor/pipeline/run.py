@@ -360,11 +360,13 @@ def diagnose_parsed(
     today: date | None = None,
     perf: PerfOptions | None = None,
 ) -> tuple[Diagnosis, Profile]:
+    from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
+    findings, problems = group_problems(findings)  # rule hits that share one mechanism are one problem
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -385,6 +387,7 @@ def diagnose_parsed(
         engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
         verdict=decide(findings, outcomes, reports, profile.engine, facts, performance=performance),
         findings=findings,
+        problems=problems,
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
         not_applicable=pick("not_applicable"),

@@ -64,13 +64,14 @@ def _band(p: Performance) -> tuple[str, str]:
 
 
 def _shares(p: Performance, findings: Sequence[Finding]) -> str:
+    """One factor a problem, the same number its box and the JSON carry: `speculation 2.24x (+22.5 tok/s)`."""
     by_rule = {f.rule: f for f in findings}
     parts = []
     for share in p.shares:
         f = by_rule.get(share.rule)
         recovered = f" (+{f.effect.tok_s_recovered:.1f} tok/s)" if f is not None and f.effect else ""
-        parts.append(f"{share.cause} {share.speedup:.3f}x{recovered}")
-    return ", ".join(parts)
+        parts.append(f"{share.problem or share.cause} {share.speedup:.3f}x{recovered}")
+    return " x ".join(parts)
 
 
 def hardware_line(p: Performance) -> str:
@@ -84,18 +85,21 @@ def hardware_line(p: Performance) -> str:
     def share(bound: float | None) -> str:
         return f" ({measured / bound:.0%})" if measured is not None and bound else ""
 
-    parts = [f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}"]
-    if p.expected_typical_spec_tok_s is not None:
-        parts.append(
-            f"<= {_tok(p.expected_typical_spec_tok_s)} with speculation at a typical acceptance length "
-            f"{p.typical_acceptance:g} (best k={p.typical_k}){share(p.expected_typical_spec_tok_s)}"
-        )
-    else:
-        parts.append("no published typical acceptance for this method")
+    parts = []
     if measured is not None and p.ratio_as_deployed:
         parts.append(
             f"<= {_tok(measured / p.ratio_as_deployed)} as deployed at {p.tokens_per_step:.2f} tokens a step "
             f"({p.ratio_as_deployed:.0%})"
+        )
+    parts.append(f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}")
+    if p.best_k and p.expected_hardware_tok_s is not None:
+        parts.append(
+            f"<= {_tok(p.expected_hardware_tok_s)} at k={p.best_k} for this drafter{share(p.expected_hardware_tok_s)}"
+        )
+    if p.expected_typical_spec_tok_s is not None:
+        parts.append(
+            f"<= {_tok(p.expected_typical_spec_tok_s)} with another drafter of this method at its published typical "
+            f"acceptance length {p.typical_acceptance:g} (best k={p.typical_k}; not this deployment's drafter)"
         )
     line = f"this hardware for this model, {unit}: " + "; ".join(parts)
     if p.typical_source:
@@ -144,8 +148,9 @@ def performance_lines(d: Diagnosis) -> PerformanceLines | None:
         if p.gap is not None:
             rest = p.gap / p.explained
             out.details.append(
-                f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares}; the other {rest:.2f}x is between the "
-                f"measurement and the bound as deployed (healthy runs: 1.1-2x), which no finding accounts for"
+                f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares} (each problem's recommended action, by the "
+                f"model); the other {rest:.2f}x is between the measurement and the bound as deployed (healthy runs: "
+                "1.1-2x), which no problem accounts for"
             )
         else:
             out.details.append(f"the findings' fixes raise the bound {p.explained:.2f}x: {shares}")

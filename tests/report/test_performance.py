@@ -49,9 +49,10 @@ def test_terminal_section_and_gap_attribution() -> None:
     _, out, _ = run("diagnose", str(STORY), *GPU)
     flat = " ".join(out.split())
     assert "Expected performance" in flat
-    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, with speculation", flat)
-    assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d without speculation \(\d+%\)", flat)
-    assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: spec-net-loss", flat)
+    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, at k=2 for this drafter", flat)
+    assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d as deployed", flat)
+    assert re.search(r"<= \d+\.\d without speculation \(\d+%\)", flat)
+    assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: speculation \d\.\d+x .* x tp-link", flat)
     _, verbose, _ = run("diagnose", str(STORY), *GPU, "--verbose")
     assert "memory time per step" in " ".join(verbose.split())
 
@@ -105,9 +106,10 @@ def test_user_hardware_file_adds_a_gpu(tmp_path: Path) -> None:
     perf = json.loads(out)["performance"]
     assert perf["gpu"] == "Lab Card"
     _, base, _ = run("diagnose", str(STORY), *GPU, "--format", "json")
-    # twice the A6000's bandwidth: a bound a little under twice as high (all-reduce and drafting do not scale)
+    # twice the A6000's bandwidth: a bound well under twice as high (all-reduce, drafting and the engine's per-step
+    # overhead of the drafted tokens do not scale with it)
     ratio = perf["expected_per_request_tok_s"] / json.loads(base)["performance"]["expected_per_request_tok_s"]
-    assert 1.6 < ratio < 2.0
+    assert 1.4 < ratio < 2.0
 
 
 def test_diff_attributes_the_gap_by_the_model() -> None:

@@ -87,7 +87,7 @@ def report_json(path: Path) -> dict[str, Any]:
 
 
 def _likely_count(summary: str) -> int | None:
-    match = re.search(r"(\d+) likely cause", summary)
+    match = re.search(r"(\d+) likely problem", summary)
     return int(match.group(1)) if match else None
 
 
@@ -105,7 +105,7 @@ def test_report_in_a_terminal(story: str, columns: int) -> None:
     # the verdict comes first: the line after the header (which names the files and is never folded)
     assert lines[0].startswith("logdoctor ") and str(path) in lines[0]
     assert lines[1].startswith(data["verdict"]["kind"].upper())
-    # counts agree: N likely causes, N boxes, each cause once
+    # counts agree: N likely problems, N boxes, each problem once
     boxes = [line for line in lines if line.startswith("╭─ ")]
     likely = _likely_count(data["verdict"]["summary"])
     assert len(boxes) == (likely or 0)
