@@ -686,17 +686,15 @@ def assess(
     # One share a problem (engine/problems.py): the largest per-request effect among its findings, the one its box
     # shows. `explained` is the product of the shares, and the gap is that over measured / expected as deployed, so
     # the summary, each finding, --explain and the JSON carry the same numbers and the rest is said as the rest.
-    best: dict[str, Finding] = {}
+    best: dict[str, tuple[Finding, FindingEffect]] = {}
     for f in ranked:
         if f.effect is None or f.effect.basis != "per request":
             continue
         pid = problem_id(f.cause)
-        if pid not in best or f.effect.speedup > (best[pid].effect.speedup if best[pid].effect else 0.0):
-            best[pid] = f
+        if pid not in best or f.effect.speedup > best[pid][1].speedup:
+            best[pid] = (f, f.effect)
     shares = [
-        GapShare(rule=f.rule, cause=f.cause, speedup=f.effect.speedup, problem=pid)
-        for pid, f in best.items()
-        if f.effect is not None
+        GapShare(rule=f.rule, cause=f.cause, speedup=effect.speedup, problem=pid) for pid, (f, effect) in best.items()
     ]
     explained: float | None = None
     gap: float | None = None

@@ -64,6 +64,7 @@ def test_story_bound_ratio_and_summary(story: Diagnosis) -> None:
     assert p.typical_acceptance == 6.3 and p.expected_typical_spec_tok_s is not None
     assert p.expected_hardware_tok_s is not None and p.expected_hardware_tok_s < p.expected_typical_spec_tok_s
     assert p.best_k == 2 and p.expected_hardware_tok_s > p.expected_no_spec_tok_s
+    assert p.measured_per_request_tok_s is not None
     assert p.ratio == pytest.approx(p.measured_per_request_tok_s / p.expected_hardware_tok_s, rel=1e-2)
     assert re.fullmatch(
         r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, at k=2 for this drafter; as deployed "
