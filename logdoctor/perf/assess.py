@@ -766,9 +766,8 @@ def model_gap(gap: Gap | None, baseline: Performance | None, candidate: Performa
     words = "per request" if per_request else "aggregate"
     rest = gap.ratio / expected_ratio
     summary = (
-        f"by the model, the deployments' settings explain {expected_ratio:.2f}x of {gap.ratio:.2f}x (bounds "
-        f"{base:.1f} vs {cand:.1f} tok/s {words}); the other {rest:.2f}x is how close each runs to its bound "
-        f"(baseline {gap.baseline / base:.0%}, candidate {gap.candidate / cand:.0%})"
+        f"bounds as deployed: baseline {base:.1f}, candidate {cand:.1f} tok/s {words} ({expected_ratio:.2f}x); "
+        f"measured at {gap.baseline / base:.0%} and {gap.candidate / cand:.0%} of them ({rest:.2f}x)"
     )
     return gap.model_copy(update={"expected_ratio": round(expected_ratio, 4), "expected_summary": summary})
 

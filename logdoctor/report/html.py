@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 from logdoctor.report.observed import Observed, environment_rows
-from logdoctor.report.performance import performance_html
+from logdoctor.report.performance import attribution_line, performance_html
 from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
 from logdoctor.report.timeline import Marker, Timeline
 
@@ -368,8 +368,7 @@ def render_diff_html(report: DiffReport, baseline: Observed, candidate: Observed
     if gap is not None:
         parts.append(f'<p class="gap {"bad" if gap.ratio >= 1.05 else "good"}">candidate is {_e(gap.summary)}</p>')
         if gap.attribution:
-            shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
-            parts.append(f'<p class="attribution">plausibly: {_e(shares)} (score share, docs/diff.md)</p>')
+            parts.append(f'<p class="attribution">{_e(attribution_line(gap))}</p>')
     else:
         parts.append('<p class="gap">no throughput both logs show: the gap cannot be measured</p>')
     parts.append("<h3>Timelines, overlaid</h3>")

@@ -26,7 +26,7 @@ from logdoctor.sanitize import clean_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from logdoctor.engine.diffresult import DiffReport
+    from logdoctor.engine.diffresult import DiffReport, Gap
 
 TITLE = "Expected performance (upper bound: roofline, docs/expected-performance.md)"
 HEALTHY_BAND = "50-90%"
@@ -234,6 +234,28 @@ def performance_html(d: Diagnosis) -> str:
         parts.append("</details>")
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def attribution_line(gap: Gap) -> str:
+    """How the gap is split: by the model (the candidate's problems' effects, which multiply; the rest said as what
+    the model does not explain), or plausibly by score where no GPU is known (docs/diff.md)."""
+    if gap.method == "model":
+        shares = " x ".join(f"{s.cause} {s.factor:.2f}x" for s in gap.attribution)
+        explained = 1.0
+        for s in gap.attribution:
+            explained *= s.factor
+        rest = gap.ratio / explained if explained else gap.ratio
+        tail = (
+            f"; the other {rest:.2f}x the model does not explain" if rest >= 1.05 else "; the model explains all of it"
+        )
+        total = f" = {explained:.2f}x" if len(gap.attribution) > 1 else ""
+        return (
+            f"by the model: {shares}{total} of {gap.ratio:.2f}x{tail} (each problem's recommended action, the "
+            "numbers diagnose gives)"
+        )
+    shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
+    rest = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
+    return f"plausibly: {shares}{rest} (score share, docs/diff.md; pass --gpu for the model's split)"
 
 
 def diff_performance_lines(report: DiffReport) -> list[str]:
