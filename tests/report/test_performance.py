@@ -136,7 +136,9 @@ def test_diff_attributes_the_gap_by_the_model() -> None:
     assert gap["unexplained_share"] == pytest.approx(1 - math.log(explained) / math.log(gap["ratio"]), abs=1e-3)
     _, text, _ = run("diff", str(SGLANG), str(STORY), *GPU)
     flat = " ".join(text.split())
-    assert re.search(r"by the model: speculation \d\.\d\dx of 4\.0\dx; the other \d\.\d\dx the model does not explain", flat)
+    assert re.search(
+        r"by the model: speculation \d\.\d\dx of 4\.0\dx; the other \d\.\d\dx the model does not explain", flat
+    )
     _, md, _ = run("diff", str(SGLANG), str(STORY), *GPU, "--format", "markdown")
     assert "by the model" in md
     _, plain, _ = run("diff", str(SGLANG), str(STORY))
