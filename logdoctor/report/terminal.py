@@ -375,10 +375,11 @@ def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, ve
             )
         )
         return
-    console.print(Text(f"Could not check ({len(outcomes)}):", style="bold"))
+    console.print(Text(f"Could not check ({len(outcomes)}), each with what it needs and how to get it:", style="bold"))
     for o in outcomes:
-        hint = f" ({o.hints[0]})" if o.hints else ""
-        print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"), prefix="")
+        print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.title}", style="dim"), prefix="")
+        for hint in o.hints or [o.reason]:
+            print_wrapped(console, Text(f"      needs {hint}", style="dim"), prefix="")
 
 
 def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:

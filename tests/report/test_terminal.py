@@ -150,9 +150,13 @@ def test_explain_and_verbose_show_the_working_and_every_check() -> None:
     _, raw = in_pty(["diagnose", str(DFLASH), "--explain", "-v"], 120)
     text = plain(raw)
     assert data["findings"][0]["working"] in text.replace("\n", " ").replace("│ ", "") or "x strength" in text
-    assert f"Could not check ({len(data['insufficient_data'])}):" in text
+    assert f"Could not check ({len(data['insufficient_data'])})," in text
+    flat = " ".join(text.split())
     for outcome in data["insufficient_data"]:
         assert outcome["rule"] in text
+        # each missing input with the flag, command or lines that give it, never a bare fact name
+        assert outcome["hints"] and all(" ".join(h.split()) in flat for h in outcome["hints"])
+    assert "NCCL_DEBUG=INFO" in text and "nvidia-smi topo -m" in text and "--disable-log-stats" in text
 
 
 def test_piped_output_is_full_width() -> None:
