@@ -36,7 +36,7 @@ from logdoctor.perf import effects
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
-from logdoctor.perf.options import UNKNOWN_GPU_HOW, PerfOptions, _fact_names, gpu_from_facts
+from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -653,14 +653,14 @@ def assess(
     options = options or PerfOptions()
     if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
         # no GPU: nothing to compute, and the table need not be read (start-up time of `diagnose FILE`)
-        how = Missing(what="GPU", how=UNKNOWN_GPU_HOW)
+        how = Missing(what="GPU", how=unknown_gpu_how(profile))
         return list(findings), Performance(known=False, unknown=[how])
     table = options.hardware()
     inputs, gpu_from = _inputs(profile, options, table)
     unknown = [Missing(what=m.what, how=m.how) for m in inputs.unknown]
     if inputs.deployment is None:
         if gpu_from is None:
-            unknown = [Missing(what="GPU", how=UNKNOWN_GPU_HOW), *(u for u in unknown if u.what != "GPU")]
+            unknown = [Missing(what="GPU", how=unknown_gpu_how(profile)), *(u for u in unknown if u.what != "GPU")]
         return list(findings), Performance(known=False, unknown=unknown, derived=list(inputs.derived))
     try:
         b = _bound(inputs, table, profile)
