@@ -1,6 +1,6 @@
 """`--format html`: one self-contained page (no network) with the verdict, the findings and timelines.
 
-    <section class="deployment" id="d0"> <p class="verdict bad">5 likely cause(s); top: spec-net-loss ...</p>
+    <section class="deployment" id="d0"> <p class="verdict bad">2 likely problem(s); top: speculation ...</p>
       <figure class="chart" id="d0-decode" data-points="60"> ... </figure> ... </section>
     <script type="application/json" id="logdoctor-data">{"charts": [{"id": "d0-decode", ...}]}</script>
 

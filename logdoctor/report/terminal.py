@@ -1,20 +1,24 @@
-"""The terminal report: the verdict first, then one box a likely cause, then what was noted, ruled out and not checked.
+"""The terminal report: the verdict first, then one box a likely problem, then what was noted, ruled out and not checked.
 
     logdoctor vllm 0.20.1  vllm-dflash-tp2-a6000.log
-    PROBLEMS  4 likely cause(s); top: spec-net-loss (score 82) - Acceptance too low for ...
-      top cause  spec-net-loss: mean acceptance length 1.29 with k=15 speculative tokens ...
-    ╭─ 1. spec-net-loss  score 82 high  Acceptance too low for the number of speculative tokens
-    │ mean acceptance length 1.29 with k=15 ...   rule below-break-even
+    PROBLEMS  2 likely problem(s); top: speculation (score 82) - Speculative decoding costs more than it gives
+      top        speculation: mean acceptance length 1.29 with k=15 speculative tokens (dflash) ...
+    ╭─ 1. speculation  score 82 high  Speculative decoding costs more than it gives
+    │ spec-net-loss [82] mean acceptance length 1.29 with k=15 ...   rule below-break-even
+    │ spec-low-acceptance [59] mean acceptance length 1.29 (draft acceptance 1.9%) ...   rule low-acceptance
+    │ effect: a speculative step costs ~4.05 plain decode steps for 1.29 tokens: ... 0.32x of plain decode ...
     │ evidence
     │   vllm-dflash-tp2-a6000.log:62  …SpecDecoding metrics: Mean acceptance length: 1.29, Accepted thro…
     │ fix
-    │   --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
+    │   drop --speculative-config: per-position acceptance gives no k that beats plain decode
     ╰─
 
-A box holds every finding of one cause that reached the verdict's threshold, so "N likely causes" is N boxes.
-Evidence is a window of the line centred on the values the finding read (Evidence.spans), never its prefix.
-Fix lines are printed as one line each, never wrapped by rich (`soft_wrap`): a terminal that folds them
-still copies them whole. The score's working is shown with `--explain` only.
+A box holds every finding of one problem (engine/problems.py: findings that share one mechanism) that reached the
+verdict's threshold, so "N likely problems" is N boxes. With the GPU known, a box's actions are the model's:
+the recommended one with its expected tok/s first, then the alternatives with theirs. Evidence is a window of the
+line centred on the values the finding read (Evidence.spans), never its prefix. Fix lines are printed as one line
+each, never wrapped by rich (`soft_wrap`): a terminal that folds them still copies them whole. The score's working
+is shown with `--explain` only.
 """
 
 from __future__ import annotations
