@@ -99,7 +99,7 @@ def test_one_answer(log: Path) -> None:
         assert effect is not None and effect.speedup == share.speedup
     if p.shares:
         assert p.explained == pytest.approx(math.prod(s.speedup for s in p.shares), rel=2e-3)
-        if p.gap is not None and p.ratio_as_deployed:
+        if p.gap is not None and p.explained is not None and p.ratio_as_deployed:
             assert p.gap == pytest.approx(p.explained / p.ratio_as_deployed, rel=1e-2)
     # the fixes of a problem: one k per method, never the k or method already set, no advice for another
     # method, the model's actions faster than as deployed and best first

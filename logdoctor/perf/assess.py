@@ -598,7 +598,8 @@ def which_bound(p: Performance) -> str:
     or `as deployed` (also for a deployment without speculation). A bound from another drafter's acceptance (the
     typical one) is never the headline."""
     hw = p.expected_hardware_tok_s
-    if hw is None or p.best_k is None or hw <= _as_deployed(p) + 1e-6:
+    # within rounding of as deployed (its figure comes back through the rounded ratio): as deployed
+    if hw is None or p.best_k is None or hw <= _as_deployed(p) * 1.005:
         return "as deployed"
     if p.best_k == 0:
         return "without speculation"
@@ -732,7 +733,7 @@ def assess(
         typical_source=hw.typical_source,
         expected_hardware_tok_s=_r2(hw.best) if hw.no_spec is not None else None,
         best_k=hw.best_k,
-        ratio_as_deployed=round(b.ratio, 3) if b.ratio is not None else None,
+        ratio_as_deployed=round(b.ratio, 4) if b.ratio is not None else None,
         working=[_short(s) for s in at.working],
         derived=list(inputs.derived),
         unknown=[*unknown, *(_missing(u) for u in at.unknown if _new(u, unknown))],

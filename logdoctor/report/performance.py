@@ -92,7 +92,8 @@ def hardware_line(p: Performance) -> str:
             f"({p.ratio_as_deployed:.0%})"
         )
     parts.append(f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}")
-    if p.best_k and p.expected_hardware_tok_s is not None:
+    deployed = measured / p.ratio_as_deployed if measured is not None and p.ratio_as_deployed else None
+    if p.best_k and p.expected_hardware_tok_s is not None and p.expected_hardware_tok_s > (deployed or 0.0) * 1.005:
         parts.append(
             f"<= {_tok(p.expected_hardware_tok_s)} at k={p.best_k} for this drafter{share(p.expected_hardware_tok_s)}"
         )
@@ -145,7 +146,7 @@ def performance_lines(d: Diagnosis) -> PerformanceLines | None:
         out.details.append("measured (median of the stats intervals): " + ", ".join(measured))
     if p.explained is not None:
         shares = _shares(p, d.findings)
-        if p.gap is not None:
+        if p.gap is not None and p.gap >= 1.0:
             rest = p.gap / p.explained
             out.details.append(
                 f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares} (each problem's recommended action, by the "
@@ -253,9 +254,9 @@ def attribution_line(gap: Gap) -> str:
             f"by the model: {shares}{total} of {gap.ratio:.2f}x{tail} (each problem's recommended action, the "
             "numbers diagnose gives)"
         )
-    shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
-    rest = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
-    return f"plausibly: {shares}{rest} (score share, docs/diff.md; pass --gpu for the model's split)"
+    plausible = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
+    left = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
+    return f"plausibly: {plausible}{left} (score share, docs/diff.md; pass --gpu for the model's split)"
 
 
 def diff_performance_lines(report: DiffReport) -> list[str]:
