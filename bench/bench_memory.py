@@ -1,4 +1,4 @@
-"""Peak memory (RSS) and wall time of `logdoctor diagnose` against `logdoctor parse` on big logs (issue 15).
+"""Peak memory (RSS) and wall time of `logdoctor diagnose` against `logdoctor parse` on big logs.
 
 Inputs: the generated vLLM serving logs of `bench/gen_log.py` (64 MiB, 256 MiB, 1 GiB by default: about one
 stats and one SpecDecoding line in 75 lines), and an event-dense log written here, in which every line but the

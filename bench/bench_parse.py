@@ -42,9 +42,9 @@ REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "benchmarks.md"
 STORY_PATTERN = "accept|spec|draft|NCCL|P2P|attention_backend|gpu_memory|KV cache|kv_cache|num_gpu_blocks|mamba"
 TARGET_RATIO = 2.0
-TARGET_DIAGNOSE_RATIO = 1.3  # issue 15: diagnose of the 1 GiB log against the story's grep
+TARGET_DIAGNOSE_RATIO = 1.3  # diagnose of the 1 GiB log against the story's grep
 TARGET_RSS_MB = 150.0
-TARGET_DIAGNOSE_RSS_MB = 100.0  # issue 15: diagnose's own process, on 64 MB, 256 MB and 1 GiB logs alike
+TARGET_DIAGNOSE_RSS_MB = 100.0  # diagnose's own process, on 64 MB, 256 MB and 1 GiB logs alike
 SAMPLE_INTERVAL_S = 0.01
 # Line markers and the event type each must produce exactly once.
 CHECKED_LINES = {"SpecDecoding metrics:": "spec_decode_stats", "Avg prompt throughput:": "scheduler_stats"}

@@ -1,4 +1,4 @@
-"""Benchmark `logdoctor diagnose HOST` over SSH against `ssh HOST grep` (issue #5's targets).
+"""Benchmark `logdoctor diagnose HOST` over SSH against `ssh HOST grep` (the SSH targets in docs/benchmarks.md).
 
 Starts real OpenSSH servers on loopback addresses (bench/sshlab.py: 127.0.0.2 ... 127.0.0.21, a free
 port, host key and known_hosts entry each, an ssh config with the aliases h1 ... h20; this machine is
@@ -72,7 +72,7 @@ DOC = REPO / "docs" / "benchmarks.md"
 DOC_SECTION = "## SSH collection"
 TARGET_RATIO = 2.0
 TARGET_TRANSFER = 0.01
-TARGET_FLEET_RATIO = 1.5  # issue 15 (a 16-core machine); issue 5 asked for 3x
+TARGET_FLEET_RATIO = 1.5  # on a 16-core machine
 VLLM_VERSION = "0.20.1"
 COLLECTED_RE = re.compile(r": (done: \d+ sources|failed: )")
 

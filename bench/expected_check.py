@@ -8,7 +8,7 @@ For every log (the real-log corpus, then the fixtures): parse it with the `logdo
 `deployment_from_profile`, and print measured vs expected. Then the same for measurements published with
 their hardware (the H200 microbenchmark in ../shared/h200-microbench.txt and the cited threads).
 
-Target (issue 12): healthy runs with known hardware land between 50% and 90% of the bound; problem runs lower.
+Target: healthy runs with known hardware land between 50% and 90% of the bound; problem runs lower.
 A measurement above the bound (ratio > 1) is a miss of the model or of its inputs and is printed as such.
 Results and their discussion: docs/expected-performance.md. No constant here is fitted to a log.
 """

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, Union, get_args,
 # `model_dump_json` with pydantic's output) at a fraction of pydantic's start-up: a class costs its annotations'
 # names at definition, and its converters (one per annotation text) on its first instance. pydantic itself is
 # imported only at the borders that need it: the JSON Schema (report/json.py builds pydantic twins of the
-# records) and the error messages of user-written files (docs/benchmarks.md, *pydantic off the hot path*).
+# records) and the error messages of user-written files (docs/benchmarks.md, *Start-up*).
 
 
 class _Factory:

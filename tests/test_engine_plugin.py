@@ -1,4 +1,4 @@
-"""A new engine is one package plus one registry line (issue 10): a small engine built in a temporary directory,
+"""A new engine is one package plus one registry line: a small engine built in a temporary directory,
 registered, and seen detected, parsed, diagnosed and diffed without a change to any core module."""
 
 from __future__ import annotations

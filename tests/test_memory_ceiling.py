@@ -1,5 +1,5 @@
 """A memory ceiling of `diagnose` that does not depend on the machine's speed: the peak RSS of a real
-`logdoctor diagnose` of a generated event-dense log (every line an event, issue 15's worst case).
+`logdoctor diagnose` of a generated event-dense log (every line an event, the worst case for memory).
 
 diagnose holds its events and evidence lines compressed (eventlog.EventLog, eventlog.LineTexts, about 100 bytes a
 line together), combines them as they are parsed (facts.ProfileStream) and keeps its series bounded

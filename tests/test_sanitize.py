@@ -1,5 +1,5 @@
 """The output border: no control character or escape sequence of a log reaches any output raw, and rich
-never reads log text as markup (issue 16's reproducers, in every format)."""
+never reads log text as markup (the hostile-input audit's reproducers, in every format)."""
 
 from __future__ import annotations
 

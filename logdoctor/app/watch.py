@@ -4,10 +4,12 @@
     11:02:14 problems  1 likely problem(s); top: speculation (score 82) ...  | speculation 82
     11:02:44 problems  2 likely problem(s); top: speculation (score 82) ...  | speculation 82, kv-cache-pressure 64
 
-A file is followed like `tail -F`: new lines as they are written, and through rotation - the file renamed
-away (logrotate) or truncated in place (copytruncate) and a new one written under the name. What was read
-before a rotation stays part of the deployment as `NAME@1` (its start-up lines are still the configuration);
-the new file is read from its start. `-` follows stdin until it ends.
+A file is followed like `tail -F`: waited for while it does not exist, new lines as they are written, and
+through rotation - the file renamed away (logrotate) or truncated in place (copytruncate) and a new one written
+under the name. The view is the current server run alone (`Watcher.current`): a server start inside a file
+begins a new run by `diagnose`'s rules; a rotation begins one when the new file begins with a server start,
+else the new file continues the run before it (what was read before stays part of it as `NAME@1`: its start-up
+lines are still the configuration). Earlier runs get one line each. `-` follows stdin until it ends.
 
 A host (`watch kpro5`, `watch root@kpro5:/var/log/vllm.log`) is followed over SSH with `tail -F` on the host
 (logdoctor/sources/sshfollow.py), reconnecting with backoff when the connection drops.
@@ -37,7 +39,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
@@ -48,6 +50,7 @@ from logdoctor.errors import InputError, LogdoctorError, UsageError
 from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
+from logdoctor.pipeline.tap import Run, run_starts
 from logdoctor.redact import Redactor
 from logdoctor.report.terminal import cause_groups, render_terminal
 from logdoctor.sanitize import clean, one_line
@@ -103,22 +106,26 @@ class Segment:
         self.closed = self._part(self.events, stream.stats, stream.detection, stream.texts)
         self.stream = None
 
-    def parsed(self) -> list[Parsed]:
-        """The parse of the lines so far, as `parse_each` gives it for a file holding them: new lines only are
+    def whole(self) -> Parsed:
+        """The parse of the lines so far, unsplit, as `parse_each` reads a file holding them: new lines only are
         parsed; the end of the source is what the stream would give if it ended now."""
         if self.closed is not None:
             done = self.closed
-            return split_runs(Parsed(done.events, list(done.stats), list(done.detections), dict(done.texts)))
+            return Parsed(done.events, list(done.stats), list(done.detections), dict(done.texts))
         stream = self._feed_new()
         peeked = stream.peek_close()
         if peeked is None:  # a grammar holds a block open: this once, parse every line again
             self.reparsed += 1
-            return split_runs(self.parsed_again())
+            return self.parsed_again()
         tail, stats, detection, texts = peeked
         events = EventLog()
         events.extend(self.events)  # the compressed batches shared, not encoded again for each view
         events.extend(tail)
-        return split_runs(self._part(events, stats, detection, texts))
+        return self._part(events, stats, detection, texts)
+
+    def parsed(self) -> list[Parsed]:
+        """`whole()` split per server start: the last start, as `parse_each` gives it."""
+        return split_runs(self.whole())
 
     def parsed_again(self) -> Parsed:
         """Every line parsed afresh (what watch did before parsing became incremental; the benchmark's baseline)."""
@@ -136,6 +143,7 @@ class FileFollower:
         self._inode: tuple[int, int] | None = None
         self._partial = b""
         self.bytes_read = 0
+        self.opened = False  # the file has been found at least once
 
     def _open(self) -> bool:
         try:
@@ -146,6 +154,7 @@ class FileFollower:
             raise InputError(f"{self.path}: cannot read it ({exc.strerror or exc})") from exc
         stat = os.fstat(handle.fileno())
         self._handle, self._inode, self._partial = handle, (stat.st_dev, stat.st_ino), b""
+        self.opened = True
         return True
 
     def close(self) -> None:
@@ -239,6 +248,34 @@ def change_of(d: Diagnosis, top: int = 5) -> Change:
     return Change(d.verdict.kind, d.verdict.summary, causes)
 
 
+@dataclass
+class View:
+    """What one redraw shows: the current run's diagnosis (None while there is nothing to diagnose), why the
+    view waits (no file yet, no line of a known format yet, a server still starting), which run is shown and
+    one line for each earlier run."""
+
+    diagnosis: Diagnosis | None
+    waiting: str | None
+    run: str
+    earlier: list[str]
+    key: tuple[int, int] = (0, 1)  # where the run begins (segment, line): another key is another run
+
+
+def _runs(starts: Sequence[tuple[int, int | None]], total: int) -> list[Run]:
+    firsts = [first for first, _ in starts]
+    return [
+        Run(i + 1, len(starts), first, (firsts[i + 1] - 1) if i + 1 < len(starts) else max(total, first), banner)
+        for i, (first, banner) in enumerate(starts)
+    ]
+
+
+def _starting(d: Diagnosis) -> bool:
+    """A serving engine's start-up was read but no stats line yet: the server is starting or idle."""
+    return d.verdict.kind in ("inconclusive", "healthy") and any(
+        m.startswith("measured throughput") for m in d.verdict.missing
+    )
+
+
 class Watcher:
     """Reads, diagnoses every `interval` seconds when lines arrived, and shows the result.
 
@@ -256,7 +293,7 @@ class Watcher:
         console: Console,
         err: Console,
         live: bool,
-        render: Callable[[Diagnosis], Any],
+        render: Callable[..., Any],  # (View, header, notice) -> what rich Live shows
         stdin: IO[bytes] | None = None,
         remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None,
         name: str | None = None,
@@ -282,12 +319,18 @@ class Watcher:
         self._keywords = re.compile(keyword_regex(candidate_keywords()))
         self._fresh = False
         self._last: Change | None = None
+        self._last_run = (0, 1)
         self._ended = False
         self._stdin = stdin
         self._remote = remote
         self.incremental = incremental
         self.diagnoses = 0
         self._caught_up = False
+        self.notice = ""  # the last rotation or connection message: the live view's second line
+        self._earlier: dict[tuple[str, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
+        self._run_label = ""
+        self._run_key = (0, 1)  # (segment, first line) where the current run begins: a change of it is a new run
+        self.missing = False  # the followed file does not exist (yet)
 
     # --- reading ---
 
@@ -322,18 +365,73 @@ class Watcher:
         self._number = 0
         self._redact = Redactor()
         self._fresh = True
-        self.err.print(Text(f"{one_line(self.name)}: {why}", style="dim"), soft_wrap=True)
+        self.say(f"{one_line(self.name)}: {why}")
+
+    def say(self, message: str) -> None:
+        """A rotation or connection message: on stderr when piped; in the live view's second line on a terminal,
+        where a line printed above the redrawn view would stay there, stale."""
+        if self.live:
+            self.notice = message
+            self._fresh = True
+        else:
+            self.err.print(Text(message, style="dim"), soft_wrap=True)
 
     # --- diagnosing ---
 
     def parsed(self) -> Parsed:
-        """The lines read so far, parsed as `parse_sources` parses files holding them."""
-        if not self.incremental:
-            return self.parsed_again()
-        parts = [part for s in self.segments if s.lines for part in s.parsed()]
-        if not parts:
-            return parse_sources([LineSource(name=self.name, lines=[])], self.engine)
-        return merge_parsed(parts)
+        """The current run's lines, parsed as `parse_sources` parses files holding them."""
+        return self.current()[0]
+
+    def current(self) -> tuple[Parsed, list[str]]:
+        """The current run's parse, and one line for each earlier run (never mixed into it).
+
+        A server start inside a file begins a new run, by `diagnose`'s rules (`split_runs`). A rotation begins one
+        when the new file begins with a server start (a restart that writes a new log); a new file that begins
+        with anything else (logrotate under a running server) continues the run of the file before it, whose
+        start-up lines are still its configuration."""
+        current: list[Parsed] = []
+        earlier: list[str] = []
+        labels: list[str] = []
+        open_run = True
+        for number in range(len(self.segments) - 1, -1, -1):
+            segment = self.segments[number]
+            if not segment.lines:
+                continue
+            part = segment.whole() if self.incremental else segment.parsed_again()
+            starts = run_starts(part.events)
+            runs = _runs(starts, max(segment.total, part.stats[0].lines))
+            if not open_run:
+                earlier[:0] = [self._earlier_line(segment, part, starts, run) for run in runs]
+                continue
+            parts = split_runs(part, starts=starts)
+            current[:0] = parts
+            chosen = parts[0].run
+            if chosen is not None:
+                earlier[:0] = [self._earlier_line(segment, part, starts, r) for r in runs if r.index < chosen.index]
+                labels.insert(0, f"{segment.name} {chosen.span()}")
+                self._run_key = (number, chosen.first)
+                open_run = False
+            else:
+                labels.insert(0, segment.name)
+                self._run_key = (number, 1)
+                open_run = starts[0][1] is None  # no server start at its top: the run began in an earlier file
+        self._run_label = ", ".join(labels) or self.name
+        if not current:
+            return parse_sources([LineSource(name=self.name, lines=[])], self.engine), earlier
+        return merge_parsed(current), earlier
+
+    def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
+        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely cause(s); top: ...`, the run diagnosed once."""
+        key = (segment.name, run.first, run.last)
+        if key not in self._earlier:
+            if len(starts) > 1:
+                runs = split_runs(part, all_runs=True, starts=starts)
+                one = next(p for p in runs if p.run is not None and p.run.index == run.index)
+            else:
+                one = part
+            diagnosis, _ = diagnose_parsed(one, self.rules, engine=self.engine, suppressions=self.suppressions)
+            self._earlier[key] = f"{diagnosis.verdict.kind.upper()}  {diagnosis.verdict.summary}"
+        return f"earlier run {one_line(segment.name)} {run.span()}: {self._earlier[key]}"
 
     def parsed_again(self) -> Parsed:
         """Every line parsed again from its start (the benchmark's baseline; what watch did before)."""
@@ -343,26 +441,51 @@ class Watcher:
         return merge_parsed(parts)
 
     def diagnose(self) -> Diagnosis:
+        """The current run's diagnosis (what `diagnose` of its lines says)."""
         self.diagnoses += 1
         diagnosis, _ = diagnose_parsed(self.parsed(), self.rules, engine=self.engine, suppressions=self.suppressions)
         return diagnosis
 
-    def _show(self, diagnosis: Diagnosis, live: Live | None) -> None:
+    def view(self) -> View:
+        """What to show now: the current run's diagnosis, or why there is none yet."""
+        if self.missing and not any(s.lines for s in self.segments):
+            return View(None, f"waiting for {one_line(self.name)} to appear (tail -F)", self.name, [])
+        parsed, earlier = self.current()
+        if not any(True for _ in parsed.events):
+            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format yet" if self._number else ""
+            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read})" if read else "")
+            return View(None, waiting, self._run_label, earlier, self._run_key)
+        self.diagnoses += 1
+        diagnosis, _ = diagnose_parsed(parsed, self.rules, engine=self.engine, suppressions=self.suppressions)
+        starting = "waiting for traffic: the server's start-up was read, no stats line yet"
+        return View(diagnosis, starting if _starting(diagnosis) else None, self._run_label, earlier, self._run_key)
+
+    def _show(self, view: View, live: Live | None) -> None:
         stamp = time.strftime("%H:%M:%S")
         if live is not None:
             lines = sum(len(s.lines) for s in self.segments)
-            head = Text(
-                f"watching {one_line(self.name)}: {self._number:,} lines, {lines:,} read as candidates; "
-                f"updated {stamp} (Ctrl-C ends)",
-                style="dim",
-            )
-            live.update(Group(head, self.render(diagnosis)), refresh=True)
+            rest = f": {self._number:,} lines, {lines:,} read as candidates; updated {stamp} (Ctrl-C ends)"
+            name = one_line(self.name)
+            room = self.console.width - len("watching ") - len(rest)
+            if len(name) > room:  # a long path keeps its end (the file's name): the rest of the line is news
+                name = "…" + name[-max(room - 1, 8) :]
+            head = f"watching {name}{rest}"
+            live.update(self.render(view, head, self.notice), refresh=True)
             return
-        change = change_of(clean(diagnosis))
+        if view.diagnosis is None:
+            change = Change("waiting", view.waiting or "waiting", ())
+        else:
+            change = change_of(clean(view.diagnosis))
+            if view.waiting is not None and not change.causes:
+                change = Change("waiting", f"{view.waiting}; {change.summary}", ())
+        if self._last is not None and view.key != self._last_run and view.diagnosis is not None:
+            self.console.print(Text(f"{stamp} new run: {one_line(view.run)}"), soft_wrap=True, highlight=False)
+            self._last = None
         if change != self._last:
             self.console.print(Text(change.line(stamp)), soft_wrap=True, highlight=False)
             self.console.file.flush()
             self._last = change
+        self._last_run = view.key
 
     # --- the loop ---
 
@@ -382,10 +505,15 @@ class Watcher:
             path = Path(self.target)
             if path.is_dir():
                 raise InputError(f"{self.target}: is a directory, not a log")
-            if not path.exists():
-                raise InputError(f"{self.target}: no such file")
+            self.missing = not path.exists()  # like tail -F: wait for it to appear
+            if self.missing:
+                self.say(f"{one_line(self.target)}: no such file yet; waiting for it to appear")
             follower = FileFollower(path, self._rotated)
-        live = Live(console=self.console, auto_refresh=False, transient=False) if self.live else None
+        live = (
+            Live(console=self.console, auto_refresh=False, transient=False, vertical_overflow="crop")
+            if self.live
+            else None
+        )
         if live is not None:
             live.start()
         try:
@@ -398,6 +526,9 @@ class Watcher:
                 if follower is not None:
                     for raw in follower.poll():
                         self._add(raw)
+                    if self.missing and follower.opened:
+                        self.missing = False
+                        self.say(f"{one_line(self.target)}: appeared; following it")
                 elif lines_in is not None:
                     self._drain_queue(lines_in)
                 if self._caught_up:
@@ -407,7 +538,7 @@ class Watcher:
                 due = first or now - shown_at >= self.interval or self._ended
                 if (self._fresh or first) and due and not (waiting and not self._ended):
                     self._fresh = False
-                    self._show(self.diagnose(), live)
+                    self._show(self.view(), live)
                     shown_at, first = now, False
                 if self._ended:
                     break
@@ -463,22 +594,85 @@ def stop_on_signals(watcher: Watcher) -> Callable[[], None]:
     return restore
 
 
-def live_view(console: Console, *, verbose: bool) -> Callable[[Diagnosis], Text]:
-    """The terminal report as one renderable for rich Live, drawn at the console's width and colours."""
+_KIND_STYLE = {"problems": "bold red", "inconclusive": "bold yellow", "healthy": "bold green", "not-a-log": "bold"}
 
-    def view(diagnosis: Diagnosis) -> Text:
-        buffer = io.StringIO()
-        offscreen = Console(
-            file=buffer,
-            width=console.width,
-            force_terminal=console.is_terminal,
-            color_system=console.color_system,  # type: ignore[arg-type]
-            no_color=console.no_color,
-            highlight=False,
-            soft_wrap=False,
+
+def fit_view(view: View, head: str, notice: str, details: list[Text], width: int, height: int) -> Text:
+    """The live view cut to the terminal: the header, the verdict and one line per cause first (every one of them,
+    as long as the terminal has the rows), the earlier runs, then the full report's lines as far as rows remain.
+    Every line is cut at `width` (never wrapped), so the view is exactly the rows it says it is."""
+    lines: list[Text] = [Text(head, style="dim")]
+    if notice:
+        lines.append(Text(notice, style="dim"))
+    d = view.diagnosis
+    if view.waiting is not None:
+        lines.append(Text(view.waiting, style="bold yellow"))
+    if d is not None:
+        clean_d = clean(d)
+        lines.append(
+            Text.assemble(
+                (clean_d.verdict.kind.upper(), _KIND_STYLE.get(clean_d.verdict.kind, "bold")),
+                f"  {clean_d.verdict.summary}",
+            )
         )
-        render_terminal(diagnosis, offscreen, verbose=verbose)
-        return Text.from_ansi(buffer.getvalue())
+        likely, minor = cause_groups(clean_d.findings)
+        for index, group in enumerate([*likely, *minor], start=1):
+            top = group.top
+            lines.append(
+                Text.assemble(
+                    f"  {index}. ",
+                    (group.cause, "bold"),
+                    f"  score {top.score} {top.severity}  ",
+                    top.title,
+                )
+            )
+        if view.earlier or view.key != (0, 1):  # a rotation or a restart: say which run this is
+            lines.append(Text(f"  run: {one_line(view.run)}", style="dim"))
+    shown_earlier = view.earlier[-3:]
+    if len(view.earlier) > len(shown_earlier):
+        lines.append(Text(f"  {len(view.earlier) - len(shown_earlier)} earlier run(s) more", style="dim"))
+    lines.extend(Text(f"  {line}", style="dim") for line in shown_earlier)
+    rows = max(height - 1, 1)  # the cursor's row below the view: a full screen would scroll by one
+    if len(lines) > rows:  # more causes than rows: the last row says how many are cut
+        cut = len(lines) - rows + 1
+        lines = [*lines[: rows - 1], Text(f"  ... {cut} more line(s): make the terminal taller", style="dim")]
+    elif details and len(lines) + 1 < rows:
+        room = rows - len(lines) - 1
+        body = details if len(details) <= room else [*details[: room - 1], Text("  ...", style="dim")]
+        lines.extend([Text(""), *body])
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    for index, line in enumerate(lines):
+        line.truncate(width, overflow="ellipsis")
+        if index:
+            out.append("\n")
+        out.append_text(line)
+    return out
+
+
+def live_view(console: Console, *, verbose: bool) -> Callable[[View, str, str], Text]:
+    """The live view for rich Live at the terminal's size (read at each redraw: a resized terminal is followed),
+    in the console's colours; the details are the terminal report of `diagnose` (its boxes), as rows allow."""
+
+    def view(shown: View, head: str, notice: str) -> Text:
+        width, height = console.size
+        details: list[Text] = []
+        if shown.diagnosis is not None:
+            buffer = io.StringIO()
+            offscreen = Console(
+                file=buffer,
+                width=width,
+                force_terminal=console.is_terminal,
+                color_system=console.color_system,  # type: ignore[arg-type]
+                no_color=console.no_color,
+                highlight=False,
+                soft_wrap=False,
+            )
+            render_terminal(shown.diagnosis, offscreen, verbose=verbose)
+            details = list(Text.from_ansi(buffer.getvalue()).split("\n"))
+            # the report's header and verdict lines: the view's own verdict line said them already
+            while details and details[0].plain and not details[0].plain.startswith(" "):
+                details.pop(0)
+        return fit_view(shown, head, notice, details, width, height)
 
     return view
 
@@ -498,8 +692,9 @@ def run_watch(
     """`logdoctor watch`: follow until the input ends (stdin), Ctrl-C or SIGTERM."""
     remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None
     name: str | None = None
+    said: list[Callable[[str], None]] = []  # the watcher's `say`, once it exists
     if target != "-" and not os.path.exists(target) and is_host_target(target, ssh):
-        remote, name = host_reader(target, ssh, err)
+        remote, name = host_reader(target, ssh, err, lambda message: said[0](message) if said else None)
     elif ssh is not None and ssh.host_only_given():
         raise UsageError(f"{', '.join(ssh.host_only_given())} only apply to host targets (user@host)")
     live = console.is_terminal and sys.stdout.isatty()
@@ -516,6 +711,7 @@ def run_watch(
         remote=remote,
         name=name,
     )
+    said.append(watcher.say)
     restore = stop_on_signals(watcher)
     try:
         watcher.run()
@@ -537,30 +733,15 @@ def is_host_target(target: str, ssh: HostOptions | None) -> bool:
 
 
 def host_reader(
-    target: str, ssh: HostOptions | None, err: Console
+    target: str, ssh: HostOptions | None, err: Console, notify: Callable[[str], None] | None = None
 ) -> tuple[Callable[[queue.Queue[Arrival], threading.Event], None], str]:
-    """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py)."""
-    from logdoctor.app.fleet import HostOptions
+    """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py).
+    `notify` gets its connection messages (the watcher shows them); on stderr without it."""
     from logdoctor.report.events import say
-    from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
     from logdoctor.sources.sshfollow import HostFollow, follow_target
 
     if ssh is None:
-        ssh = HostOptions(
-            None, (), None, None, DEFAULT_READ_TIMEOUT, (), False, None, DEFAULT_MAX_BYTES, False, DEFAULT_JOBS
-        )
-    unused = [
-        name
-        for name, given in (
-            ("--save", ssh.save is not None),
-            ("--jobs", ssh.jobs != DEFAULT_JOBS),
-            ("--max-bytes", ssh.max_bytes != DEFAULT_MAX_BYTES),
-            ("--read-timeout", ssh.read_timeout != DEFAULT_READ_TIMEOUT),
-        )
-        if given
-    ]
-    if unused:
-        raise UsageError(f"{', '.join(unused)}: not for watch (it follows one log for as long as it runs)")
+        ssh = watch_host_options()
     host, path = follow_target(target)
     if path is not None and ssh.logs:
         raise UsageError(f"{target}: give the remote path once, in the target or with --log")
@@ -570,7 +751,7 @@ def host_reader(
         ssh.ssh_options(),
         candidate_keywords(),
         path=path,
-        say=lambda message: say(err, f"{label}: {message}", "dim"),
+        say=lambda message: notify(f"{label}: {message}") if notify else say(err, f"{label}: {message}", "dim"),
     )
 
     def read(out: queue.Queue[Arrival], stop: threading.Event) -> None:
@@ -590,3 +771,24 @@ def host_reader(
             out.put(None)
 
     return read, label
+
+
+def watch_host_options(**given: Any) -> HostOptions:
+    """`HostOptions` for a follow: the SSH options `watch` offers (`given`), the collection-only ones at their
+    defaults (a follow keeps no bundle, reads one host, and has no end to bound with a byte cap or a timeout)."""
+    from logdoctor.app.fleet import HostOptions
+    from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
+
+    values: dict[str, Any] = {
+        "ssh_config": None,
+        "identities": (),
+        "known_hosts": None,
+        "timeout": None,
+        "logs": (),
+        "sudo": False,
+        "accept_new": False,
+        **given,
+    }
+    return HostOptions(
+        save=None, max_bytes=DEFAULT_MAX_BYTES, jobs=DEFAULT_JOBS, read_timeout=DEFAULT_READ_TIMEOUT, **values
+    )

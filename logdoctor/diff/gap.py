@@ -49,6 +49,7 @@ def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], a
     if gap.ratio < 1.05:
         return gap
     best: dict[str, tuple[int, list[str]]] = {}
+    top_cause: dict[str, str] = {}
     left_out: dict[str, str] = {}
     for f in findings:
         if f.rule in baseline_rules:
@@ -59,20 +60,23 @@ def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], a
             continue
         pid = problem_id(f.cause)  # findings that share one mechanism are one problem: one share
         score, rules = best.get(pid, (0, []))
+        if f.score > score:
+            top_cause[pid] = f.cause
         best[pid] = (max(score, f.score), [*rules, f.rule])
     total = sum(score for score, _ in best.values()) / 100
     scale = 1 / total if total > 1 else 1.0
     shares = [
         CauseShare(
-            cause=cause,
+            cause=top_cause[pid],
             rules=rules,
             score=score,
             share=round(score / 100 * scale, 4),
             factor=round(gap.ratio ** (score / 100 * scale), 2),
+            problem=pid,
         )
-        for cause, (score, rules) in best.items()
+        for pid, (score, rules) in best.items()
     ]
-    shares.sort(key=lambda s: (-s.share, s.cause))
+    shares.sort(key=lambda s: (-s.share, s.problem))
     explained = sum(s.share for s in shares)
     return gap.model_copy(
         update={
@@ -105,7 +109,8 @@ def attribute_by_model(
         log_share = math.log(share.speedup) / math.log(gap.ratio) if share.speedup > 1 else 0.0
         shares.append(
             CauseShare(
-                cause=share.problem or share.cause,
+                cause=share.cause,
+                problem=share.problem or share.cause,
                 rules=rules,
                 score=problem.score if problem is not None else 0,
                 share=round(log_share, 4),
@@ -114,7 +119,7 @@ def attribute_by_model(
         )
     if not shares:
         return gap
-    shares.sort(key=lambda s: (-s.factor, s.cause))
+    shares.sort(key=lambda s: (-s.factor, s.problem))
     explained = math.prod(s.factor for s in shares)
     return gap.model_copy(
         update={

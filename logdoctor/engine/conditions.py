@@ -548,6 +548,32 @@ def _children(n: Node) -> list[Node]:
     return []
 
 
+_CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_OPERATOR_AT_RE = re.compile(r"[<>=!]=?=?=?|[-+*/]{2,}")
+_COMPARISONS = ("<=", ">=", "==", "!=", "<", ">")
+
+
+def _parse_error(text: str, column: int, detail: str) -> ConditionError:
+    """What pyparsing's "Expected end of text" at a column means, said at the column of the cause: a function
+    name that is not one (with the closest names), an operator that is not one, or the text that could not be
+    read."""
+    functions = {*AGGREGATIONS, "exists", "share"}
+    for m in _CALL_RE.finditer(_STRING_RE.sub(lambda s: "_" * len(s.group(0)), text)):
+        name = m.group(1)
+        if name.lower() not in functions and name.lower() not in ("and", "or", "not", "in"):
+            return ConditionError(f"unknown function '{name}'{_suggest(name, functions)}", m.start() + 1)
+    rest = text[column - 1 :]
+    operator = _OPERATOR_AT_RE.match(rest)
+    if operator is not None and operator.group(0) not in _COMPARISONS:
+        close = [op for op in _COMPARISONS if op in operator.group(0)][:1]
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return ConditionError(f"unknown operator '{operator.group(0)}'{hint}", column)
+    shown = rest if len(rest) <= 40 else rest[:37] + "..."
+    what = f"cannot parse from '{shown}'" if shown.strip() else "cannot parse: it ends where a value is expected"
+    # pyparsing's "Expected ..." names one token, or spells out the whole grammar (no help then)
+    return ConditionError(f"{what} ({detail})" if len(detail) <= 60 else what, column)
+
+
 def _suggest(name: str, names: set[str], prefix: str = "") -> str:
     import difflib
 
@@ -598,7 +624,7 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
         try:
             result = _grammar(kind).parse_string(text, parse_all=True)
         except pp.ParseBaseException as exc:
-            raise ConditionError(f"cannot parse: {exc.msg}", exc.col) from None
+            raise _parse_error(text, exc.col, exc.msg) from None
         node = result[0]
         assert isinstance(node, Node)
         cache.put(key, encode(node))

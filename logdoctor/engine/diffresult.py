@@ -47,11 +47,12 @@ class CauseShare(_Model):
     """How much of the gap one cause explains: by the model (`Gap.method` "model": a problem of the candidate, its
     recommended action's effect) or plausibly by score (docs/diff.md: score share)."""
 
-    cause: str  # a cause id; with the model, the problem's id (speculation, tp-link, or a cause id)
+    cause: str  # the cause id of the problem's best finding
     rules: list[str]
     score: int
     share: float  # fraction of the gap on a log scale
     factor: float  # gap ** share: "explains about 1.7x"; with the model, the effect itself
+    problem: str = ""  # the problem it stands for (speculation, tp-link, or the cause id): one share a problem
 
 
 class Gap(_Model):

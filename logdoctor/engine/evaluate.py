@@ -34,6 +34,10 @@ from logdoctor.facts.values import Ref
 TextLookup = Callable[[str, int], str | None]
 MAX_EVIDENCE = 6
 HEALTHY_BELOW = 50
+# A finding whose condition reads the stats lines through a single one of them: one line is one 10-second average
+# (vLLM) or one logged batch (SGLang) and cannot tell a burst from the steady state, so it counts as the weaker
+# evidence an unknown score metric does (0.75 below; docs/rules.md, "Thresholds and their sources").
+SINGLE_SAMPLE_STRENGTH = 0.75
 
 
 def strength(value: float, curve: ScoreCurve) -> float:
@@ -180,6 +184,24 @@ def _hint(names: Sequence[str]) -> list[str]:
     return hints
 
 
+def _single_sample(item: LoadedRule, profile: Profile) -> bool:
+    """Whether the series the rule's condition reads (stats lines, acceptance lines) hold one value each. A pasted
+    benchmark result is a whole run's aggregate, not one interval: a condition that reads one is not weak."""
+    counts: list[int] = []
+    for name in item.when.facts():
+        base = name.removeprefix(BASELINE_PREFIX)
+        spec = fact_spec(base)
+        if spec is None or spec.kind != "series":
+            continue
+        value = profile.value(name)
+        if base.startswith("bench.") and value is not None:
+            return False
+        if isinstance(value, list):
+            seen = getattr(value, "seen", None)
+            counts.append(seen if isinstance(seen, int) else len(value))
+    return bool(counts) and max(counts) == 1
+
+
 def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tuple[RuleOutcome, Finding | None]:
     rule = item.rule
     base: dict[str, Any] = {"rule": rule.id, "cause": rule.cause, "title": rule.title}
@@ -237,6 +259,9 @@ def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tup
         else:
             strength_value = 0.75
             working += f" x strength 0.75 ({rule.score.metric} unknown)"
+    if _single_sample(item, profile):
+        strength_value *= SINGLE_SAMPLE_STRENGTH
+        working += f" x {SINGLE_SAMPLE_STRENGTH:g} (one stats line: weak evidence)"
     score = max(1, min(100, round(rule.impact * strength_value)))
     working += f" = {score}"
     finding = Finding(

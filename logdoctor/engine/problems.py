@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from logdoctor.engine.result import Action, Finding, Problem
 
-# Causes that share one mechanism (CAUSES.md ids): the problem's id and title.
+# Causes that share one mechanism (docs/causes.md ids): the problem's id and title.
 FAMILIES: dict[str, tuple[str, str]] = {
     "spec-net-loss": ("speculation", "Speculative decoding costs more than it gives"),
     "spec-low-acceptance": ("speculation", "Speculative decoding costs more than it gives"),

@@ -93,7 +93,7 @@ class Problem(_Model):
     title: str
     score: int
     severity: Severity
-    causes: list[str]  # CAUSES.md ids of its findings, best first
+    causes: list[str]  # docs/causes.md ids of its findings, best first
     rules: list[str]  # the rules whose findings it groups, best first
     effect: FindingEffect | None = None  # the model's effect of the recommended action
     actions: list[Action] = field(default_factory=list)  # recommended first; fix lines where the model gave none

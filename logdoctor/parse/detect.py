@@ -49,6 +49,17 @@ class Detection:
             base = process.name.split()[0]
             self.process_names[base] = self.process_names.get(base, 0) + 1
 
+    def observe_envelope(self, line: LogLine) -> None:
+        """A line no line type's keyword selected, read for its envelope alone while no header has been seen: a
+        short paste of lines no line type knows (a newer release's, an integration's) is still the engine's log
+        when it carries the engine's own record header. Only the headers no other program prints count: vLLM's
+        `LEVEL MM-DD HH:MM:SS [file.py:N]` and SGLang's `[YYYY-MM-DD HH:MM:SS TP0]` with its ranks."""
+        header = line.header
+        if header in ("vllm", "vllm-old") or (
+            header == "sglang" and line.process is not None and line.process.role != "Main"
+        ):
+            self.observe_line(line)
+
     def observe_event(self, event: EventBase) -> None:
         if isinstance(event, EngineVersion) and _is_engine(event.engine):
             if event.version:

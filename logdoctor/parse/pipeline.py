@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
+from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
 from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
@@ -36,11 +37,13 @@ _HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
 
 
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
-    """Every literal keyword (of every registered line type by default), deduplicated, longest first: the
-    collector's `grep -F` patterns."""
+    """Every literal keyword (of every registered line type by default, with the failure reader's), deduplicated,
+    longest first: the collector's `grep -F` patterns."""
+    extra: tuple[str, ...] = ()
     if grammars is None:
         grammars = REGISTRY.grammars()
-    return sorted({k for g in grammars for k in g.keywords}, key=lambda k: (-len(k), k))
+        extra = FAILURE_KEYWORDS
+    return sorted({k for g in grammars for k in g.keywords} | set(extra), key=lambda k: (-len(k), k))
 
 
 def keyword_regex(keywords: Iterable[str]) -> str:
@@ -213,6 +216,7 @@ class EventStream:
         # compressed, as an event-dense log has as many of them as events.
         self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
+        self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
         # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
@@ -232,6 +236,7 @@ class EventStream:
         twin._held = list(self._held)
         twin._ranks = dict(self._ranks)
         twin.texts = self.texts.copy() if self.texts is not None else None
+        twin.failures = copy.deepcopy(self.failures)
         events = list(twin.close())
         return events, twin.stats, twin.detection, twin.texts
 
@@ -311,6 +316,7 @@ class EventStream:
     def _release(self, events: list[EventBase]) -> Iterator[EventBase]:
         for event in events:
             self.detection.observe_event(event)
+            self.failures.observe(event)
             self.stats.events += 1
             if self._held or self._needs_rank(event):
                 self._held.append(event)
@@ -381,6 +387,10 @@ class EventStream:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
+                if self.failures.wants(text):
+                    yield from self._read_failure(number, text)
+                elif not self.detection.header_counts and "]" in text:  # every engine header has one
+                    self._observe_envelope(number, text)
                 continue
             try:
                 line = parse_cleaned(self.source, number, text)
@@ -392,6 +402,8 @@ class EventStream:
             self.stats.candidates += 1
             self._resolve_process(line)
             events = self._dispatch(line)
+            if self._reader_may_add(events) and self.failures.wants(text):
+                events = self._structure(line, events)
             if len(line.text) >= _WRAP_MIN_LENGTH and (events is None or _maybe_cut(events)):
                 # A terminal may have broken this line: decide when the next physical line arrives.
                 pending, pending_events = line, events
@@ -407,7 +419,7 @@ class EventStream:
         pending, pending_events = self._pending
         context = self.context
         if not self.final:  # a range's end, not the source's: whatever is open would continue in the next range
-            self.cut_clean = pending is None and context.block is None and not self._held
+            self.cut_clean = pending is None and context.block is None and not self._held and not self.failures.open
             return
         self._pending = (None, None)
         if pending is not None:
@@ -422,6 +434,7 @@ class EventStream:
                 closing = []
             yield from self._release(closing)
             context.block = None
+        yield from self._release(self.failures.close())
         for spec in REGISTRY.specs():
             if spec.finish is None:
                 continue
@@ -439,7 +452,7 @@ class EventStream:
         which grammar is tried first, not what a line gives."""
         state = sorted((str(key), repr(value)) for key, value in self.context.state.items())
         ranks = sorted((pid, repr(proc)) for pid, proc in self._ranks.items())
-        return repr((state, ranks, self._redact.carried(), self.context.forced_engine))
+        return repr((state, ranks, self._redact.carried(), self.context.forced_engine, self.failures.carried()))
 
     def begin_range(self, lines: Iterable[tuple[int, str]], stats: SourceStats) -> None:
         """Parse `lines` next, counted afresh in `stats` (with a fresh detection and texts), keeping the state
@@ -484,10 +497,53 @@ class EventStream:
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
 
+    def _observe_envelope(self, number: int, text: str) -> None:
+        try:
+            line = parse_cleaned(self.source, number, text)
+        except GRAMMAR_FAILURES:
+            return
+        if not line.skip:
+            self.detection.observe_envelope(line)
+
+    def _read_failure(self, number: int, text: str) -> Iterator[EventBase]:
+        """A line no line type's keyword selected, that the failure reader wants (a traceback's lines)."""
+        try:
+            line = parse_cleaned(self.source, number, text)
+        except GRAMMAR_FAILURES:
+            return
+        if line.skip:
+            return
+        self._resolve_process(line)
+        events = self._structure(line, None)
+        if events is None:
+            return
+        self.detection.observe_line(line)
+        self.stats.candidates += 1
+        yield from self._release(events)
+
+    def _reader_may_add(self, events: list[EventBase] | None) -> bool:
+        """Whether the failure reader may change what a line type gave: nothing read, a failure to annotate, or a
+        traceback open. A stats line, the bulk of a serving log's candidates, skips its keyword tests."""
+        if events is None or self.failures.open:
+            return True
+        return any(type(e) is EngineFailure for e in events)
+
+    def _structure(self, line: LogLine, events: list[EventBase] | None) -> list[EventBase] | None:
+        """The line types' events of a line, with what the failure reader reads in it by structure."""
+        try:
+            read = self.failures.read(line, events)
+        except GRAMMAR_FAILURES:
+            return events
+        if read and self.texts is not None and not events:
+            self.texts[line.number] = line.text[:2000]
+        return read
+
     def _handle_candidate(self, line: LogLine) -> Iterator[EventBase]:
         self.stats.candidates += 1
         self._resolve_process(line)
         events = self._dispatch(line)
+        if self._reader_may_add(events) and self.failures.wants(line.text):
+            events = self._structure(line, events)
         if events is None:
             self._unrecognised(line)
         else:

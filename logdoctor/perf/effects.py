@@ -8,7 +8,7 @@
     1.21
 
 Each function returns an `Effect`: `speedup` is t_now / t_fixed for decode at the deployment's batch
-(1.0 = fixing it changes nothing), `working` the steps behind it. Rules (issue 12 item 4) rank
+(1.0 = fixing it changes nothing), `working` the steps behind it. Rules rank
 findings by `tok_s_recovered`.
 """
 
@@ -272,7 +272,7 @@ __all__ = [
 
 
 def speedup_if_fixed(cause: str, dep: Deployment, table: HardwareTable) -> Effect | None:
-    """The effect of fixing one cause (CAUSES.md id) on this deployment, or None where the model has no formula
+    """The effect of fixing one cause (docs/causes.md id) on this deployment, or None where the model has no formula
     for it (or, for speculation, no acceptance was measured)."""
     if cause == "custom-allreduce-disabled":
         return custom_allreduce(dep, table)

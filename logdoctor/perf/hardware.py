@@ -119,7 +119,7 @@ def _fits_constraints(table: HardwareFile) -> bool:
 
 
 # Lookup and HardwareTable are plain classes, not dataclasses: creating a dataclass costs about 4 M instructions
-# (its methods are generated and exec'd), a diagnosis makes both (docs/benchmarks.md, *pydantic off the hot path*).
+# (its methods are generated and exec'd), a diagnosis makes both (docs/benchmarks.md, *Start-up*).
 class Lookup:
     """The answer to `lookup(name)`: the GPU, or `gpu is None` and a message saying what to pass."""
 

@@ -23,19 +23,21 @@ from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 from logdoctor.report.observed import Observed, environment_rows
 from logdoctor.report.performance import attribution_line, performance_html
 from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
-from logdoctor.report.timeline import Marker, Timeline
+from logdoctor.report.timeline import Marker, Timeline, gaps
 
 if TYPE_CHECKING:
     from logdoctor.diff import Difference, DiffReport, DiffSide
 
-# (chart id, title, unit, [(series, label, axis)]): axis "y" is the left one, "y2" the right one, for a
-# series whose values are of another size (per-request tok/s is the aggregate over 48 running requests).
+# (chart id, title, unit, [(series, label, axis)]): every series of a chart on its one y axis, from zero. The
+# aggregate and the per-request decode rates are charts of their own: on two axes of one chart, the per-request
+# line (the aggregate over 48 running requests) was drawn at the aggregate's height, and read as its size.
 CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
+    ("decode", "Decode throughput, all requests", "tok/s", (("decode_tok_s", "aggregate", "y"),)),
     (
-        "decode",
-        "Decode throughput",
+        "per-request",
+        "Decode throughput per running request",
         "tok/s",
-        (("decode_tok_s", "aggregate", "y"), ("decode_tok_s_per_request", "per request (right axis)", "y2")),
+        (("decode_tok_s_per_request", "per request", "y"),),
     ),
     ("acceptance", "Acceptance length", "tokens a step", (("acceptance_length", "mean acceptance length", "y"),)),
     ("kv", "KV cache usage", "%", (("kv_usage_percent", "KV usage", "y"),)),
@@ -64,6 +66,20 @@ def _short(source: str) -> str:
     return source.rsplit("/", 1)[-1]
 
 
+def _with_gaps(points: Sequence[tuple[float, float]]) -> list[list[float | None]]:
+    """The points as `[t, value]`, with `[t, null]` where the line breaks (timeline.gaps): uPlot leaves a gap at a
+    null and joins across what is merely absent (another series' x)."""
+    breaks = gaps(points)
+    out: list[list[float | None]] = []
+    at = 0
+    for t, v in points:
+        while at < len(breaks) and breaks[at] < t:
+            out.append([breaks[at], None])
+            at += 1
+        out.append([t, v])
+    return out
+
+
 class _Page:
     """Collects the charts of every section so one JSON block and one script draw them all."""
 
@@ -76,21 +92,22 @@ class _Page:
         for chart_id, title, unit, series in CHARTS:
             element_id = f"{prefix}-{chart_id}"
             spec_series: list[dict[str, Any]] = []
+            counts: list[int] = []
             for side_index, (side_label, timeline) in enumerate(sides):
                 for name, label, axis in series:
                     points = timeline.series.get(name, [])
+                    counts.append(len(points))
                     spec_series.append(
                         {
                             "label": f"{side_label}: {label}" if side_label else label,
                             "side": side_index,
                             "scale": axis,
-                            "points": [[t, v] for t, v in points],
+                            "points": _with_gaps(points),
                         }
                     )
             markers = [
                 {"t": m.t, "kind": m.kind, "side": i} for i, (_, timeline) in enumerate(sides) for m in timeline.markers
             ]
-            counts = [len(s["points"]) for s in spec_series]
             total = sum(counts)
             out.append(
                 f'<figure class="chart" id="{element_id}" data-points="{total}" '
@@ -98,7 +115,18 @@ class _Page:
                 f"<figcaption>{_e(title)} <span class=unit>({_e(unit)})</span></figcaption>"
             )
             if total:
-                self.charts.append({"id": element_id, "unit": unit, "series": spec_series, "markers": markers})
+                # one deployment: the axis is the log's clock; several overlaid: seconds since each began serving
+                clock = sides[0][1] if len(sides) == 1 and sides[0][1].origin else None
+                self.charts.append(
+                    {
+                        "id": element_id,
+                        "unit": unit,
+                        "series": spec_series,
+                        "markers": markers,
+                        "origin": clock.origin if clock else None,
+                        "dated": clock.dated if clock else False,
+                    }
+                )
                 out.append('<div class="plot"></div>')
             else:
                 out.append('<p class="empty">the log has no line with these numbers</p>')
@@ -250,6 +278,12 @@ def _warmup_note(timeline: Timeline, side: str = "") -> str:
     return f"; {whose}{timeline.warmup} start-up point(s) before the first throughput line are not drawn"
 
 
+def _axis_note(timeline: Timeline) -> str:
+    if timeline.origin is None:
+        return "seconds since the first throughput line"
+    return "the log's clock as printed (no time zone applied)"
+
+
 def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observed, heading: str) -> str:
     sources = ", ".join(_short(s.name) for s in d.sources) or "-"
     parts = [
@@ -260,7 +294,8 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
         _environment(d.facts),
         performance_html(d),
         "<h3>Timelines</h3>",
-        '<p class="axis-note">seconds since the first throughput line; vertical marks: '
+        f'<p class="axis-note">{_axis_note(observed.timeline)}; lines break where no stats line came for '
+        "several intervals; vertical marks: "
         '<span class="k-restart">restart</span>, <span class="k-preemption">preemption</span>, '
         '<span class="k-warning">warning</span>, <span class="k-failure">failure</span>'
         f"{_warmup_note(observed.timeline)}</p>",

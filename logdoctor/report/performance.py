@@ -241,7 +241,7 @@ def attribution_line(gap: Gap) -> str:
     """How the gap is split: by the model (the candidate's problems' effects, which multiply; the rest said as what
     the model does not explain), or plausibly by score where no GPU is known (docs/diff.md)."""
     if gap.method == "model":
-        shares = " x ".join(f"{s.cause} {s.factor:.2f}x" for s in gap.attribution)
+        shares = " x ".join(f"{s.problem or s.cause} {s.factor:.2f}x" for s in gap.attribution)
         explained = 1.0
         for s in gap.attribution:
             explained *= s.factor
@@ -254,7 +254,7 @@ def attribution_line(gap: Gap) -> str:
             f"by the model: {shares}{total} of {gap.ratio:.2f}x{tail} (each problem's recommended action, the "
             "numbers diagnose gives)"
         )
-    plausible = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
+    plausible = ", ".join(f"{s.problem or s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
     left = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
     return f"plausibly: {plausible}{left} (score share, docs/diff.md; pass --gpu for the model's split)"
 

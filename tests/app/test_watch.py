@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -146,9 +145,38 @@ def test_stdin_is_followed_until_it_ends() -> None:
     assert "top: speculation" in result.stdout.splitlines()[-1]
 
 
-def test_a_missing_file_and_an_unreachable_host_are_one_line_errors(tmp_path: Path) -> None:
+def test_a_missing_file_is_waited_for_like_tail_f(tmp_path: Path) -> None:
+    log = tmp_path / "later.log"
+    watch = Watch(log)
+    try:
+        waiting = watch.next_line("waiting")
+        assert f"waiting for {log} to appear" in waiting
+        log.write_text(HEAD + REST, encoding="utf-8")
+        assert "top: speculation" in watch.next_line("speculation")
+    finally:
+        code = watch.end()
+    assert code == 0
+    assert any("appeared" in line for line in watch.err)
+
+
+def test_a_restart_appended_to_the_log_is_a_new_run(log: Path) -> None:
+    """A second server start in the same file: the view is the new run's alone, and a line says a run began."""
+    healthy = (ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    log.write_text(HEAD + REST, encoding="utf-8")
+    watch = Watch(log)
+    try:
+        watch.next_line("speculation")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(healthy)
+        assert "new run: " in watch.next_line("new run")
+        assert watch.next_line("healthy").split()[1] == "healthy"
+    finally:
+        assert watch.end() == 0
+
+
+def test_an_unreachable_host_is_a_one_line_error(tmp_path: Path) -> None:
     # nothing listens on port 1 of this loopback address: the first connection fails, which ends the watch
-    for target, code in ((str(tmp_path / "nope.log"), 2), ("root@127.0.0.9:1", 3)):
+    for target, code in (("root@127.0.0.9:1", 3),):
         result = subprocess.run(
             [sys.executable, "-m", "logdoctor.app.cli", "watch", target, "--ssh-config", "/dev/null"],
             capture_output=True,
@@ -320,20 +348,23 @@ def test_a_stream_fed_in_chunks_gives_the_events_of_one_pass() -> None:
     assert [e.model_dump() for e in events] == whole
 
 
-def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() -> None:
-    """`watch HOST` refuses --jobs, --max-bytes and --read-timeout when they differ from their defaults: the
-    defaults it compares with must be the ones the CLI declares (--jobs follows the CPU count)."""
+def test_watch_offers_only_the_ssh_options_a_follow_honours() -> None:
+    """--save, --jobs, --max-bytes and --read-timeout bound a collection that ends: `watch --help` does not offer
+    them (a follow has no end), and the ones it offers reach the host reader."""
+    from click.testing import CliRunner
     from rich.console import Console
 
+    from logdoctor.app.cli import main
     from logdoctor.app.commands.watch import watch
-    from logdoctor.app.fleet import HostOptions
-    from logdoctor.app.watch import host_reader
+    from logdoctor.app.watch import host_reader, watch_host_options
 
-    declared: dict[str | None, Any] = {p.name: p.default for p in watch.params}
-    ssh = HostOptions(
-        None, (), None, None, float(declared["read_timeout"]), (), False, None, int(declared["max_bytes"]), False,
-        int(declared["jobs"]),
-    )  # fmt: skip
+    offered = {opt for p in watch.params for opt in p.opts}
+    assert not offered & {"--save", "--jobs", "--max-bytes", "--read-timeout"}
+    assert {"--ssh-config", "--identity", "--known-hosts", "--timeout", "--log", "--sudo", "--accept-new"} <= offered
+    refused = CliRunner().invoke(main, ["watch", "x.log", "--save", "dir"])
+    assert refused.exit_code == 2 and "No such option" in refused.stderr
+    ssh = watch_host_options(timeout=3.0, sudo=True)
+    assert ssh.timeout == 3.0 and ssh.sudo and ssh.save is None
     read, label = host_reader("root@127.0.0.9:/var/log/vllm.log", ssh, Console(stderr=True))
     assert callable(read) and label == "root@127.0.0.9"
 

@@ -1,4 +1,4 @@
-"""Hostile rule files and suppression files (issue 16): each is an error at file:line:col in bounded time,
+"""Hostile rule files and suppression files: each is an error at file:line:col in bounded time,
 never a traceback, a hang or the content of a file outside the rule directory."""
 
 from __future__ import annotations

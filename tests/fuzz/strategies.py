@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the fuzz harness: the real corpus logs of fixtures/logs, mutated the ways issue 16's
+"""Hypothesis strategies for the fuzz harness: the real corpus logs of fixtures/logs, mutated the ways the hostile-input
 audit found to break logdoctor, plus generated rule files and suppression files.
 
     log_inputs()        (name, bytes, secrets planted) of one mutated corpus log (or a window of 1-40 of its lines)

@@ -1,4 +1,4 @@
-"""The fuzz harness (issue 16): mutated corpus logs through every output, generated rule and suppression files.
+"""The fuzz harness: mutated corpus logs through every output, generated rule and suppression files.
 
 Each input must give a documented outcome (a report, or an input/rule/config error: exit 2), never another
 exception, within a time bound, with no raw control character and no planted secret in any output format.

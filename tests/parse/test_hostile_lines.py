@@ -1,4 +1,4 @@
-"""Issue 16's local crash reproducers: each line is parsed (or left "not understood" and counted), never raises,
+"""The hostile-input audit's local crash reproducers: each line is parsed (or left "not understood" and counted), never raises,
 and a diagnosis of the story log with it still runs."""
 
 from __future__ import annotations

@@ -274,7 +274,7 @@ def test_complete_startup_041() -> None:
             e("compile_time", line=6, kind="weights_load"),
             e("model_info", line=6, architecture="LlamaForCausalLM"),
             e("kv_cache", line=7, kv_cache_memory_gib=54.26),
-            e("kv_cache", line=8, free_memory_gib=8.34),  # `Memory pool end. avail mem=` (issue 11 coverage)
+            e("kv_cache", line=8, free_memory_gib=8.34),  # `Memory pool end. avail mem=`
             e("cuda_graph", line=9, kind="capture_started"),
             e("cuda_graph", line=11, kind="capture_finished", seconds=6.57),
             e("kv_cache", line=12, kv_tokens=444500),

@@ -44,7 +44,7 @@ def test_custom_allreduce_on_four_pcie_gpus(table: HardwareTable) -> None:
 
 
 def test_custom_allreduce_costs_less_on_nvlink_than_on_pcie(table: HardwareTable) -> None:
-    # Issue 12: the same cause costs little on H100 NVLink and much more on consumer GPUs over PCIe.
+    # the same cause costs little on H100 NVLink and much more on consumer GPUs over PCIe.
     common = {"tp": 4, "weights_bytes_per_gpu": 4e9, "layers": 32, "custom_allreduce": False}
     nvlink = custom_allreduce(_dep(table, "H100 SXM", link="nvlink", **common), table).speedup
     pcie = custom_allreduce(_dep(table, "RTX 4090", link="pcie", **common), table).speedup
@@ -95,7 +95,7 @@ def test_best_k_from_per_position_acceptance(table: HardwareTable) -> None:
 
 
 def test_best_k_falls_at_large_batch(table: HardwareTable) -> None:
-    # n-gram speculation at 600 running requests (issue 12): verifying 600 x (k+1) tokens is compute-bound,
+    # n-gram speculation at 600 running requests: verifying 600 x (k+1) tokens is compute-bound,
     # rejected drafts cost FLOPs, and no speculation is best.
     spec = SpecConfig(k=4, method="ngram", position_acceptance=(0.3, 0.1, 0.03, 0.01))
     small = _dep(table, "H100 SXM", weights_bytes_per_gpu=16.06e9, spec=spec, batch=1)

@@ -127,7 +127,7 @@ def test_diff_attributes_the_gap_by_the_model() -> None:
     # the split is the candidate's problems' effects, the same numbers `diagnose` gives: speculation (its
     # recommended action); the TP link fires on the baseline too and explains none of the gap
     assert gap["method"] == "model"
-    assert [s["cause"] for s in gap["attribution"]] == ["speculation"]
+    assert [s["problem"] for s in gap["attribution"]] == ["speculation"]
     assert "custom-allreduce-off" in gap["left_out"]
     _, diagnosis, _ = run("diagnose", str(STORY), *GPU, "--format", "json")
     problems = {p["id"]: p for p in json.loads(diagnosis)["problems"]}

@@ -1,4 +1,4 @@
-"""Bounded local input (issue 16): damaged and bomb gzips, NUL holes and huge lines, devices, FIFOs with no
+"""Bounded local input: damaged and bomb gzips, NUL holes and huge lines, devices, FIFOs with no
 writer, stdin that never ends, CR-only line endings, and nothing left behind on SIGTERM/SIGHUP."""
 
 from __future__ import annotations

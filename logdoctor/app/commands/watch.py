@@ -6,7 +6,7 @@ logdoctor watch vllm-serve.log
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,13 +16,26 @@ from logdoctor.app.commands.common import (
     handle_errors,
     load_rule_set,
     rules_options,
-    ssh_options,
+    ssh_option_list,
     stderr_console,
     stdout_console,
 )
+from logdoctor.app.options import option_bundle
 
 if TYPE_CHECKING:
     from logdoctor.app.fleet import HostOptions
+
+
+def _watch_host_options(values: dict[str, Any]) -> HostOptions:
+    from logdoctor.app.watch import watch_host_options
+
+    return watch_host_options(**values)
+
+
+# The SSH options a follow can honour: how to connect and which log. --save, --jobs, --max-bytes and --read-timeout
+# bound a collection that ends; a follow of one host has no end, so they are not offered.
+WATCH_SSH = ("--ssh-config", "--identity", "--known-hosts", "--timeout", "--log", "--sudo", "--accept-new")
+watch_ssh_options = option_bundle("ssh", ssh_option_list(WATCH_SSH), _watch_host_options)
 
 
 @click.command(
@@ -47,7 +60,7 @@ if TYPE_CHECKING:
 @rules_options
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
 @click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
-@ssh_options
+@watch_ssh_options
 @handle_errors
 def watch(
     target: str,

@@ -168,7 +168,7 @@ def _values(m: re.Match[str], *names: str) -> Values:
     return {name: int(m.group(name)) for name in names if m.group(name) is not None}
 
 
-# A communicator's init line read as `label value` pairs (issue 11: tolerance to variants), for when the
+# A communicator's init line read as `label value` pairs (tolerance to variants), for when the
 # patterns above do not match: a renamed (`nRanks`), reordered or new field still gives the known values under
 # their names, and an unknown label is kept under its snake_case name.
 _LABELLED_RE = re.compile(r"\b([A-Za-z][A-Za-z_]*) (0x[0-9a-fA-F]+|[0-9a-fA-F]*\d[0-9a-fA-F]*)\b")

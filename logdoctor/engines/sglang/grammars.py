@@ -1156,9 +1156,12 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> list[EventBase] | No
 
 # --- the command line pasted with the log ----------------------------------------------------------
 # `python -m sglang.launch_server --model-path M --tp 2 --disable-cuda-graph` (also `sglang serve`, and the
-# same with `\` continuations): the options as the ServerArgs field names the server_args dump prints.
+# same with `\` continuations): the options as the ServerArgs field names the server_args dump prints. The offline
+# benchmarks (`bench_one_batch`, formerly `bench_latency`, `bench_offline_throughput`, `bench_one_batch_server`)
+# take the same ServerArgs flags beside their own.
 _COMMAND_RE = re.compile(
-    r"(?:^|(?<=[\s$>:`\"'(]))(?:python\d?(?:\.\d+)? -m sglang\.launch_server|sglang serve)(?=\s|$)(?P<args>.*)$"
+    r"(?:^|(?<=[\s$>:`\"'(]))(?:python\d?(?:\.\d+)? -m sglang\.(?:launch_server|bench_latency|bench_one_batch(?:_server)?"
+    r"|bench_offline_throughput)|sglang serve)(?=\s|$)(?P<args>.*)$"
 )
 # Spellings sglang/srt/server_args.py accepts besides `--field-name` (add_cli_args).
 _COMMAND_ALIASES = {
@@ -1205,7 +1208,7 @@ GRAMMARS: list[Grammar] = [
     Grammar(
         "sglang.command_line",
         "sglang",
-        ("-m sglang.launch_server", "sglang serve"),
+        ("-m sglang.launch_server", "sglang serve", "-m sglang.bench_"),
         parse_command,
         (
             case(
@@ -1220,6 +1223,25 @@ GRAMMARS: list[Grammar] = [
                         "config": {"model_path": "Qwen/Qwen3-30B-A3B-FP8", "tp_size": 4, "ep_size": 4},
                     },
                 ),
+                exact=True,
+            ),
+            case(
+                "bench-latency",
+                "python3 -m sglang.bench_latency --model-path meta-llama/Meta-Llama-3-8B --batch-size 1 --input 128 "
+                "--output 8 --disable-cuda-graph",
+                (
+                    "startup_config",
+                    {
+                        "origin": "command line",
+                        "config": {"model_path": "meta-llama/Meta-Llama-3-8B", "disable_cuda_graph": True},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "bench-one-batch-server-is-not-bench-one-batch",
+                "python -m sglang.bench_one_batch_server --model-path Qwen/Qwen3-8B --batch-size 16 --tp 2",
+                ("startup_config", {"config": {"model_path": "Qwen/Qwen3-8B", "tp_size": 2, "batch_size": 16}}),
                 exact=True,
             ),
             case(

@@ -186,7 +186,7 @@ def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine,
 
 # --- labelled values -------------------------------------------------------------------------------
 # Stats lines read as `Label=number` / `Label: number unit` pairs keyed by a normalised label, so a reworded,
-# reordered or new field still gives the known values (issue 11, item 3).
+# reordered or new field still gives the known values.
 _LABELLED_RE = re.compile(r"(?P<label>[A-Za-z#][^=:,]*?)\s*(?:=|:)\s*(?P<value>-?[\d.]+(?:e[+-]?\d+)?)(?![\w.])")
 _LABEL_CHARS_RE = re.compile(r"[^a-z0-9]+")
 

@@ -64,7 +64,7 @@ def _mean_length_has_bonus(mal: float, positions: list[float] | None, ctx: Parse
     return not (isinstance(version, tuple) and (0, 8, 5) <= version < (0, 9))
 
 
-# Tolerance (issue 11, item 3): a SpecDecoding / Speculative metrics line the exact patterns above refuse (a
+# Tolerance: a SpecDecoding / Speculative metrics line the exact patterns above refuse (a
 # reworded, doubled, reordered or new field) is read as `Label: number unit` pairs by normalised label
 # (common._labelled_values); the labels it knows give the usual fields, the others are kept in `extra`.
 _SPEC_V1_LABELS = {
@@ -333,7 +333,7 @@ GRAMMARS: list[Grammar] = [
         (
             case(
                 "constructed-reordered-new-field",
-                # Constructed (issue 11 item 3): the 0.11+ fields reordered and a field no release prints yet.
+                # Constructed: the 0.11+ fields reordered and a field no release prints yet.
                 "(APIServer pid=1) INFO 11-30 10:00:00 [metrics.py:120] SpecDecoding metrics: Drafted: 3000 tokens, "
                 "Accepted: 58 tokens, Mean acceptance length: 1.29, Avg Draft acceptance rate: 1.9%, Per-position "
                 "acceptance rate: 0.120, 0.060, 0.040, Accepted throughput: 3.60 tokens/s, Drafted throughput: 187.50 "
@@ -498,7 +498,7 @@ GRAMMARS: list[Grammar] = [
         (
             case(
                 "constructed-reordered-doubled-new-field",
-                # Constructed (issue 11 item 3): k first, the doubled `tokens tokens` labels, and an unknown field.
+                # Constructed: k first, the doubled `tokens tokens` labels, and an unknown field.
                 "INFO 05-08 16:25:09 [metrics.py:471] Speculative metrics: Number of speculative tokens: 16, Draft "
                 "acceptance rate: 0.000, System efficiency: 0.059, Number of accepted tokens: 0, Number of draft tokens "
                 "tokens: 42272, Number of emitted tokens tokens: 2642, Number of bonus tokens: 5",

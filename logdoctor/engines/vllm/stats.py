@@ -38,7 +38,7 @@ _MFU_RE = re.compile(r"(?:Engine (?P<eng>\d{3}): )?MFU: (?P<tf>[\d.]+) TF/s/devi
 _STATS_DISABLED_RE = re.compile(r"AsyncLLM created with api_server_count more than 1; disabling stats logging")
 
 
-# Tolerance (issue 11, item 3): a stats line whose head the exact pattern refuses (a reworded, reordered or new
+# Tolerance: a stats line whose head the exact pattern refuses (a reworded, reordered or new
 # field) is read as `Label: number unit` pairs by normalised label; labels neither the head nor the known tail
 # parts name are kept in `extra`.
 _STATS_HEAD_LABELS = {
@@ -226,7 +226,7 @@ GRAMMARS: list[Grammar] = [
         (
             case(
                 "constructed-reordered-new-field",
-                # Constructed (issue 11 item 3): Running moved first, a field no release prints yet.
+                # Constructed: Running moved first, a field no release prints yet.
                 "(APIServer pid=1) INFO 11-30 10:00:00 [loggers.py:271] Engine 000: Running: 12 reqs, Avg prompt "
                 "throughput: 1520.3 tokens/s, Avg generation throughput: 410.7 tokens/s, Waiting: 3 reqs, GPU KV cache "
                 "usage: 87.5%, Prefix cache hit rate: 42.0%, Avg batch size: 11.5",

@@ -18,6 +18,7 @@ from logdoctor.facts.combiners.derived import Derived
 from logdoctor.facts.combiners.disaggregation import Disaggregation
 from logdoctor.facts.combiners.environment import Environment
 from logdoctor.facts.combiners.failures import Failures
+from logdoctor.facts.combiners.gpustate import GpuState
 from logdoctor.facts.combiners.host import Host
 from logdoctor.facts.combiners.hybrid import Hybrid
 from logdoctor.facts.combiners.identity import Identity
@@ -43,6 +44,7 @@ COMBINERS: tuple[type[Combiner], ...] = (
     Disaggregation,
     PlatformModel,
     Host,
+    GpuState,
     Environment,
     Benchmarks,
     Derived,  # last: it builds on the facts the others wrote

@@ -1,4 +1,4 @@
-"""Facts and rules from the held-out accuracy work (session 3): the stop marker, pasted command lines, the
+"""Facts and rules from the held-out accuracy work: the stop marker, pasted command lines, the
 CPU device in the engine dump, and what a hybrid's disabled prefix cache costs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Facts from the third held-out set (session 4): which all-reduce list speaks for TP, and what a KV connector
+"""Facts from the third held-out set: which all-reduce list speaks for TP, and what a KV connector
 line does and does not say."""
 
 from __future__ import annotations

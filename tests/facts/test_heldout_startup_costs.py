@@ -1,4 +1,4 @@
-"""Session 5 (issue #12): start-up findings by what they cost the serving, a stop that never finished its
+"""Start-up findings by what they cost the serving, a stop that never finished its
 requests, SGLang's decode-graph cap against what it admits, and the lines behind them."""
 
 from __future__ import annotations
