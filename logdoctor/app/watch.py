@@ -421,7 +421,7 @@ class Watcher:
         return merge_parsed(current), earlier
 
     def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
-        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely cause(s); top: ...`, the run diagnosed once."""
+        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely problem(s); top: ...`, the run diagnosed once."""
         key = (segment.name, run.first, run.last)
         if key not in self._earlier:
             if len(starts) > 1:
