@@ -28,7 +28,9 @@ DOCUMENTED_IN: dict[str, Path] = {}
 
 # Flags docs/cli.md quotes that are not logdoctor's: other programs' (vLLM's, docker's) and the mistyped one of
 # the usage-error example.
-FOREIGN_FLAGS = frozenset({"--tail", "--disable-log-stats", "--decode-log-interval", "--log-level", "--env", "--bogus"})
+FOREIGN_FLAGS = frozenset(
+    {"--tail", "--disable-log-stats", "--decode-log-interval", "--log-level", "--env", "--bogus", "--enable-metrics"}
+)
 
 
 def _commands() -> list[tuple[str, click.Command, click.Context]]:

@@ -137,6 +137,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "diff",
         "What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.",
     ),
+    "gpus": (
+        "logdoctor.app.commands.gpus",
+        "gpus",
+        "List the GPUs --gpu takes, with the figures the expected-performance model uses.",
+    ),
     "mcp": (
         "logdoctor.app.commands.mcp",
         "mcp",

@@ -1,8 +1,8 @@
 """`logdoctor watch PATH|-`: follow a growing log and keep its diagnosis current.
 
     $ logdoctor watch vllm-serve.log | cat
-    11:02:14 problems  1 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82
-    11:02:44 problems  2 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82, kv-cache-pressure 64
+    11:02:14 problems  1 likely problem(s); top: speculation (score 82) ...  | speculation 82
+    11:02:44 problems  2 likely problem(s); top: speculation (score 82) ...  | speculation 82, kv-cache-pressure 64
 
 A file is followed like `tail -F`: waited for while it does not exist, new lines as they are written, and
 through rotation - the file renamed away (logrotate) or truncated in place (copytruncate) and a new one written
@@ -431,7 +431,7 @@ class Watcher:
         return merge_parsed(current), earlier
 
     def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
-        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely cause(s); top: ...`, the run diagnosed once."""
+        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely problem(s); top: ...`, the run diagnosed once."""
         key = (id(segment), run.first, run.last)  # a segment's name changes when it is rotated away
         if run.banner is None and run.index == 1 and segment is not self._first_with_lines():
             # a file that began without a server start: the rest of the run before it, which lacks its start-up

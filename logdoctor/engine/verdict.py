@@ -3,7 +3,8 @@
     healthy        enough evidence was read (the deployment's configuration, with its measured throughput where the
                    log has stats lines, or an NCCL transport map), nothing material was found, and throughput -
                    where the expected bound is known - is not far below it
-    problems       at least one finding scored 50 or more
+    problems       at least one finding scored 50 or more; counted as problems (findings that share one
+                   mechanism are one: logdoctor/engine/problems.py)
     inconclusive   nothing material, but the evidence a verdict needs is missing (a serving engine's configuration,
                    all of it, or part of it where a minor finding was made); `missing` says what it is and the
                    exact flag or command that produces it
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import Finding, Performance, RuleOutcome, SourceReport, Verdict
 
 MIN_CHECKS = 1  # rules that ran and ruled their cause out; fewer and nothing was really checked
@@ -50,6 +52,10 @@ _NCCL_EVIDENCE = (
         "`nvidia-smi topo -m` shows the links",
     ),
 )
+
+
+def _members(findings: Sequence[Finding], pid: str) -> int:
+    return sum(1 for f in findings if problem_id(f.cause) == pid)
 
 
 def missing_evidence(engine: str, facts: Mapping[str, Any]) -> list[str]:
@@ -93,11 +99,14 @@ def decide(
     serious = [f for f in findings if f.score >= MATERIAL_SCORE]
     if serious:
         top = serious[0]
-        causes = list(dict.fromkeys(f.cause for f in serious))
+        # counted as problems: findings that share one mechanism (engine/problems.py) are one
+        found = list(dict.fromkeys(problem_id(f.cause) for f in serious))
+        pid = problem_id(top.cause)
+        title = FAMILIES[top.cause][1] if pid != top.cause and _members(serious, pid) > 1 else top.title
         return Verdict(
             healthy=False,
             kind="problems",
-            summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}" + perf + note,
+            summary=f"{len(found)} likely problem(s); top: {pid} (score {top.score}) - {title}" + perf + note,
             not_understood=unknown_lines,
         )
     passed = sum(1 for o in outcomes if o.outcome == "ruled_out")

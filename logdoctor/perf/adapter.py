@@ -16,6 +16,7 @@ from logdoctor.facts.speculation import DRAFTER_LAYERS, overhead_seconds
 from logdoctor.perf.hardware import HardwareTable, load_hardware
 from logdoctor.perf.measured import as_measured
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
+from logdoctor.perf.options import unknown_gpu_how
 
 
 class FactSource(Protocol):
@@ -287,7 +288,7 @@ def deployment_from_profile(
         unknown.append(
             Missing(
                 "GPU",
-                'pass --gpu "RTX A6000" (or include `nvidia-smi --query-gpu=name --format=csv` / collect_env output)',
+                unknown_gpu_how(profile),
             )
         )
         return Inputs(None, unknown, derived)

@@ -366,6 +366,7 @@ def diagnose_parsed(
     advisories: Sequence[LoadedAdvisory] | None = None,
 ) -> tuple[Diagnosis, Profile]:
     """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md)."""
+    from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
@@ -385,6 +386,7 @@ def diagnose_parsed(
             parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
         )
         findings = merge_findings(findings, pasted) if pasted else findings
+    findings, problems = group_problems(findings)  # rule hits that share one mechanism are one problem
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -406,6 +408,7 @@ def diagnose_parsed(
         engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
         verdict=decide(findings, outcomes, reports, profile.engine, facts, performance=performance),
         findings=findings,
+        problems=problems,
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
         not_applicable=pick("not_applicable"),

@@ -1,6 +1,6 @@
 """`--format html`: one self-contained page (no network) with the verdict, the findings and timelines.
 
-    <section class="deployment" id="d0"> <p class="verdict bad">5 likely cause(s); top: spec-net-loss ...</p>
+    <section class="deployment" id="d0"> <p class="verdict bad">2 likely problem(s); top: speculation ...</p>
       <figure class="chart" id="d0-decode" data-points="30"> ... </figure> ... </section>
     <script type="application/json" id="logdoctor-data">{"charts": [{"id": "d0-decode", ...}]}</script>
 
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 from logdoctor.report.advisories import known_issues_html
 from logdoctor.report.observed import Observed, environment_rows
-from logdoctor.report.performance import performance_html
+from logdoctor.report.performance import attribution_line, performance_html
+from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
 from logdoctor.report.timeline import Marker, Timeline, gaps
 
 if TYPE_CHECKING:
@@ -209,6 +210,46 @@ def finding_html(prefix: str, index: int, f: Finding, note: str = "") -> str:
     return "\n".join(parts)
 
 
+def problem_html(prefix: str, index: int, group: CauseGroup) -> str:
+    """One problem (findings that share one mechanism): its effect, the recommended action with its expected result,
+    the alternatives with theirs, then each of its findings."""
+    top = group.top
+    parts = [
+        f'<article class="problem sev-{_e(top.severity)}" id="{prefix}-problem-{index}">',
+        f'<h4><span class="score">{top.score}</span> <span class="cause">{_e(group.cause)}</span> {_e(group.title)}</h4>',
+    ]
+    if group.statement:
+        parts.append(f'<p class="estimate"><em>Effect:</em> {_e(group.statement)}</p>')
+    modelled = [a for a in group.actions if a.expected_tok_s is not None]
+    if modelled:
+        items = []
+        for a in modelled:
+            label = "recommended" if a is modelled[0] else "alternative"
+            extra = "".join(f" · {_e(x)}" for x in (a.note, f"source: {a.source}" if a.source else "") if x)
+            items.append(
+                f"<li>{label}: <code>{_e(a.text)}</code> → {a.expected_tok_s:.1f} tok/s {_e(a.basis)} expected "
+                f"({a.speedup or 0:.2f}x){extra}</li>"
+            )
+        parts.append(f'<h5>Actions</h5><ul class="fix">{"".join(items)}</ul>')
+    parts += [finding_html(f"{prefix}-p{index}", i, f) for i, f in enumerate(group.findings, start=1)]
+    parts.append("</article>")
+    return "\n".join(parts)
+
+
+def _ruled_out(d: Diagnosis) -> str:
+    """Causes ruled out and not found, counted as the terminal counts them, each with the rules that ruled it out."""
+    causes = ruled_out_causes(d)
+    if not causes:
+        return ""
+    items = "".join(
+        f"<li><code>{_e(c)}</code>: "
+        + "; ".join(f"{_e(o.rule)}: {_e(o.reason or o.title)}" for o in d.ruled_out if o.cause == c)
+        + "</li>"
+        for c in causes
+    )
+    return f"<details><summary>Ruled out ({len(causes)})</summary><ul>{items}</ul></details>"
+
+
 def _outcomes(title: str, outcomes: Sequence[RuleOutcome]) -> str:
     if not outcomes:
         return ""
@@ -261,12 +302,16 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
         f"{_warmup_note(observed.timeline)}</p>",
         page.charts_html(prefix, [("", observed.timeline)]),
         _markers(observed.timeline.markers),
-        f"<h3>Findings ({len(d.findings)})</h3>",
     ]
-    parts += [finding_html(prefix, i, f) for i, f in enumerate(d.findings, start=1)]
+    likely, minor = cause_groups(d.findings, d.problems)
+    parts.append(f"<h3>Problems ({len(likely)})</h3>")  # as the verdict and the terminal count them
+    parts += [problem_html(prefix, i, g) for i, g in enumerate(likely, start=1)]
+    if minor:
+        parts.append(f"<h3>Also noted ({len(minor)}, each below score 50)</h3>")
+        parts += [problem_html(prefix, i, g) for i, g in enumerate(minor, start=len(likely) + 1)]
     if not d.findings:
         parts.append('<p class="none">no finding</p>')
-    parts.append(_outcomes("Ruled out", d.ruled_out))
+    parts.append(_ruled_out(d))
     parts.append(_outcomes("Could not check", d.insufficient_data))
     parts.append(_outcomes("Suppressed", d.suppressed))
     parts.append(known_issues_html(d))
@@ -360,8 +405,7 @@ def render_diff_html(report: DiffReport, baseline: Observed, candidate: Observed
     if gap is not None:
         parts.append(f'<p class="gap {"bad" if gap.ratio >= 1.05 else "good"}">candidate is {_e(gap.summary)}</p>')
         if gap.attribution:
-            shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
-            parts.append(f'<p class="attribution">plausibly: {_e(shares)} (score share, docs/diff.md)</p>')
+            parts.append(f'<p class="attribution">{_e(attribution_line(gap))}</p>')
     else:
         parts.append('<p class="gap">no throughput both logs show: the gap cannot be measured</p>')
     parts.append("<h3>Timelines, overlaid</h3>")

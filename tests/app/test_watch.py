@@ -23,7 +23,7 @@ from logdoctor.engine.result import Diagnosis
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 LINES = STORY.read_text(encoding="utf-8").splitlines(keepends=True)
-HEAD = "".join(LINES[:30])  # start-up and configuration: two likely causes
+HEAD = "".join(LINES[:30])  # start-up and configuration: two likely problems
 REST = "".join(LINES[30:])  # the stats under load: the speculative-decoding causes appear
 WAIT = 120.0  # seconds for one diagnosis on a loaded two-core machine
 
@@ -88,12 +88,12 @@ def log(tmp_path: Path) -> Path:
 def test_appended_lines_change_the_diagnosis(log: Path) -> None:
     watch = Watch(log)
     try:
-        first = watch.next_line("likely cause")
-        assert "spec-net-loss" not in first  # no stats line yet
+        first = watch.next_line("likely problem")
+        assert "speculation" not in first  # no stats line yet
         with log.open("a", encoding="utf-8") as handle:
             handle.write(REST)
-        changed = watch.next_line("spec-net-loss")
-        assert "top: spec-net-loss" in changed and "| spec-net-loss 82" in changed
+        changed = watch.next_line("speculation")
+        assert "top: speculation" in changed and "| speculation 82" in changed
     finally:
         code = watch.end(signal.SIGINT)
     assert code == 0
@@ -103,12 +103,12 @@ def test_appended_lines_change_the_diagnosis(log: Path) -> None:
 def test_rotation_rename_then_a_new_file(log: Path) -> None:
     watch = Watch(log)
     try:
-        watch.next_line("likely cause")
+        watch.next_line("likely problem")
         log.rename(log.with_name("vllm.log.1"))  # logrotate: the file moves away...
         log.write_text(REST, encoding="utf-8")  # ...and the server writes a new one under the name
-        changed = watch.next_line("spec-net-loss")
+        changed = watch.next_line("speculation")
         # the old file's start-up lines are still this deployment's configuration
-        assert "custom-allreduce-disabled" in changed
+        assert "tp-link" in changed
     finally:
         code = watch.end(signal.SIGTERM)
     assert code == 0
@@ -118,12 +118,12 @@ def test_rotation_rename_then_a_new_file(log: Path) -> None:
 def test_rotation_by_truncation(log: Path) -> None:
     watch = Watch(log)
     try:
-        watch.next_line("likely cause")
+        watch.next_line("likely problem")
         with log.open("r+", encoding="utf-8") as handle:  # copytruncate
             handle.truncate(0)
         watch.wait_err("truncated")  # seen before the new content comes (else it is only a longer file)
         log.write_text(HEAD + REST, encoding="utf-8")
-        watch.next_line("spec-net-loss")
+        watch.next_line("speculation")
     finally:
         code = watch.end()
     assert code == 0
@@ -132,7 +132,7 @@ def test_rotation_by_truncation(log: Path) -> None:
 
 def test_ctrl_c_before_the_first_diagnosis_exits_zero(log: Path) -> None:
     watch = Watch(log)
-    watch.next_line("likely cause")
+    watch.next_line("likely problem")
     assert watch.end(signal.SIGINT) == 0
     assert "Traceback" not in "".join(watch.err)
 
@@ -142,7 +142,7 @@ def test_stdin_is_followed_until_it_ends() -> None:
         [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input=HEAD + REST, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert "top: spec-net-loss" in result.stdout.splitlines()[-1]
+    assert "top: speculation" in result.stdout.splitlines()[-1]
 
 
 def test_a_missing_file_is_waited_for_like_tail_f(tmp_path: Path) -> None:
@@ -152,7 +152,7 @@ def test_a_missing_file_is_waited_for_like_tail_f(tmp_path: Path) -> None:
         waiting = watch.next_line("waiting")
         assert f"waiting for {log} to appear" in waiting
         log.write_text(HEAD + REST, encoding="utf-8")
-        assert "top: spec-net-loss" in watch.next_line("spec-net-loss")
+        assert "top: speculation" in watch.next_line("speculation")
     finally:
         code = watch.end()
     assert code == 0
@@ -165,7 +165,7 @@ def test_a_restart_appended_to_the_log_is_a_new_run(log: Path) -> None:
     log.write_text(HEAD + REST, encoding="utf-8")
     watch = Watch(log)
     try:
-        watch.next_line("spec-net-loss")
+        watch.next_line("speculation")
         with log.open("a", encoding="utf-8") as handle:
             handle.write(healthy)
         assert "new run: " in watch.next_line("new run")
@@ -232,7 +232,7 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     seen = b""
     deadline = time.monotonic() + WAIT
     try:
-        while time.monotonic() < deadline and b"spec-net-loss" not in seen:
+        while time.monotonic() < deadline and b"speculation" not in seen:
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 65536)
         proc.send_signal(signal.SIGINT)
@@ -254,7 +254,7 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     finally:
         os.close(master)
     text = seen.decode("utf-8", errors="replace")
-    assert b"spec-net-loss" in seen and "watching " in text and "Ctrl-C ends" in text
+    assert b"speculation" in seen and "watching " in text and "Ctrl-C ends" in text
     assert code == 0 and "Traceback" not in text
 
 

@@ -24,7 +24,7 @@ pyte = pytest.importorskip("pyte")
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story"
-SLOW = STORY / "vllm-dflash-tp2-a6000.log"  # four likely causes, seven in all
+SLOW = STORY / "vllm-dflash-tp2-a6000.log"  # two likely problems, five in all
 HEALTHY = STORY / "vllm-mtp-tp2-a6000-healthy.log"  # another server start: healthy
 WAIT = 120.0  # seconds for a view on a loaded two-core machine
 
@@ -41,9 +41,10 @@ def diagnosed(path: Path) -> dict[str, object]:
 
 
 def causes_of(report: dict[str, object]) -> list[str]:
+    """The problems of the report, as the view numbers them (findings that share one mechanism are one)."""
     findings = report["findings"]
     assert isinstance(findings, list)
-    return list(dict.fromkeys(f["cause"] for f in findings))
+    return list(dict.fromkeys(f["problem"] for f in findings))
 
 
 class Terminal:
