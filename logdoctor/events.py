@@ -127,7 +127,7 @@ SchedulerConfigKind = Literal[
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
-HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env"]
+HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
 WarningTopic = Literal[
     "async-scheduling",
     "attention-backend",
@@ -625,6 +625,16 @@ class GpuXid(EventBase):
     message: str
 
 
+class GpuDiag(EventBase):
+    """A failed test of `dcgmi diag` (DCGM's diagnostics table: `| PCIe | Fail - GPU: 3 |`)."""
+
+    type: Literal["gpu_diag"] = "gpu_diag"
+    test: str
+    result: str  # "Fail"
+    gpus: list[int] = field(default_factory=list)
+    message: str
+
+
 class GpuProcess(EventBase):
     """A compute process on a GPU (`nvidia-smi --query-compute-apps`, the Processes table of `nvidia-smi -q`)."""
 
@@ -691,6 +701,7 @@ Event = (
     | BenchmarkResult
     | GpuInfo
     | GpuXid
+    | GpuDiag
     | GpuProcess
     | GpuTopology
     | GpuP2P
@@ -726,6 +737,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     BenchmarkResult,
     GpuInfo,
     GpuXid,
+    GpuDiag,
     GpuProcess,
     GpuTopology,
     GpuP2P,

@@ -1,6 +1,7 @@
 """`python -m bench.drift --vllm 0.33.0 --sglang 0.5.23` (what `make drift` runs); no version: the newest.
 
-Exit codes: 0 checked, 2 bad relevance list or arguments, 3 a wheel could not be downloaded.
+Exit codes: 0 checked, 1 an advisory names a version that was never released, 2 bad relevance list or arguments,
+3 a wheel could not be downloaded.
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _docs() -> int:
+    from .advisories import check_advisories
+
+    problems = check_advisories()
+    for problem in problems:
+        print(f"advisory: {problem}", file=sys.stderr)
+    if problems:
+        return 1
     if report.update_doc():
         print(f"updated {report.DOC.relative_to(REPO)}")
     if update_census_doc(report.DOC):

@@ -6,7 +6,7 @@
     not cuda_graphs.enabled
 
 Values: numbers, 'strings', true/false, [lists]; arithmetic + - * /; comparisons < <= > >= == !=;
-`in` / `not in`; `and` / `or` / `not`; `exists(fact)`; aggregations over a time series
+`in` / `not in` (a list's item, or a part of a text); `and` / `or` / `not`; `exists(fact)`; aggregations over a time series
 (mean, median, max, min, p10, p90, first, last, sum, count) and `share(series OP value)`.
 In `logdoctor diff`, `baseline.<fact>` reads the baseline deployment's fact (`mean(baseline.spec.acceptance_length)`).
 
@@ -218,6 +218,8 @@ class Compare(Node):
         if a is MISSING or b is MISSING:
             return None
         if self.op in ("in", "not in"):
+            if isinstance(a, str) and isinstance(b, str):  # 'Qwen3_5' in model.architecture: a part of the text
+                return (a.upper() in b.upper()) == (self.op == "in")
             if not isinstance(b, list):
                 return None
             found = (a.upper() in [str(x).upper() for x in b]) if isinstance(a, str) else a in b

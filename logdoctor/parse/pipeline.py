@@ -406,7 +406,7 @@ class EventStream:
             if not self._is_candidate(text):
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
-                elif not self.detection.header_counts and "]" in text:  # every engine header has one
+                elif not self.detection.header_counts and ("]" in text or "pid=" in text):  # a header, a prefix
                     self._observe_envelope(number, text)
                 continue
             try:

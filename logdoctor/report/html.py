@@ -20,6 +20,7 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.advisories import known_issues_html
 from logdoctor.report.observed import Observed, environment_rows
 from logdoctor.report.performance import performance_html
 from logdoctor.report.timeline import Marker, Timeline, gaps
@@ -268,6 +269,7 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
     parts.append(_outcomes("Ruled out", d.ruled_out))
     parts.append(_outcomes("Could not check", d.insufficient_data))
     parts.append(_outcomes("Suppressed", d.suppressed))
+    parts.append(known_issues_html(d))
     parts += [f'<p class="warning">warning: {_e(w)}</p>' for w in d.warnings]
     parts += [f'<p class="error">error: {_e(e.get("host", ""))}: {_e(e.get("error", ""))}</p>' for e in d.errors]
     parts.append("</section>")

@@ -129,7 +129,8 @@ def test_unknown_gpu_says_so_and_keeps_every_score(rules: list[LoadedRule]) -> N
     assert '--gpu "RTX A6000"' in gpu.how
     parsed = _parsed(STORY)
     findings, _, _ = evaluate(rules, profile_of(parsed), parsed.lookup)
-    assert [(f.rule, f.score) for f in d.findings] == [(f.rule, f.score) for f in findings]
+    ranked = [(f.rule, f.score) for f in d.findings if f.kind == "rule"]  # known issues of the release aside
+    assert ranked == [(f.rule, f.score) for f in findings]
     assert all(f.effect is None for f in d.findings)
     assert "expected <=" not in d.verdict.summary
 

@@ -12,6 +12,7 @@ import click
 
 from logdoctor.app.cli import LogdoctorCommand, examples
 from logdoctor.app.commands.common import (
+    advisories_option,
     engine_option,
     handle_errors,
     load_rule_set,
@@ -58,6 +59,7 @@ watch_ssh_options = option_bundle("ssh", ssh_option_list(WATCH_SSH), _watch_host
 )
 @engine_option
 @rules_options
+@advisories_option
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Suppressions file.")
 @click.option("--verbose", "-v", is_flag=True, help="The live view lists every could-not-check item.")
 @watch_ssh_options
