@@ -1,8 +1,9 @@
 """SGLang (catalogue/sglang-nccl.md), v0.4 to v0.5: one module per family of line types.
 
 common.py        what the line types share: rule tables, event builders, `_grammar`
-config.py        the launch command pasted with the log, the server_args dump
+command.py       the launch command pasted with the log
 stats.py         Prefill batch / Decode batch lines
+config.py        the server_args dump
 version.py       version (check_env, package pin, docker image), NCCL version
 memory.py        memory, weights, KV pool, mamba pool
 graphs.py        CUDA graphs
@@ -21,6 +22,7 @@ from __future__ import annotations
 from logdoctor.engines.sglang import (
     attention,
     comm,
+    command,
     config,
     facts,
     flags,
@@ -36,8 +38,9 @@ from logdoctor.parse.grammar import Grammar
 from logdoctor.registry import EngineSpec
 
 GRAMMARS: tuple[Grammar, ...] = (
-    *config.GRAMMARS,
+    *command.GRAMMARS,
     *stats.GRAMMARS,
+    *config.GRAMMARS,
     *version.GRAMMARS,
     *memory.GRAMMARS,
     *graphs.GRAMMARS,
