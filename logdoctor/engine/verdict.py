@@ -21,6 +21,7 @@ from typing import Any
 
 from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import Finding, Performance, RuleOutcome, SourceReport, Verdict
+from logdoctor.registry import REGISTRY
 
 MIN_CHECKS = 1  # rules that ran and ruled their cause out; fewer and nothing was really checked
 MATERIAL_SCORE = 50  # a finding at or above this makes the verdict "problems" (severity medium or high)
@@ -58,9 +59,15 @@ def _members(findings: Sequence[Finding], pid: str) -> int:
     return sum(1 for f in findings if problem_id(f.cause) == pid)
 
 
+def _collective(engine: str) -> bool:
+    """A collective library's log (NCCL's) is judged on its own evidence, not a serving engine's."""
+    spec = REGISTRY.get(engine)
+    return spec is not None and spec.kind == "collective"
+
+
 def missing_evidence(engine: str, facts: Mapping[str, Any]) -> list[str]:
     """What is missing for a verdict, each as 'what: how to get it'."""
-    needs = _NCCL_EVIDENCE if engine == "nccl" else _SERVING_EVIDENCE
+    needs = _NCCL_EVIDENCE if _collective(engine) else _SERVING_EVIDENCE
     return [f"{what}: {how}" for what, names, how in needs if not any(n in facts for n in names)]
 
 
@@ -111,7 +118,7 @@ def decide(
         )
     passed = sum(1 for o in outcomes if o.outcome == "ruled_out")
     minor = f", {len(findings)} minor finding(s)" if findings else ""
-    needed = len(_NCCL_EVIDENCE if engine == "nccl" else _SERVING_EVIDENCE)
+    needed = len(_NCCL_EVIDENCE if _collective(engine) else _SERVING_EVIDENCE)
     missing = missing_evidence(engine, facts)
     unexplained = measured_over_expected is not None and measured_over_expected < UNEXPLAINED_SLOWNESS
     if unexplained:

@@ -37,6 +37,7 @@ from logdoctor.events import (
 from logdoctor.facts import speculation
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.series import Series
+from logdoctor.registry import REGISTRY
 
 if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
@@ -333,7 +334,8 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
     dump, so it is not an excerpt from the middle), the start got as far as loading weights or compiling,
     and the log ends before any line that shows the engine ready or
     serving, with no failure line: the process died silently (OOM killer) or the log was cut."""
-    if not evs or b.value("engine") not in ("vllm", "sglang"):
+    engine = REGISTRY.get(str(b.value("engine")))
+    if not evs or engine is None or not engine.serving:
         return
     if not any(isinstance(e, StartupConfig | EngineVersion) for e in evs):
         return  # an excerpt: where the start began is not in the log

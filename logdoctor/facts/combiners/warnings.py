@@ -11,9 +11,15 @@ from __future__ import annotations
 from logdoctor.events import EngineWarning, EventBase
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.declarations import WARNED_FACTS
+from logdoctor.registry import REGISTRY
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "nccl": "NCCL"}
 NOT_UNDERSTOOD_LIMIT = 20  # warnings listed; the count of all of them is in the verdict's not-understood lines
+
+
+def _engine_label(name: str) -> str | None:
+    """How reports write an engine (`vLLM`); None for a name that is not a serving or collective engine."""
+    spec = REGISTRY.get(name)
+    return spec.label if spec is not None and spec.kind != "input" else None
 
 
 class Warned(Combiner):
@@ -28,7 +34,7 @@ class Warned(Combiner):
         if not isinstance(ev, EngineWarning):
             return
         b = self.b
-        engine = ENGINE_NAMES.get(ev.engine) or ENGINE_NAMES.get(str(b.value("engine")), "the engine")
+        engine = _engine_label(ev.engine) or _engine_label(str(b.value("engine"))) or "the engine"
         name = WARNED_FACTS.get(ev.cause) if ev.cause is not None else None
         if name is None:
             listed = b.value("warnings.not_understood")
