@@ -488,7 +488,7 @@ for pid in "$@"; do
   [ -r "/proc/$pid/status" ] || continue
   c=$(grep '^Cpus_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
   m=$(grep '^Mems_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
-  echo "server process $pid: cpus $c, numa memory nodes $m"
+  echo "cpu placement: server pid $pid: cpus $c, numa memory nodes $m"
 done
 exit 0
 """

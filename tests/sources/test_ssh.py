@@ -714,7 +714,7 @@ def test_the_servers_cpu_placement_is_collected(ssh_lab: SshLab, fake_vllm_serve
 
     assert col.error is None, col.error
     cpu = source(col, "CPU governors and the servers' CPU / NUMA placement")
-    assert any(text.startswith(f"server process {fake_vllm_server.pid}: cpus ") for _, text in cpu.lines)
+    assert any(text.startswith(f"cpu placement: server pid {fake_vllm_server.pid}: cpus ") for _, text in cpu.lines)
     events = list(EventStream(cpu.name, cpu.lines))
     assert [e.type for e in events] == ["host_info"] and getattr(events[0], "name", None) == "placement"
 

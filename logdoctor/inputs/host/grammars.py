@@ -313,7 +313,7 @@ def parse_table_process(line: LogLine, ctx: ParseContext) -> list[EventBase] | N
 # the collector's CPU fact (logdoctor/sources/discovery.py CPU_SCRIPT)
 _CPU_GOVERNOR_RE = re.compile(r"^cpu governor: (?P<governor>\S+) \((?P<n>\d+) CPUs\)\s*$")
 _CPU_PLACEMENT_RE = re.compile(
-    r"^server process (?P<pid>\d+): cpus (?P<cpus>[\d,\-]*), numa memory nodes (?P<nodes>[\d,\-]*)\s*$"
+    r"^cpu placement: server pid (?P<pid>\d+): cpus (?P<cpus>[\d,\-]*), numa memory nodes (?P<nodes>[\d,\-]*)\s*$"
 )
 
 
@@ -529,7 +529,7 @@ GRAMMARS: list[Grammar] = [
     Grammar(
         "host.cpu",
         "host",
-        ("cpu governor: ", "server process "),
+        ("cpu governor: ", "cpu placement: "),
         parse_cpu,
         (
             case(
@@ -540,7 +540,7 @@ GRAMMARS: list[Grammar] = [
             ),
             case(
                 "placement",
-                "server process 4242: cpus 0-31,64-95, numa memory nodes 0",
+                "cpu placement: server pid 4242: cpus 0-31,64-95, numa memory nodes 0",
                 (
                     "host_info",
                     {"kind": "cpu", "name": "placement", "value": "pid 4242: cpus 0-31,64-95, memory nodes 0"},
