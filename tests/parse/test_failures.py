@@ -385,3 +385,18 @@ def test_integration_lines_in_a_vllm_process_are_a_log() -> None:
     # a process prefix no vLLM process has names no engine
     _, other = stream_of("(MyService pid=12) started\n")
     assert other.detection.engine == "unknown"
+
+
+def test_tracebacks_inside_docker_and_journald_envelopes() -> None:
+    # constructed: `docker logs --timestamps` and journald's short format around the same traceback
+    body = [
+        "(EngineCore pid=7) Traceback (most recent call last):",
+        '(EngineCore pid=7)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 9, in run',
+        "(EngineCore pid=7) torch.AcceleratorError: CUDA error: an illegal instruction was encountered",
+    ]
+    docker = "\n".join(f"2025-11-02T09:10:0{i}.123456789Z {line}" for i, line in enumerate(body))
+    journald = "\n".join(f"Nov 02 09:10:0{i} gpu-node-1 vllm[4242]: {line}" for i, line in enumerate(body))
+    for text in (docker, journald):
+        [failure] = failures(text)
+        assert (failure.kind, failure.exception) == ("cuda-error", "torch.AcceleratorError")
+        assert failure.process is not None and failure.process.role == "EngineCore"
