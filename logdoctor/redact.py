@@ -37,7 +37,9 @@ _KEY_END = (
     r"api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|secret|token|password|passwd|passphrase|pwd"
     r"|credentials?"
 )
-_KEY_NAME = rf"(?<![\w-])[\w.-]*?(?:{_KEY_END})(?![\w])"
+# A name starts where a run of name characters starts (not after each `.` inside one: a line of `a.b.c...` would
+# be scanned once from every dot, a cost that grows with the square of the line).
+_KEY_NAME = rf"(?<![\w.-])[\w.-]*?(?:{_KEY_END})(?![\w])"
 # A value: an escaped-JSON string (`\"x\"`), a quoted string (escapes and the other quote inside), a list, or a
 # bare word (quotes inside it, but not at its end: `api_key=pa"ss` is masked whole, `"k=v"` keeps its quote).
 _VALUE = (
@@ -94,6 +96,19 @@ PATTERNS: tuple[Pattern, ...] = (
         "non-default args: {'api_key': '***', 'hf_token': '***'}",
     ),
     Pattern(
+        # A token with a prefix no word or identifier holds, masked wherever it starts: glued to the word before it
+        # (a cut and spliced line: `tokensghp_...`, `(AKIA...EngineCore pid=1)`) as well as standing alone. The
+        # lengths are the issuers' own (GitHub 36 after `ghp_`, Hugging Face 34 after `hf_`, AWS 16 after the
+        # prefix), so an identifier that merely contains `hf_` or `ghs_` is not one.
+        "glued-token-shape",
+        r"(?P<v>(?-i:(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16})"
+        r"|(?-i:eyJ[A-Za-z0-9_-]{8,400}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,})"  # bounded: each `eyJ` scans once
+        r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{30,}|xox[abprse]-[A-Za-z0-9-]{10,}"
+        r"|sk-(?:ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{12,}|sk-[A-Za-z0-9]{32,}|glpat-[A-Za-z0-9_-]{20,})",
+        "Decode batch tokensghp_abcdefghijklmnopqrstuvwxyz0123456789 x",
+        "Decode batch tokens*** x",
+    ),
+    Pattern(
         "token-shape",
         r"(?<![\w-])(?P<v>sk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,}|hf_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
         r"|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,})",
@@ -132,6 +147,19 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ),
     ("hf-token-flag", "--hf-token=hf_abcdefghijklmnopqrstuvwxyz", "--hf-token=***"),
     ("redis-url", "kv_transfer: redis://:hunter2@10.0.0.5:6379/0", "kv_transfer: redis://:***@10.0.0.5:6379/0"),
+    # glued to the word before it: masked wherever the token starts (the prefix is the issuer's, the length too)
+    ("glued-aws-key", "(AKIAIOSFODNN7EXAMPLEEngineCore pid=3) INFO", "(***EngineCore pid=3) INFO"),
+    ("glued-hugging-face", "modelhf_abcdefghijklmnopqrstuvwxyz12345678 x", "model*** x"),
+    ("glued-slack", "handlerxoxb-1234567890-abcdefghij x", "handler*** x"),
+    ("glued-openai", "usingsk-proj-abcdefghijklmnop x", "using*** x"),
+    ("glued-anthropic", "withsk-ant-api03-abcdefghijklmnop x", "with*** x"),
+    ("glued-github-pat", "patgithub_pat_11ABCDEFG0123456789_abcdefghijklmnop", "pat***"),
+    (
+        "jwt",
+        "session:eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w x",
+        "session:*** x",
+    ),
+    ("identifiers-kept", "use_hf_transfer=True task-abcdefghijklmnop", "use_hf_transfer=True task-abcdefghijklmnop"),
     (
         "token-count-kept",
         "[TP0] Decode batch, #running-req: 4, #token: 57, token usage: 0.01",
@@ -166,6 +194,7 @@ _PEM_BODY = re.compile(r"\s*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]+: .*)?\s*")  # base6
 _PEM_MAX_LINES = 200
 _TOKEN_MARKER = re.compile(r"token\W")
 _GITHUB_MARKER = re.compile(r"gh[pousr]_|github_pat_")
+_AWS_MARKER = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)")
 
 
 def _mask(m: re.Match[str]) -> str:
@@ -207,8 +236,9 @@ def _has_marker(text: str) -> bool:
         or ("_" in low and ("hf_" in low or _GITHUB_MARKER.search(low) is not None))
         or ("b" in low and "bearer" in low)
         or ("z" in low and "authorization" in low)
-        or ("ia" in low and ("akia" in low or "asia" in low or "agpa" in low or "aida" in low or "aroa" in low))
         or ("pwd" in low or "credential" in low or "xox" in low or "glpat-" in low or "-----begin" in low)
+        or ("A" in text and _AWS_MARKER.search(text) is not None)  # AWS key ids are upper case, as is the regex
+        or "eyJ" in text  # a JWT's header, base64 of `{"`
     )
 
 

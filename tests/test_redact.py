@@ -69,3 +69,59 @@ def test_docs_security_lists_every_row_of_the_table() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text(encoding="utf-8")
     for name, _, _ in ROWS:
         assert f"| {name}" in doc, name
+
+
+def test_the_pre_check_passes_every_line_the_regex_would_change() -> None:
+    """The literal pre-check must be exact: a line it turns away is never looked at again."""
+    from logdoctor.redact import _has_marker
+
+    for name, example, expected in ROWS:
+        if example != expected:
+            assert _has_marker(example), name
+    for prefix in ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"):
+        assert redact(f"x{prefix}IOSFODNN7EXAMPLEy") == f"x{MASK}y", prefix
+
+
+GLUED = [
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "AKIAIOSFODNN7EXAMPLE",
+    "hf_abcdefghijklmnopqrstuvwxyz12345678",
+    "xoxb-1234567890-abcdefghij",
+    "sk-proj-abcdefghijklmnopqrst",
+    "sk-ant-api03-abcdefghijklmnop",
+]
+
+
+def test_tokens_glued_to_words_reach_no_output(tmp_path: Path) -> None:
+    """Tokens glued to a neighbouring word, in a process prefix, an unparsed line and a stats line: `parse`
+    (JSON lines, --show-unparsed), the detection notes and every diagnose format carry none of them."""
+    from click.testing import CliRunner
+
+    from logdoctor.app.cli import main
+
+    story = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+    lines = story.read_text(encoding="utf-8").splitlines()
+    stats = (
+        "INFO 05-08 14:07:10 [loggers.py:271] Engine 000: Avg prompt throughput: 46.0 tokens/s, Avg generation "
+        "throughput: 17.9 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.4%, Prefix cache hit "
+        "rate: 21.4%"
+    )
+    lines[60:60] = [
+        f"(APIServer pid=2961) INFO 05-08 14:02:11 [x.py:1] Avg prompt throughput: tokens{GLUED[0]} model{GLUED[2]}x",
+        f"({GLUED[1]}EngineCore pid=2961) {stats}",
+        f"(APIServer pid=2961) {stats} xyz{GLUED[3]} using{GLUED[4]} with{GLUED[5]}",
+        f"(APIServer pid=2961) INFO 05-08 14:02:11 [x.py:1] Avg generation throughput: x{GLUED[3]} y{GLUED[5]}",
+    ]
+    log = tmp_path / "glued.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    runs = [
+        ["parse", str(log), "--format", "jsonl"],
+        ["parse", str(log), "--show-unparsed"],
+        ["parse", str(log), "--explain-detection"],
+        *(["diagnose", str(log), "--format", fmt] for fmt in ("json", "markdown", "github", "html")),
+    ]
+    for args in runs:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code in (0, 1), (args, result.output)
+        for secret in GLUED:
+            assert secret not in result.output, (args, secret)

@@ -125,3 +125,34 @@ def test_markdown_evidence_cannot_close_its_fence(tmp_path: Path) -> None:
 
 def test_has_unsafe() -> None:
     assert has_unsafe("\x1b") and not has_unsafe("plain")
+
+
+PAGE_PAYLOAD = OSC52 + "\x01\x02\x85\x9b31m\u202e"
+
+
+@pytest.mark.parametrize("fmt", ["github", "html"])
+def test_page_formats_carry_no_control_byte_of_a_log(tmp_path: Path, fmt: str) -> None:
+    """An OSC 52 write and raw C0/C1 bytes in a model path: the GitHub body (printed before it is piped to `gh`)
+    and the HTML page show them as text, one deployment, several, and `diff`'s page; the page's data still parses."""
+    log = _story_with(tmp_path, "/root/models/Qwen3.6-27B", f"/root/{PAGE_PAYLOAD}models/Qwen3.6-27B")
+    other = tmp_path / "other" / "y.log"
+    other.parent.mkdir()
+    other.write_text(
+        (ROOT / "fixtures" / "logs" / "story" / "sglang-mtp-tp2-a6000.log")
+        .read_text(encoding="utf-8")
+        .replace("/root/models/Qwen3.6-27B", f"/root/{PAGE_PAYLOAD}models/Qwen3.6-27B"),
+        encoding="utf-8",
+    )
+    runs = [["diagnose", str(log)], ["diagnose", str(log), str(other)]]
+    if fmt == "html":
+        runs.append(["diff", str(other), str(log)])
+    for args in runs:
+        code, out, err = run(*args, "--format", fmt)
+        assert code in (0, 1), (args, err)
+        assert _raw_controls(out + err) == [], (args, sorted(set(_raw_controls(out + err))))
+        assert "\u202e" not in out
+        assert "\\x1b]52;c;" in out, args  # shown, as text
+        if fmt == "html":
+            start = out.index('id="logdoctor-data"')
+            body = out[out.index(">", start) + 1 : out.index("</script>", start)]
+            json.loads(body)

@@ -12,7 +12,7 @@ from datetime import date
 
 from logdoctor import __version__
 from logdoctor.diff.compare import compare, folded, link, rank_rows
-from logdoctor.diff.gap import attribute, attribute_by_model, measure_gap
+from logdoctor.diff.gap import attribute, attribute_by_model, gap_note, measure_gap
 from logdoctor.engine.diffresult import DiffReport, DiffSide
 from logdoctor.engine.evaluate import evaluate, verdict_for
 from logdoctor.engine.result import RuleOutcome, Verdict
@@ -53,6 +53,7 @@ def diff_parsed(
     )
     rows = link(compare(base_profile, cand_profile), findings, rules)
     gap = measure_gap(rows)
+    no_gap = gap_note(rows, gap)
     baseline_rules = {f.rule for f in base_diagnosis.findings}
     if gap is not None:
         diff_rules = {item.id for item in rules if item.is_diff}
@@ -101,5 +102,6 @@ def diff_parsed(
             *(f"baseline: {n}" for n in baseline.notes),
             *(f"candidate: {n}" for n in candidate.notes),
             *warnings,
+            *([no_gap] if no_gap else []),
         ],
     )

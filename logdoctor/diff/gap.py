@@ -23,7 +23,7 @@ def measure_gap(rows: Sequence[Difference]) -> Gap | None:
         row = by_key.get(key)
         if row is None or not isinstance(row.baseline, int | float) or not isinstance(row.candidate, int | float):
             continue
-        if row.baseline <= 0 or row.candidate <= 0:
+        if not (0 < row.baseline < math.inf and 0 < row.candidate < math.inf):  # a zero side: `gap_note`
             continue
         ratio = row.baseline / row.candidate
         numbers = f"({row.candidate:.1f} vs {row.baseline:.1f} tok/s)"
@@ -35,6 +35,34 @@ def measure_gap(rows: Sequence[Difference]) -> Gap | None:
             summary = f"about as fast {_GAP_WORDS[key]} {numbers}"
         return Gap(key=key, baseline=row.baseline, candidate=row.candidate, ratio=round(ratio, 4), summary=summary)
     return None
+
+
+def gap_note(rows: Sequence[Difference], gap: Gap | None) -> str | None:
+    """Why there is no gap when a side measured zero (or no number) throughput: said, not left out in silence."""
+    if gap is not None:
+        return None
+    by_key = {row.key: row for row in rows}
+    for key in GAP_KEYS:
+        row = by_key.get(key)
+        if row is None or not isinstance(row.baseline, int | float) or not isinstance(row.candidate, int | float):
+            continue
+        bad = [
+            side
+            for side, value in (("baseline", row.baseline), ("candidate", row.candidate))
+            if not 0 < value < math.inf
+        ]
+        if bad:
+            said = " and ".join(
+                f"the {side}'s is {_said(value)}"
+                for side, value in zip(("baseline", "candidate"), (row.baseline, row.candidate), strict=True)
+                if side in bad
+            )
+            return f"no throughput gap measured {_GAP_WORDS[key]}: {said} tok/s, so no ratio can be taken"
+    return None
+
+
+def _said(value: float) -> str:
+    return "zero" if value == 0 else f"{value:g}"
 
 
 def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], about_differences: set[str]) -> Gap:

@@ -49,4 +49,7 @@ def aggregate(func: str, series: object, numbers: Sequence[float]) -> float:
     and the quantiles (median, p10, p90) from its sample."""
     if getattr(series, "sampled", False) and func in _EXACT:
         return _EXACT[func](series)
-    return AGGREGATIONS[func](numbers)
+    try:
+        return AGGREGATIONS[func](numbers)
+    except OverflowError:  # fmean's exact sum of values near 1e308 overflows: the plain sum says how (inf or -inf)
+        return sum(numbers) / len(numbers)

@@ -250,7 +250,7 @@ def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tup
     working = f"impact {rule.impact}"
     if rule.score is not None and item.metric is not None:
         metric = item.metric.eval(profile)
-        if isinstance(metric, int | float) and not isinstance(metric, bool):
+        if isinstance(metric, int | float) and not isinstance(metric, bool) and metric == metric:  # NaN: unknown
             strength_value = strength(float(metric), rule.score)
             working += (
                 f" x strength {strength_value:.2f} ({rule.score.metric} = {_format(float(metric), '')}; "

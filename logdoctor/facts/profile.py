@@ -10,6 +10,7 @@ can check that each combiner writes only the facts it declares.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,12 @@ from logdoctor.events import EventBase
 from logdoctor.facts.declarations import BASELINE_PREFIX, FACTS, fact_spec
 from logdoctor.facts.series import Series
 from logdoctor.facts.values import Fact, Ref, ref
+
+
+def _not_finite(value: Any) -> bool:
+    """NaN and infinity are no measurement (a `nan` or `1e999` in a log): the fact stays unknown, so no rule, effect
+    or renderer has to take them (`int(nan)` raises)."""
+    return type(value) is float and not math.isfinite(value)
 
 
 class ProfileBuilder:
@@ -34,7 +41,7 @@ class ProfileBuilder:
     def set(
         self, name: str, value: Any, event: EventBase | None = None, origin: str = "", *, keep_first: bool = False
     ) -> None:
-        if value is None:
+        if value is None or _not_finite(value):
             return
         assert name in FACTS, name
         if keep_first and name in self.facts:
@@ -54,7 +61,7 @@ class ProfileBuilder:
                 fact.refs.append(line)
 
     def append(self, name: str, value: Any, event: EventBase, origin: str = "") -> None:
-        if value is None:
+        if value is None or _not_finite(value):
             return
         fact = self.facts.get(name)
         if fact is None:  # not setdefault: it would build a Fact on every call
@@ -68,6 +75,8 @@ class ProfileBuilder:
     def extend(self, name: str, values: Sequence[Any], refs: Sequence[Ref], origin: str = "") -> None:
         """`append` of each value in turn, given the lines of the first few (a parse worker's range of a series:
         facts/partial.py); the values hold no None."""
+        if any(_not_finite(v) for v in values):
+            values = [v for v in values if not _not_finite(v)]
         if not values:
             return
         fact = self.facts.get(name)

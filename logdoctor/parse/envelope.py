@@ -96,7 +96,9 @@ _SGLANG_FILES = frozenset(
 BASIC_CONFIG_RE = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.]+):")
 # NCCL: [ts] host:pid:tid [dev] (TRACE time )?(file:line (func) )?NCCL LEVEL msg
 NCCL_HEADER_RE = re.compile(
-    r"(?:\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] )?(?P<host>[^\s:\[\]()]+):(?P<pid>\d+):(?P<tid>\d+) "
+    # the host starts where a run of host characters starts: from every character of a long run, the search cost
+    # grew with the square of the line
+    r"(?:\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] )?(?<![^\s:\[\]()])(?P<host>[^\s:\[\]()]+):(?P<pid>\d+):(?P<tid>\d+) "
     r"(?:\[(?P<dev>\d+)\] )?(?:\d+\.\d+ )?(?:(?P<file>\S+):(?P<lineno>\d+)(?: \([^)]*\))? )?"
     r"NCCL (?P<level>INFO|WARN|TRACE|CALL) ?"
 )

@@ -29,6 +29,12 @@ _SHAPE_PREFIX = 24  # characters of the message that identify a line shape for t
 _SHAPE_CACHE_SIZE = 4096
 _HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they are released as they are
 _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
+# A line longer than this is parsed for its head only (docs/security.md, *Bounded*): every field a grammar reads sits
+# near a line's start, and a line's cost must not grow with whatever a prompt or a paste appended. The redactor sees
+# a little more than the head, so a secret that straddles the cut is masked whole before the cut is made.
+MAX_PARSED_CHARS = 64 * 1024
+_REDACT_MARGIN = 4096
+_LONG_NOTES = 3
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
 # "not understood" and counted, the run goes on.
@@ -221,6 +227,7 @@ class EventStream:
         self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
+        self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
         # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
@@ -374,7 +381,11 @@ class EventStream:
         redact = self._redact
         for number, raw in lines:
             self.stats.lines += 1
+            if len(raw) > MAX_PARSED_CHARS:
+                raw = self._head(number, raw)
             raw = redact(raw)  # every line read, before anything else sees it
+            if len(raw) > MAX_PARSED_CHARS:
+                raw = raw[:MAX_PARSED_CHARS]
             if context.block is not None:
                 line = _envelope(self.source, number, raw)
                 self.detection.observe_line(line)
@@ -430,6 +441,18 @@ class EventStream:
                 continue
             yield from self._release(events)
         self._pending = (pending, pending_events)
+
+    def _head(self, number: int, raw: str) -> str:
+        """The head of an over-long line (what the redactor sees), with a note for the report."""
+        self._long_lines += 1
+        if self._long_lines <= _LONG_NOTES:
+            self.stats.notes.append(
+                f"line {number}: {len(raw):,} characters, over the {MAX_PARSED_CHARS:,}-character parse cap: "
+                "only its head was read"
+            )
+        elif self._long_lines == _LONG_NOTES + 1:
+            self.stats.notes.append(f"more lines over {MAX_PARSED_CHARS:,} characters: only the head of each was read")
+        return raw[: MAX_PARSED_CHARS + _REDACT_MARGIN]
 
     def close(self) -> Iterator[EventBase]:
         """The source has ended: the events still open (a pending line, a block, the engines' `finish`, held events)."""

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from logdoctor.errors import InputError, UsageError
+from logdoctor.sanitize import clean, clean_text
 
 if TYPE_CHECKING:  # the page formats' models are imported when a page is drawn (docs/benchmarks.md, *Start-up*)
+    from logdoctor.engine.diffresult import DiffReport
     from logdoctor.engine.result import Diagnosis
     from logdoctor.events import EventBase
     from logdoctor.report.observed import Observed
@@ -49,26 +51,38 @@ def written_to(output: Path | None) -> Iterator[None]:
         yield
 
 
+# The output border of the page formats (docs/security.md): the models are cleaned before they are drawn (so a
+# log's ESC is the text `\x1b` inside the page's JSON, not a byte JSON.parse would refuse), and the page once more
+# after, so no renderer's own text can carry a control byte out either.
+
+
 def render_one(fmt: str, diagnosis: Diagnosis, observed: Observed | None) -> str:
     from logdoctor.report.observed import Observed
 
-    shown = observed or Observed()
+    diagnosis, shown = clean(diagnosis), clean(observed or Observed())
     if fmt == "html":
         from logdoctor.report.html import render_html
 
-        return render_html(diagnosis, shown)
+        return clean_text(render_html(diagnosis, shown))
     from logdoctor.report.github import render_github
 
-    return render_github(diagnosis, shown)
+    return clean_text(render_github(diagnosis, shown))
 
 
 def render_fleet_page(
     fmt: str, hosts: Sequence[str], diagnoses: Sequence[Diagnosis], observed: Sequence[Observed]
 ) -> str:
+    hosts, diagnoses, observed = clean(list(hosts)), clean(list(diagnoses)), clean(list(observed))
     if fmt == "html":
         from logdoctor.report.html import render_fleet_html
 
-        return render_fleet_html(hosts, diagnoses, observed)
+        return clean_text(render_fleet_html(hosts, diagnoses, observed))
     from logdoctor.report.github import render_github_fleet
 
-    return render_github_fleet(hosts, diagnoses, observed)
+    return clean_text(render_github_fleet(hosts, diagnoses, observed))
+
+
+def render_diff_page(report: DiffReport, baseline: Observed, candidate: Observed) -> str:
+    from logdoctor.report.html import render_diff_html
+
+    return clean_text(render_diff_html(clean(report), clean(baseline), clean(candidate)))

@@ -43,6 +43,25 @@ MARKUP = [
 ]
 NESTING = ["{" * 200, "[" * 200, "(" * 300, "{'a': " * 100, "<" * 100]
 NUMBERS = ["9" * 5000, "9" * 310, "9" * 40, ".", "-.", "1e999", "nan", "inf", "-0", "0x1f", "1_000", "١٢٣"]
+# Numbers that are not numbers, and the ones a division or a log stumbles on.
+ODD_NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e999", "-1e999", "1e308", "-1", "-0.5", "0", "0.0", "-0"]
+# Token shapes glued to whatever stands where they are put (`tokensghp_...`, `(AKIA...EngineCore pid=1)`).
+GLUED = [
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ASIAIOSFODNN7EXAMPLE",
+    "hf_abcdefghijklmnopqrstuvwxyz12345678",
+    "xoxb-1234567890-abcdefghij",
+    "sk-proj-abcdefghijklmnopqrst",
+    "sk-ant-api03-abcdefghijklmnop",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w",
+]
+# Where a value sits, for an escape sequence inside it.
+_VALUE_STARTS = [b"=", b": ", b"'", b'"', b"(", b"/"]
+# A run long enough to pass the parse cap (logdoctor/parse/pipeline.py MAX_PARSED_CHARS), of what a long line holds.
+_LONG_UNITS = [b"a", b"1", b"a=", b"a.", b"x, ", b"'a': ", b"{", b"-", b" ", b"eyJ", b"key=", b"\x1b"]
 # (planted text, the secret part that must appear in no output)
 SECRETS = [
     ("otlp_traces_endpoint=https://otel:Pa55w0rdX@collector:4317", "Pa55w0rdX"),
@@ -72,7 +91,26 @@ def _insert(data: bytes, position: int, piece: bytes) -> bytes:
 @st.composite
 def _mutation(draw: st.DrawFn, data: bytes) -> tuple[bytes, list[tuple[str, str]]]:
     kind = draw(
-        st.sampled_from(["flip", "truncate", "duplicate", "number", "markup", "escape", "nest", "secret", "cr", "junk"])
+        st.sampled_from(
+            [
+                "flip",
+                "truncate",
+                "duplicate",
+                "number",
+                "markup",
+                "escape",
+                "nest",
+                "secret",
+                "cr",
+                "junk",
+                "glue",
+                "long",
+                "odd-number",
+                "escape-in-value",
+                "utf8-cut",
+                "join",
+            ]
+        )
     )
     where = draw(st.integers(0, max(len(data), 1)))
     planted: list[tuple[str, str]] = []
@@ -111,6 +149,31 @@ def _mutation(draw: st.DrawFn, data: bytes) -> tuple[bytes, list[tuple[str, str]
         planted.append((text, secret))
     elif kind == "cr":
         data = data.replace(b"\n", b"\r")
+    elif kind == "glue":  # a token glued to the word (or prefix) before and after it
+        token = draw(st.sampled_from(GLUED))
+        data = _insert(data, where, token.encode())
+        planted.append((token, token))
+    elif kind == "long":  # one line past the parse cap, at a line's end or inside it
+        unit = draw(st.sampled_from(_LONG_UNITS))
+        data = _insert(data, where, unit * (draw(st.integers(70_000, 310_000)) // len(unit)))
+    elif kind == "odd-number":
+        digits = [i for i in range(where, min(len(data), where + 2000)) if data[i : i + 1].isdigit()]
+        if digits:
+            start = end = digits[0]
+            while end < len(data) and (data[end : end + 1].isdigit() or data[end : end + 1] == b"."):
+                end += 1
+            data = data[:start] + draw(st.sampled_from(ODD_NUMBERS)).encode() + data[end:]
+    elif kind == "escape-in-value":
+        starts = [i + len(s) for s in _VALUE_STARTS if (i := data.find(s, where)) >= 0]
+        if starts:
+            data = _insert(data, min(starts), draw(st.sampled_from(ESCAPES)).encode("utf-8"))
+    elif kind == "utf8-cut":  # a multi-byte character cut after its first byte or two
+        piece = draw(st.sampled_from(["é", "€", "😀", "中", "\u202e"])).encode("utf-8")
+        data = _insert(data, where, piece[: draw(st.integers(1, len(piece) - 1))])
+    elif kind == "join":  # two lines glued into one (a lost newline)
+        newline = data.find(b"\n", where)
+        if newline >= 0:
+            data = data[:newline] + data[newline + 1 :]
     else:
         data = _insert(data, where, draw(st.binary(max_size=64)))
     return data, planted

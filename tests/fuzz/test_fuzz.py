@@ -9,6 +9,7 @@ exception, within a time bound, with no raw control character and no planted sec
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import resource
@@ -24,15 +25,19 @@ from rich.console import Console
 from rich.text import Text
 
 from logdoctor.app.cli import main
+from logdoctor.app.diffs import diff_parsed
 from logdoctor.engine.rules import load_rules
 from logdoctor.engine.suppress import load_suppressions
 from logdoctor.errors import ConfigError, InputError, RuleError
 from logdoctor.pipeline.run import diagnose_parsed, local_line_sources, parse_sources
+from logdoctor.report.diff_markdown import render_diff_markdown
 from logdoctor.report.events import event_json, event_table, say
+from logdoctor.report.formats import observed_of, render_diff_page, render_one
 from logdoctor.report.json import render_json
 from logdoctor.report.markdown import render_markdown
+from logdoctor.report.observed import Observed
 from logdoctor.report.terminal import render_terminal
-from tests.fuzz.strategies import ROOT, SECRETS, log_inputs, rule_files, suppression_files
+from tests.fuzz.strategies import GLUED, ROOT, SECRETS, log_inputs, rule_files, suppression_files
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 SHARDS = int(os.environ.get("FUZZ_SHARDS", "2"))  # the mutated logs are split into this many tests (for `-n`)
@@ -41,7 +46,8 @@ MAX_RSS_MIB = 2048
 RULES = load_rules()
 WORK = Path(tempfile.mkdtemp(prefix="logdoctor-fuzz-"))
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
-_ALL_SECRETS = [secret for _, secret in SECRETS]
+_ALL_SECRETS = [secret for _, secret in SECRETS] + GLUED
+STORY_PARSED = parse_sources(local_line_sources([str(STORY)]))
 
 
 def _unsafe(output: str) -> list[str]:
@@ -59,10 +65,18 @@ def _bounded(started: float) -> None:
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 < MAX_RSS_MIB
 
 
-def _all_outputs(path: Path) -> list[str]:
-    """Every output format of `diagnose` and `parse` for one file, rendered in process (rules loaded once)."""
+def _all_outputs(path: Path, diff: bool = False) -> list[str]:
+    """Every output format of `diagnose` and `parse` for one file, rendered in process (rules loaded once); with
+    `diff`, also `diff` of the story log against it (JSON, Markdown, HTML)."""
     parsed = parse_sources(local_line_sources([str(path)]))
+    events = list(parsed.events)
+    diffs: list[str] = []
+    if diff:
+        report = diff_parsed(dataclasses.replace(STORY_PARSED, profiling=None), parsed, RULES)
+        diffs = [render_json(report), render_diff_markdown(report), render_diff_page(report, Observed(), Observed())]
+        parsed = parse_sources(local_line_sources([str(path)]))  # diff_parsed used its profile
     diagnosis, _ = diagnose_parsed(parsed, RULES)
+    pages = [render_one(fmt, diagnosis, observed_of(fmt, events)) for fmt in ("github", "html")]
     console_file = io.StringIO()
     console = Console(file=console_file, width=160, color_system=None, force_terminal=False)
     render_terminal(diagnosis, console, verbose=True)
@@ -73,30 +87,42 @@ def _all_outputs(path: Path) -> list[str]:
         for number, text in stats.unrecognised_samples:
             say(console, f"  unparsed {stats.name}:{number}: {text}")
     jsonl = "\n".join(event_json(e) for e in parsed.events)
-    return [render_json(diagnosis), render_markdown(diagnosis), console_file.getvalue(), jsonl, cells]
+    return [render_json(diagnosis), render_markdown(diagnosis), console_file.getvalue(), jsonl, cells, *pages, *diffs]
 
 
-def _run_log(name: str, data: bytes, planted: list[str]) -> None:
+def _run_log(name: str, data: bytes, planted: list[str], diff: bool = False) -> None:
     path = WORK / f"{os.getpid()}-{name}"
     path.write_bytes(data)
     started = time.monotonic()
     try:
-        outputs = _all_outputs(path)
+        outputs = _all_outputs(path, diff)
     except InputError as exc:  # documented: exit 2 (a damaged gzip, a cap)
         _check_output(str(exc), planted)
         return
     finally:
         _bounded(started)
+    names = (
+        "json",
+        "markdown",
+        "terminal",
+        "jsonl",
+        "parse table",
+        "github",
+        "html",
+        "diff json",
+        "diff md",
+        "diff html",
+    )
     for index, output in enumerate(outputs):
-        assert not _unsafe(output), ("json", "markdown", "terminal", "jsonl", "parse table")[index]
+        assert not _unsafe(output), names[index]
         _check_output(output, planted)
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))
 @settings(max_examples=-(-EXAMPLES // SHARDS))
-@given(case=log_inputs())
-def test_mutated_logs(shard: int, case: tuple[str, bytes, list[str]]) -> None:
-    _run_log(*case)
+@given(case=log_inputs(), diff=st.integers(0, 9))
+def test_mutated_logs(shard: int, case: tuple[str, bytes, list[str]], diff: int) -> None:
+    _run_log(*case, diff=diff == 0)  # one input in ten also through `diff`
 
 
 @settings(max_examples=max(EXAMPLES // 50, 10))
@@ -138,12 +164,26 @@ def test_generated_suppression_files(raw: bytes) -> None:
 
 
 @settings(max_examples=max(EXAMPLES // 1000, 3))
-@given(log_inputs(), st.sampled_from([["diagnose", "--format", "json"], ["diagnose"], ["parse", "--show-unparsed"]]))
+@given(
+    log_inputs(),
+    st.sampled_from(
+        [
+            ["diagnose", "--format", "json"],
+            ["diagnose"],
+            ["diagnose", "--format", "github"],
+            ["diagnose", "--format", "html"],
+            ["parse", "--show-unparsed"],
+            ["parse", "--format", "jsonl"],
+            ["diff", "--format", "html"],
+        ]
+    ),
+)
 def test_the_cli_exits_with_a_documented_code(case: tuple[str, bytes, list[str]], args: list[str]) -> None:
     name, data, planted = case
     path = WORK / f"cli-{os.getpid()}-{name}"
     path.write_bytes(data)
-    result = CliRunner().invoke(main, [*args[:1], str(path), *args[1:]])
+    sides = [str(STORY), str(path)] if args[0] == "diff" else [str(path)]
+    result = CliRunner().invoke(main, [*args[:1], *sides, *args[1:]])
     assert result.exit_code in (0, 1, 2), (result.exit_code, result.stderr)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.stderr

@@ -72,9 +72,9 @@ def emit_diff(report: DiffReport, fmt: str, verbose: bool, observed: Sequence[Ob
     from logdoctor.report.json import render_json
 
     if fmt == "html":
-        from logdoctor.report.html import render_diff_html
+        from logdoctor.report.formats import render_diff_page
 
-        click.echo(render_diff_html(report, *observed), nl=False)
+        click.echo(render_diff_page(report, *observed), nl=False)
     elif fmt == "json":
         click.echo(render_json(report))
     elif fmt == "markdown":

@@ -211,7 +211,9 @@ _MEMORY_RULES = [
         re.compile("Disabling hybrid SWA memory for \\w+ as it is not yet supported"),
         _ev(HybridModel, kind="hybrid-detected"),
     ),
-    Rule(re.compile("\\w+ mamba checkpoint pool: [\\d.]+ slots, [\\d.]+GB"), _ev(HybridModel, kind="mamba-pool")),
+    Rule(
+        re.compile("(?<!\\w)\\w+ mamba checkpoint pool: [\\d.]+ slots, [\\d.]+GB"), _ev(HybridModel, kind="mamba-pool")
+    ),
     Rule(re.compile("Not enough host memory for request \\S+"), _ev(Offload, kind="kv")),
     Rule(re.compile("Enable offload kv cache for decode side"), _ev(Offload, kind="kv")),
     Rule(

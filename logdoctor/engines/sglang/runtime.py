@@ -55,7 +55,7 @@ _RUNTIME_RULES = [
     Rule(re.compile(r"Scheduler hit an exception"), _failure("exception")),
     Rule(re.compile(r"Received sigquit from a child"), _failure("worker-died")),
     Rule(re.compile(r"memory leak detected!"), _failure("memory-leak")),
-    Rule(re.compile(r"(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
+    Rule(re.compile(r"(?<![\w-])(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
     Rule(re.compile(r"Casting (?P<from>torch\.\w+) to (?P<to>torch\.\w+)\."), _cast),
     Rule(re.compile(r"The server is fired up and ready to roll!"), _ready),
     Rule(

@@ -187,7 +187,6 @@ def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine,
 # --- labelled values -------------------------------------------------------------------------------
 # Stats lines read as `Label=number` / `Label: number unit` pairs keyed by a normalised label, so a reworded,
 # reordered or new field still gives the known values.
-_LABELLED_RE = re.compile(r"(?P<label>[A-Za-z#][^=:,]*?)\s*(?:=|:)\s*(?P<value>-?[\d.]+(?:e[+-]?\d+)?)(?![\w.])")
 _LABEL_CHARS_RE = re.compile(r"[^a-z0-9]+")
 
 
@@ -196,12 +195,29 @@ def _label(text: str) -> str:
     return _LABEL_CHARS_RE.sub("_", text.lower()).strip("_")
 
 
+# Each pair `label[=:] number` is found from its value back to its label (the first letter after the pair before,
+# or after the last `=`, `:` or `,`): the pairs of `label[^=:,]*? [=:] number`, in time linear in the line (that lazy
+# label, tried from every letter of a long run of text, rescanned the run each time).
+_VALUE_AFTER_RE = re.compile(r"[=:]\s*(?P<value>-?[\d.]+(?:e[+-]?\d+)?)(?![\w.])")
+_LABEL_START_RE = re.compile(r"[A-Za-z#]")
+
+
 def _labelled_values(text: str) -> dict[str, float | int | str]:
     values: dict[str, float | int | str] = {}
-    for m in _LABELLED_RE.finditer(text):
+    done = 0  # where the last pair ended: a label starts after it
+    for m in _VALUE_AFTER_RE.finditer(text):
+        sep = m.start()
+        region = max(
+            done, text.rfind("=", done, sep) + 1, text.rfind(":", done, sep) + 1, text.rfind(",", done, sep) + 1
+        )
+        start = _LABEL_START_RE.search(text, region, sep)
+        if start is None:
+            continue
+        label = text[start.start() : sep].rstrip()
         raw = m.group("value")
+        done = m.end()  # a pair whose number does not convert (`.e5`) still ends where it ends
         try:
-            values[_label(m.group("label"))] = int(raw) if re.fullmatch(r"-?\d+", raw) else float(raw)
+            values[_label(label)] = int(raw) if re.fullmatch(r"-?\d+", raw) else float(raw)
         except ValueError:
             continue
     return values

@@ -212,7 +212,9 @@ def parse_cuda_graphs(line: LogLine, ctx: ParseContext) -> Events | None:
 
 
 # vLLM 0.33 (utils/jit_monitor.py): a kernel compiled or autotuned while serving, a latency spike each time.
-_JIT_DURING_INFERENCE_RE = re.compile(r"(?P<backend>\w+) (?P<event>[\w -]+?) during inference: (?P<fn>\S+?)[ .(]")
+_JIT_DURING_INFERENCE_RE = re.compile(
+    r"(?<!\w)(?P<backend>\w+) (?P<event>[\w -]+?) during inference: (?P<fn>\S+?)[ .(]"
+)
 
 
 def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:

@@ -29,7 +29,7 @@ from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 _KV_BLOCKS_RE = re.compile(r"# (?P<dev>\w+) blocks: (?P<blocks>\d+)(?:, # CPU blocks: (?P<cpu>\d+))?")
 _KV_SIZE_RE = re.compile(
-    r"(?P<dev>\w+(?: \+ host)?) KV cache size: (?P<tokens>[\d,]+) tokens"
+    r"(?<!\w)(?P<dev>\w+(?: \+ host)?) KV cache size: (?P<tokens>[\d,]+) tokens"
     r"(?:, Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<conc>[\d.]+)x)?"
 )
 _MAX_CONCURRENCY_RE = re.compile(r"Maximum concurrency for (?P<len>[\d,]+) tokens per request: (?P<conc>[\d.]+)x")

@@ -19,7 +19,7 @@ _MAX_MODEL_LEN_RE = re.compile(r"Using max model len (?P<n>\d+)")
 _ARCHITECTURE_RE = re.compile(r"Resolved architecture: (?P<arch>\S+)")
 _DOWNCASTING_RE = re.compile(r"Downcasting (?P<src>\S+) to (?P<dst>[\w.]+?)\.?\s*$")
 _TRANSFORMERS_FALLBACK_RE = re.compile(
-    r"(?P<arch>\S+) has no vLLM implementation, falling back to Transformers implementation"
+    r"(?<!\S)(?P<arch>\S+) has no vLLM implementation, falling back to Transformers implementation"
     r"|Using Transformers (?:modeling )?backend\."
     r"|does not define a tensor parallel plan\. The Transformers modeling backend"
 )

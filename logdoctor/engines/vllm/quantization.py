@@ -27,7 +27,7 @@ _FORCED_SLOW_QUANT_RE = re.compile(
 _CONVERTIBLE_RE = re.compile(
     r"The model is convertible to (?P<method>\w+) during runtime\. Using (?P<kernel>\w+) kernel"
 )
-_QUANT_NOT_OPTIMIZED_RE = re.compile(r"(?P<method>\S+) quantization is not fully optimized yet")
+_QUANT_NOT_OPTIMIZED_RE = re.compile(r"(?<!\S)(?P<method>\S+) quantization is not fully optimized yet")
 _GPTQ_MARLIN_KERNEL_RE = re.compile(r"Using (?P<kernel>\w+) for GPTQMarlinLinearMethod")
 _SELECTED_KERNEL_RE = re.compile(r"Selected (?P<kernel>\w+) for (?P<method>\w+)")
 _NVFP4_GEMM_RE = re.compile(r"Using (?P<kernel>\S+) for NVFP4 GEMM")

@@ -228,14 +228,14 @@ _SPEC_NOTICES: tuple[tuple[re.Pattern[str], WarningTopic], ...] = (
     (re.compile(r"The Beam DFlash2 context K/V weights were built lazily"), "spec-drafter-weights"),
 )
 _V0_FALLBACK_RE = re.compile(
-    r"(?P<feature>.+?) is not supported by the V1 Engine\. Falling back to V0"
-    r"|(?P<feature2>.+?) is experimental on VLLM_USE_V1=1\. Falling back to V0"
+    r"^(?P<feature>.+?) is not supported by the V1 Engine\. Falling back to V0"  # ^: one start, not one a character
+    r"|^(?P<feature2>.+?) is experimental on VLLM_USE_V1=1\. Falling back to V0"
 )
 _SPEC_TOKEN_BUDGET_RE = re.compile(
     r"max_num_scheduled_tokens is set to (?P<n>\d+) based on the speculative decoding settings"
 )
 _DRAFT_EAGER_RE = re.compile(
-    r"(?P<name>\S+) draft attention \((?P<backend>[^)]*)\) does not support full CUDA graphs; running the draft eagerly"
+    r"(?<!\S)(?P<name>\S+) draft attention \((?P<backend>[^)]*)\) does not support full CUDA graphs; running the draft eagerly"
 )
 _EAGLE_PIECEWISE_RE = re.compile(r"the eagle proposer only supports cudagraph_mode PIECEWISE")
 _DRAFTER_BACKEND_RES = (

@@ -6,6 +6,7 @@ vLLM V0 cumulative counters                             -> differenced into per-
 
 from __future__ import annotations
 
+import math
 import re
 
 from logdoctor.eventlog import EventLog
@@ -82,7 +83,7 @@ class Speculation(Combiner):
 
     def _interval(self, e: SpecDecodeStats) -> None:
         length, rate = e.mean_acceptance_length, e.acceptance_rate
-        if e.format == "sglang" and length is not None and rate:
+        if e.format == "sglang" and length is not None and rate and math.isfinite(length / rate):
             # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
             # recover k and the vLLM-comparable rate (L - 1) / k.
             k = round(length / rate) - 1
