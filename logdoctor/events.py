@@ -127,7 +127,7 @@ SchedulerConfigKind = Literal[
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
-HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env"]
+HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
 WarningTopic = Literal[
     "async-scheduling",
     "attention-backend",
@@ -533,6 +533,20 @@ class PerfWarning(EventBase):
     message: str
 
 
+class EngineWarning(EventBase):
+    """A WARNING / ERROR line that no line type understood, read by the warning vocabulary
+    (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): the cause its words point to, or none."""
+
+    type: Literal["engine_warning"] = "engine_warning"
+    cause: str | None = None  # a cause id (CAUSES.md), or None: not understood
+    performance: str | None = None  # the performance word, as the engine wrote it ("falling back")
+    subsystem: str | None = None  # the subsystem word ("cuda graph", from the message or the logger's file)
+    subsystem_from: Literal["message", "logger"] | None = None
+    strength: float = 0.0  # 0.5 .. 1.0 when a cause fits
+    logger: str | None = None  # the file of the logger call (`fused_moe.py`)
+    message: str
+
+
 # --- user-pasted benchmark results and host facts ---------------------------------------------
 
 
@@ -611,6 +625,16 @@ class GpuXid(EventBase):
     message: str
 
 
+class GpuDiag(EventBase):
+    """A failed test of `dcgmi diag` (DCGM's diagnostics table: `| PCIe | Fail - GPU: 3 |`)."""
+
+    type: Literal["gpu_diag"] = "gpu_diag"
+    test: str
+    result: str  # "Fail"
+    gpus: list[int] = field(default_factory=list)
+    message: str
+
+
 class GpuProcess(EventBase):
     """A compute process on a GPU (`nvidia-smi --query-compute-apps`, the Processes table of `nvidia-smi -q`)."""
 
@@ -673,9 +697,11 @@ Event = (
     | SchedulerConfig
     | Offload
     | PerfWarning
+    | EngineWarning
     | BenchmarkResult
     | GpuInfo
     | GpuXid
+    | GpuDiag
     | GpuProcess
     | GpuTopology
     | GpuP2P
@@ -707,9 +733,11 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     SchedulerConfig,
     Offload,
     PerfWarning,
+    EngineWarning,
     BenchmarkResult,
     GpuInfo,
     GpuXid,
+    GpuDiag,
     GpuProcess,
     GpuTopology,
     GpuP2P,

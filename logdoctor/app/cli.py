@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # Options of the group that may also be written after the subcommand (`logdoctor diagnose x.log --debug`).
 _GLOBAL_FLAGS = ("--debug", "--version", "--quiet", "-q")
 _GLOBAL_VALUED = ("--color",)
+# A command's own option that shares a global flag's name stays with the command (`advisories --version 0.20.1`).
+_OWN_FLAGS: dict[str, tuple[str, ...]] = {"advisories": ("--version",)}
 
 
 def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[str]:
@@ -34,6 +36,7 @@ def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[s
     if position is None:
         return args
     head, tail = args[:position], args[position:]
+    own = _OWN_FLAGS.get(tail[0], ())
     kept: list[str] = []
     moved: list[str] = []
     index = 0
@@ -42,7 +45,7 @@ def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[s
         if arg == "--":
             kept += tail[index:]
             break
-        if arg in _GLOBAL_FLAGS:
+        if arg in _GLOBAL_FLAGS and arg not in own:
             moved.append(arg)
         elif arg in _GLOBAL_VALUED and index + 1 < len(tail):
             moved += [arg, tail[index + 1]]
@@ -119,6 +122,11 @@ def end_start_up() -> None:
 # imports no command; `logdoctor CMD ...` imports CMD's module alone (click's documented lazy-group pattern).
 # tests/test_cli_options.py checks each summary against the command's help.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "advisories": (
+        "logdoctor.app.commands.advisories",
+        "advisories",
+        "List known performance issues of engine releases (all, or those that apply to --version).",
+    ),
     "diagnose": (
         "logdoctor.app.commands.diagnose",
         "diagnose",

@@ -50,7 +50,10 @@ SECTIONS: tuple[tuple[str, frozenset[str]], ...] = (
             }
         ),
     ),
-    ("Rules", frozenset({"--rules", "--no-builtin-rules", "--config", "--samples", "--update"})),
+    (
+        "Rules",
+        frozenset({"--rules", "--no-builtin-rules", "--advisories", "--config", "--samples", "--update", "--test"}),
+    ),
     (
         "SSH: host targets (docs/ssh.md)",
         frozenset(

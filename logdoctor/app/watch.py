@@ -80,6 +80,7 @@ class Segment:
     fed: int = 0
     closed: Parsed | None = None  # the final parse once the generation ended (rotated away)
     reparsed: int = 0  # diagnoses that had to parse every line again (a block was open)
+    _starts: list[tuple[int, int | None]] | None = None  # the server starts of a closed generation
 
     def _stream(self) -> EventStream:
         if self.stream is None:
@@ -122,6 +123,15 @@ class Segment:
         events.extend(self.events)  # the compressed batches shared, not encoded again for each view
         events.extend(tail)
         return self._part(events, stats, detection, texts)
+
+    def starts(self, part: Parsed) -> list[tuple[int, int | None]]:
+        """The server starts in `part` (this generation's parse): worked out once the generation has ended."""
+        if self.closed is None or self._starts is None:
+            found = run_starts(part.events)
+            if self.closed is None:
+                return found
+            self._starts = found
+        return self._starts
 
     def parsed(self) -> list[Parsed]:
         """`whole()` split per server start: the last start, as `parse_each` gives it."""
@@ -327,7 +337,7 @@ class Watcher:
         self.diagnoses = 0
         self._caught_up = False
         self.notice = ""  # the last rotation or connection message: the live view's second line
-        self._earlier: dict[tuple[str, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
+        self._earlier: dict[tuple[int, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
         self._run_label = ""
         self._run_key = (0, 1)  # (segment, first line) where the current run begins: a change of it is a new run
         self.missing = False  # the followed file does not exist (yet)
@@ -398,7 +408,7 @@ class Watcher:
             if not segment.lines:
                 continue
             part = segment.whole() if self.incremental else segment.parsed_again()
-            starts = run_starts(part.events)
+            starts = segment.starts(part)
             runs = _runs(starts, max(segment.total, part.stats[0].lines))
             if not open_run:
                 earlier[:0] = [self._earlier_line(segment, part, starts, run) for run in runs]
@@ -422,7 +432,11 @@ class Watcher:
 
     def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
         """`vllm.log@1 lines 1-420: PROBLEMS 2 likely problem(s); top: ...`, the run diagnosed once."""
-        key = (segment.name, run.first, run.last)
+        key = (id(segment), run.first, run.last)  # a segment's name changes when it is rotated away
+        if run.banner is None and run.index == 1 and segment is not self._first_with_lines():
+            # a file that began without a server start: the rest of the run before it, which lacks its start-up
+            # lines; diagnosed alone it would read as a run with no configuration
+            return f"earlier run {one_line(segment.name)} {run.span()}: the run of the file before it, continued"
         if key not in self._earlier:
             if len(starts) > 1:
                 runs = split_runs(part, all_runs=True, starts=starts)
@@ -432,6 +446,9 @@ class Watcher:
             diagnosis, _ = diagnose_parsed(one, self.rules, engine=self.engine, suppressions=self.suppressions)
             self._earlier[key] = f"{diagnosis.verdict.kind.upper()}  {diagnosis.verdict.summary}"
         return f"earlier run {one_line(segment.name)} {run.span()}: {self._earlier[key]}"
+
+    def _first_with_lines(self) -> Segment | None:
+        return next((s for s in self.segments if s.lines), None)
 
     def parsed_again(self) -> Parsed:
         """Every line parsed again from its start (the benchmark's baseline; what watch did before)."""
@@ -452,8 +469,11 @@ class Watcher:
             return View(None, f"waiting for {one_line(self.name)} to appear (tail -F)", self.name, [])
         parsed, earlier = self.current()
         if not any(True for _ in parsed.events):
-            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format yet" if self._number else ""
-            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read})" if read else "")
+            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format" if self._number else ""
+            if self._ended:  # the input is over: nothing more is coming
+                ended = f"{one_line(self.name)} ended: " + (read or "no line read")
+                return View(None, ended, self._run_label, earlier, self._run_key)
+            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read} yet)" if read else "")
             return View(None, waiting, self._run_label, earlier, self._run_key)
         self.diagnoses += 1
         diagnosis, _ = diagnose_parsed(parsed, self.rules, engine=self.engine, suppressions=self.suppressions)
@@ -473,7 +493,7 @@ class Watcher:
             live.update(self.render(view, head, self.notice), refresh=True)
             return
         if view.diagnosis is None:
-            change = Change("waiting", view.waiting or "waiting", ())
+            change = Change("ended" if self._ended else "waiting", view.waiting or "waiting", ())
         else:
             change = change_of(clean(view.diagnosis))
             if view.waiting is not None and not change.causes:
@@ -536,7 +556,7 @@ class Watcher:
                     waiting = False
                 now = time.monotonic()
                 due = first or now - shown_at >= self.interval or self._ended
-                if (self._fresh or first) and due and not (waiting and not self._ended):
+                if (self._fresh or first or self._ended) and due and not (waiting and not self._ended):
                     self._fresh = False
                     self._show(self.view(), live)
                     shown_at, first = now, False

@@ -299,6 +299,8 @@ def evaluate(
     for item in rules:
         if item.rule.status == "deprecated" or (item.is_diff and not diff):
             continue
+        if item.rule.mode == "warned" and not all(profile.has(name) for name in item.rule.requires):
+            continue  # no such warning in the log: that rules nothing out, and nothing was missing to check it
         outcome, finding = evaluate_rule(item, profile, lookup)
         if finding is not None and suppressions is not None:
             why = suppressions.match(finding.rule, finding.cause, today)

@@ -82,6 +82,7 @@ class Finding(_Model):
     references: list[str] = field(default_factory=list)
     status: str = "test"
     effect: FindingEffect | None = None  # where the rule names an effect and the model could run
+    kind: Literal["rule", "advisory"] = "rule"  # advisory: a known issue of the engine's release (`rule` is its id)
     problem: str = ""  # the id of the problem it belongs to (Diagnosis.problems; engine/problems.py)
 
 
@@ -97,6 +98,25 @@ class Problem(_Model):
     rules: list[str]  # the rules whose findings it groups, best first
     effect: FindingEffect | None = None  # the model's effect of the recommended action
     actions: list[Action] = field(default_factory=list)  # recommended first; fix lines where the model gave none
+
+
+class KnownIssue(_Model):
+    """A known performance issue of a release (advisories/, docs/advisories.md) that applies to this deployment,
+    or may: its version could not be read, or a fact its condition needs is missing."""
+
+    id: str
+    engine: str
+    title: str
+    cause: str
+    status: Literal["applies", "may-apply"]
+    version: str | None = None  # the engine's version as seen (None: not in the input)
+    affected: str  # the affected ranges, PEP 440
+    fixed_in: str | None = None
+    reason: str  # why it applies, or what would decide it
+    effect: str  # as the source states it
+    slowdown: float | None = None  # throughput fixed / affected, from the source (None: it states no size)
+    workaround: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
 
 
 class RuleOutcome(_Model):
@@ -212,9 +232,13 @@ class Diagnosis(_Model):
     not_applicable: list[RuleOutcome] = field(default_factory=list)
     suppressed: list[RuleOutcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # WARNING / ERROR lines that no line type and no word of the warning vocabulary understood (docs/warnings.md):
+    # `line N: vLLM WARNING: message`, the first 20
+    warnings_not_understood: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     errors: list[dict[str, str]] = field(default_factory=list)  # per-host collection errors
     performance: Performance | None = None  # expected vs measured throughput; None where not assessed
+    known_issues: list[KnownIssue] = field(default_factory=list)  # advisories that apply or may (docs/advisories.md)
 
 
 def unread_diagnosis(name: str, error: str) -> Diagnosis:

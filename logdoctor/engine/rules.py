@@ -167,7 +167,7 @@ class Fix(Record):
 # The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
 EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
 RuleStatus = Literal["stable", "test", "experimental", "deprecated"]
-RuleMode = Literal["diagnose", "diff"]
+RuleMode = Literal["diagnose", "diff", "warned"]
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -181,7 +181,9 @@ class Rule(Record):
     title: str
     engines: list[str]
     status: RuleStatus = "test"
-    mode: RuleMode = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+    # diff: reads baseline.* facts, run only by `logdoctor diff`; warned: reads an engine warning (`warned.*`, the
+    # warning vocabulary) and is left out, not "could not check", where the log has no such warning
+    mode: RuleMode = "diagnose"
     requires: list[str] = field(default_factory=list)
     when: str
     ruled_out_when: str | None = None
@@ -295,7 +297,7 @@ def rule_model() -> type[BaseModel]:
         title: str
         engines: list[EngineName]
         status: Literal["stable", "test", "experimental", "deprecated"] = "test"
-        mode: Literal["diagnose", "diff"] = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+        mode: RuleMode = "diagnose"  # diff: run only by `logdoctor diff`; warned: left out without its warning
         requires: list[FactName] = Field(default_factory=list)
         when: str
         ruled_out_when: str | None = None

@@ -77,6 +77,7 @@ FACTS: dict[str, FactSpec] = {
     "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
     "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
     "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "nccl.version": FactSpec("str", "NCCL version the processes loaded (`NCCL version 2.21.5+cuda12.4`)", _NCCL_HINT),
     "model.weights_gib": FactSpec(
         "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
     ),
@@ -111,7 +112,11 @@ FACTS: dict[str, FactSpec] = {
     "gpu.pcie_width_max": FactSpec("number", "PCIe lanes the narrowest GPU link can train to", _SMI_HINT),
     "gpu.persistence_mode": FactSpec("bool", "persistence mode is on for every GPU listed", _SMI_HINT),
     # the GPUs' state when the snapshot was taken (logdoctor/facts/combiners/gpustate.py)
-    "gpu.busy": FactSpec("bool", "a GPU listed was busy (utilisation 50% or more) in the snapshot", _STATE_HINT),
+    "gpu.busy": FactSpec(
+        "bool",
+        "a GPU listed was busy in the snapshot (utilisation 50% or more; without one, drawing 80% of its power limit)",
+        _STATE_HINT,
+    ),
     "gpu.utilization": FactSpec("number", "highest GPU utilisation in the snapshot, %", _STATE_HINT),
     "gpu.sm_clock_ratio": FactSpec("number", "lowest SM clock / maximum SM clock over the busy GPUs", _STATE_HINT),
     "gpu.sm_clock": FactSpec("str", "that GPU's SM clock against its maximum, as text", _STATE_HINT),
@@ -123,6 +128,9 @@ FACTS: dict[str, FactSpec] = {
     ),
     "gpu.power_limit_ratio": FactSpec(
         "number", "lowest power limit / default power limit over the GPUs (1 at the default)", _STATE_HINT
+    ),
+    "gpu.power_at_limit": FactSpec(
+        "bool", "a busy GPU draws 95% of its power limit or more: the power controller holds it there", _STATE_HINT
     ),
     "gpu.power_limit": FactSpec("str", "that GPU's power limit, default and draw, as text", _STATE_HINT),
     "gpu.temperature": FactSpec("number", "highest GPU temperature, C", _STATE_HINT),
@@ -141,6 +149,16 @@ FACTS: dict[str, FactSpec] = {
     "gpu.pcie_link_ratio": FactSpec(
         "number", "the slowest GPU link's bandwidth / its maximum (an idle link counted at its maximum generation)"
     ),
+    "gpu.pcie_link_generation": FactSpec(
+        "number", "the slowest GPU link's generation as measured (its maximum when the GPU was idle)", _STATE_HINT
+    ),
+    "gpu.pcie_link_width": FactSpec("number", "the slowest GPU link's lanes as measured", _STATE_HINT),
+    "gpu.pcie_link_checked": FactSpec(
+        "bool",
+        "every GPU link was read where it shows its maximum (busy, or idle and not trained down)",
+        "an idle GPU trains its PCIe link down to save power: take `nvidia-smi -q` (or the --query-gpu CSV with "
+        "pcie.link.gen.current) while the server is under load",
+    ),
     "gpu.pcie_idle_downtrained": FactSpec(
         "bool", "an idle GPU's link runs below its maximum generation (normal power saving)", _STATE_HINT
     ),
@@ -156,6 +174,12 @@ FACTS: dict[str, FactSpec] = {
         _APPS_HINT,
     ),
     "gpu.processes": FactSpec("list", "compute processes on the GPUs, as text", _APPS_HINT),
+    "host.cpu_governor": FactSpec(
+        "list", "the CPU frequency governors in use, each with its CPU count (cpufreq; none in most VMs)"
+    ),
+    "host.server_placement": FactSpec(
+        "list", "each server process's allowed CPUs and NUMA memory nodes (/proc/PID/status), from the collector"
+    ),
     "gpu.memory_held_gib": FactSpec(
         "number", "GPU memory already in use when the engine started (vLLM's free-memory check), GiB"
     ),
@@ -363,6 +387,39 @@ FACTS: dict[str, FactSpec] = {
     ),
 }
 
+
+# The warning vocabulary's causes (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): a warning no line type
+# understood whose words name a performance problem and a subsystem. `warned.<name>` is the strongest such warning
+# in the engine's words; each cause's `engine-warned` rule reads it.
+WARNED_FACTS: dict[str, str] = {
+    "cuda-graphs-disabled": "cuda_graphs",
+    "custom-allreduce-disabled": "custom_allreduce",
+    "nccl-no-p2p": "p2p",
+    "mamba-hybrid-issue": "hybrid",
+    "spec-net-loss": "spec",
+    "cpu-offload-or-swap": "offload",
+    "kv-cache-pressure": "kv",
+    "torch-compile-or-warmup": "compile",
+    "quantization-kernel-fallback": "quant",
+    "attention-backend-fallback": "attention",
+    "chunked-prefill-or-batching-config": "batching",
+    "tp-over-slow-link": "link",
+    "no-gpu-backend": "platform",
+}
+_WARNED_HINT = "the engine's WARNING lines (keep the log from the server's start, at the default log level)"
+for _cause, _name in WARNED_FACTS.items():
+    FACTS[f"warned.{_name}"] = FactSpec(
+        "str", f"an engine warning no line type understood, about {_cause} ('vLLM warned: ...')", _WARNED_HINT
+    )
+    FACTS[f"warned.{_name}.strength"] = FactSpec(
+        "number",
+        "how plainly that warning says so: 1 for a strong performance word and the subsystem in the message, "
+        "0.75 or 0.5 for a weaker word or the subsystem only in the logger's file name",
+        _WARNED_HINT,
+    )
+FACTS["warnings.not_understood"] = FactSpec(
+    "list", "WARNING / ERROR lines that no line type and no word of the warning vocabulary understood"
+)
 
 # `baseline.spec.acceptance_length` in a rule reads the baseline deployment's `spec.acceptance_length`.
 BASELINE_PREFIX = "baseline."

@@ -52,7 +52,9 @@ ProcessKey = tuple[str, int | None]
 # A range keeps at most this many whole events and listed values for the parent; past either, it gives up its
 # partials (the parent then combines its events one at a time, as before): a worker's memory stays bounded.
 MAX_KEPT_EVENTS = 1024  # a few MB of event objects
-MAX_VALUES = 1 << 18  # ~8 MB of listed floats; the 1 GiB bench log's ranges list ~100,000 each on 2 CPUs
+# ~32 MB of listed floats at most. An event-dense 16 MiB range (55,000 stats and spec-decode lines) lists ~280,000:
+# under a lower cap such ranges gave up their partials and the parent decoded and combined every event itself.
+MAX_VALUES = 1 << 20
 _STEADY_HEAD = 4  # the steady-throughput warm-up rule looks at a process's first four active intervals
 _PER_REQUEST_REFS = 7  # refs of the first one-request intervals: up to four may be held or dropped, three kept
 

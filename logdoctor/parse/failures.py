@@ -1,11 +1,12 @@
 """Failures read by their structure, not their wording: a Python traceback block, an exception line logged at
 ERROR or CRITICAL, a fatal signal, a process the kernel's OOM killer ended.
 
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136] Traceback (most recent call last):
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136]   File ".../vllm/v1/engine/core.py", line 1127, in run
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136]     raise ValueError(
-    (EngineCore_DP0 pid=7) ERROR 05-07 06:12:45 [core.py:1136] ValueError: The model's max seq len (32768) is ...
-        -> EngineFailure(kind="startup-failed", exception="ValueError", phase="startup", message="The model's ...")
+    (APIServer pid=1) Traceback (most recent call last):
+    (APIServer pid=1)   File ".../vllm/entrypoints/openai/api_server.py", line 1873, in init_app_state
+    (Worker_TP0 pid=226) INFO 11-30 10:00:12 [multiproc_executor.py:760] Parent process exited, terminating worker
+    (APIServer pid=1)     resolved_chat_template = load_chat_template(args.chat_template)
+    (APIServer pid=1) jinja2.exceptions.TemplateSyntaxError: unexpected '}'
+        -> EngineFailure(kind="startup-failed", exception="jinja2.exceptions.TemplateSyntaxError", phase="startup")
 
 A traceback is followed per process prefix (`(EngineCore_DP0 pid=7)`, `(Worker_TP1 pid=9)`, `[rank0]:`), so the
 lines of other processes printed in between do not break it; its last unindented line is the exception. The
@@ -17,7 +18,7 @@ What is not a failure: a traceback logged at DEBUG, INFO or WARNING (the engine 
 prints after `Exception ignored in:` (a destructor at exit), a stop: `KeyboardInterrupt` or `SystemExit` of a server
 that served ends the run the way a SIGTERM does, so it becomes the `shutdown` marker after which failure lines are
 teardown; and one request's error: an exception of the serving API server after which the server answers again (an
-HTTP response, a stats line) becomes `request-error`, which is no failure of the run.
+HTTP response other than a 5xx, a stats line) becomes `request-error`, which is no failure of the run.
 
 The phase of each failure is where the stream was when it was read: `startup` before the engine served (a stats
 line, SGLang's ready line), `serving` after, `shutdown` once a stop began. `FailureReader` is the pipeline's one
@@ -48,6 +49,11 @@ from logdoctor.registry import REGISTRY
 TRACEBACK = "Traceback (most recent call last):"
 _MESSAGE_LIMIT = 1000
 _BLOCK_LIMIT = 400  # lines of one process without an exception line: the block was cut (a paste), dropped
+# Lines of the log since a traceback's last line: after this many it was cut (its process printed nothing more of
+# it), and is dropped; its exception line, should it still come, is read as a lone exception line. An open block
+# makes every line worth reading, so none stays open long. At most _OPEN_LIMIT are open at once (the oldest go).
+_STALE_LINES = 200
+_OPEN_LIMIT = 64
 
 # What a line must hold to be worth reading here when no traceback is open: a traceback's start, an exception's type
 # (`...Error: `, `...Exception: `), a stop, a signal or a kill. Plain substring tests (cheaper than any regex), and
@@ -68,6 +74,7 @@ FAILURE_KEYWORDS = (
     "Killed",
     "killed",
     "oom-kill",
+    "oom_kill",
     "core dumped",
     "Segmentation fault",
     "Aborted",
@@ -158,7 +165,7 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
     # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
     (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),
     (re.compile(r"Test NCCL failure \S+:\d+ "), "nccl-error", False),
-    # a process reporting a signal it got: `received signal SIGSEGV`, `killed by signal 9`, `(signal: 11)`
+    # a process reporting a signal it got: `received signal SIGSEGV`, `killed by signal 9`, `Caught signal 11`
     (
         re.compile(
             r"\b(?:received|caught|got|killed by) (?:fatal )?signal[: ]+(?:SIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|(?:4|6|7|8|9|11)\b)",
@@ -184,6 +191,7 @@ class _Block:
     level: str | None
     ignored: bool
     lines: int = 0
+    last: int = 0  # the log's line number of its last line
 
 
 class FailureReader:
@@ -285,13 +293,15 @@ class FailureReader:
         # SGLang's header names no process: its tracebacks follow their `... hit an exception:` line bare.
         proc = line.process
         key = f"{proc.name}|{proc.pid}|{rank}" if proc is not None and proc.pid is not None else f"||{rank}"
+        if self._blocks:
+            self._expire(line.number)
         block = self._blocks.get(key)
         if block is not None:
+            block.last = line.number
             return self._in_block(key, block, line, message, events, rank)
         stripped = message.strip()
         if TRACEBACK in message:
-            self._blocks[key] = _Block(line, line.level, key in self._ignored)
-            self._ignored.discard(key)
+            self._open(key, line)
             return events if events is not None else []
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
@@ -305,14 +315,24 @@ class FailureReader:
                 return self._exception(line, lone.group("type"), lone.group("message"), events, rank)
         return events
 
+    def _open(self, key: str, line: LogLine) -> None:
+        self._blocks.pop(key, None)
+        if len(self._blocks) >= _OPEN_LIMIT:
+            del self._blocks[next(iter(self._blocks))]
+        self._blocks[key] = _Block(line, line.level, key in self._ignored, last=line.number)
+        self._ignored.discard(key)
+
+    def _expire(self, number: int) -> None:
+        for key in [k for k, b in self._blocks.items() if number - b.last > _STALE_LINES]:
+            del self._blocks[key]
+
     def _in_block(
         self, key: str, block: _Block, line: LogLine, message: str, events: list[EventBase] | None, rank: str | None
     ) -> list[EventBase] | None:
         block.lines += 1
         stripped = message.strip()
         if TRACEBACK in message:  # a new traceback of the same process: the open one was cut
-            self._blocks[key] = _Block(line, line.level, key in self._ignored)
-            self._ignored.discard(key)
+            self._open(key, line)
             return events if events is not None else []
         if line.header is not None and line.level != block.level:
             # another record of the same process printed in between; an unheaded line goes on the record (Python

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EngineFailure, EngineWarning, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
 from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning, read_warning
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
 
@@ -37,12 +38,12 @@ _HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
 
 
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
-    """Every literal keyword (of every registered line type by default, with the failure reader's), deduplicated,
-    longest first: the collector's `grep -F` patterns."""
+    """Every literal keyword (of every registered line type by default, with the failure reader's and the warning
+    levels a warning line is read by), deduplicated, longest first: the collector's `grep -F` patterns."""
     extra: tuple[str, ...] = ()
     if grammars is None:
         grammars = REGISTRY.grammars()
-        extra = FAILURE_KEYWORDS
+        extra = FAILURE_KEYWORDS + WARNING_KEYWORDS + LEVELLESS_KEYWORDS
     return sorted({k for g in grammars for k in g.keywords} | set(extra), key=lambda k: (-len(k), k))
 
 
@@ -207,6 +208,9 @@ class EventStream:
         self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
         self._index = _registry_index() if grammars is None else KeywordIndex(grammars)
+        # The registry's line types come with the warning vocabulary: a warning line none of them reads is still
+        # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
+        self._read_warnings = grammars is None
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
         self._by_shape: dict[str, Grammar] = {}
@@ -336,6 +340,19 @@ class EventStream:
             yield event
 
     # -- main loop --------------------------------------------------------------------------------
+    def _not_understood(self, line: LogLine) -> list[EventBase]:
+        """A candidate no line type read: a warning line goes to the warning vocabulary (its event, or [] for
+        noise); any other line, and a warning with no cause, is counted as not understood."""
+        events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
+        if events is None or any(e.cause is None for e in events if isinstance(e, EngineWarning)):
+            self._unrecognised(line)
+        if events and self.texts is not None:
+            self.texts[line.number] = line.text[:2000]
+        return events or []
+
+    def _engine_of(self, line: LogLine) -> str:
+        return self.detection.forced or line.engine_hint or self.detection.engine
+
     def _unrecognised(self, line: LogLine) -> None:
         self.stats.unrecognised += 1
         self.stats.unrecognised_lines.append(line.number)
@@ -382,14 +399,14 @@ class EventStream:
                     yield from self._release(joined_events)
                     continue
                 if pending_events is None:
-                    self._unrecognised(pending)
+                    yield from self._release(self._not_understood(pending))
                 else:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
-                elif not self.detection.header_counts and "]" in text:  # every engine header has one
+                elif not self.detection.header_counts and ("]" in text or "pid=" in text):  # a header, a prefix
                     self._observe_envelope(number, text)
                 continue
             try:
@@ -409,7 +426,7 @@ class EventStream:
                 pending, pending_events = line, events
                 continue
             if events is None:
-                self._unrecognised(line)
+                yield from self._release(self._not_understood(line))
                 continue
             yield from self._release(events)
         self._pending = (pending, pending_events)
@@ -424,7 +441,7 @@ class EventStream:
         self._pending = (None, None)
         if pending is not None:
             if pending_events is None:
-                self._unrecognised(pending)
+                yield from self._release(self._not_understood(pending))
             else:
                 yield from self._release(pending_events)
         if context.block is not None:
@@ -492,7 +509,7 @@ class EventStream:
                 return True
         found = self._index.search(text)
         if found is None:
-            return False
+            return self._read_warnings and may_be_warning(text)
         self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
@@ -545,7 +562,7 @@ class EventStream:
         if self._reader_may_add(events) and self.failures.wants(line.text):
             events = self._structure(line, events)
         if events is None:
-            self._unrecognised(line)
+            yield from self._release(self._not_understood(line))
         else:
             yield from self._release(events)
 

@@ -8,14 +8,15 @@ numbers it measured, compared the way `logdoctor diff` compares two deployments.
                                                                              -> diff-eager-vs-graphs, run 2 vs run 1
 
 A run begins at a configuration event (a pasted command, a `non-default args` / `server_args` dump) that follows
-the measurements of the run before it (or, where results are noted above their commands, ends at one); its measurements are the benchmark results (`vllm bench`, SGLang's offline
-benchmarks, `LLM.generate`'s progress bar, serving benchmark blocks) and the engine's periodic stats lines. Two
-runs are compared when they measured the same thing with the same tool, ran the same model and workload (the
-benchmark's own arguments: batch size, lengths, prompts, rate), and differ in at least one setting. Of the pairs,
-the one that differs in the fewest settings is the controlled comparison; its faster run is the baseline and its
-slower run the candidate, and the regression rules (`mode: diff`, docs/diff.md) run on them. A flag that one
-command gives and the other does not has the engine's default on the other (argparse's: a bare flag is off
-unless given; no `--quantization` runs the checkpoint's own format, unquantized unless its name says otherwise).
+the measurements of the run before it, or, where results are noted above their commands, ends at one. Its
+measurements are the benchmark results (`vllm bench`, SGLang's offline benchmarks, `LLM.generate`'s progress bar,
+serving benchmark blocks) and the engine's periodic stats lines. Two runs are compared when they measured the same
+thing with the same tool, ran the same model and workload (the benchmark's own arguments: batch size, lengths,
+prompts, rate), and differ in at least one setting. Of the pairs, the one that differs in the fewest settings is
+the controlled comparison; its faster run is the baseline and its slower run the candidate, and the regression
+rules (`mode: diff`, docs/diff.md) run on them. A flag that one command gives and the other does not has the
+engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
+checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from logdoctor.facts import build_profile, with_baseline
 
 # Runs pasted by hand are short: a longer input (a server log with a benchmark result beside it) is not split.
 MAX_PASTED_EVENTS = 5000
+
+# The runs of one input compared pairwise, at most (a paste of a whole sweep is read up to here).
+MAX_RUNS = 32
 
 # A gap below this is run-to-run noise of a benchmark, not a setting's effect (the same 5% the diff table's
 # measurement rows treat as equal: vocabulary.py, `tolerance=0.05`).
@@ -124,10 +128,12 @@ class PastedRun:
         stats: list[float] = []
         for event in self.events:
             if isinstance(event, BenchmarkResult):
+                # Results at another concurrency (batch size) measure another load: compared only at equal ones.
+                at = f" at concurrency {event.concurrency:g}" if event.concurrency else ""
                 if event.output_throughput:
-                    by_tool.setdefault(f"{event.tool} output tok/s", []).append(event.output_throughput)
+                    by_tool.setdefault(f"{event.tool} output tok/s{at}", []).append(event.output_throughput)
                 elif event.mean_e2e_ms:
-                    by_tool.setdefault(f"{event.tool} 1/latency", []).append(1000.0 / event.mean_e2e_ms)
+                    by_tool.setdefault(f"{event.tool} 1/latency{at}", []).append(1000.0 / event.mean_e2e_ms)
             elif isinstance(event, SchedulerStats) and event.generation_throughput:
                 stats.append(event.generation_throughput)
         # The best of a tool's results: a warm-up pass measures the same setting, only colder.
@@ -252,17 +258,22 @@ class Comparison:
 
 
 def _show(value: Any) -> str:
-    return "(default)" if value is None else str(value)
+    text = "(default)" if value is None else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
     """The pair of comparable runs that differ in the fewest settings (then by the widest gap)."""
     best: Comparison | None = None
+    runs = runs[:MAX_RUNS]
+    keys = [(run.model(), run.workload()) for run in runs]
+    speeds = [run.speeds() for run in runs]
     for i, a in enumerate(runs):
-        for b in runs[i + 1 :]:
-            if a.model() != b.model() or a.workload() != b.workload():
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            if keys[i] != keys[j]:
                 continue
-            sa, sb = a.speeds(), b.speeds()
+            sa, sb = speeds[i], speeds[j]
             common = [m for m in sa if m in sb and sa[m] > 0 and sb[m] > 0]
             if not common:
                 continue

@@ -22,6 +22,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
+from logdoctor.engine.advisories import LoadedAdvisory, active_advisories, match_advisories
 from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, EngineReport, Finding, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
@@ -362,12 +363,19 @@ def diagnose_parsed(
     suppressions: Suppressions | None = None,
     today: date | None = None,
     perf: PerfOptions | None = None,
+    advisories: Sequence[LoadedAdvisory] | None = None,
 ) -> tuple[Diagnosis, Profile]:
+    """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md)."""
     from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
+    known, known_issues = match_advisories(
+        active_advisories() if advisories is None else advisories, profile, suppressions
+    )
+    if known:  # ranked with the rules' findings by score (an advisory's: its stated slowdown)
+        findings = sorted([*findings, *known], key=lambda f: (-f.score, f.cause, f.rule))
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
     # Several runs pasted into one input (two commands and their benchmark results): their controlled pair,
     # compared. Only an input with benchmark results, and a short one: the events are decoded again to split them.
@@ -406,8 +414,10 @@ def diagnose_parsed(
         not_applicable=pick("not_applicable"),
         suppressed=pick("suppressed"),
         warnings=warnings,
+        warnings_not_understood=[str(w) for w in profile.value("warnings.not_understood") or []],
         facts=facts,
         performance=performance,
+        known_issues=known_issues,
     )
     return diagnosis, profile
 

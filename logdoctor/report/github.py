@@ -27,6 +27,7 @@ from typing import Any
 
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.redact import redact
+from logdoctor.report.advisories import known_issues_markdown
 from logdoctor.report.observed import Launch, Observed, environment_rows
 from logdoctor.report.performance import performance_markdown
 from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
@@ -161,6 +162,7 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
         lines += [f"Ruled out: {', '.join(inline_code(c) for c in ruled_out)}.", ""]
     if d.insufficient_data:
         lines += [f"Could not check {len(d.insufficient_data)} rule(s) for lack of data in the log.", ""]
+    lines += known_issues_markdown(d, prose, inline_code)
     if d.findings:
         lines += [f"{level} Evidence", ""]
         for finding in d.findings:

@@ -1,7 +1,7 @@
 """`--format html`: one self-contained page (no network) with the verdict, the findings and timelines.
 
     <section class="deployment" id="d0"> <p class="verdict bad">2 likely problem(s); top: speculation ...</p>
-      <figure class="chart" id="d0-decode" data-points="60"> ... </figure> ... </section>
+      <figure class="chart" id="d0-decode" data-points="30"> ... </figure> ... </section>
     <script type="application/json" id="logdoctor-data">{"charts": [{"id": "d0-decode", ...}]}</script>
 
 Every value taken from a log (evidence, messages, paths, names) is escaped with `html.escape`; the
@@ -20,6 +20,7 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.advisories import known_issues_html
 from logdoctor.report.observed import Observed, environment_rows
 from logdoctor.report.performance import attribution_line, performance_html
 from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
@@ -313,6 +314,7 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
     parts.append(_ruled_out(d))
     parts.append(_outcomes("Could not check", d.insufficient_data))
     parts.append(_outcomes("Suppressed", d.suppressed))
+    parts.append(known_issues_html(d))
     parts += [f'<p class="warning">warning: {_e(w)}</p>' for w in d.warnings]
     parts += [f'<p class="error">error: {_e(e.get("host", ""))}: {_e(e.get("error", ""))}</p>' for e in d.errors]
     parts.append("</section>")

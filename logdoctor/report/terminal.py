@@ -386,6 +386,20 @@ def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, ve
             print_wrapped(console, Text(f"      needs {hint}", style="dim"), prefix="")
 
 
+_WARNINGS_SHOWN = 3  # without --verbose: the first few warnings not understood, then the count
+
+
+def render_warnings_not_understood(console: Console, warnings: Sequence[str], *, verbose: bool) -> None:
+    """The engine's warnings no rule and no word of the warning vocabulary understood (docs/warnings.md)."""
+    if not warnings:
+        return
+    shown = warnings if verbose else warnings[:_WARNINGS_SHOWN]
+    more = f", -v lists all {len(warnings)}" if len(shown) < len(warnings) else ""
+    console.print(Text(f"Warnings not understood ({len(warnings)}{more}):", style="dim"))
+    for warning in shown:
+        print_wrapped(console, Text(f"  {warning}", style="dim"), prefix="")
+
+
 def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:
     version = f" {d.engine.version}" if d.engine.version else ""
     names = ", ".join(s.name for s in d.sources)
@@ -434,6 +448,7 @@ def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False, ex
     if ruled_out:
         print_wrapped(console, Text(f"Ruled out ({len(ruled_out)}): " + ", ".join(ruled_out), style="dim"), prefix="")
     render_insufficient(console, d.insufficient_data, verbose=verbose)
+    render_warnings_not_understood(console, d.warnings_not_understood, verbose=verbose)
     if d.suppressed:
         console.print(
             Text(f"Suppressed ({len(d.suppressed)}): " + ", ".join(o.rule for o in d.suppressed), style="dim")

@@ -59,6 +59,9 @@ PREFILTER_MAX_PARTS = 4
 # not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
 PARSE_RANGES_PER_CPU = 4
 PARSE_MAX_PARTS = 64
+# An event-dense file (every line a stats line) costs its parse, not its grep: one range a CPU at least, each of at
+# least this many bytes, so that a 100 MB one keeps every CPU parsing rather than six (100 MB in 16 MiB ranges).
+PARSE_RANGE_MIN_BYTES = 4 * 1024 * 1024
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
@@ -690,11 +693,7 @@ class LocalSource:
             return None
         if parts is None:
             given = os.environ.get(PARTS_VARIABLE, "").strip()
-            parts = (
-                prefilter_parts(self.size)
-                if given.isdigit()
-                else min(PARSE_RANGES_PER_CPU * usable_cpus(), PARSE_MAX_PARTS, self.size // PREFILTER_PART_BYTES)
-            )
+            parts = prefilter_parts(self.size) if given.isdigit() else parse_parts(self.size)
         ranges = split_at_lines(self.path, self.size, parts)
         return ranges if len(ranges) > 1 else None
 
@@ -785,6 +784,15 @@ def prefilter_parts(size: int, most: int = PREFILTER_MAX_PARTS) -> int:
     if given.isdigit():
         return max(1, min(int(given), PARSE_MAX_PARTS, size // PREFILTER_PART_BYTES))
     return max(1, min(usable_cpus(), most, size // PREFILTER_PART_BYTES))
+
+
+def parse_parts(size: int) -> int:
+    """How many byte ranges a file parsed in worker processes is cut into: a few a CPU, each at least
+    PREFILTER_PART_BYTES, but one a CPU where the ranges still hold PARSE_RANGE_MIN_BYTES each."""
+    cpus = usable_cpus()
+    by_grep = size // PREFILTER_PART_BYTES
+    by_cpu = min(cpus, size // PARSE_RANGE_MIN_BYTES)
+    return min(PARSE_RANGES_PER_CPU * cpus, PARSE_MAX_PARTS, max(by_grep, by_cpu))
 
 
 def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:

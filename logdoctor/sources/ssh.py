@@ -42,10 +42,12 @@ from logdoctor.sources.bundle import MANIFEST_LIMIT as MANIFEST_LIMIT
 from logdoctor.sources.bundle import saved_bundle_problems as saved_bundle_problems
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
+    CPU_SCRIPT,
+    CPU_TITLE,
     DISCOVERY_SCRIPT,
     FACT_LIMIT,
-    FACT_SCRIPT,
     FACTS,
+    KERNEL_FACT,
     LIST_SCRIPT,
     PROBE_SCRIPT,
     SUDO_PROBE,
@@ -577,9 +579,12 @@ class _HostRun:
         self.say("collecting host facts")
         if "nvidia-smi" in tools:
             for fact in FACTS:
-                self._fact(conn, fact.name, " ".join(fact.argv), remote_command(FACT_SCRIPT, fact.argv))
+                self._fact(conn, fact.name, fact.path, remote_command(fact.script, fact.argv))
         else:
             self.col.notes.append("nvidia-smi not found on the host: GPU topology facts skipped")
+        self._fact(conn, KERNEL_FACT.name, KERNEL_FACT.path, remote_command(KERNEL_FACT.script, KERNEL_FACT.argv))
+        pids = [str(proc.pid) for proc in discovery.processes]
+        self._fact(conn, "cpu", CPU_TITLE, remote_command(CPU_SCRIPT, pids))
         pythons = python_candidates(discovery.processes)
         self._fact(conn, "engine-versions", "pip show vllm sglang", remote_command(VERSIONS_SCRIPT, pythons))
         self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))

@@ -392,3 +392,63 @@ def test_a_signal_landing_inside_the_stop_wait_ends_the_watch(tmp_path: Path) ->
         [sys.executable, "-c", code, str(log)], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert result.stdout.split() == ["ended", "True", "True"], result.stderr
+
+
+def test_the_view_waits_for_lines_and_for_traffic(tmp_path: Path) -> None:
+    """No line of a known format yet: `waiting for lines`, never a NOT-A-LOG verdict; start-up lines and no
+    stats line yet: `waiting for traffic`, above what the start-up lines show."""
+    healthy = ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log"
+    watcher = _quiet_watcher(healthy)
+    empty = watcher.view()
+    assert empty.diagnosis is None and empty.waiting == f"waiting for lines of {healthy}"
+    watcher._add(b"hello, not a log line")
+    assert (
+        watcher.view().waiting
+        == f"waiting for lines of {healthy} (1 line(s) read, none of a vLLM, SGLang or NCCL format yet)"
+    )
+    for line in healthy.read_bytes().splitlines():
+        if b"Avg prompt throughput" in line:
+            break
+        watcher._add(line)
+    starting = watcher.view()
+    assert starting.diagnosis is not None and starting.diagnosis.verdict.kind != "problems"
+    assert starting.waiting is not None and starting.waiting.startswith("waiting for traffic")
+    watcher._add(line)
+    assert watcher.view().waiting is None  # the first stats line: a diagnosis like any other
+
+
+def test_runs_across_rotations_are_never_mixed(tmp_path: Path) -> None:
+    """A file, its logrotate continuation (stats lines, no start), then a restart's new file: the view is the
+    restart's run alone, as `diagnose` of its lines says, and the two files before it are one line each."""
+    from logdoctor.pipeline.run import diagnose_sources, local_line_sources
+
+    healthy = ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log"
+    watcher = _quiet_watcher(tmp_path / "grow.log")
+    for chunk in (HEAD + REST, REST):
+        for line in chunk.encode().splitlines():
+            watcher._add(line)
+        watcher.view()
+        watcher._rotated("renamed: reading the new file from its start")
+    continued = watcher.view()  # the new file is empty so far: the run of the files before it goes on
+    assert continued.diagnosis is not None and continued.diagnosis.verdict.kind == "problems"
+    for line in healthy.read_bytes().splitlines():
+        watcher._add(line)
+    view = watcher.view()
+    expected = diagnose_sources(local_line_sources([str(healthy)]), watcher.rules, engine="auto")
+    assert view.diagnosis is not None
+    assert view.diagnosis.verdict == expected.verdict
+    assert [f.rule for f in view.diagnosis.findings] == [f.rule for f in expected.findings]
+    assert len(view.earlier) == 2
+    assert view.earlier[0].startswith("earlier run ") and "@1 " in view.earlier[0] and "PROBLEMS" in view.earlier[0]
+    assert "@2 " in view.earlier[1] and view.earlier[1].endswith("the run of the file before it, continued")
+    assert view.key != continued.key  # a new run: piped output says so
+
+
+def test_stdin_that_ends_without_a_log_line_says_so() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input="hello\n", capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert " ended  <stdin> ended: 1 line(s) read, none of a vLLM, SGLang or NCCL format" in last
+    assert "not-a-log" not in result.stdout and "healthy" not in result.stdout

@@ -104,3 +104,10 @@ def test_one_stats_line_is_weaker_evidence_than_two() -> None:
     assert "one stats line" in one[0].working
     assert "one stats line" not in two[0].working
     assert one[0].score < two[0].score
+
+
+def test_a_full_cache_with_a_few_waiting_beside_hundreds_running_is_not_pressure() -> None:
+    text = "\n".join([_stats(480, 3, 95.9, 22), _stats(478, 5, 96.5, 23)])
+    assert not [f for f in _findings(text) if f.cause == "kv-cache-pressure"]
+    crowded = "\n".join([_stats(18, 43, 95.9, 22), _stats(18, 42, 95.5, 23)])
+    assert [f.rule for f in _findings(crowded) if f.cause == "kv-cache-pressure"] == ["kv-saturated"]

@@ -357,3 +357,31 @@ def test_a_cancelled_job_is_a_stop() -> None:
     cancel = "slurmstepd: error: *** JOB 5858 ON gpuh05 CANCELLED AT 2025-12-21T02:31:17 DUE TO TIME LIMIT ***"
     assert [f.kind for f in failures(STATS + cancel)] == ["shutdown"]
     assert failures(cancel) == []  # of a start: given up on, the failures it leaves behind still count
+
+
+def test_a_cut_traceback_is_dropped() -> None:
+    # constructed: a traceback whose process printed nothing more of it; the lines after it are read as usual
+    from logdoctor.parse.failures import FailureReader
+
+    reader = FailureReader()
+    lines = ["(EngineCore pid=7) Traceback (most recent call last):"]
+    lines += [f"(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] line {i}" for i in range(300)]
+    stream = EventStream("<cut>", enumerate(lines, start=1))
+    stream.failures = reader
+    list(stream)
+    assert not reader.open
+    assert not reader.wants("(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] one more line")
+
+
+def test_integration_lines_in_a_vllm_process_are_a_log() -> None:
+    # constructed: LMCache's own record format, printed in vLLM's engine core process
+    text = (
+        "(EngineCore_DP0 pid=2301) [2025-11-02 09:14:01,123] LMCache INFO: Retrieved 1024 out of 1536 required "
+        "tokens (cache_engine.py:500:lmcache.v1.cache_engine)\n"
+    )
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "vllm"
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+    # a process prefix no vLLM process has names no engine
+    _, other = stream_of("(MyService pid=12) started\n")
+    assert other.detection.engine == "unknown"

@@ -97,7 +97,7 @@ def test_story_problems_group_the_rules(story: Diagnosis) -> None:
     ids = [pr.id for pr in story.problems]
     assert ids[0] == "speculation" and "tp-link" in ids and len(ids) == len(set(ids))
     spec, link = story.problems[0], next(pr for pr in story.problems if pr.id == "tp-link")
-    assert set(spec.rules) == {"below-break-even", "low-acceptance"}
+    assert {"below-break-even", "low-acceptance"} <= set(spec.rules)  # and vLLM 0.20.1's known DFlash issue
     assert set(link.rules) == {"custom-allreduce-off", "tp-over-pcie"}
     assert all(f.problem for f in story.findings)  # every rule's finding is kept, naming its problem
     assert "1 likely problem(s); top: speculation" in story.verdict.summary
@@ -151,7 +151,8 @@ def test_unknown_gpu_says_so_and_keeps_every_score(rules: list[LoadedRule]) -> N
     assert "--gpu NAME" in gpu.how and "logdoctor gpus" in gpu.how and "2 GPU(s)" in gpu.how
     parsed = _parsed(STORY)
     findings, _, _ = evaluate(rules, profile_of(parsed), parsed.lookup)
-    assert [(f.rule, f.score) for f in d.findings] == [(f.rule, f.score) for f in findings]
+    ranked = [(f.rule, f.score) for f in d.findings if f.kind == "rule"]  # known issues of the release aside
+    assert ranked == [(f.rule, f.score) for f in findings]
     assert all(f.effect is None for f in d.findings)
     assert "expected <=" not in d.verdict.summary
 

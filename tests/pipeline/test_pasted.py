@@ -110,3 +110,31 @@ def test_results_noted_above_their_commands_pair_with_them() -> None:
     pair = best_pair(runs)
     assert pair is not None and pair.candidate.first == 4
     assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_a_quantized_checkpoint_without_the_flag_is_not_called_unquantized() -> None:
+    # An AWQ checkpoint runs AWQ whether or not --quantization names it: no "none" is assumed for it.
+    awq = _RUN_A.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ")
+    slow = _RUN_B_FP8.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ").replace("fp8", "awq")
+    diagnosis = _diagnose(awq + slow)
+    assert any("2 runs in this input" in w for w in diagnosis.warnings)
+    assert not [f for f in diagnosis.findings if f.rule == "diff-quantized-slower"]
+
+
+def test_results_at_another_concurrency_are_not_compared() -> None:
+    def run(flag: str, concurrency: int, tok_s: float) -> str:
+        return (
+            f"vllm serve meta-llama/Llama-3.1-8B-Instruct --port 9001{flag}\n"
+            "============ Serving Benchmark Result ============\n"
+            "Successful requests:                     80\n"
+            f"Maximum request concurrency:             {concurrency}\n"
+            f"Output token throughput (tok/s):         {tok_s}\n"
+            "==================================================\n"
+        )
+
+    text = run("", 64, 4100.0) + run(" --enforce-eager", 1, 96.0)
+    assert best_pair(split_runs(parse_sources([_source(text)]).events)) is None
+    same = run("", 1, 139.4) + run(" --enforce-eager", 1, 96.0)
+    pair = best_pair(split_runs(parse_sources([_source(same)]).events))
+    assert pair is not None and pair.measure == "vllm-bench-serve output tok/s at concurrency 1"
+    assert pair.differs == {"enforce_eager": (False, True)}

@@ -139,7 +139,7 @@ def test_an_unknown_host_key_and_a_missing_remote_file_are_one_line_errors(
         assert len(errors) == 1 and words in errors[0].lower(), result.stderr
 
 
-def test_watch_refuses_options_it_cannot_honour(ssh_lab: SshLab, remote_log: Path) -> None:
+def test_watch_does_not_offer_options_it_cannot_honour(ssh_lab: SshLab, remote_log: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "logdoctor.app.cli", "watch", f"kpro5:{remote_log}", "--save", "/tmp/x"],
         capture_output=True,

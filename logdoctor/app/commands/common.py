@@ -16,7 +16,7 @@ import click
 
 from logdoctor.app.cli import end_start_up
 from logdoctor.app.options import option_bundle, parse_size
-from logdoctor.errors import ExitStatus, LogdoctorError, UsageError, internal_error_line
+from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
 
 if TYPE_CHECKING:
@@ -148,6 +148,34 @@ def rules_options(func: F) -> F:
         help="Add a directory of rule files (repeatable).",
     )(func)
     return func
+
+
+def _use_advisories(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> None:
+    """`--advisories DIR`: checked here (one line per problem, exit 2), then named to the pipeline through the
+    environment so that worker processes match them too (logdoctor/engine/advisories.py)."""
+    if not value:
+        return
+    import os
+
+    from logdoctor.engine.advisories import ADVISORIES_ENV, load_advisories
+
+    try:
+        load_advisories(value)
+    except RuleError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    os.environ[ADVISORIES_ENV] = os.pathsep.join(str(p) for p in value)
+
+
+def advisories_option(func: F) -> F:
+    return click.option(
+        "--advisories",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        expose_value=False,
+        callback=_use_advisories,
+        metavar="DIR",
+        help="Add a directory of advisory files, <DIR>/<engine>/<id>.yaml (repeatable; docs/advisories.md).",
+    )(func)
 
 
 def _remember_explain(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -6,7 +6,7 @@ logdoctor parse --format jsonl vllm-serve.log
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +18,20 @@ from logdoctor.app.options import read_limit_options
 
 if TYPE_CHECKING:
     from logdoctor.app.progress import ReadProgress
+    from logdoctor.events import EngineWarning, EventBase
     from logdoctor.parse.pipeline import EventStream, SourceStats
     from logdoctor.sources.limits import ReadLimits
+
+
+def _tap_warnings(events: Iterable[EventBase], warned: list[EngineWarning]) -> Iterator[EventBase]:
+    """The events as they come, keeping the warnings the warning vocabulary read (for --show-unparsed)."""
+    from logdoctor.events import EngineWarning
+    from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE
+
+    for event in events:
+        if isinstance(event, EngineWarning) and len(warned) < UNPARSED_SAMPLE_SIZE:
+            warned.append(event)
+        yield event
 
 
 def iter_sources(
@@ -71,7 +83,11 @@ def iter_sources(
 )
 @engine_option
 @click.option("--explain-detection", is_flag=True, help="Say why each source's engine and version were chosen.")
-@click.option("--show-unparsed", is_flag=True, help="Show a sample of candidate lines no grammar recognised.")
+@click.option(
+    "--show-unparsed",
+    is_flag=True,
+    help="Show a sample of candidate lines no grammar recognised, and the warnings read by the warning vocabulary.",
+)
 @read_limit_options
 @handle_errors
 def parse(
@@ -106,10 +122,12 @@ def _parse(
     out = stdout_console()
     err = stderr_console()
     for stream, finish in iter_sources(paths, engine, limits, progress):
+        warned: list[EngineWarning] = []
+        events = _tap_warnings(stream, warned) if show_unparsed else stream
         if fmt == "jsonl":
             write = sys.stdout.write
             chunk: list[str] = []
-            for event in stream:
+            for event in events:
                 chunk.append(event_json(event))
                 if len(chunk) >= 512:
                     write("\n".join(chunk) + "\n")
@@ -117,7 +135,7 @@ def _parse(
             if chunk:
                 write("\n".join(chunk) + "\n")
         else:
-            out.print(event_table(stream.source, stream))
+            out.print(event_table(stream.source, events))
         stats = finish()
         detection = stream.detection
         say(
@@ -136,4 +154,7 @@ def _parse(
         if show_unparsed:
             for number, text in stats.unrecognised_samples:
                 say(err, f"  unparsed {one_line(stats.name)}:{number}: {text}")
+            for warning in warned:
+                what = f"warned ({warning.cause})" if warning.cause else "warning not understood"
+                say(err, f"  {what} {one_line(stats.name)}:{warning.line}: {one_line(warning.message)}")
     sys.stdout.flush()

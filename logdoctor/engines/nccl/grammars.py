@@ -31,6 +31,7 @@ from logdoctor.events import (
 from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.warning_vocabulary import warning_event
 
 Values = dict[str, str | int | float | bool]
 
@@ -274,7 +275,9 @@ def parse_warn(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     if line.header != "nccl" and "NCCL WARN" not in line.message:
         return None
     text = line.message.split("NCCL WARN", 1)[-1].strip()
-    return [NcclInfo(**ctx.base(line, "nccl"), kind="warn", message=text)]
+    # The warning vocabulary reads its words too (docs/warnings.md): a cause, or a warning not understood.
+    words = warning_event(line, "nccl", text)
+    return [NcclInfo(**ctx.base(line, "nccl"), kind="warn", message=text), *words]
 
 
 _ERROR_RE = re.compile(
@@ -1023,12 +1026,14 @@ GRAMMARS: list[Grammar] = [
                 "row-1",
                 "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
                 ("nccl_info", {"kind": "warn", "level": "WARN", "message": "rank 0 failed to IPC register userbuff"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(
                 "row-2",
                 "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
                 ("nccl_info", {"kind": "warn", "message": "Call to bind failed : Address already in use"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(
@@ -1036,24 +1041,28 @@ GRAMMARS: list[Grammar] = [
                 "[2026-01-05 10:00:00] node5:236:300 [2] misc/socket.cc:540 NCCL WARN socketPollConnect: Connect to "
                 "10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
                 ("nccl_info", {"kind": "warn", "timestamp": "2026-01-05 10:00:00"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(
                 "row-4",
                 "node5:236:300 [2] misc/socket.cc:484 (ncclSocketListen) NCCL WARN NET/Socket : No usable listening interface found",
                 ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(
                 "row-5",
                 "node5:236:300 [2] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'",
                 ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(
                 "row-6",
                 "NCCL WARN Error : ring 0 does not loop back to start",
                 ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
                 exact=True,
             ),
             case(

@@ -27,6 +27,7 @@ from logdoctor.facts.combiners.platform import PlatformModel
 from logdoctor.facts.combiners.scheduling import Scheduling
 from logdoctor.facts.combiners.speculative import Speculation
 from logdoctor.facts.combiners.stats import Stats
+from logdoctor.facts.combiners.warnings import Warned
 
 COMBINERS: tuple[type[Combiner], ...] = (
     Identity,
@@ -47,5 +48,6 @@ COMBINERS: tuple[type[Combiner], ...] = (
     GpuState,
     Environment,
     Benchmarks,
+    Warned,
     Derived,  # last: it builds on the facts the others wrote
 )

@@ -7,8 +7,8 @@ faults, and the other processes on the serving GPUs.
 `NVRM: Xid (PCI:0000:3b:00): 79, ... GPU has fallen off the bus.`  -> gpu.hardware_errors = ["Xid 79 ..."]
 two compute processes of 1 GiB or more on one GPU -> gpu.other_processes = 1
 
-A busy GPU is one whose utilisation reading is at least half: a serving engine under load keeps its GPUs near
-100%, an idle one at 0%. The PCIe generation of an idle GPU is not read as degraded: NVIDIA GPUs train their link
+A busy GPU is one whose utilisation reading is at least half (a serving engine under load keeps its GPUs near
+100%, an idle one at 0%), or, without a utilisation reading, one drawing 80% of its power limit or more. The PCIe generation of an idle GPU is not read as degraded: NVIDIA GPUs train their link
 down to a lower generation at idle to save power and back up under load (the width stays).
 """
 
@@ -17,11 +17,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from logdoctor.events import EngineFailure, EventBase, GpuInfo, GpuProcess, GpuXid
+from logdoctor.events import EngineFailure, EventBase, GpuDiag, GpuInfo, GpuProcess, GpuXid, HostInfo
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
 BUSY_UTILIZATION = 50  # %: at or above, the GPU was working when the snapshot was taken
+AT_LIMIT = 0.8  # power draw / limit at or above which a GPU without a utilisation reading counts as busy
+CAPPED = 0.95  # a busy GPU drawing this share of its limit is held there by the power controller (SW Power Cap)
 # A compute process holding this much is more than a CUDA context (about 0.3-0.6 GiB with PyTorch loaded):
 # it has data of its own on the GPU.
 PROCESS_MIB = 1024
@@ -32,6 +34,22 @@ _FREE_ON_STARTUP_RE = re.compile(r"Free memory on device \((?P<free>[\d.]+)/(?P<
 # retirement or row remapping recorded / failed, 74 NVLink, 79 fallen off the bus, 92 high single-bit ECC rate,
 # 94/95 contained / uncontained ECC, 119/120 GSP, 140 unrecovered ECC, 154 recovery action changed
 HARDWARE_XIDS: frozenset[int] = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140, 154})
+# dcgmi diag's software and deployment checks: a failure there is the host's setup, not its hardware
+DIAG_SOFTWARE_TESTS = frozenset(
+    {
+        "denylist",
+        "nvml library",
+        "cuda main library",
+        "cuda toolkit libraries",
+        "cuda toolkit library",
+        "permissions and os blocks",
+        "persistence mode",
+        "environment variables",
+        "graphics processes",
+        "software",
+        "fabric manager",
+    }
+)
 # per-lane PCIe bandwidth by generation, GB/s (after line coding)
 PCIE_LANE_GBPS: dict[int, float] = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
@@ -41,7 +59,13 @@ def _label(gpu: GpuInfo) -> str:
 
 
 def _busy(gpu: GpuInfo) -> bool | None:
-    return None if gpu.utilization_pct is None else gpu.utilization_pct >= BUSY_UTILIZATION
+    if gpu.utilization_pct is not None:
+        return gpu.utilization_pct >= BUSY_UTILIZATION
+    if gpu.power_draw_w is not None and gpu.power_limit_w:
+        # no utilisation reading (a rig report, `-q -d POWER`): a GPU drawing near its limit is working; an idle one
+        # draws a fraction of it. Below that the load is not known.
+        return True if gpu.power_draw_w >= AT_LIMIT * gpu.power_limit_w else None
+    return None
 
 
 def link_bandwidth(generation: int | None, width: int | None) -> float | None:
@@ -52,7 +76,7 @@ def link_bandwidth(generation: int | None, width: int | None) -> float | None:
 
 
 class GpuState(Combiner):
-    reads = (GpuInfo, GpuXid, GpuProcess, EngineFailure)
+    reads = (GpuInfo, GpuXid, GpuDiag, GpuProcess, EngineFailure, HostInfo)
     produces = (
         "gpu.busy",
         "gpu.utilization",
@@ -61,17 +85,23 @@ class GpuState(Combiner):
         "gpu.clock_events",
         "gpu.power_limit_ratio",
         "gpu.power_limit",
+        "gpu.power_at_limit",
         "gpu.temperature",
         "gpu.slowdown_s",
         "gpu.pcie_link_degraded",
         "gpu.pcie_link",
         "gpu.pcie_link_ratio",
+        "gpu.pcie_link_generation",
+        "gpu.pcie_link_width",
         "gpu.pcie_idle_downtrained",
+        "gpu.pcie_link_checked",
         "gpu.hardware_errors",
         "gpu.hardware_error_count",
         "gpu.other_processes",
         "gpu.processes",
         "gpu.memory_held_gib",
+        "host.cpu_governor",
+        "host.server_placement",
     )
 
     def __init__(self, b: ProfileBuilder) -> None:
@@ -91,8 +121,19 @@ class GpuState(Combiner):
                 what = f"Xid {ev.code}" if ev.code is not None else "fallen off the bus"
                 b.append("gpu.hardware_errors", f"{what} (PCI {ev.bus_id}): {ev.message}", ev, "kernel log NVRM line")
                 self.errors += 1
+        elif isinstance(ev, GpuDiag):
+            if ev.test.lower() not in DIAG_SOFTWARE_TESTS:
+                gpus = ", ".join(f"GPU {g}" for g in ev.gpus) or "a GPU"
+                detail = f": {ev.message}" if ev.message else ""
+                b.append("gpu.hardware_errors", f"dcgmi diag {ev.test} failed on {gpus}{detail}", ev, "dcgmi diag")
+                self.errors += 1
         elif isinstance(ev, GpuProcess):
             self.processes[ev.bus_id or "?"].append(ev)
+        elif isinstance(ev, HostInfo) and ev.kind == "cpu":
+            if ev.name == "governor":
+                b.append("host.cpu_governor", ev.value, ev, "cpufreq scaling_governor")
+            elif ev.name == "placement":
+                b.append("host.server_placement", ev.value, ev, "/proc/PID/status")
         elif isinstance(ev, EngineFailure) and ev.kind == "gpu-memory-insufficient":
             m = _FREE_ON_STARTUP_RE.search(ev.message)
             if m:
@@ -126,13 +167,20 @@ class GpuState(Combiner):
     def _load(self) -> None:
         self._power()
         b = self.b
-        read = [g for g in self.gpus if g.utilization_pct is not None]
+        read = [g for g in self.gpus if _busy(g) is not None]
         if not read:
             return
-        busiest = max(read, key=lambda g: g.utilization_pct or 0)
-        b.set("gpu.utilization", float(busiest.utilization_pct or 0), busiest, "nvidia-smi utilization")
+        utilized = [g for g in read if g.utilization_pct is not None]
+        if utilized:
+            busiest = max(utilized, key=lambda g: g.utilization_pct or 0)
+            b.set("gpu.utilization", float(busiest.utilization_pct or 0), busiest, "nvidia-smi utilization")
         busy = [g for g in read if _busy(g)]
-        b.set("gpu.busy", bool(busy), busiest, "nvidia-smi utilization")
+        b.set("gpu.busy", bool(busy), busy[0] if busy else read[0], "nvidia-smi utilization or power draw at the limit")
+        drawing = [g for g in busy if g.power_draw_w is not None and g.power_limit_w]
+        if drawing:
+            top = max(drawing, key=lambda g: (g.power_draw_w or 0) / (g.power_limit_w or 1))
+            at_limit = (top.power_draw_w or 0) >= CAPPED * (top.power_limit_w or 1)
+            b.set("gpu.power_at_limit", at_limit, top, "nvidia-smi power draw / limit")
         events = sorted({e for g in busy for e in g.clock_events or []})
         if any(g.clock_events is not None for g in busy):
             b.set("gpu.clock_events", events, busy[0], "nvidia-smi clock event reasons")
@@ -166,7 +214,7 @@ class GpuState(Combiner):
 
     def _link(self) -> None:
         b = self.b
-        worst: tuple[float, GpuInfo, str] | None = None
+        worst: tuple[float, GpuInfo, str, int | None] | None = None
         downtrained: GpuInfo | None = None
         linked = [g for g in self.gpus if g.pcie_width and g.pcie_width_max]
         for g in linked:
@@ -190,14 +238,20 @@ class GpuState(Combiner):
                 link = f"x{g.pcie_width} of x{g.pcie_width_max} (gen{g.pcie_generation_max or '?'} at most)"
             text = f"{_label(g)}: {link} ({state})"
             if worst is None or ratio < worst[0]:
-                worst = (ratio, g, text)
+                worst = (ratio, g, text, generation)
         if worst is not None:
-            ratio, g, text = worst
+            ratio, g, text, generation = worst
+            b.set("gpu.pcie_link_generation", None if generation is None else float(generation), g, "nvidia-smi PCIe")
+            b.set("gpu.pcie_link_width", float(g.pcie_width or 0), g, "nvidia-smi PCIe link width")
             b.set("gpu.pcie_link_ratio", round(ratio, 3), g, "nvidia-smi PCIe link current / max")
             b.set("gpu.pcie_link_degraded", ratio < 1.0, g, "nvidia-smi PCIe link current / max")
             b.set("gpu.pcie_link", text, g, "nvidia-smi PCIe link")
         if downtrained is not None:
             b.set("gpu.pcie_idle_downtrained", True, downtrained, "nvidia-smi PCIe generation at idle")
+        elif worst is not None:
+            # every link was read where it shows its maximum (busy, or idle and not trained down): absent otherwise,
+            # so the rule says what to take to decide rather than calling the link fine
+            b.set("gpu.pcie_link_checked", True, worst[1], "nvidia-smi PCIe link")
 
     def _shared(self) -> None:
         b = self.b

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuProcess, GpuTopology, GpuXid, HostInfo
+from logdoctor.events import EventBase, GpuDiag, GpuInfo, GpuP2P, GpuProcess, GpuTopology, GpuXid, HostInfo
 from logdoctor.inputs.host import gpustate
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
@@ -248,6 +248,87 @@ def parse_xid(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return None
 
 
+# `dcgmi diag -r N`: its table's rows (DCGM 3.x `| PCIe | Fail - GPU: 3 |`; 4.x a test row, then one row a GPU:
+# `| memory | Fail |` / `|  | GPU0: Fail |`). Only failed tests become events.
+_DIAG_ROW_RE = re.compile(r"^\s*\|\s*(?P<test>[A-Za-z][\w /.\-]*?)\s*\|\s*(?P<result>Fail)\b(?P<rest>[^|]*)\|\s*$")
+_DIAG_GPU_ROW_RE = re.compile(r"^\s*\|\s*\|\s*GPU(?P<gpu>\d+): (?P<result>Fail)\b(?P<rest>[^|]*)\|\s*$")
+_DIAG_GPUS_RE = re.compile(r"GPUs?:?\s*(?P<ids>\d+(?:\s*,\s*\d+)*)")
+_DIAG_TEST = "host.diag_test"
+
+
+def parse_dcgm_diag(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _DIAG_ROW_RE.match(line.text)
+    if m:
+        test, rest = m.group("test"), m.group("rest").strip(" -")
+        ctx.state[_DIAG_TEST] = test
+        ids = _DIAG_GPUS_RE.search(rest)
+        if not ids and not rest:
+            return []  # DCGM 4.x: the GPUs follow, one row each
+        gpus = [int(i) for i in re.split(r"\s*,\s*", ids.group("ids"))] if ids else []
+        message = _DIAG_GPUS_RE.sub("", rest).strip(" -,")  # the GPUs are in `gpus`
+        return [GpuDiag(**ctx.base(line, "host"), test=test, result=m.group("result"), gpus=gpus, message=message)]
+    m = _DIAG_GPU_ROW_RE.match(line.text)
+    if m and isinstance(ctx.state.get(_DIAG_TEST), str):
+        return [
+            GpuDiag(
+                **ctx.base(line, "host"),
+                test=ctx.state[_DIAG_TEST],
+                result=m.group("result"),
+                gpus=[int(m.group("gpu"))],
+                message=m.group("rest").strip(" -"),
+            )
+        ]
+    return None
+
+
+# `nvidia-smi`'s summary table, its Processes rows (driver 470+ with the GI / CI columns, older without):
+# `|    0   N/A  N/A             616      C   python3                                1130MiB |`
+_TABLE_PROCESS_RE = re.compile(
+    r"^\s*\|\s+(?P<gpu>\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|M\+C|C|G|M)\s+"
+    r"(?P<name>\S.*?)\s+(?P<mem>\d+)MiB\s*\|\s*$"
+)
+
+
+# the table's second GPU row (`| N/A 59C P0 690W / 700W | 1139MiB / 143771MiB | 100% Default |`): recognised, not read
+_TABLE_GPU_ROW_RE = re.compile(r"^\s*\|\s*(?:\d+%|N/A)\s+(?:\d+C|N/A)\s+P\d+\s.*\|\s*\d+MiB\s*/\s*\d+MiB\s*\|")
+
+
+def parse_table_process(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _TABLE_PROCESS_RE.match(line.text)
+    if not m:
+        return [] if _TABLE_GPU_ROW_RE.match(line.text) else None
+    if "G" in m.group("type") and "C" not in m.group("type"):
+        return []  # a graphics process (Xorg, a compositor): no compute on the GPU
+    return [
+        GpuProcess(
+            **ctx.base(line, "host"),
+            pid=int(m.group("pid")),
+            name=m.group("name"),
+            bus_id=m.group("gpu"),  # the table's GPU index: its bus id is in the GPU rows above
+            memory_mib=int(m.group("mem")),
+        )
+    ]
+
+
+# the collector's CPU fact (logdoctor/sources/discovery.py CPU_SCRIPT)
+_CPU_GOVERNOR_RE = re.compile(r"^cpu governor: (?P<governor>\S+) \((?P<n>\d+) CPUs\)\s*$")
+_CPU_PLACEMENT_RE = re.compile(
+    r"^server process (?P<pid>\d+): cpus (?P<cpus>[\d,\-]*), numa memory nodes (?P<nodes>[\d,\-]*)\s*$"
+)
+
+
+def parse_cpu(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _CPU_GOVERNOR_RE.match(line.text)
+    if m:
+        value = f"{m.group('governor')} ({m.group('n')} CPUs)"
+        return [HostInfo(**ctx.base(line, "host"), kind="cpu", name="governor", value=value)]
+    m = _CPU_PLACEMENT_RE.match(line.text)
+    if m:
+        value = f"pid {m.group('pid')}: cpus {m.group('cpus') or '?'}, memory nodes {m.group('nodes') or '?'}"
+        return [HostInfo(**ctx.base(line, "host"), kind="cpu", name="placement", value=value)]
+    return None
+
+
 def parse_gpu_list(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _GPU_LIST_RE.match(line.text)
     if not m:
@@ -387,6 +468,83 @@ GRAMMARS: list[Grammar] = [
                 "off-bus-without-xid",
                 "[  812.4] NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.",
                 ("gpu_xid", {"code": None, "bus_id": "0000:41:00.0"}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.dcgm_diag",
+        "host",
+        ("| Fail", ": Fail "),
+        parse_dcgm_diag,
+        (
+            # constructed rows in the table layout of DCGM 3.3 (NVIDIA/DCGM#55's output) and 4.2 (NVIDIA/DCGM#253's)
+            case(
+                "dcgm-3",
+                "| PCIe                      | Fail - GPU: 3                                  |",
+                ("gpu_diag", {"test": "PCIe", "result": "Fail", "gpus": [3]}),
+                exact=True,
+            ),
+            case(
+                "dcgm-4",
+                "| memory                    | Fail                                           |\n"
+                "|                           | GPU0: Pass                                     |\n"
+                "|                           | GPU1: Fail                                     |",
+                ("gpu_diag", {"test": "memory", "result": "Fail", "gpus": [1]}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.smi_table_process",
+        "host",
+        ("MiB |",),
+        parse_table_process,
+        (
+            case(
+                # the captured H200 under load (fixtures/inputs/env/nvidia-smi-h200-load-captured.txt)
+                "driver-580",
+                "|    0   N/A  N/A             616      C   python3                                1130MiB |",
+                ("gpu_process", {"pid": 616, "name": "python3", "bus_id": "0", "memory_mib": 1130}),
+                exact=True,
+            ),
+            case(
+                "no-gi-ci",
+                "|    0      5284    C   python3                                       3567MiB |",
+                ("gpu_process", {"pid": 5284, "memory_mib": 3567}),
+                exact=True,
+            ),
+            case(
+                "graphics",
+                "|    0      1563    G   /usr/lib/xorg/Xorg                             162MiB |",
+                exact=True,
+            ),
+            case(
+                "gpu-row",
+                "| N/A   59C    P0            690W /  700W |    1139MiB / 143771MiB |    100%      Default |",
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "host.cpu",
+        "host",
+        ("cpu governor: ", "server process "),
+        parse_cpu,
+        (
+            case(
+                "governor",
+                "cpu governor: powersave (64 CPUs)",
+                ("host_info", {"kind": "cpu", "name": "governor", "value": "powersave (64 CPUs)"}),
+                exact=True,
+            ),
+            case(
+                "placement",
+                "server process 4242: cpus 0-31,64-95, numa memory nodes 0",
+                (
+                    "host_info",
+                    {"kind": "cpu", "name": "placement", "value": "pid 4242: cpus 0-31,64-95, memory nodes 0"},
+                ),
                 exact=True,
             ),
         ),
