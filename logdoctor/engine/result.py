@@ -86,6 +86,20 @@ class Finding(_Model):
     problem: str = ""  # the id of the problem it belongs to (Diagnosis.problems; engine/problems.py)
 
 
+class Problem(_Model):
+    """Findings that share one mechanism (speculation too costly; the TP link) are one problem: counted once,
+    ranked by the problem's effect, with one recommended action (`actions[0]`) and the alternatives after it."""
+
+    id: str  # "speculation", "tp-link", else the cause id
+    title: str
+    score: int
+    severity: Severity
+    causes: list[str]  # docs/causes.md ids of its findings, best first
+    rules: list[str]  # the rules whose findings it groups, best first
+    effect: FindingEffect | None = None  # the model's effect of the recommended action
+    actions: list[Action] = field(default_factory=list)  # recommended first; fix lines where the model gave none
+
+
 class KnownIssue(_Model):
     """A known performance issue of a release (advisories/, docs/advisories.md) that applies to this deployment,
     or may: its version could not be read, or a fact its condition needs is missing."""
@@ -103,20 +117,6 @@ class KnownIssue(_Model):
     slowdown: float | None = None  # throughput fixed / affected, from the source (None: it states no size)
     workaround: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
-
-
-class Problem(_Model):
-    """Findings that share one mechanism (speculation too costly; the TP link) are one problem: counted once,
-    ranked by the problem's effect, with one recommended action (`actions[0]`) and the alternatives after it."""
-
-    id: str  # "speculation", "tp-link", else the cause id
-    title: str
-    score: int
-    severity: Severity
-    causes: list[str]  # docs/causes.md ids of its findings, best first
-    rules: list[str]  # the rules whose findings it groups, best first
-    effect: FindingEffect | None = None  # the model's effect of the recommended action
-    actions: list[Action] = field(default_factory=list)  # recommended first; fix lines where the model gave none
 
 
 class RuleOutcome(_Model):

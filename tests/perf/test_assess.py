@@ -97,7 +97,7 @@ def test_story_problems_group_the_rules(story: Diagnosis) -> None:
     ids = [pr.id for pr in story.problems]
     assert ids[0] == "speculation" and "tp-link" in ids and len(ids) == len(set(ids))
     spec, link = story.problems[0], next(pr for pr in story.problems if pr.id == "tp-link")
-    assert set(spec.rules) == {"below-break-even", "low-acceptance"}
+    assert {"below-break-even", "low-acceptance"} <= set(spec.rules)  # and vLLM 0.20.1's known DFlash issue
     assert set(link.rules) == {"custom-allreduce-off", "tp-over-pcie"}
     assert all(f.problem for f in story.findings)  # every rule's finding is kept, naming its problem
     assert "1 likely problem(s); top: speculation" in story.verdict.summary
