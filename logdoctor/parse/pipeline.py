@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EngineFailure, EngineWarning, EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
@@ -35,6 +35,7 @@ _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 MAX_PARSED_CHARS = 64 * 1024
 _REDACT_MARGIN = 4096
 _LONG_NOTES = 3
+_WARNING_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL"})
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
 # "not understood" and counted, the run goes on.
@@ -217,6 +218,7 @@ class EventStream:
         # The registry's line types come with the warning vocabulary: a warning line none of them reads is still
         # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
         self._read_warnings = grammars is None
+        self._warning_only = False  # the last line `_is_candidate` took was chosen only for its warning words
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
         self._by_shape: dict[str, Grammar] = {}
@@ -348,10 +350,14 @@ class EventStream:
 
     # -- main loop --------------------------------------------------------------------------------
     def _not_understood(self, line: LogLine) -> list[EventBase]:
-        """A candidate no line type read: a warning line goes to the warning vocabulary (its event, or [] for
-        noise); any other line, and a warning with no cause, is counted as not understood."""
+        """A candidate no line type read: a warning line goes to the warning vocabulary (its event, with a cause
+        or listed as a warning not understood, or [] for noise); any other line is counted as not understood,
+        except a line that was a candidate only for the warning words and is no warning (a traceback line, a
+        prompt that says "slow"): it holds no keyword of a line type, as before the vocabulary read warnings."""
         events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
-        if events is None or any(e.cause is None for e in events if isinstance(e, EngineWarning)):
+        if events is None and self._read_warnings and self._index.search(line.text) is None:
+            return []
+        if events is None:
             self._unrecognised(line)
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
@@ -420,6 +426,7 @@ class EventStream:
                 elif not self.detection.header_counts and ("]" in text or "pid=" in text):  # a header, a prefix
                     self._observe_envelope(number, text)
                 continue
+            warning_only = self._warning_only
             try:
                 line = parse_cleaned(self.source, number, text)
             except GRAMMAR_FAILURES:  # an envelope with a 5,000-digit pid: not understood
@@ -432,8 +439,14 @@ class EventStream:
             events = self._dispatch(line)
             if self._reader_may_add(events) and self.failures.wants(text):
                 events = self._structure(line, events)
-            if len(line.text) >= _WRAP_MIN_LENGTH and (events is None or _maybe_cut(events)):
-                # A terminal may have broken this line: decide when the next physical line arrives.
+            if (
+                len(line.text) >= _WRAP_MIN_LENGTH
+                and (events is None or _maybe_cut(events))
+                and (not warning_only or line.level in _WARNING_LEVELS)
+            ):
+                # A terminal may have broken this line: decide when the next physical line arrives. (A warning may be
+                # cut before the keyword of its line type; a line chosen only for a word of its text, a prompt that
+                # says "slow", is not worth holding.)
                 pending, pending_events = line, events
                 continue
             if events is None:
@@ -527,12 +540,14 @@ class EventStream:
         # The keyword regex tries dozens of branches at every character (~5 us a line); a serving log's candidates
         # mostly repeat a keyword or two (stats, SpecDecoding), and a substring test for those costs ~0.1 us.
         # A line holding a keyword is one the regex matches, so the answer is the same.
+        self._warning_only = False
         for keyword in self._recent_keywords:
             if keyword in text:
                 return True
         found = self._index.search(text)
         if found is None:
-            return self._read_warnings and may_be_warning(text)
+            self._warning_only = self._read_warnings and may_be_warning(text)
+            return self._warning_only
         self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True

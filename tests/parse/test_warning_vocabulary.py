@@ -122,7 +122,20 @@ def test_the_candidate_test_and_the_grep_keywords_agree() -> None:
     from logdoctor.parse.pipeline import candidate_keywords
     from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning
 
-    for keyword in (*WARNING_KEYWORDS, *LEVELLESS_KEYWORDS):
+    for keyword in WARNING_KEYWORDS:
         assert may_be_warning(f"x {keyword} y")
         assert keyword in candidate_keywords()
+    for keyword in LEVELLESS_KEYWORDS:  # only after an SGLang header's date
+        assert may_be_warning(f"[2025-11-30 10:00:00 TP0] x {keyword} y")
+        assert not may_be_warning(f"(APIServer pid=1) INFO 11-30 10:00:00 [logger.py:43] prompt: 'x {keyword} y'")
+        assert keyword in candidate_keywords()
     assert not may_be_warning("(APIServer pid=1) INFO 11-30 10:00:00 [api_server.py:1] Started server process")
+
+
+def test_a_line_chosen_only_for_its_warning_words_and_no_warning_is_not_counted() -> None:
+    from logdoctor.parse.pipeline import EventStream
+
+    line = "[2025-11-30 10:00:00] Received request: prompt='why is my query slow, and how do I optimize it'"
+    stream = EventStream("t", [(1, line)])
+    assert list(stream) == []
+    assert stream.stats.unrecognised == 0
