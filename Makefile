@@ -57,6 +57,7 @@ screenshot: $(STAMP) chromium
 # (tests/report/test_json_schema.py fails until it is regenerated after a model change).
 schema: $(STAMP)
 	$(BIN)/python -m logdoctor.report.json > docs/schema/report.schema.json
+	$(BIN)/python -m logdoctor.engine.advisories > docs/schema/advisory.schema.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check logdoctor tests bench

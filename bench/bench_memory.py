@@ -101,6 +101,77 @@ def write_dense(path: Path, size: int, seed: int = 15) -> None:
     tmp.replace(path)
 
 
+SGLANG_HEAD = (
+    "[{day} 16:20:01] server_args=ServerArgs(model_path='Qwen/Qwen3-32B', tp_size=2, dp_size=1, "
+    "speculative_algorithm='EAGLE3', speculative_num_steps=3, speculative_eagle_topk=1, "
+    "speculative_num_draft_tokens=4)\n"
+)
+DECODE = (
+    "[{day} {clock} TP{rank}] Decode batch, #running-req: {running}, #token: {tokens}, token usage: {usage:.2f}, "
+    "accept len: {accept:.2f}, accept rate: {rate:.2f}, cuda graph: True, gen throughput (token/s): {gen:.2f}, "
+    "#queue-req: {queue}, \n"
+)
+PREFILL = (
+    "[{day} {clock} TP{rank}] Prefill batch, #new-seq: {seqs}, #new-token: {new}, #cached-token: {cached}, "
+    "token usage: {usage:.2f}, #running-req: {running}, #queue-req: {queue}, \n"
+)
+
+
+def write_dense_sglang(path: Path, size: int, seed: int = 28, ranks: int = 2) -> None:
+    """A busy SGLang server's log of `size` bytes: after its server_args line, every line is a `Decode batch` line
+    (one every 40 decode steps per TP rank, SGLang's default `--decode-log-interval`), with a `Prefill batch` line
+    per rank in every 20 steps, values drawn from a seeded random generator."""
+    rng = random.Random(seed)
+    start = datetime.datetime(2026, 5, 8, 16, 20, 11)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        head = SGLANG_HEAD.format(day=start.strftime("%Y-%m-%d"))
+        fh.write(head)
+        written = len(head)
+        step = 0
+        while written < size:
+            now = start + datetime.timedelta(milliseconds=1500 * step)
+            day, clock = now.strftime("%Y-%m-%d"), now.strftime("%H:%M:%S")
+            running = rng.randint(8, 64)
+            usage = rng.uniform(0.2, 0.95)
+            accept = rng.uniform(2.0, 3.6)
+            lines = "".join(
+                DECODE.format(
+                    day=day,
+                    clock=clock,
+                    rank=rank,
+                    running=running,
+                    tokens=int(usage * 350_000),
+                    usage=usage,
+                    accept=accept,
+                    rate=accept / 4,
+                    gen=running * rng.uniform(30, 60),
+                    queue=rng.choice((0, 0, 0, 1, 3)),
+                )
+                for rank in range(ranks)
+            )
+            if step % 20 == 0:
+                new = rng.randint(500, 16384)
+                lines += "".join(
+                    PREFILL.format(
+                        day=day,
+                        clock=clock,
+                        rank=rank,
+                        seqs=rng.randint(1, 4),
+                        new=new,
+                        cached=rng.randint(0, new),
+                        usage=usage,
+                        running=running,
+                        queue=0,
+                    )
+                    for rank in range(ranks)
+                )
+            fh.write(lines)
+            written += len(lines)
+            step += 1
+    tmp.replace(path)
+
+
 @dataclass
 class Measured:
     peak_kib: int

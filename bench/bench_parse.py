@@ -9,6 +9,10 @@ ratio of the two bests (plus the per-round ratios) is the result. See docs/bench
 
     .venv/bin/python bench/bench_parse.py                       # 1 GiB log, 3 rounds
     .venv/bin/python bench/bench_parse.py --size 256M --runs 5 --record
+    .venv/bin/python bench/bench_parse.py --dense --size 100M    # a busy SGLang server's log: every line an event
+
+Beside the story's grep, the same grep split over 16 line-aligned byte ranges run at once (`tail -c +START | head -c
+LEN | grep -E`, one a range) is timed: what the machine's cores can do, the reference for diagnose's parse workers.
 
 Peak RSS is measured two ways. In the timed runs each command runs under GNU time (or a tiny
 fork/exec/wait4 launcher), whose ru_maxrss is that of the largest *single* process of the tree: the
@@ -36,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench_memory import write_dense_sglang
 from gen_log import DEFAULT_SEED, DEFAULT_SIZE, OUT_DIR, default_path, generate, parse_size
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,6 +53,13 @@ TARGET_DIAGNOSE_RSS_MB = 100.0  # diagnose's own process, on 64 MB, 256 MB and 1
 SAMPLE_INTERVAL_S = 0.01
 # Line markers and the event type each must produce exactly once.
 CHECKED_LINES = {"SpecDecoding metrics:": "spec_decode_stats", "Avg prompt throughput:": "scheduler_stats"}
+# The event-dense SGLang log: every batch line a stats event, every Decode batch line (all name `accept len`) a
+# spec-decode one too.
+DENSE_CHECKED_LINES = {"batch, #": "scheduler_stats", "accept len:": "spec_decode_stats"}
+TARGET_DENSE_RATIO = 3.0  # diagnose of the event-dense 100 MB log against one grep
+TARGET_DENSE_S = 1.5
+TARGET_PARALLEL_RATIO = 2.0  # diagnose of the 1 GiB log against the 16-part grep
+GREP_PARTS = 16
 
 
 @dataclass
@@ -337,6 +349,17 @@ def _workers_of(log: Path) -> str:
     return f"{min(usable_cpus(), len(ranges))} parse workers with their greps and heads"
 
 
+def parallel_grep_command(log: Path, size: int, parts: int, out: Path) -> list[str]:
+    """One shell running the story's grep over `parts` line-aligned byte ranges at once, each to a file of its own."""
+    from logdoctor.sources.local import split_at_lines
+
+    jobs = [
+        f"(tail -c +{start + 1} '{log}' | head -c {end - start} | grep -E '{STORY_PATTERN}' > '{out}.{k}') &"
+        for k, (start, end) in enumerate(split_at_lines(str(log), size, parts))
+    ]
+    return ["sh", "-c", " ".join([*jobs, "wait"])]
+
+
 def logdoctor_keywords() -> list[str]:
     from logdoctor.parse.pipeline import candidate_keywords
 
@@ -350,6 +373,10 @@ def prefilter_pattern_file(keywords: list[str]) -> Path:
     path = OUT_DIR / "bench-prefilter.pattern"
     path.write_text(ere_alternation(keywords) + "\n", encoding="utf-8")
     return path
+
+
+def verdict(good: bool) -> str:
+    return "met" if good else "**missed**"
 
 
 def mib(n_bytes: int) -> str:
@@ -393,6 +420,7 @@ def compare_trees(args: argparse.Namespace) -> int:
         peaks[tree] = tree_peak_rss(command, outputs[tree], env)
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     info = machine()
+
     rows = []
     for tree in trees:
         got = runs[tree]
@@ -427,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, default=None, help="benchmark this file instead (generated if missing)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--runs", type=int, default=3, help="rounds; each runs every command once (default 3)")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="an event-dense SGLang log (every line a Decode or Prefill batch line) of --size instead of gen_log's",
+    )
     parser.add_argument("--record", action="store_true", help=f"append the result block to {DOC.relative_to(REPO)}")
     parser.add_argument(
         "--tree",
@@ -450,11 +483,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare_trees:
         return compare_trees(args)
 
-    log: Path = args.log or default_path(args.size, args.seed)
+    log: Path = args.log or (
+        OUT_DIR / f"dense-sglang-{args.size}-{args.seed}.log" if args.dense else default_path(args.size, args.seed)
+    )
     if not log.exists():
         print(f"generating {log} ({mib(args.size)}, seed {args.seed}) ...", file=sys.stderr)
         started = time.perf_counter()
-        generate(log, args.size, args.seed)
+        OUT_DIR.mkdir(parents=True, exist_ok=True)
+        if args.dense:
+            write_dense_sglang(log, args.size, args.seed)
+        else:
+            generate(log, args.size, args.seed)
         print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     size = log.stat().st_size
@@ -467,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
         program = [sys.executable, "-P", "-m", "logdoctor"]  # -P: not the current directory's logdoctor
         env["PYTHONPATH"] = str(args.tree.resolve())
     grep = Measure("grep", ["grep", "-E", STORY_PATTERN, str(log)], OUT_DIR / "bench-grep.out")
+    pgrep_out = OUT_DIR / "bench-grep-parts.out"
+    pgrep = Measure(f"grep x{GREP_PARTS}", parallel_grep_command(log, size, GREP_PARTS, pgrep_out), pgrep_out)
     ld = Measure("logdoctor", [*program, "parse", str(log), "--format", "jsonl"], OUT_DIR / "bench-logdoctor.jsonl")
     # logdoctor's first stage alone (what `LocalSource` runs; wc -l runs beside it on the other core).
     pattern = prefilter_pattern_file(keywords)
@@ -478,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         [*program, "diagnose", str(log), "--format", "json", "--fail-on", "never"],
         OUT_DIR / "bench-diagnose.json",
     )
-    measures = (grep, ld, stage, diag)
+    measures = (grep, pgrep, ld, stage, diag)
     for round_no in range(args.runs):
         for m in measures if round_no % 2 == 0 else measures[::-1]:
             m.runs.append(run_once(m.command, m.output, env))
@@ -498,15 +539,27 @@ def main(argv: list[str] | None = None) -> int:
 
     # Correctness, cheaply: every SpecDecoding / stats line of the file became exactly one event.
     counts = event_counts(ld.output)
-    checks = [
-        (needle, count_lines_with(log, needle), counts.get(kind, 0), kind) for needle, kind in CHECKED_LINES.items()
-    ]
+    checked = DENSE_CHECKED_LINES if args.dense else CHECKED_LINES
+    checks = [(needle, count_lines_with(log, needle), counts.get(kind, 0), kind) for needle, kind in checked.items()]
     ok = all(lines == events for _, lines, events, _ in checks) and same_report
 
     ratio = ld.best.wall_s / grep.best.wall_s
     diag_ratio = diag.best.wall_s / grep.best.wall_s
     diag_rounds = [b.wall_s / a.wall_s for a, b in zip(grep.runs, diag.runs, strict=True)]
     diag_target = 1.0 if len(os.sched_getaffinity(0)) >= 4 else TARGET_DIAGNOSE_RATIO
+    pgrep_ratio = diag.best.wall_s / pgrep.best.wall_s
+    pgrep_rounds = [b.wall_s / a.wall_s for a, b in zip(pgrep.runs, diag.runs, strict=True)]
+    if args.dense:
+        dense_ok = diag_ratio <= TARGET_DENSE_RATIO and diag.best.wall_s <= TARGET_DENSE_S
+        diag_line = (
+            f"- **diagnose / grep wall: {diag_ratio:.2f}×, {diag.best.wall_s:.2f} s** (event-dense target ≤ "
+            f"{TARGET_DENSE_RATIO:g}× and ≤ {TARGET_DENSE_S:g} s: {verdict(dense_ok)})"
+        )
+    else:
+        diag_line = (
+            f"- **diagnose / grep wall: {diag_ratio:.2f}×** (target ≤ {TARGET_DIAGNOSE_RATIO:g}×, and under 1× on 4 CPUs "
+            f"or more: {verdict(diag_ratio <= diag_target)})"
+        )
     round_ratios = [b.wall_s / a.wall_s for a, b in zip(grep.runs, ld.runs, strict=True)]
     stage_ratio = stage.best.wall_s / grep.best.wall_s
     rss_mb = ld.best.maxrss_kib * 1024 / 1e6
@@ -521,9 +574,6 @@ def main(argv: list[str] | None = None) -> int:
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     rel_log = log.relative_to(REPO) if log.is_relative_to(REPO) else log
 
-    def verdict(good: bool) -> str:
-        return "met" if good else "**missed**"
-
     def row(title: str, m: Measure) -> str:
         cpu = m.best.user_s + m.best.sys_s
         return (
@@ -536,7 +586,8 @@ def main(argv: list[str] | None = None) -> int:
         f"`{needle}` lines {lines:,} {'=' if lines == events else '≠'} {kind} events {events:,}"
         for needle, lines, events, kind in checks
     )
-    block = f"""### {mib(size)} vLLM serving log, {when}
+    kind = "event-dense SGLang log" if args.dense else "vLLM serving log"
+    block = f"""### {mib(size)} {kind}, {when}
 
 Input: `{rel_log}` ({size:,} bytes, {physical_lines(log):,} lines, seed {args.seed}); {len(keywords)} logdoctor keywords.
 Machine: {info["nproc"]} CPUs ({info["cpu"]}), {info["memory"]} RAM, Linux {info["kernel"]}, Python {info["python"]}, {info["grep"]}.
@@ -545,12 +596,14 @@ Best of {args.runs} alternating rounds; every command writes its output to a fil
 | command | best wall | CPU user+sys | peak RSS (largest process) | output |
 |---|---:|---:|---:|---:|
 {row("`LC_ALL=C grep -E '<story pattern>' FILE > out`", grep)}
+{row(f"the same grep over {GREP_PARTS} line-aligned byte ranges at once (`tail -c | head -c | grep -E`)", pgrep)}
 {row("`logdoctor parse FILE --format jsonl > out`", ld)}
 {row("logdoctor's prefilter alone: `LC_ALL=C grep -a -n -E -f ALTERNATION FILE > out`", stage)}
 {row("`logdoctor diagnose FILE --format json --fail-on never > out`", diag)}
 
 - **logdoctor / grep wall: {ratio:.2f}×** (target ≤ {TARGET_RATIO:.0f}×: {verdict(ratio <= TARGET_RATIO)}); per round: {", ".join(f"{r:.2f}×" for r in round_ratios)}. The prefilter stage alone: {stage_ratio:.2f}× grep.
-- **diagnose / grep wall: {diag_ratio:.2f}×** (target ≤ {TARGET_DIAGNOSE_RATIO:g}×, and under 1× on 4 CPUs or more: {verdict(diag_ratio <= diag_target)}); per round: {", ".join(f"{r:.2f}×" for r in diag_rounds)}; {parse_split(log, size)}; its memory: **{diag_peak.root_kib / 1024:.1f} MiB peak RSS of the diagnose process** (target ≤ {TARGET_DIAGNOSE_RSS_MB:.0f} MB: {verdict(diag_peak.root_kib * 1024 / 1e6 <= TARGET_DIAGNOSE_RSS_MB)}), its workers and their greps {diag_peak.descendants_kib * 1024 / 1e6:.0f} MB at their peak (PSS summed; per process at most: {", ".join(f"{name} {kib / 1024:.1f} MiB" for name, kib in sorted(diag_peak.per_name.items()))}), {diag_peak.total_kib * 1024 / 1e6:.0f} MB for the whole tree; its JSON report {"byte-identical" if same_report else "**DIFFERENT**"} to a one-process run's (`LOGDOCTOR_PARSE_WORKERS=0 LOGDOCTOR_PREFILTER_PARTS=1`).
+{diag_line}; per round: {", ".join(f"{r:.2f}×" for r in diag_rounds)}; {parse_split(log, size)}; its memory: **{diag_peak.root_kib / 1024:.1f} MiB peak RSS of the diagnose process** (target ≤ {TARGET_DIAGNOSE_RSS_MB:.0f} MB: {verdict(diag_peak.root_kib * 1024 / 1e6 <= TARGET_DIAGNOSE_RSS_MB)}), its workers and their greps {diag_peak.descendants_kib * 1024 / 1e6:.0f} MB at their peak (PSS summed; per process at most: {", ".join(f"{name} {kib / 1024:.1f} MiB" for name, kib in sorted(diag_peak.per_name.items()))}), {diag_peak.total_kib * 1024 / 1e6:.0f} MB for the whole tree; its JSON report {"byte-identical" if same_report else "**DIFFERENT**"} to a one-process run's (`LOGDOCTOR_PARSE_WORKERS=0 LOGDOCTOR_PREFILTER_PARTS=1`).
+- **diagnose / the {GREP_PARTS}-part grep wall: {pgrep_ratio:.2f}×** (target ≤ {TARGET_PARALLEL_RATIO:g}× for the sparse 1 GiB log: {verdict(pgrep_ratio <= TARGET_PARALLEL_RATIO)}); per round: {", ".join(f"{r:.2f}×" for r in pgrep_rounds)}.
 - **The diagnose process's own CPU: {own.own_s:.2f} s** of {own.own_s + own.children_s:.2f} s in all ({own.own_s / max(own.own_s + own.children_s, 1e-9):.0%}; its children, {workers}: {own.children_s:.2f} s), wall {own.wall_s:.2f} s (the median of {len(owns)} runs by its own CPU; per run: {", ".join(f"{o.own_s:.2f} s" for o in owns)}); projected on 16 CPUs, its own CPU plus its children's over 16: {projected:.2f} s.
 - Where logdoctor's time goes: the prefilter passes {selected:,} of the lines to Python, which turns them into {n_events:,} events; CPU beyond the prefilter's (Python start-up, parsing, JSON, wc -l): {python_s:.2f} s, {python_s / max(n_events, 1) * 1e6:.0f} µs an event.
 - **logdoctor peak RSS: {tree_mb:.0f} MB** summed over its process tree (PSS, sampled every {SAMPLE_INTERVAL_S * 1000:.0f} ms; per process: {samples}); ru_maxrss of the largest single process {rss_mb:.0f} MB, by {rusage_method()} (target ≤ {TARGET_RSS_MB:.0f} MB: {verdict(max(tree_mb, rss_mb) <= TARGET_RSS_MB)}).

@@ -18,6 +18,7 @@ class ExitStatus(enum.IntEnum):
     USAGE = 2  # bad arguments, unreadable input, invalid rule or test files
     COLLECTION = 3  # a host could not be reached, authenticated or read
     INTERNAL = 4  # a bug in logdoctor (an uncaught exception): one line, `--debug` shows the traceback
+    INTERRUPTED = 130  # Ctrl-C ended a command (128 + SIGINT; SIGTERM and SIGHUP give 143 and 129)
 
 
 class LogdoctorError(Exception):

@@ -107,9 +107,13 @@ FailureKind = Literal[
     "gpu-memory-insufficient",
     "memory-leak",
     "kv-transfer",
+    "request-error",  # an exception the serving API server answered as one request's error and served on
     "shutdown",  # a stop began (SIGTERM, `Shutting down`, `shutdown triggered`): not a failure, the marker after
     # which failure lines are teardown (facts: failure.shutdown_only)
 ]
+# Where the run was when a failure was read: before the engine served, while it served, or once a stop began (the
+# teardown of a stopped server, not a failure of it).
+FailurePhase = Literal["startup", "serving", "shutdown"]
 SchedulerConfigKind = Literal[
     "chunked-prefill",
     "async-scheduling",
@@ -123,7 +127,7 @@ SchedulerConfigKind = Literal[
 OffloadKind = Literal["weights", "kv", "swap"]
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
-HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env"]
+HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
 WarningTopic = Literal[
     "async-scheduling",
     "attention-backend",
@@ -497,6 +501,8 @@ class EngineFailure(EventBase):
     kind: FailureKind
     connector: str | None = None  # kv-transfer: the KV connector, "nixl", "mooncake", "moriio", ... where known
     requests: int | None = None  # requests the failure affected, where printed
+    exception: str | None = None  # the exception's type as printed (`torch.OutOfMemoryError`), for an exception
+    phase: FailurePhase | None = None  # where the run was (logdoctor.parse.failures), where read
     message: str
 
 
@@ -524,6 +530,20 @@ class PerfWarning(EventBase):
 
     type: Literal["perf_warning"] = "perf_warning"
     topic: WarningTopic
+    message: str
+
+
+class EngineWarning(EventBase):
+    """A WARNING / ERROR line that no line type understood, read by the warning vocabulary
+    (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): the cause its words point to, or none."""
+
+    type: Literal["engine_warning"] = "engine_warning"
+    cause: str | None = None  # a cause id (CAUSES.md), or None: not understood
+    performance: str | None = None  # the performance word, as the engine wrote it ("falling back")
+    subsystem: str | None = None  # the subsystem word ("cuda graph", from the message or the logger's file)
+    subsystem_from: Literal["message", "logger"] | None = None
+    strength: float = 0.0  # 0.5 .. 1.0 when a cause fits
+    logger: str | None = None  # the file of the logger call (`fused_moe.py`)
     message: str
 
 
@@ -575,6 +595,54 @@ class GpuInfo(EventBase):
     persistence_mode: bool | None = None
     sm_clock_mhz: int | None = None
     sm_clock_max_mhz: int | None = None
+    # the GPU's state when the snapshot was taken (`nvidia-smi -q` or `--query-gpu` CSV): how busy it was, its
+    # power limit against the default, the clock event (throttle) reasons active (`power-cap`, `hw-slowdown`,
+    # `hw-thermal`, `sw-thermal`, `power-brake`, `idle`, `app-clocks`, `sync-boost`, `display`) and its health
+    pstate: str | None = None
+    utilization_pct: int | None = None
+    memory_used_mib: int | None = None
+    temperature_c: int | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    power_default_limit_w: float | None = None
+    power_max_limit_w: float | None = None
+    clock_events: list[str] | None = None
+    # `Clocks Event Reasons Counters` (driver 535+): time spent in thermal slowdown or power braking since the
+    # driver loaded, seconds (SW Thermal Slowdown + HW Thermal Slowdown + HW Power Braking)
+    slowdown_s: float | None = None
+    ecc_uncorrected: int | None = None  # volatile (since the driver loaded) uncorrectable ECC errors
+    remap_pending: bool | None = None  # a row remap or page retirement waits for a GPU reset
+    remap_failed: bool | None = None
+    recovery_action: str | None = None  # `GPU Recovery Action` other than None: Reset, Reboot, Drain ...
+
+
+class GpuXid(EventBase):
+    """A kernel log's `NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` line."""
+
+    type: Literal["gpu_xid"] = "gpu_xid"
+    code: int | None = None  # None for `GPU has fallen off the bus` printed without an Xid
+    bus_id: str | None = None
+    message: str
+
+
+class GpuDiag(EventBase):
+    """A failed test of `dcgmi diag` (DCGM's diagnostics table: `| PCIe | Fail - GPU: 3 |`)."""
+
+    type: Literal["gpu_diag"] = "gpu_diag"
+    test: str
+    result: str  # "Fail"
+    gpus: list[int] = field(default_factory=list)
+    message: str
+
+
+class GpuProcess(EventBase):
+    """A compute process on a GPU (`nvidia-smi --query-compute-apps`, the Processes table of `nvidia-smi -q`)."""
+
+    type: Literal["gpu_process"] = "gpu_process"
+    pid: int | None = None
+    name: str
+    bus_id: str | None = None  # the GPU's PCI bus id, or its index as a string when only that is known
+    memory_mib: int | None = None
 
 
 class GpuTopology(EventBase):
@@ -629,8 +697,12 @@ Event = (
     | SchedulerConfig
     | Offload
     | PerfWarning
+    | EngineWarning
     | BenchmarkResult
     | GpuInfo
+    | GpuXid
+    | GpuDiag
+    | GpuProcess
     | GpuTopology
     | GpuP2P
     | HostInfo
@@ -661,8 +733,12 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     SchedulerConfig,
     Offload,
     PerfWarning,
+    EngineWarning,
     BenchmarkResult,
     GpuInfo,
+    GpuXid,
+    GpuDiag,
+    GpuProcess,
     GpuTopology,
     GpuP2P,
     HostInfo,

@@ -115,8 +115,8 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = io.StringIO()
     terminal = Console(file=shown, force_terminal=True, width=100)
     with ReadProgress(terminal) as bar:
-        assert list(bar.wrap("big.log", str(STORY), iter(lines))) == lines
-    assert "reading big.log" in shown.getvalue() and "line 100" in shown.getvalue()
+        assert list(bar.wrap("big.log", None, iter(lines))) == lines
+    assert "reading big.log" in shown.getvalue()
     piped = io.StringIO()
     with ReadProgress(Console(file=piped, force_terminal=False)) as bar:
         assert list(bar.wrap("big.log", None, iter(lines))) == lines
@@ -187,3 +187,32 @@ def test_the_console_script_answers_version_as_click_does_without_click() -> Non
     assert done.returncode == by_click.exit_code == 0
     assert done.stdout == by_click.output
     assert done.stderr.strip() == "NO CLICK"
+
+
+def test_rules_show_a_cause_lists_its_rules_and_a_typo_gets_a_suggestion() -> None:
+    result = CliRunner().invoke(main, ["rules", "show", "spec-low-acceptance"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("spec-low-acceptance is a cause; its rules")
+    assert "  low-acceptance " in result.stdout
+    shown = CliRunner().invoke(main, ["rules", "show", "low-acceptance"])
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("# ") and "low-acceptance.yaml" in shown.stdout.splitlines()[0]
+    typo = CliRunner().invoke(main, ["rules", "show", "spec-low-aceptance"])
+    assert typo.exit_code == 2
+    assert "did you mean spec-low-acceptance" in typo.stderr
+
+
+def test_rules_list_at_80_columns_keeps_every_id_whole() -> None:
+    from logdoctor.engine.rules import load_rules
+
+    result = subprocess.run(
+        [*LOGDOCTOR, "rules", "list"], capture_output=True, text=True, env=_env(COLUMNS="80"), cwd=ROOT
+    )
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in result.stdout
+    shown = {line.split()[0] for line in lines if line.startswith("  ") and line.strip()}
+    rules = load_rules()
+    assert {r.id for r in rules} <= shown
+    assert {r.rule.cause for r in rules} <= {line.split()[0] for line in lines if line and not line.startswith(" ")}

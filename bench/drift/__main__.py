@@ -1,6 +1,7 @@
 """`python -m bench.drift --vllm 0.33.0 --sglang 0.5.23` (what `make drift` runs); no version: the newest.
 
-Exit codes: 0 checked, 2 bad relevance list or arguments, 3 a wheel could not be downloaded.
+Exit codes: 0 checked, 1 an advisory names a version that was never released, 2 bad relevance list or arguments,
+3 a wheel could not be downloaded.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path
 
 from . import report
 from .check import check
-from .extract import extract_cached
+from .extract import Extraction, extract_cached
 from .formats import write_formats
 from .relevance import REPO, RelevanceError, Relevant, load_relevance
+from .warnings import ReviewedError, ReviewedList, census, load_reviewed, write_census
+from .warnings import update_doc as update_census_doc
 from .wheels import CACHE, WheelError, newest_version, wheel_for
 
 
@@ -29,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         return _docs()
     try:
         relevance = load_relevance()
-    except RelevanceError as exc:
+        reviewed = load_reviewed()
+    except (RelevanceError, ReviewedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     requested = {"vllm": args.vllm, "sglang": args.sglang}
@@ -41,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             versions = requested[engine].replace(",", " ").split() or [newest_version(engine)]
             for version in versions:
                 wheel = wheel_for(engine, version, CACHE)
-                _check_one(engine, version, wheel, relevance.for_engine(engine))
+                _check_one(engine, version, wheel, relevance.for_engine(engine), reviewed)
         except WheelError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 3
@@ -49,14 +53,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _docs() -> int:
+    from .advisories import check_advisories
+
+    problems = check_advisories()
+    for problem in problems:
+        print(f"advisory: {problem}", file=sys.stderr)
+    if problems:
+        return 1
     if report.update_doc():
         print(f"updated {report.DOC.relative_to(REPO)}")
+    if update_census_doc(report.DOC):
+        print(f"updated the warning census of {report.DOC.relative_to(REPO)}")
     print(f"wrote {write_formats().relative_to(REPO)}")
     return 0
 
 
-def _check_one(engine: str, version: str, wheel: Path, entries: list[Relevant]) -> None:
+def _check_one(engine: str, version: str, wheel: Path, entries: list[Relevant], reviewed: ReviewedList) -> None:
     extraction = extract_cached(wheel, engine, version)
+    _census(extraction, reviewed)
     cases, absent = check(extraction, entries)
     earlier = report.last_committed(engine)
     same = [d for v, d in earlier if v == version]
@@ -81,6 +95,16 @@ def _check_one(engine: str, version: str, wheel: Path, entries: list[Relevant]) 
     for change in report.changes(previous, cases, len(extraction.messages)):
         print(f"  {change}")
     print(f"  wrote {path.relative_to(REPO)}")
+
+
+def _census(extraction: Extraction, reviewed: ReviewedList) -> None:
+    """Every warning-level call of the release: event, vocabulary, irrelevant (with a reason), not understood."""
+    result = census(extraction, reviewed)
+    counts = result.counts()
+    n = len(result.calls) or 1
+    shares = ", ".join(f"{o} {counts.get(o, 0)} ({100 * counts.get(o, 0) / n:.0f}%)" for o in counts)
+    print(f"{extraction.engine} {extraction.version}: {len(result.calls)} WARNING/ERROR/CRITICAL calls: {shares}")
+    print(f"  wrote {write_census(result).relative_to(REPO)}")
 
 
 if __name__ == "__main__":

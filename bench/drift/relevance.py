@@ -29,7 +29,7 @@ EVENT_CLASSES = {cls.__name__: cls for cls in EVENT_TYPES}
 
 
 def cause_ids() -> set[str]:
-    """The stable cause ids (CAUSES.md): every cause has its folder of rules under rules/."""
+    """The stable cause ids (docs/causes.md): every cause has its folder of rules under rules/."""
     return {p.name for p in (REPO / "rules").iterdir() if p.is_dir() and not p.name.startswith("_")}
 
 

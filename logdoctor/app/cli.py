@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
 # Options of the group that may also be written after the subcommand (`logdoctor diagnose x.log --debug`).
-_GLOBAL_FLAGS = ("--debug", "--version")
+_GLOBAL_FLAGS = ("--debug", "--version", "--quiet", "-q")
 _GLOBAL_VALUED = ("--color",)
+# A command's own option that shares a global flag's name stays with the command (`advisories --version 0.20.1`).
+_OWN_FLAGS: dict[str, tuple[str, ...]] = {"advisories": ("--version",)}
 
 
 def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[str]:
@@ -34,6 +36,7 @@ def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[s
     if position is None:
         return args
     head, tail = args[:position], args[position:]
+    own = _OWN_FLAGS.get(tail[0], ())
     kept: list[str] = []
     moved: list[str] = []
     index = 0
@@ -42,7 +45,7 @@ def hoist_global_options(args: Sequence[str], commands: Sequence[str]) -> list[s
         if arg == "--":
             kept += tail[index:]
             break
-        if arg in _GLOBAL_FLAGS:
+        if arg in _GLOBAL_FLAGS and arg not in own:
             moved.append(arg)
         elif arg in _GLOBAL_VALUED and index + 1 < len(tail):
             moved += [arg, tail[index + 1]]
@@ -93,6 +96,12 @@ class LogdoctorContext(click.Context):
 class LogdoctorCommand(click.Command):
     context_class = LogdoctorContext
 
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Examples after the description, options in sections, exit codes at the end (logdoctor/app/helpformat.py)."""
+        from logdoctor.app.helpformat import format_command_help
+
+        format_command_help(self, ctx, formatter)
+
 
 # The cyclic garbage collector runs a young collection every 700 allocations, and importing the parser, the rule
 # engine and the reports allocates some 10^6 objects that all live on: a run spent 3% of a 10-line diagnose's
@@ -113,6 +122,11 @@ def end_start_up() -> None:
 # imports no command; `logdoctor CMD ...` imports CMD's module alone (click's documented lazy-group pattern).
 # tests/test_cli_options.py checks each summary against the command's help.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "advisories": (
+        "logdoctor.app.commands.advisories",
+        "advisories",
+        "List known performance issues of engine releases (all, or those that apply to --version).",
+    ),
     "diagnose": (
         "logdoctor.app.commands.diagnose",
         "diagnose",
@@ -122,6 +136,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "logdoctor.app.commands.diff",
         "diff",
         "What the fast deployment (BASELINE) had that the slow one (CANDIDATE) lacks.",
+    ),
+    "gpus": (
+        "logdoctor.app.commands.gpus",
+        "gpus",
+        "List the GPUs --gpu takes, with the figures the expected-performance model uses.",
     ),
     "mcp": (
         "logdoctor.app.commands.mcp",
@@ -221,6 +240,7 @@ class LogdoctorGroup(click.Group):
         except click.UsageError as exc:
             if isinstance(exc, OneLineUsageError):
                 raise
+            help_and_exit(exc)
             raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -229,7 +249,16 @@ class LogdoctorGroup(click.Group):
         except click.UsageError as exc:  # a subcommand's (or a sub-group's) arguments
             if isinstance(exc, OneLineUsageError):
                 raise
+            help_and_exit(exc)
             raise OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
+
+
+def help_and_exit(exc: click.UsageError) -> None:
+    """A group named without a command (`logdoctor`, `logdoctor rules`) asked for its help: print it, exit 0
+    (click words it as a usage error, exit 2, which the one-line form would fold into one line)."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and exc.ctx is not None:
+        click.echo(exc.ctx.get_help())
+        exc.ctx.exit(0)
 
 
 def examples(*lines: str) -> str:
@@ -251,7 +280,8 @@ Shell completion: eval "$(_LOGDOCTOR_COMPLETE=bash_source logdoctor)" (docs/cli.
 
 @click.group(cls=LogdoctorGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=MAIN_EPILOG)
 @click.version_option(__version__, prog_name="logdoctor")
-@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option("--debug", is_flag=True, help="Add the traceback to an error (the exit code stays the same).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress, prompt or notes on stderr; errors and results as ever.")
 @click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
@@ -259,7 +289,7 @@ Shell completion: eval "$(_LOGDOCTOR_COMPLETE=bash_source logdoctor)" (docs/cli.
     show_default=True,
     help="Colour: auto follows the terminal, NO_COLOR and FORCE_COLOR.",
 )
-def main(debug: bool, color: str) -> None:
+def main(debug: bool, quiet: bool, color: str) -> None:
     """Diagnose slow vLLM and SGLang deployments from their logs."""
 
 

@@ -13,6 +13,7 @@ are kept once (the runs not diagnosed are dropped), and a run is a range of line
 from __future__ import annotations
 
 import shlex
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -185,10 +186,16 @@ def parse_deployments(
     return deployments
 
 
-def _pointer(deployments: Sequence[Deployment], index: int) -> str:
-    """`N deployments: compare them with logdoctor diff ...`, naming the files of two of them."""
-    others = [d for i, d in enumerate(deployments) if i != index]
-    pair = [deployments[index], others[0]] if index == 0 else [others[0], deployments[index]]
+def _pointer(deployments: Sequence[Deployment], index: int, speeds: Sequence[float | None] = ()) -> str:
+    """`N deployments: compare them with logdoctor diff ...`, naming the files of two of them; with their measured
+    speeds (`speeds`, one a deployment) the faster one first, as `diff` takes them (BASELINE = the fast one)."""
+    others = [i for i in range(len(deployments)) if i != index]
+    order = [index, others[0]] if index == 0 else [others[0], index]
+    if len(speeds) == len(deployments):
+        a, b = speeds[order[0]], speeds[order[1]]
+        if a is not None and b is not None and b > a:
+            order.reverse()
+    pair = [deployments[i] for i in order]
     whole = all(u.run is None for d in pair for u in d.units)
     head = f"{len(deployments)} deployments in this command, reported one by one (this is {index + 1})"
     if not whole:
@@ -223,7 +230,26 @@ def diagnose_deployments(
             deployment.parsed, rules, engine=engine, suppressions=suppressions, perf=perf
         )
         out.append(diagnosis)
+    if len(deployments) > 1:
+        # the `diff` pointer names the faster deployment first once the speeds are known
+        speeds = [_speed(d) for d in out]
+        for index, diagnosis in enumerate(out):
+            old, new = _pointer(deployments, index), _pointer(deployments, index, speeds)
+            if old != new:
+                warnings = [new if w == old else w for w in diagnosis.warnings]
+                out[index] = diagnosis.model_copy(update={"warnings": warnings})
     return out
+
+
+def _speed(d: Diagnosis) -> float | None:
+    """Measured decode speed: the median per request where the log has it, else of generation throughput."""
+    for name in ("throughput.per_request", "throughput.generation"):
+        values = [
+            v for v in d.facts.get(name) or [] if isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+        ]
+        if values:
+            return float(statistics.median(values))
+    return None
 
 
 def last_two_runs(log: str, limits: ReadLimits | None = None, engine: str | None = None) -> tuple[Parsed, Parsed]:

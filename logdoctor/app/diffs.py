@@ -12,7 +12,7 @@ from datetime import date
 
 from logdoctor import __version__
 from logdoctor.diff.compare import compare, folded, link, rank_rows
-from logdoctor.diff.gap import attribute, gap_note, measure_gap
+from logdoctor.diff.gap import attribute, attribute_by_model, gap_note, measure_gap
 from logdoctor.engine.diffresult import DiffReport, DiffSide
 from logdoctor.engine.evaluate import evaluate, verdict_for
 from logdoctor.engine.result import RuleOutcome, Verdict
@@ -59,6 +59,9 @@ def diff_parsed(
         diff_rules = {item.id for item in rules if item.is_diff}
         about = diff_rules | {rule for row in rows if row.matters for rule in row.findings}
         gap = attribute(gap, findings, baseline_rules, about)
+    if gap is not None:
+        # by the model where the candidate's GPU is known: its problems' effects, the numbers `diagnose` gives
+        gap = attribute_by_model(gap, cand_diagnosis.performance, cand_diagnosis.problems, baseline_rules)
     gap = model_gap(gap, base_diagnosis.performance, cand_diagnosis.performance)  # the model's part of the gap
     rows = rank_rows(rows, findings, gap.key if gap is not None else None)
     verdict = verdict_for(findings, outcomes)

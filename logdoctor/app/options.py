@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 import click
 
 from logdoctor.sources.limits import (
+    DEFAULT_INPUT_TIMEOUT,
     DEFAULT_MAX_GZIP_RATIO,
     DEFAULT_MAX_READ,
     DEFAULT_MAX_SECONDS,
-    DEFAULT_READ_TIMEOUT,
     ReadLimits,
 )
 
@@ -104,7 +104,7 @@ read_limit_options = option_bundle(
         click.option(
             "--input-timeout",
             type=click.FloatRange(min=0),
-            default=DEFAULT_READ_TIMEOUT,
+            default=DEFAULT_INPUT_TIMEOUT,
             show_default=True,
             help="Seconds a pipe, FIFO or stdin may send nothing (0: wait for ever).",
         ),

@@ -147,7 +147,21 @@ def find_outliers(
         top = diagnosis.findings[0] if diagnosis.findings else None
         reason = f"{top.cause} (score {top.score}): {top.explanation}" if top else "no finding explains it"
         out.append(Outlier(name=name, per_request=speed, median=median, reason=reason))
-    return sorted(out, key=lambda o: o.per_request)
+    # an instance whose GPUs differ from its peers' (clocks, link, faults: logdoctor/app/peers.py) is named too,
+    # its differences beside its top finding
+    from logdoctor.app.peers import host_outliers
+
+    by_name = {o.name: o for o in out}
+    for diff in host_outliers(names, diagnoses):
+        speed = dict(zip(names, speeds, strict=True)).get(diff.host)
+        slow = by_name.get(diff.host)
+        if slow is not None:
+            by_name[diff.host] = Outlier(
+                slow.name, slow.per_request, slow.median, f"{slow.reason}; host: {diff.reason}"
+            )
+        elif speed is not None:
+            by_name[diff.host] = Outlier(diff.host, speed, median, f"host: {diff.reason}")
+    return sorted(by_name.values(), key=lambda o: o.per_request)
 
 
 def diagnose_url_targets(

@@ -1,13 +1,15 @@
 """`logdoctor watch PATH|-`: follow a growing log and keep its diagnosis current.
 
     $ logdoctor watch vllm-serve.log | cat
-    11:02:14 problems  1 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82
-    11:02:44 problems  2 likely cause(s); top: spec-net-loss (score 82) ...  | spec-net-loss 82, kv-cache-pressure 64
+    11:02:14 problems  1 likely problem(s); top: speculation (score 82) ...  | speculation 82
+    11:02:44 problems  2 likely problem(s); top: speculation (score 82) ...  | speculation 82, kv-cache-pressure 64
 
-A file is followed like `tail -F`: new lines as they are written, and through rotation - the file renamed
-away (logrotate) or truncated in place (copytruncate) and a new one written under the name. What was read
-before a rotation stays part of the deployment as `NAME@1` (its start-up lines are still the configuration);
-the new file is read from its start. `-` follows stdin until it ends.
+A file is followed like `tail -F`: waited for while it does not exist, new lines as they are written, and
+through rotation - the file renamed away (logrotate) or truncated in place (copytruncate) and a new one written
+under the name. The view is the current server run alone (`Watcher.current`): a server start inside a file
+begins a new run by `diagnose`'s rules; a rotation begins one when the new file begins with a server start,
+else the new file continues the run before it (what was read before stays part of it as `NAME@1`: its start-up
+lines are still the configuration). Earlier runs get one line each. `-` follows stdin until it ends.
 
 A host (`watch kpro5`, `watch root@kpro5:/var/log/vllm.log`) is followed over SSH with `tail -F` on the host
 (logdoctor/sources/sshfollow.py), reconnecting with backoff when the connection drops.
@@ -23,7 +25,6 @@ with exit 0.
 
 from __future__ import annotations
 
-import io
 import os
 import queue
 import re
@@ -37,7 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
@@ -48,12 +49,14 @@ from logdoctor.errors import InputError, LogdoctorError, UsageError
 from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
+from logdoctor.pipeline.tap import Run, run_starts
 from logdoctor.redact import Redactor
-from logdoctor.report.terminal import cause_groups, render_terminal
 from logdoctor.sanitize import clean, one_line
 
 if TYPE_CHECKING:
     from logdoctor.app.fleet import HostOptions
+
+from logdoctor.app.watchview import Change, View, change_of, live_view
 
 READ_CHUNK = 1 << 20
 POLL_SECONDS = 0.2  # how often a file is looked at for new bytes or a rotation
@@ -77,6 +80,7 @@ class Segment:
     fed: int = 0
     closed: Parsed | None = None  # the final parse once the generation ended (rotated away)
     reparsed: int = 0  # diagnoses that had to parse every line again (a block was open)
+    _starts: list[tuple[int, int | None]] | None = None  # the server starts of a closed generation
 
     def _stream(self) -> EventStream:
         if self.stream is None:
@@ -103,22 +107,35 @@ class Segment:
         self.closed = self._part(self.events, stream.stats, stream.detection, stream.texts)
         self.stream = None
 
-    def parsed(self) -> list[Parsed]:
-        """The parse of the lines so far, as `parse_each` gives it for a file holding them: new lines only are
+    def whole(self) -> Parsed:
+        """The parse of the lines so far, unsplit, as `parse_each` reads a file holding them: new lines only are
         parsed; the end of the source is what the stream would give if it ended now."""
         if self.closed is not None:
             done = self.closed
-            return split_runs(Parsed(done.events, list(done.stats), list(done.detections), dict(done.texts)))
+            return Parsed(done.events, list(done.stats), list(done.detections), dict(done.texts))
         stream = self._feed_new()
         peeked = stream.peek_close()
         if peeked is None:  # a grammar holds a block open: this once, parse every line again
             self.reparsed += 1
-            return split_runs(self.parsed_again())
+            return self.parsed_again()
         tail, stats, detection, texts = peeked
         events = EventLog()
         events.extend(self.events)  # the compressed batches shared, not encoded again for each view
         events.extend(tail)
-        return split_runs(self._part(events, stats, detection, texts))
+        return self._part(events, stats, detection, texts)
+
+    def starts(self, part: Parsed) -> list[tuple[int, int | None]]:
+        """The server starts in `part` (this generation's parse): worked out once the generation has ended."""
+        if self.closed is None or self._starts is None:
+            found = run_starts(part.events)
+            if self.closed is None:
+                return found
+            self._starts = found
+        return self._starts
+
+    def parsed(self) -> list[Parsed]:
+        """`whole()` split per server start: the last start, as `parse_each` gives it."""
+        return split_runs(self.whole())
 
     def parsed_again(self) -> Parsed:
         """Every line parsed afresh (what watch did before parsing became incremental; the benchmark's baseline)."""
@@ -136,6 +153,7 @@ class FileFollower:
         self._inode: tuple[int, int] | None = None
         self._partial = b""
         self.bytes_read = 0
+        self.opened = False  # the file has been found at least once
 
     def _open(self) -> bool:
         try:
@@ -146,6 +164,7 @@ class FileFollower:
             raise InputError(f"{self.path}: cannot read it ({exc.strerror or exc})") from exc
         stat = os.fstat(handle.fileno())
         self._handle, self._inode, self._partial = handle, (stat.st_dev, stat.st_ino), b""
+        self.opened = True
         return True
 
     def close(self) -> None:
@@ -220,23 +239,19 @@ def _stdin_lines(stream: IO[bytes], out: queue.Queue[Arrival]) -> None:
     out.put(None)
 
 
-@dataclass
-class Change:
-    """What the piped output reports: the verdict and the ranked causes with their top scores."""
-
-    kind: str
-    summary: str
-    causes: tuple[tuple[str, int], ...]
-
-    def line(self, stamp: str) -> str:
-        ranked = ", ".join(f"{cause} {score}" for cause, score in self.causes) or "no findings"
-        return f"{stamp} {self.kind}  {self.summary}  | {ranked}"
+def _runs(starts: Sequence[tuple[int, int | None]], total: int) -> list[Run]:
+    firsts = [first for first, _ in starts]
+    return [
+        Run(i + 1, len(starts), first, (firsts[i + 1] - 1) if i + 1 < len(starts) else max(total, first), banner)
+        for i, (first, banner) in enumerate(starts)
+    ]
 
 
-def change_of(d: Diagnosis, top: int = 5) -> Change:
-    likely, minor = cause_groups(d.findings)
-    causes = tuple((g.cause, g.top.score) for g in [*likely, *minor][:top])
-    return Change(d.verdict.kind, d.verdict.summary, causes)
+def _starting(d: Diagnosis) -> bool:
+    """A serving engine's start-up was read but no stats line yet: the server is starting or idle."""
+    return d.verdict.kind in ("inconclusive", "healthy") and any(
+        m.startswith("measured throughput") for m in d.verdict.missing
+    )
 
 
 class Watcher:
@@ -256,7 +271,7 @@ class Watcher:
         console: Console,
         err: Console,
         live: bool,
-        render: Callable[[Diagnosis], Any],
+        render: Callable[..., Any],  # (View, header, notice) -> what rich Live shows
         stdin: IO[bytes] | None = None,
         remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None,
         name: str | None = None,
@@ -282,12 +297,18 @@ class Watcher:
         self._keywords = re.compile(keyword_regex(candidate_keywords()))
         self._fresh = False
         self._last: Change | None = None
+        self._last_run = (0, 1)
         self._ended = False
         self._stdin = stdin
         self._remote = remote
         self.incremental = incremental
         self.diagnoses = 0
         self._caught_up = False
+        self.notice = ""  # the last rotation or connection message: the live view's second line
+        self._earlier: dict[tuple[int, int, int], str] = {}  # earlier runs' one-line verdicts, diagnosed once
+        self._run_label = ""
+        self._run_key = (0, 1)  # (segment, first line) where the current run begins: a change of it is a new run
+        self.missing = False  # the followed file does not exist (yet)
 
     # --- reading ---
 
@@ -322,18 +343,80 @@ class Watcher:
         self._number = 0
         self._redact = Redactor()
         self._fresh = True
-        self.err.print(Text(f"{one_line(self.name)}: {why}", style="dim"), soft_wrap=True)
+        self.say(f"{one_line(self.name)}: {why}")
+
+    def say(self, message: str) -> None:
+        """A rotation or connection message: on stderr when piped; in the live view's second line on a terminal,
+        where a line printed above the redrawn view would stay there, stale."""
+        if self.live:
+            self.notice = message
+            self._fresh = True
+        else:
+            self.err.print(Text(message, style="dim"), soft_wrap=True)
 
     # --- diagnosing ---
 
     def parsed(self) -> Parsed:
-        """The lines read so far, parsed as `parse_sources` parses files holding them."""
-        if not self.incremental:
-            return self.parsed_again()
-        parts = [part for s in self.segments if s.lines for part in s.parsed()]
-        if not parts:
-            return parse_sources([LineSource(name=self.name, lines=[])], self.engine)
-        return merge_parsed(parts)
+        """The current run's lines, parsed as `parse_sources` parses files holding them."""
+        return self.current()[0]
+
+    def current(self) -> tuple[Parsed, list[str]]:
+        """The current run's parse, and one line for each earlier run (never mixed into it).
+
+        A server start inside a file begins a new run, by `diagnose`'s rules (`split_runs`). A rotation begins one
+        when the new file begins with a server start (a restart that writes a new log); a new file that begins
+        with anything else (logrotate under a running server) continues the run of the file before it, whose
+        start-up lines are still its configuration."""
+        current: list[Parsed] = []
+        earlier: list[str] = []
+        labels: list[str] = []
+        open_run = True
+        for number in range(len(self.segments) - 1, -1, -1):
+            segment = self.segments[number]
+            if not segment.lines:
+                continue
+            part = segment.whole() if self.incremental else segment.parsed_again()
+            starts = segment.starts(part)
+            runs = _runs(starts, max(segment.total, part.stats[0].lines))
+            if not open_run:
+                earlier[:0] = [self._earlier_line(segment, part, starts, run) for run in runs]
+                continue
+            parts = split_runs(part, starts=starts)
+            current[:0] = parts
+            chosen = parts[0].run
+            if chosen is not None:
+                earlier[:0] = [self._earlier_line(segment, part, starts, r) for r in runs if r.index < chosen.index]
+                labels.insert(0, f"{segment.name} {chosen.span()}")
+                self._run_key = (number, chosen.first)
+                open_run = False
+            else:
+                labels.insert(0, segment.name)
+                self._run_key = (number, 1)
+                open_run = starts[0][1] is None  # no server start at its top: the run began in an earlier file
+        self._run_label = ", ".join(labels) or self.name
+        if not current:
+            return parse_sources([LineSource(name=self.name, lines=[])], self.engine), earlier
+        return merge_parsed(current), earlier
+
+    def _earlier_line(self, segment: Segment, part: Parsed, starts: list[tuple[int, int | None]], run: Run) -> str:
+        """`vllm.log@1 lines 1-420: PROBLEMS 2 likely problem(s); top: ...`, the run diagnosed once."""
+        key = (id(segment), run.first, run.last)  # a segment's name changes when it is rotated away
+        if run.banner is None and run.index == 1 and segment is not self._first_with_lines():
+            # a file that began without a server start: the rest of the run before it, which lacks its start-up
+            # lines; diagnosed alone it would read as a run with no configuration
+            return f"earlier run {one_line(segment.name)} {run.span()}: the run of the file before it, continued"
+        if key not in self._earlier:
+            if len(starts) > 1:
+                runs = split_runs(part, all_runs=True, starts=starts)
+                one = next(p for p in runs if p.run is not None and p.run.index == run.index)
+            else:
+                one = part
+            diagnosis, _ = diagnose_parsed(one, self.rules, engine=self.engine, suppressions=self.suppressions)
+            self._earlier[key] = f"{diagnosis.verdict.kind.upper()}  {diagnosis.verdict.summary}"
+        return f"earlier run {one_line(segment.name)} {run.span()}: {self._earlier[key]}"
+
+    def _first_with_lines(self) -> Segment | None:
+        return next((s for s in self.segments if s.lines), None)
 
     def parsed_again(self) -> Parsed:
         """Every line parsed again from its start (the benchmark's baseline; what watch did before)."""
@@ -343,26 +426,54 @@ class Watcher:
         return merge_parsed(parts)
 
     def diagnose(self) -> Diagnosis:
+        """The current run's diagnosis (what `diagnose` of its lines says)."""
         self.diagnoses += 1
         diagnosis, _ = diagnose_parsed(self.parsed(), self.rules, engine=self.engine, suppressions=self.suppressions)
         return diagnosis
 
-    def _show(self, diagnosis: Diagnosis, live: Live | None) -> None:
+    def view(self) -> View:
+        """What to show now: the current run's diagnosis, or why there is none yet."""
+        if self.missing and not any(s.lines for s in self.segments):
+            return View(None, f"waiting for {one_line(self.name)} to appear (tail -F)", self.name, [])
+        parsed, earlier = self.current()
+        if not any(True for _ in parsed.events):
+            read = f"{self._number:,} line(s) read, none of a vLLM, SGLang or NCCL format" if self._number else ""
+            if self._ended:  # the input is over: nothing more is coming
+                ended = f"{one_line(self.name)} ended: " + (read or "no line read")
+                return View(None, ended, self._run_label, earlier, self._run_key)
+            waiting = f"waiting for lines of {one_line(self.name)}" + (f" ({read} yet)" if read else "")
+            return View(None, waiting, self._run_label, earlier, self._run_key)
+        self.diagnoses += 1
+        diagnosis, _ = diagnose_parsed(parsed, self.rules, engine=self.engine, suppressions=self.suppressions)
+        starting = "waiting for traffic: the server's start-up was read, no stats line yet"
+        return View(diagnosis, starting if _starting(diagnosis) else None, self._run_label, earlier, self._run_key)
+
+    def _show(self, view: View, live: Live | None) -> None:
         stamp = time.strftime("%H:%M:%S")
         if live is not None:
             lines = sum(len(s.lines) for s in self.segments)
-            head = Text(
-                f"watching {one_line(self.name)}: {self._number:,} lines, {lines:,} read as candidates; "
-                f"updated {stamp} (Ctrl-C ends)",
-                style="dim",
-            )
-            live.update(Group(head, self.render(diagnosis)), refresh=True)
+            rest = f": {self._number:,} lines, {lines:,} read as candidates; updated {stamp} (Ctrl-C ends)"
+            name = one_line(self.name)
+            room = self.console.width - len("watching ") - len(rest)
+            if len(name) > room:  # a long path keeps its end (the file's name): the rest of the line is news
+                name = "…" + name[-max(room - 1, 8) :]
+            head = f"watching {name}{rest}"
+            live.update(self.render(view, head, self.notice), refresh=True)
             return
-        change = change_of(clean(diagnosis))
+        if view.diagnosis is None:
+            change = Change("ended" if self._ended else "waiting", view.waiting or "waiting", ())
+        else:
+            change = change_of(clean(view.diagnosis))
+            if view.waiting is not None and not change.causes:
+                change = Change("waiting", f"{view.waiting}; {change.summary}", ())
+        if self._last is not None and view.key != self._last_run and view.diagnosis is not None:
+            self.console.print(Text(f"{stamp} new run: {one_line(view.run)}"), soft_wrap=True, highlight=False)
+            self._last = None
         if change != self._last:
             self.console.print(Text(change.line(stamp)), soft_wrap=True, highlight=False)
             self.console.file.flush()
             self._last = change
+        self._last_run = view.key
 
     # --- the loop ---
 
@@ -382,10 +493,15 @@ class Watcher:
             path = Path(self.target)
             if path.is_dir():
                 raise InputError(f"{self.target}: is a directory, not a log")
-            if not path.exists():
-                raise InputError(f"{self.target}: no such file")
+            self.missing = not path.exists()  # like tail -F: wait for it to appear
+            if self.missing:
+                self.say(f"{one_line(self.target)}: no such file yet; waiting for it to appear")
             follower = FileFollower(path, self._rotated)
-        live = Live(console=self.console, auto_refresh=False, transient=False) if self.live else None
+        live = (
+            Live(console=self.console, auto_refresh=False, transient=False, vertical_overflow="crop")
+            if self.live
+            else None
+        )
         if live is not None:
             live.start()
         try:
@@ -398,6 +514,9 @@ class Watcher:
                 if follower is not None:
                     for raw in follower.poll():
                         self._add(raw)
+                    if self.missing and follower.opened:
+                        self.missing = False
+                        self.say(f"{one_line(self.target)}: appeared; following it")
                 elif lines_in is not None:
                     self._drain_queue(lines_in)
                 if self._caught_up:
@@ -405,9 +524,9 @@ class Watcher:
                     waiting = False
                 now = time.monotonic()
                 due = first or now - shown_at >= self.interval or self._ended
-                if (self._fresh or first) and due and not (waiting and not self._ended):
+                if (self._fresh or first or self._ended) and due and not (waiting and not self._ended):
                     self._fresh = False
-                    self._show(self.diagnose(), live)
+                    self._show(self.view(), live)
                     shown_at, first = now, False
                 if self._ended:
                     break
@@ -463,26 +582,6 @@ def stop_on_signals(watcher: Watcher) -> Callable[[], None]:
     return restore
 
 
-def live_view(console: Console, *, verbose: bool) -> Callable[[Diagnosis], Text]:
-    """The terminal report as one renderable for rich Live, drawn at the console's width and colours."""
-
-    def view(diagnosis: Diagnosis) -> Text:
-        buffer = io.StringIO()
-        offscreen = Console(
-            file=buffer,
-            width=console.width,
-            force_terminal=console.is_terminal,
-            color_system=console.color_system,  # type: ignore[arg-type]
-            no_color=console.no_color,
-            highlight=False,
-            soft_wrap=False,
-        )
-        render_terminal(diagnosis, offscreen, verbose=verbose)
-        return Text.from_ansi(buffer.getvalue())
-
-    return view
-
-
 def run_watch(
     target: str,
     rules: Sequence[LoadedRule],
@@ -498,8 +597,9 @@ def run_watch(
     """`logdoctor watch`: follow until the input ends (stdin), Ctrl-C or SIGTERM."""
     remote: Callable[[queue.Queue[Arrival], threading.Event], None] | None = None
     name: str | None = None
+    said: list[Callable[[str], None]] = []  # the watcher's `say`, once it exists
     if target != "-" and not os.path.exists(target) and is_host_target(target, ssh):
-        remote, name = host_reader(target, ssh, err)
+        remote, name = host_reader(target, ssh, err, lambda message: said[0](message) if said else None)
     elif ssh is not None and ssh.host_only_given():
         raise UsageError(f"{', '.join(ssh.host_only_given())} only apply to host targets (user@host)")
     live = console.is_terminal and sys.stdout.isatty()
@@ -516,6 +616,7 @@ def run_watch(
         remote=remote,
         name=name,
     )
+    said.append(watcher.say)
     restore = stop_on_signals(watcher)
     try:
         watcher.run()
@@ -537,30 +638,15 @@ def is_host_target(target: str, ssh: HostOptions | None) -> bool:
 
 
 def host_reader(
-    target: str, ssh: HostOptions | None, err: Console
+    target: str, ssh: HostOptions | None, err: Console, notify: Callable[[str], None] | None = None
 ) -> tuple[Callable[[queue.Queue[Arrival], threading.Event], None], str]:
-    """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py)."""
-    from logdoctor.app.fleet import HostOptions
+    """The reading thread of `watch HOST`: the host's log followed over SSH (logdoctor/sources/sshfollow.py).
+    `notify` gets its connection messages (the watcher shows them); on stderr without it."""
     from logdoctor.report.events import say
-    from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
     from logdoctor.sources.sshfollow import HostFollow, follow_target
 
     if ssh is None:
-        ssh = HostOptions(
-            None, (), None, None, DEFAULT_READ_TIMEOUT, (), False, None, DEFAULT_MAX_BYTES, False, DEFAULT_JOBS
-        )
-    unused = [
-        name
-        for name, given in (
-            ("--save", ssh.save is not None),
-            ("--jobs", ssh.jobs != DEFAULT_JOBS),
-            ("--max-bytes", ssh.max_bytes != DEFAULT_MAX_BYTES),
-            ("--read-timeout", ssh.read_timeout != DEFAULT_READ_TIMEOUT),
-        )
-        if given
-    ]
-    if unused:
-        raise UsageError(f"{', '.join(unused)}: not for watch (it follows one log for as long as it runs)")
+        ssh = watch_host_options()
     host, path = follow_target(target)
     if path is not None and ssh.logs:
         raise UsageError(f"{target}: give the remote path once, in the target or with --log")
@@ -570,7 +656,7 @@ def host_reader(
         ssh.ssh_options(),
         candidate_keywords(),
         path=path,
-        say=lambda message: say(err, f"{label}: {message}", "dim"),
+        say=lambda message: notify(f"{label}: {message}") if notify else say(err, f"{label}: {message}", "dim"),
     )
 
     def read(out: queue.Queue[Arrival], stop: threading.Event) -> None:
@@ -590,3 +676,24 @@ def host_reader(
             out.put(None)
 
     return read, label
+
+
+def watch_host_options(**given: Any) -> HostOptions:
+    """`HostOptions` for a follow: the SSH options `watch` offers (`given`), the collection-only ones at their
+    defaults (a follow keeps no bundle, reads one host, and has no end to bound with a byte cap or a timeout)."""
+    from logdoctor.app.fleet import HostOptions
+    from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
+
+    values: dict[str, Any] = {
+        "ssh_config": None,
+        "identities": (),
+        "known_hosts": None,
+        "timeout": None,
+        "logs": (),
+        "sudo": False,
+        "accept_new": False,
+        **given,
+    }
+    return HostOptions(
+        save=None, max_bytes=DEFAULT_MAX_BYTES, jobs=DEFAULT_JOBS, read_timeout=DEFAULT_READ_TIMEOUT, **values
+    )

@@ -9,7 +9,8 @@ import math
 from collections.abc import Sequence
 
 from logdoctor.engine.diffresult import CauseShare, Difference, Gap
-from logdoctor.engine.result import Finding
+from logdoctor.engine.problems import problem_id
+from logdoctor.engine.result import Finding, Performance, Problem
 
 GAP_KEYS = ("decode_tok_s_per_request", "generation_throughput")
 _GAP_WORDS = {"decode_tok_s_per_request": "per request", "generation_throughput": "in generation throughput"}
@@ -76,6 +77,7 @@ def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], a
     if gap.ratio < 1.05:
         return gap
     best: dict[str, tuple[int, list[str]]] = {}
+    top_cause: dict[str, str] = {}
     left_out: dict[str, str] = {}
     for f in findings:
         if f.rule in baseline_rules:
@@ -84,26 +86,74 @@ def attribute(gap: Gap, findings: Sequence[Finding], baseline_rules: set[str], a
         if f.rule not in about_differences:
             left_out[f.rule] = "reads nothing the deployments differ in"
             continue
-        score, rules = best.get(f.cause, (0, []))
-        best[f.cause] = (max(score, f.score), [*rules, f.rule])
+        pid = problem_id(f.cause)  # findings that share one mechanism are one problem: one share
+        score, rules = best.get(pid, (0, []))
+        if f.score > score:
+            top_cause[pid] = f.cause
+        best[pid] = (max(score, f.score), [*rules, f.rule])
     total = sum(score for score, _ in best.values()) / 100
     scale = 1 / total if total > 1 else 1.0
     shares = [
         CauseShare(
-            cause=cause,
+            cause=top_cause[pid],
             rules=rules,
             score=score,
             share=round(score / 100 * scale, 4),
             factor=round(gap.ratio ** (score / 100 * scale), 2),
+            problem=pid,
         )
-        for cause, (score, rules) in best.items()
+        for pid, (score, rules) in best.items()
     ]
-    shares.sort(key=lambda s: (-s.share, s.cause))
+    shares.sort(key=lambda s: (-s.share, s.problem))
     explained = sum(s.share for s in shares)
     return gap.model_copy(
         update={
             "attribution": shares,
             "unexplained_share": round(max(0.0, 1 - explained), 4),
+            "left_out": left_out,
+        }
+    )
+
+
+def attribute_by_model(
+    gap: Gap, performance: Performance | None, problems: Sequence[Problem], baseline_rules: set[str]
+) -> Gap:
+    """Split a slowdown over the candidate's problems by the expected-performance model (docs/diff.md): each
+    problem counts with the effect of its recommended action, the same factor `diagnose` shows for it, and one that
+    fires on the baseline too explains none of the gap. The factors multiply; what they leave of the gap is said as
+    what the model does not explain. Without the model (no GPU, no per-request effect) the gap is left as it is."""
+    if gap.ratio < 1.05 or performance is None or not performance.known or not performance.shares:
+        return gap
+    by_id = {p.id: p for p in problems}
+    shares: list[CauseShare] = []
+    left_out: dict[str, str] = {}
+    for share in performance.shares:
+        problem = by_id.get(share.problem)
+        rules = problem.rules if problem is not None else [share.rule]
+        if all(rule in baseline_rules for rule in rules):
+            for rule in rules:
+                left_out[rule] = "fires on the baseline too"
+            continue
+        log_share = math.log(share.speedup) / math.log(gap.ratio) if share.speedup > 1 else 0.0
+        shares.append(
+            CauseShare(
+                cause=share.cause,
+                problem=share.problem or share.cause,
+                rules=rules,
+                score=problem.score if problem is not None else 0,
+                share=round(log_share, 4),
+                factor=round(share.speedup, 3),
+            )
+        )
+    if not shares:
+        return gap
+    shares.sort(key=lambda s: (-s.factor, s.problem))
+    explained = math.prod(s.factor for s in shares)
+    return gap.model_copy(
+        update={
+            "method": "model",
+            "attribution": shares,
+            "unexplained_share": round(max(0.0, 1 - math.log(explained) / math.log(gap.ratio)), 4),
             "left_out": left_out,
         }
     )

@@ -1,4 +1,4 @@
-"""The rule condition language: a small pyparsing grammar over fact names, parsed at load, never eval'd.
+"""The rule condition language: a small grammar over fact names, parsed at load, never eval'd.
 
     mean(spec.acceptance_length) < 1.3 + 0.1 * spec.num_tokens and spec.num_tokens >= 2
     attention.backend in ['XFORMERS', 'TORCH_SDPA'] or exists(attention.fallback_reason)
@@ -6,7 +6,7 @@
     not cuda_graphs.enabled
 
 Values: numbers, 'strings', true/false, [lists]; arithmetic + - * /; comparisons < <= > >= == !=;
-`in` / `not in`; `and` / `or` / `not`; `exists(fact)`; aggregations over a time series
+`in` / `not in` (a list's item, or a part of a text); `and` / `or` / `not`; `exists(fact)`; aggregations over a time series
 (mean, median, max, min, p10, p90, first, last, sum, count) and `share(series OP value)`.
 In `logdoctor diff`, `baseline.<fact>` reads the baseline deployment's fact (`mean(baseline.spec.acceptance_length)`).
 
@@ -218,6 +218,8 @@ class Compare(Node):
         if a is MISSING or b is MISSING:
             return None
         if self.op in ("in", "not in"):
+            if isinstance(a, str) and isinstance(b, str):  # 'Qwen3_5' in model.architecture: a part of the text
+                return (a.upper() in b.upper()) == (self.op == "in")
             if not isinstance(b, list):
                 return None
             found = (a.upper() in [str(x).upper() for x in b]) if isinstance(a, str) else a in b
@@ -366,6 +368,243 @@ def _build_grammar() -> tuple[pp.ParserElement, pp.ParserElement]:
 
 
 _GRAMMARS: list[tuple[pp.ParserElement, pp.ParserElement]] = []  # (condition, expression), built on first use
+
+
+# --- a hand-written reader of the same grammar, for the cold start ------------------------------------------------
+#
+# Importing pyparsing and building the grammar costs more than the rest of a 10-line diagnose's start when the
+# start-up cache is cold (docs/benchmarks.md, *Start-up*). `_read` reads the texts rule authors write with the same
+# grammar, into the same trees, at the same columns; anything it is not sure of (a backslash in a string, a text that
+# does not parse) it leaves to pyparsing, which also words every error. tests/engine/test_condition_reader.py
+# compares the two on every condition and expression of the built-in rules and on malformed ones.
+
+
+class _Unsure(Exception):
+    """The hand-written reader gives up: pyparsing reads the text."""
+
+
+_WS = " \t\n\r"  # pyparsing's default whitespace
+_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")  # its keyword chars
+_NUMBER_RE = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_FACT_RE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*")
+_STRING_PLAIN_RE = re.compile(r"'([^'\\\n\r]*)'|\"([^\"\\\n\r]*)\"")
+_RESERVED = ("and", "or", "not", "in", "exists", "share")  # caseless keywords; `true` and `false` are exact
+_COMPARE_BY_LENGTH = ("<=", ">=", "==", "!=", "<", ">")
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+
+    def skip(self) -> int:
+        """Where the next token starts (the whitespace before it is consumed with the token)."""
+        text, at = self.text, self.at
+        while at < len(text) and text[at] in _WS:
+            at += 1
+        return at
+
+    def column(self, loc: int) -> int:  # pyparsing's `col`
+        s = self.text
+        return 1 if 0 < loc < len(s) and s[loc - 1] == "\n" else loc - s.rfind("\n", 0, loc)
+
+    def keyword(self, word: str, *, caseless: bool = True) -> bool:
+        """Whether `word` stands at the next token as a keyword (not part of a longer name); consumed if so."""
+        at = self.skip()
+        text = self.text
+        part = text[at : at + len(word)]
+        if (part.lower() if caseless else part) != word:
+            return False
+        end = at + len(word)
+        if end < len(text) and text[end] in _IDENT_CHARS:
+            return False
+        if at > 0 and text[at - 1] in _IDENT_CHARS:
+            return False
+        self.at = end
+        return True
+
+    def peek_keyword(self, word: str, *, caseless: bool = True) -> bool:
+        at = self.at
+        found = self.keyword(word, caseless=caseless)
+        self.at = at
+        return found
+
+    def char(self, char: str) -> bool:
+        at = self.skip()
+        if self.text.startswith(char, at):
+            self.at = at + len(char)
+            return True
+        return False
+
+    def expect(self, char: str) -> None:
+        if not self.char(char):
+            raise _Unsure
+
+    def reserved_here(self) -> bool:
+        return any(self.peek_keyword(w) for w in _RESERVED) or any(
+            self.peek_keyword(w, caseless=False) for w in ("true", "false")
+        )
+
+    def fact(self) -> FactRef:
+        if self.reserved_here():
+            raise _Unsure
+        at = self.skip()
+        m = _FACT_RE.match(self.text, at)
+        if m is None:
+            raise _Unsure
+        # pyparsing's column of a fact is where the token before it ended, before the whitespace between them
+        column = self.column(self.at)
+        self.at = m.end()
+        return FactRef(m.group(0), column=column)
+
+    def literal(self) -> Literal | None:
+        at = self.skip()
+        text = self.text
+        m = _NUMBER_RE.match(text, at)
+        if m is not None:
+            self.at = m.end()
+            return Literal(float(m.group(0)))
+        if at < len(text) and text[at] in "'\"":
+            s = _STRING_PLAIN_RE.match(text, at)
+            if s is None:
+                raise _Unsure  # an escape, a line end or no closing quote: pyparsing's rules
+            self.at = s.end()
+            return Literal(s.group(1) if s.group(1) is not None else s.group(2))
+        for word, value in (("true", True), ("false", False)):
+            if self.keyword(word, caseless=False):
+                return Literal(value)
+        return None
+
+    def operand(self) -> Node:
+        found = self.literal()
+        if found is not None:
+            return found
+        if self.char("["):
+            items: list[Node] = []
+            if not self.char("]"):
+                while True:
+                    item = self.literal()
+                    if item is None:
+                        raise _Unsure
+                    items.append(item)
+                    if self.char("]"):
+                        break
+                    self.expect(",")
+            return ListNode(items)
+        if self.keyword("share"):
+            self.expect("(")
+            ref = self.fact()
+            op = self.compare_op()
+            if op is None:
+                raise _Unsure
+            threshold = self.arith()
+            self.expect(")")
+            return Share(ref, op, threshold)
+        if self.keyword("exists"):
+            self.expect("(")
+            ref = self.fact()
+            self.expect(")")
+            return Exists(ref)
+        start = self.at
+        for name in AGGREGATIONS:
+            if self.keyword(name, caseless=False):
+                if self.char("("):
+                    ref = self.fact()
+                    self.expect(")")
+                    return Aggregate(name, ref)
+                self.at = start  # a fact of that name (pyparsing's MatchFirst goes on to `fact`)
+                break
+        return self.fact()
+
+    def compare_op(self) -> str | None:
+        at = self.skip()
+        for op in _COMPARE_BY_LENGTH:
+            if self.text.startswith(op, at):
+                self.at = at + len(op)
+                return op
+        return None
+
+    def unary(self) -> Node:
+        if self.char("-"):
+            return Negate(self.unary())
+        if self.char("("):
+            inner = self.arith()
+            self.expect(")")
+            return inner
+        return self.operand()
+
+    def product(self) -> Node:
+        node = self.unary()
+        while True:
+            at = self.skip()
+            op = self.text[at : at + 1]
+            if op not in ("*", "/"):
+                return node
+            self.at = at + 1
+            node = Arith(op, node, self.unary())
+
+    def arith(self) -> Node:
+        node = self.product()
+        while True:
+            at = self.skip()
+            op = self.text[at : at + 1]
+            if op not in ("+", "-"):
+                return node
+            self.at = at + 1
+            node = Arith(op, node, self.product())
+
+    def atom(self) -> Node:
+        """A comparison or a truth value, else a parenthesised condition (pyparsing tries them in that order)."""
+        start = self.at
+        try:
+            left = self.arith()
+        except _Unsure:
+            left = None
+        if left is not None:
+            op = self.compare_op()
+            if op is None:
+                after = self.at
+                if self.keyword("not") and self.keyword("in"):
+                    op = "not in"
+                else:
+                    self.at = after
+                    if self.keyword("in"):
+                        op = "in"
+            if op is None:
+                return Truth(left)
+            return Compare(op, left, self.arith())
+        self.at = start
+        self.expect("(")
+        inner = self.condition()
+        self.expect(")")
+        return inner
+
+    def negation(self) -> Node:
+        if self.keyword("not"):
+            return Not(self.negation())
+        return self.atom()
+
+    def conjunction(self) -> Node:
+        operands = [self.negation()]
+        while self.keyword("and"):
+            operands.append(self.negation())
+        return operands[0] if len(operands) == 1 else BoolOp("and", operands)
+
+    def condition(self) -> Node:
+        operands = [self.conjunction()]
+        while self.keyword("or"):
+            operands.append(self.conjunction())
+        return operands[0] if len(operands) == 1 else BoolOp("or", operands)
+
+
+def _read(kind: str, text: str) -> Node | None:
+    """`text` read by the hand-written reader, or None where it leaves the text to pyparsing."""
+    reader = _Reader(text)
+    try:
+        node = reader.condition() if kind == "condition" else reader.arith()
+    except (_Unsure, RecursionError):
+        return None
+    return node if reader.skip() == len(text) else None
 
 
 def _grammar(kind: str) -> pp.ParserElement:
@@ -548,6 +787,32 @@ def _children(n: Node) -> list[Node]:
     return []
 
 
+_CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_OPERATOR_AT_RE = re.compile(r"[<>=!]=?=?=?|[-+*/]{2,}")
+_COMPARISONS = ("<=", ">=", "==", "!=", "<", ">")
+
+
+def _parse_error(text: str, column: int, detail: str) -> ConditionError:
+    """What pyparsing's "Expected end of text" at a column means, said at the column of the cause: a function
+    name that is not one (with the closest names), an operator that is not one, or the text that could not be
+    read."""
+    functions = {*AGGREGATIONS, "exists", "share"}
+    for m in _CALL_RE.finditer(_STRING_RE.sub(lambda s: "_" * len(s.group(0)), text)):
+        name = m.group(1)
+        if name.lower() not in functions and name.lower() not in ("and", "or", "not", "in"):
+            return ConditionError(f"unknown function '{name}'{_suggest(name, functions)}", m.start() + 1)
+    rest = text[column - 1 :]
+    operator = _OPERATOR_AT_RE.match(rest)
+    if operator is not None and operator.group(0) not in _COMPARISONS:
+        close = [op for op in _COMPARISONS if op in operator.group(0)][:1]
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return ConditionError(f"unknown operator '{operator.group(0)}'{hint}", column)
+    shown = rest if len(rest) <= 40 else rest[:37] + "..."
+    what = f"cannot parse from '{shown}'" if shown.strip() else "cannot parse: it ends where a value is expected"
+    # pyparsing's "Expected ..." names one token, or spells out the whole grammar (no help then)
+    return ConditionError(f"{what} ({detail})" if len(detail) <= 60 else what, column)
+
+
 def _suggest(name: str, names: set[str], prefix: str = "") -> str:
     import difflib
 
@@ -593,16 +858,22 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
         except (ValueError, RecursionError):
             cache.discard([key])
     if node is None:
-        import pyparsing as pp
-
-        try:
-            result = _grammar(kind).parse_string(text, parse_all=True)
-        except pp.ParseBaseException as exc:
-            raise ConditionError(f"cannot parse: {exc.msg}", exc.col) from None
-        node = result[0]
-        assert isinstance(node, Node)
+        node = _read(kind, text) or _pyparse(kind, text)
         cache.put(key, encode(node))
     _check(node, known)
+    return node
+
+
+def _pyparse(kind: str, text: str) -> Node:
+    """`text` read by the pyparsing grammar; a ConditionError saying where and why it does not parse."""
+    import pyparsing as pp
+
+    try:
+        result = _grammar(kind).parse_string(text, parse_all=True)
+    except pp.ParseBaseException as exc:
+        raise _parse_error(text, exc.col, exc.msg) from None
+    node = result[0]
+    assert isinstance(node, Node)
     return node
 
 

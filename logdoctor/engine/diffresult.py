@@ -44,13 +44,15 @@ class Difference(_Model):
 
 
 class CauseShare(_Model):
-    """How much of the gap one cause plausibly explains (docs/diff.md: score share)."""
+    """How much of the gap one cause explains: by the model (`Gap.method` "model": a problem of the candidate, its
+    recommended action's effect) or plausibly by score (docs/diff.md: score share)."""
 
-    cause: str
+    cause: str  # the cause id of the problem's best finding
     rules: list[str]
     score: int
     share: float  # fraction of the gap on a log scale
-    factor: float  # gap ** share: "explains about 1.7x"
+    factor: float  # gap ** share: "explains about 1.7x"; with the model, the effect itself
+    problem: str = ""  # the problem it stands for (speculation, tp-link, or the cause id): one share a problem
 
 
 class Gap(_Model):
@@ -59,7 +61,7 @@ class Gap(_Model):
     candidate: float
     ratio: float  # baseline / candidate: above 1 the candidate is slower
     summary: str
-    method: str = "score-share"
+    method: str = "score-share"  # or "model": the candidate's problems' effects (the GPU known)
     attribution: list[CauseShare] = field(default_factory=list)
     unexplained_share: float = 0.0
     left_out: dict[str, str] = field(default_factory=dict)  # rule -> why it explains none of the gap

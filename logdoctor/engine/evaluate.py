@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from logdoctor.engine.conditions import MISSING, Node
+from logdoctor.engine.problems import problem_id
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
     Evidence,
@@ -33,6 +34,10 @@ from logdoctor.facts.values import Ref
 TextLookup = Callable[[str, int], str | None]
 MAX_EVIDENCE = 6
 HEALTHY_BELOW = 50
+# A finding whose condition reads the stats lines through a single one of them: one line is one 10-second average
+# (vLLM) or one logged batch (SGLang) and cannot tell a burst from the steady state, so it counts as the weaker
+# evidence an unknown score metric does (0.75 below; docs/rules.md, "Thresholds and their sources").
+SINGLE_SAMPLE_STRENGTH = 0.75
 
 
 def strength(value: float, curve: ScoreCurve) -> float:
@@ -114,16 +119,87 @@ def _evidence(item: LoadedRule, profile: Profile, lookup: TextLookup) -> list[Ev
     return out
 
 
+# Where a fact declares no hint of its own: the lines that carry facts of its family, and the flag or command that
+# prints them (an engine's stats lines are on by default; NCCL's channel lines need NCCL_DEBUG=INFO).
+_FAMILY_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        ("sched.", "kv.", "throughput.", "stall."),
+        "the periodic stats lines under load: vLLM prints them every 10 s unless started with --disable-log-stats "
+        "(and `--enable-log-stats` on engines that default it off); SGLang prints `Decode batch` lines at "
+        "--log-level info, and its Prometheus metrics with --enable-metrics",
+    ),
+    (
+        ("spec.",),
+        "vLLM prints `SpecDecoding metrics` with the stats lines (not with --disable-log-stats); SGLang prints "
+        "`accept len` on Decode batch lines",
+    ),
+    (
+        ("nccl.", "comm."),
+        "run with NCCL_DEBUG=INFO and keep the NCCL init lines (`Channel 00/0 : 0[0] -> 1[1] via ...`)",
+    ),
+    (("topology.",), "`nvidia-smi topo -m` beside the log (logdoctor diagnose HOST collects it)"),
+    (("gpu.",), "`nvidia-smi -q` beside the log (logdoctor diagnose HOST collects it)"),
+    (("env.", "host."), "`vllm collect-env` (or `python -m sglang.check_env`) output beside the log"),
+    (
+        ("failure.", "disagg.", "startup."),
+        "the whole server log around the event, every worker's lines included (not a filtered excerpt)",
+    ),
+    (
+        (
+            "quant.",
+            "attention.",
+            "cuda_graphs.",
+            "allreduce.",
+            "parallel.",
+            "model.",
+            "hybrid.",
+            "compile.",
+            "offload.",
+        ),
+        "the start-up block of the log (vLLM `non-default args` / engine-init line, SGLang `server_args=`)",
+    ),
+)
+
+
+def how_to_get(name: str) -> str:
+    """The flag, command or lines that give a fact: its own hint, else its family's."""
+    bare = name.removeprefix(BASELINE_PREFIX)
+    spec = fact_spec(bare)
+    hint = spec.hint if spec is not None else ""
+    if not hint:
+        hint = next((h for prefixes, h in _FAMILY_HINTS if bare.startswith(prefixes)), "")
+    return f"baseline: {hint}" if hint and name.startswith(BASELINE_PREFIX) else hint
+
+
 def _hint(names: Sequence[str]) -> list[str]:
+    """One line a missing fact: `sched.preemptions (what it is): how to get it`."""
     hints: list[str] = []
     for name in names:
-        spec = fact_spec(name)
-        hint = spec.hint if spec is not None else ""
-        if hint and name.startswith(BASELINE_PREFIX):
-            hint = f"baseline: {hint}"
-        if hint and hint not in hints:
-            hints.append(hint)
+        spec = fact_spec(name.removeprefix(BASELINE_PREFIX))
+        what = f"{name} ({spec.description})" if spec is not None and spec.description else name
+        hint = how_to_get(name)
+        line = f"{what}: {hint}" if hint else what
+        if line not in hints:
+            hints.append(line)
     return hints
+
+
+def _single_sample(item: LoadedRule, profile: Profile) -> bool:
+    """Whether the series the rule's condition reads (stats lines, acceptance lines) hold one value each. A pasted
+    benchmark result is a whole run's aggregate, not one interval: a condition that reads one is not weak."""
+    counts: list[int] = []
+    for name in item.when.facts():
+        base = name.removeprefix(BASELINE_PREFIX)
+        spec = fact_spec(base)
+        if spec is None or spec.kind != "series":
+            continue
+        value = profile.value(name)
+        if base.startswith("bench.") and value is not None:
+            return False
+        if isinstance(value, list):
+            seen = getattr(value, "seen", None)
+            counts.append(seen if isinstance(seen, int) else len(value))
+    return bool(counts) and max(counts) == 1
 
 
 def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tuple[RuleOutcome, Finding | None]:
@@ -183,6 +259,9 @@ def evaluate_rule(item: LoadedRule, profile: Profile, lookup: TextLookup) -> tup
         else:
             strength_value = 0.75
             working += f" x strength 0.75 ({rule.score.metric} unknown)"
+    if _single_sample(item, profile):
+        strength_value *= SINGLE_SAMPLE_STRENGTH
+        working += f" x {SINGLE_SAMPLE_STRENGTH:g} (one stats line: weak evidence)"
     score = max(1, min(100, round(rule.impact * strength_value)))
     working += f" = {score}"
     finding = Finding(
@@ -220,6 +299,8 @@ def evaluate(
     for item in rules:
         if item.rule.status == "deprecated" or (item.is_diff and not diff):
             continue
+        if item.rule.mode == "warned" and not all(profile.has(name) for name in item.rule.requires):
+            continue  # no such warning in the log: that rules nothing out, and nothing was missing to check it
         outcome, finding = evaluate_rule(item, profile, lookup)
         if finding is not None and suppressions is not None:
             why = suppressions.match(finding.rule, finding.cause, today)
@@ -242,8 +323,9 @@ def verdict_for(findings: Sequence[Finding], outcomes: Sequence[RuleOutcome]) ->
         minor = f", {len(findings)} minor finding(s)" if findings else ""
         return Verdict(healthy=True, summary=f"healthy: {passed} checks passed, {unknown} could not run{minor}")
     top = serious[0]
-    causes = dict.fromkeys(f.cause for f in serious)  # two findings of one cause are one cause
+    # findings that share one mechanism are one problem (engine/problems.py)
+    found = dict.fromkeys(problem_id(f.cause) for f in serious)
     return Verdict(
         healthy=False,
-        summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}",
+        summary=f"{len(found)} likely problem(s); top: {problem_id(top.cause)} (score {top.score}) - {top.title}",
     )

@@ -35,6 +35,19 @@ class Evidence(_Model):
     spans: list[tuple[int, int]] = field(default_factory=list)
 
 
+class Action(_Model):
+    """One way to fix a problem, with what the expected-performance model gives for it on this hardware."""
+
+    text: str  # the flag or step, ready to copy
+    expected_tok_s: float | None = None  # once applied, on `basis` (the model's expected, overheads included)
+    speedup: float | None = None  # expected_tok_s / expected as deployed, same basis
+    basis: Literal["per request", "aggregate"] = "per request"
+    note: str = (
+        ""  # why it applies here ("the model's own MTP head: its architecture Qwen3_5ForConditionalGeneration ...")
+    )
+    source: str = ""  # where an input that is not this log's comes from (a published acceptance length)
+
+
 class FindingEffect(_Model):
     """What fixing a finding would buy on this hardware, from the expected-performance model (logdoctor/perf)."""
 
@@ -49,6 +62,10 @@ class FindingEffect(_Model):
     firm: bool = True  # False: an input was assumed (draft cost, link), so the effect may only raise the score
     rule_score: int  # the rule's own score before the effect (docs/expected-performance.md, ranking)
     note: str = ""
+    # the fix's choices computed by the model, best first; `speedup` is the first one's (speculation: another k,
+    # no speculation, the model's own MTP head); empty where the fix is one change (custom all-reduce on)
+    actions: list[Action] = field(default_factory=list)
+    statement: str = ""  # the effect in words, a loss read as a loss ("speculation as deployed runs at 0.82x ...")
 
 
 class Finding(_Model):
@@ -65,6 +82,41 @@ class Finding(_Model):
     references: list[str] = field(default_factory=list)
     status: str = "test"
     effect: FindingEffect | None = None  # where the rule names an effect and the model could run
+    kind: Literal["rule", "advisory"] = "rule"  # advisory: a known issue of the engine's release (`rule` is its id)
+    problem: str = ""  # the id of the problem it belongs to (Diagnosis.problems; engine/problems.py)
+
+
+class Problem(_Model):
+    """Findings that share one mechanism (speculation too costly; the TP link) are one problem: counted once,
+    ranked by the problem's effect, with one recommended action (`actions[0]`) and the alternatives after it."""
+
+    id: str  # "speculation", "tp-link", else the cause id
+    title: str
+    score: int
+    severity: Severity
+    causes: list[str]  # docs/causes.md ids of its findings, best first
+    rules: list[str]  # the rules whose findings it groups, best first
+    effect: FindingEffect | None = None  # the model's effect of the recommended action
+    actions: list[Action] = field(default_factory=list)  # recommended first; fix lines where the model gave none
+
+
+class KnownIssue(_Model):
+    """A known performance issue of a release (advisories/, docs/advisories.md) that applies to this deployment,
+    or may: its version could not be read, or a fact its condition needs is missing."""
+
+    id: str
+    engine: str
+    title: str
+    cause: str
+    status: Literal["applies", "may-apply"]
+    version: str | None = None  # the engine's version as seen (None: not in the input)
+    affected: str  # the affected ranges, PEP 440
+    fixed_in: str | None = None
+    reason: str  # why it applies, or what would decide it
+    effect: str  # as the source states it
+    slowdown: float | None = None  # throughput fixed / affected, from the source (None: it states no size)
+    workaround: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
 
 
 class RuleOutcome(_Model):
@@ -120,6 +172,7 @@ class GapShare(_Model):
     rule: str
     cause: str
     speedup: float
+    problem: str = ""  # the problem it stands for (one share a problem: its best finding with an effect)
 
 
 class Performance(_Model):
@@ -152,15 +205,17 @@ class Performance(_Model):
     shares: list[GapShare] = field(default_factory=list)
     summary: str = ""  # "202 tok/s aggregate at batch 26, expected <= 363 on L4 (56%)"
     # What this hardware could do for the model, beside the bound as deployed (logdoctor/perf/assess.py): without
-    # speculation, and with the method in use at a published typical acceptance; `ratio` is measured / the best
-    # of these and the bound as deployed, `ratio_as_deployed` measured / the bound as deployed. Same basis as
-    # `ratio` (per request, or aggregate at the measured batch).
+    # speculation, at the best k for this drafter, and (never the headline) the method in use at a published typical
+    # acceptance; `ratio` is measured / the best of as deployed, without speculation and the best k,
+    # `ratio_as_deployed` measured / the bound as deployed. Same basis as `ratio` (per request, or aggregate at the
+    # measured batch). With speculation the bound counts the engine's per-step overhead of the drafted tokens.
     expected_no_spec_tok_s: float | None = None
     expected_typical_spec_tok_s: float | None = None
     typical_acceptance: float | None = None  # the published mean acceptance length used
     typical_k: int | None = None  # the best k at that acceptance
     typical_source: str | None = None
-    expected_hardware_tok_s: float | None = None
+    expected_hardware_tok_s: float | None = None  # the best of as deployed, without speculation, the best k
+    best_k: int | None = None  # the k this drafter does best at by the model (0: without speculation)
     ratio_as_deployed: float | None = None
 
 
@@ -172,13 +227,18 @@ class Diagnosis(_Model):
     verdict: Verdict
     findings: list[Finding]
     ruled_out: list[RuleOutcome]
+    problems: list[Problem] = field(default_factory=list)  # the findings grouped (engine/problems.py), best first
     insufficient_data: list[RuleOutcome]
     not_applicable: list[RuleOutcome] = field(default_factory=list)
     suppressed: list[RuleOutcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # WARNING / ERROR lines that no line type and no word of the warning vocabulary understood (docs/warnings.md):
+    # `line N: vLLM WARNING: message`, the first 20
+    warnings_not_understood: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     errors: list[dict[str, str]] = field(default_factory=list)  # per-host collection errors
     performance: Performance | None = None  # expected vs measured throughput; None where not assessed
+    known_issues: list[KnownIssue] = field(default_factory=list)  # advisories that apply or may (docs/advisories.md)
 
 
 def unread_diagnosis(name: str, error: str) -> Diagnosis:

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 # The rule files' parsed YAML, kept for the next start (logdoctor/userfile.py; docs/cli.md, *Start-up cache*).
 RULE_YAML = YamlDataCache("rule-files")
 
-# The causes (CAUSES.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
+# The causes (docs/causes.md): each is a folder of rules/, and a rule's cause is the folder it sits in.
 CAUSES: tuple[str, ...] = (
     "cuda-graphs-disabled",
     "custom-allreduce-disabled",
@@ -69,6 +69,10 @@ CAUSES: tuple[str, ...] = (
     "chunked-prefill-or-batching-config",
     "no-gpu-backend",
     "engine-failure",
+    "gpu-throttled",
+    "pcie-link-degraded",
+    "gpu-hardware-errors",
+    "gpu-shared",
 )
 
 
@@ -103,6 +107,8 @@ _PLACEHOLDER_RE = re.compile(r"\{([^{}]+)\}")
 _FIX_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9(][^{}\"']*)\}")
 _FORMAT_SPEC_RE = re.compile(r"^(.*?)(?::([<>^]?[+-]?\d*(?:\.\d+)?[fdg%]?))?$", re.S)
 _FORMAT_NUMBERS_RE = re.compile(r"(\d*)(?:\.(\d+))?")
+# an expression, then `:` and something other than a format spec (`{x:.1zz}`): the spec is what is wrong
+_BAD_FORMAT_SPEC_RE = re.compile(r"^(.*[\w)\]\s]):([^:()\[\]'\"]*)$", re.S)
 MAX_FORMAT_WIDTH = 64  # `{x:9999999999.2f}` would build a 10 GB string
 MAX_FORMAT_PRECISION = 12
 MAX_TEMPLATE_PLACEHOLDERS = 64
@@ -161,7 +167,7 @@ class Fix(Record):
 # The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
 EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
 RuleStatus = Literal["stable", "test", "experimental", "deprecated"]
-RuleMode = Literal["diagnose", "diff"]
+RuleMode = Literal["diagnose", "diff", "warned"]
 _ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -175,7 +181,9 @@ class Rule(Record):
     title: str
     engines: list[str]
     status: RuleStatus = "test"
-    mode: RuleMode = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+    # diff: reads baseline.* facts, run only by `logdoctor diff`; warned: reads an engine warning (`warned.*`, the
+    # warning vocabulary) and is left out, not "could not check", where the log has no such warning
+    mode: RuleMode = "diagnose"
     requires: list[str] = field(default_factory=list)
     when: str
     ruled_out_when: str | None = None
@@ -289,7 +297,7 @@ def rule_model() -> type[BaseModel]:
         title: str
         engines: list[EngineName]
         status: Literal["stable", "test", "experimental", "deprecated"] = "test"
-        mode: Literal["diagnose", "diff"] = "diagnose"  # diff: reads baseline.* facts, run only by `logdoctor diff`
+        mode: RuleMode = "diagnose"  # diff: run only by `logdoctor diff`; warned: left out without its warning
         requires: list[FactName] = Field(default_factory=list)
         when: str
         ruled_out_when: str | None = None
@@ -311,7 +319,7 @@ def rule_model() -> type[BaseModel]:
         @classmethod
         def _known_cause(cls, value: str) -> str:
             if value not in CAUSES:
-                raise ValueError(f"unknown cause '{value}' (see CAUSES.md: {', '.join(CAUSES)})")
+                raise ValueError(f"unknown cause '{value}' (see docs/causes.md: {', '.join(CAUSES)})")
             return value
 
     return RuleModel
@@ -416,7 +424,18 @@ def _compile_template(text: str, placeholder: re.Pattern[str] = _PLACEHOLDER_RE)
         assert inner is not None
         expr, spec = inner.group(1), inner.group(2) or ""
         _check_format(spec, m.start() + 1)
-        parts.append(("", parse_expression(expr.strip()), spec))
+        bad_spec = _BAD_FORMAT_SPEC_RE.match(m.group(1)) if inner.group(2) is None else None
+        if bad_spec is not None:
+            raise ConditionError(
+                f"format spec ':{bad_spec.group(2)}' is not one of [<>^][+-][width][.precision][f|d|g|%] "
+                "(such as :.2f, :.0f, :d, :.1%)",
+                m.start() + 2 + len(bad_spec.group(1)),
+            )
+        try:
+            node = parse_expression(expr.strip())
+        except ConditionError as exc:  # the column within the template, not within the placeholder
+            raise ConditionError(str(exc), m.start() + 1 + len(expr) - len(expr.lstrip()) + exc.column) from None
+        parts.append(("", node, spec))
         pos = m.end()
     parts.append((text[pos:], None, ""))
     return parts
@@ -454,6 +473,59 @@ def _identity(path: Path, root: Path, data: dict[str, Any], tree: yaml.Node | No
     return not problems
 
 
+def _keys_at(loc: Sequence[Any]) -> set[str]:
+    """The keys the rule schema allows in the mapping at `loc` (the mapping holding an unknown key)."""
+    schema = rule_model().model_json_schema()
+    defs = schema.get("$defs", {})
+
+    def resolve(node: dict[str, Any]) -> list[dict[str, Any]]:
+        if "$ref" in node:
+            return resolve(defs.get(node["$ref"].rsplit("/", 1)[-1], {}))
+        options = node.get("anyOf", []) + node.get("oneOf", []) + node.get("allOf", [])
+        return [n for option in options for n in resolve(option)] if options else [node]
+
+    nodes = resolve(schema)
+    for part in loc:
+        following: list[dict[str, Any]] = []
+        for node in nodes:
+            if isinstance(part, int):
+                if isinstance(node.get("items"), dict):
+                    following += resolve(node["items"])
+            elif part in node.get("properties", {}):
+                following += resolve(node["properties"][part])
+            elif isinstance(node.get("additionalProperties"), dict):
+                following += resolve(node["additionalProperties"])
+        nodes = following
+    return {key for node in nodes for key in node.get("properties", {})}
+
+
+def _close_key(loc: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The allowed key closest to the unknown one at `loc` (its path), if one is close."""
+    import difflib
+
+    if not loc or not isinstance(loc[-1], str):
+        return None
+    close = difflib.get_close_matches(loc[-1], sorted(_keys_at(loc[:-1])), n=1, cutoff=0.6)
+    return (*loc[:-1], close[0]) if close else None
+
+
+def _meant_keys(found: Sequence[Any]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """Unknown keys that are a misspelling of a required key the file lacks: {unknown key's path: the key's}."""
+    import difflib
+
+    missing = {tuple(err["loc"]) for err in found if err["type"] == "missing"}
+    meant: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for err in found:
+        loc = tuple(err["loc"])
+        if err["type"] != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
+            continue
+        candidates = sorted(m[-1] for m in missing if m[:-1] == loc[:-1] and isinstance(m[-1], str))
+        close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6)
+        if close:
+            meant[loc] = (*loc[:-1], close[0])
+    return meant
+
+
 def _check_format(spec: str, column: int) -> None:
     """Bounded widths and precisions: a template cannot make logdoctor build a huge string."""
     numbers = _FORMAT_NUMBERS_RE.search(spec.lstrip("<>^+-"))
@@ -484,9 +556,13 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
     except ValueError as exc:  # pydantic's ValidationError: the one kind validate_rule lets out
         if not hasattr(exc, "errors"):
             raise
-        for err in exc.errors():
+        found = exc.errors()
+        meant = _meant_keys(found)
+        for err in found:
             if not identified and err["type"] == "missing" and err["loc"] == ("cause",):
                 continue  # said already: the path gives no cause
+            if err["type"] == "missing" and tuple(err["loc"]) in meant.values():
+                continue  # a misspelt key says it (`impactt: unknown key (did you mean 'impact'?)`)
             where_path = [str(x) if not isinstance(x, int) else x for x in err["loc"]]
             at_key = err["type"] == "extra_forbidden" or where_path[-1:] == ["[key]"]
             if where_path[-1:] == ["[key]"]:
@@ -494,6 +570,11 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
             line, col = locate(tree, where_path, key=at_key)
             where = ".".join(str(x) for x in where_path) or "rule"
             message = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                close = meant.get(tuple(err["loc"])) or _close_key(err["loc"])
+                message = "unknown key " + (
+                    f"(did you mean '{close[-1]}'?)" if close else "(docs/rules.md lists the keys)"
+                )
             errors.append(f"{display}:{line}:{col}: {where}: {message}")
         return None
     compiled: dict[str, Node | None] = {}
@@ -525,8 +606,8 @@ def _load_file(path: Path, root: Path, builtin: bool, errors: list[str]) -> Load
         try:
             templates[key] = _compile_template(source)
         except ConditionError as exc:
-            line, col = locate(tree, [key])
-            errors.append(f"{display}:{line}:{col}: {key}: {exc}")
+            line, col, single = _value_column(tree, key)
+            errors.append(f"{display}:{line}:{col + exc.column - 1 if single else col}: {key}: {exc}")
             failed = True
     for engine, fixes in rule.fix.root.items():  # fix texts are templates too: `--cuda-graph-max-bs {max(...)}`
         for index, fix in enumerate(fixes):

@@ -3,7 +3,8 @@
     healthy        enough evidence was read (the deployment's configuration, with its measured throughput where the
                    log has stats lines, or an NCCL transport map), nothing material was found, and throughput -
                    where the expected bound is known - is not far below it
-    problems       at least one finding scored 50 or more
+    problems       at least one finding scored 50 or more; counted as problems (findings that share one
+                   mechanism are one: logdoctor/engine/problems.py)
     inconclusive   nothing material, but the evidence a verdict needs is missing (a serving engine's configuration,
                    all of it, or part of it where a minor finding was made); `missing` says what it is and the
                    exact flag or command that produces it
@@ -18,7 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import Finding, Performance, RuleOutcome, SourceReport, Verdict
+from logdoctor.registry import REGISTRY
 
 MIN_CHECKS = 1  # rules that ran and ruled their cause out; fewer and nothing was really checked
 MATERIAL_SCORE = 50  # a finding at or above this makes the verdict "problems" (severity medium or high)
@@ -52,9 +55,19 @@ _NCCL_EVIDENCE = (
 )
 
 
+def _members(findings: Sequence[Finding], pid: str) -> int:
+    return sum(1 for f in findings if problem_id(f.cause) == pid)
+
+
+def _collective(engine: str) -> bool:
+    """A collective library's log (NCCL's) is judged on its own evidence, not a serving engine's."""
+    spec = REGISTRY.get(engine)
+    return spec is not None and spec.kind == "collective"
+
+
 def missing_evidence(engine: str, facts: Mapping[str, Any]) -> list[str]:
     """What is missing for a verdict, each as 'what: how to get it'."""
-    needs = _NCCL_EVIDENCE if engine == "nccl" else _SERVING_EVIDENCE
+    needs = _NCCL_EVIDENCE if _collective(engine) else _SERVING_EVIDENCE
     return [f"{what}: {how}" for what, names, how in needs if not any(n in facts for n in names)]
 
 
@@ -93,16 +106,19 @@ def decide(
     serious = [f for f in findings if f.score >= MATERIAL_SCORE]
     if serious:
         top = serious[0]
-        causes = list(dict.fromkeys(f.cause for f in serious))
+        # counted as problems: findings that share one mechanism (engine/problems.py) are one
+        found = list(dict.fromkeys(problem_id(f.cause) for f in serious))
+        pid = problem_id(top.cause)
+        title = FAMILIES[top.cause][1] if pid != top.cause and _members(serious, pid) > 1 else top.title
         return Verdict(
             healthy=False,
             kind="problems",
-            summary=f"{len(causes)} likely cause(s); top: {top.cause} (score {top.score}) - {top.title}" + perf + note,
+            summary=f"{len(found)} likely problem(s); top: {pid} (score {top.score}) - {title}" + perf + note,
             not_understood=unknown_lines,
         )
     passed = sum(1 for o in outcomes if o.outcome == "ruled_out")
     minor = f", {len(findings)} minor finding(s)" if findings else ""
-    needed = len(_NCCL_EVIDENCE if engine == "nccl" else _SERVING_EVIDENCE)
+    needed = len(_NCCL_EVIDENCE if _collective(engine) else _SERVING_EVIDENCE)
     missing = missing_evidence(engine, facts)
     unexplained = measured_over_expected is not None and measured_over_expected < UNEXPLAINED_SLOWNESS
     if unexplained:

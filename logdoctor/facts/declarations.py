@@ -38,6 +38,17 @@ _NCCL_HINT = "run with NCCL_DEBUG=INFO and include the NCCL init lines (Channel 
 _TOPO_HINT = "include `nvidia-smi topo -m` output (logdoctor diagnose HOST collects it)"
 _ENV_HINT = "include `vllm collect-env` (or `python -m sglang.check_env`) output beside the log"
 _SMI_HINT = "include `nvidia-smi -q` output beside the log"
+_STATE_HINT = (
+    "include `nvidia-smi -q` (or `nvidia-smi --query-gpu=index,name,utilization.gpu,clocks.sm,clocks.max.sm,"
+    "clocks_event_reasons.active,power.draw,power.limit,power.default_limit,pcie.link.gen.current,pcie.link.gen.max,"
+    "pcie.link.width.current,pcie.link.width.max --format=csv`) taken while the server is under load; "
+    "logdoctor diagnose HOST collects it"
+)
+_XID_HINT = "include the kernel log's NVRM lines (`journalctl -k | grep NVRM`, or `dmesg`) and `nvidia-smi -q`"
+_APPS_HINT = (
+    "include `nvidia-smi --query-compute-apps=pid,process_name,gpu_bus_id,used_gpu_memory --format=csv` "
+    "taken while the server runs"
+)
 
 # The model's shape from its config.json given beside the log (logdoctor/inputs/modelconfig).
 _MODEL_SHAPE_FACTS: tuple[tuple[str, FactKind, str], ...] = (
@@ -66,6 +77,7 @@ FACTS: dict[str, FactSpec] = {
     "engine": FactSpec("str", "serving engine: vllm, sglang, or nccl for a bare NCCL log"),
     "engine.version": FactSpec("str", "engine version as printed, or a range inferred from the header shape"),
     "model": FactSpec("str", "served model", _CONFIG_HINT),
+    "nccl.version": FactSpec("str", "NCCL version the processes loaded (`NCCL version 2.21.5+cuda12.4`)", _NCCL_HINT),
     "model.weights_gib": FactSpec(
         "number", "weights in GPU memory per GPU, GiB (`Model loading took X GiB`, SGLang `mem usage=X GB`)"
     ),
@@ -99,6 +111,78 @@ FACTS: dict[str, FactSpec] = {
     "gpu.pcie_width": FactSpec("number", "PCIe lanes of the narrowest GPU link now (nvidia-smi -q)", _SMI_HINT),
     "gpu.pcie_width_max": FactSpec("number", "PCIe lanes the narrowest GPU link can train to", _SMI_HINT),
     "gpu.persistence_mode": FactSpec("bool", "persistence mode is on for every GPU listed", _SMI_HINT),
+    # the GPUs' state when the snapshot was taken (logdoctor/facts/combiners/gpustate.py)
+    "gpu.busy": FactSpec(
+        "bool",
+        "a GPU listed was busy in the snapshot (utilisation 50% or more; without one, drawing 80% of its power limit)",
+        _STATE_HINT,
+    ),
+    "gpu.utilization": FactSpec("number", "highest GPU utilisation in the snapshot, %", _STATE_HINT),
+    "gpu.sm_clock_ratio": FactSpec("number", "lowest SM clock / maximum SM clock over the busy GPUs", _STATE_HINT),
+    "gpu.sm_clock": FactSpec("str", "that GPU's SM clock against its maximum, as text", _STATE_HINT),
+    "gpu.clock_events": FactSpec(
+        "list",
+        "clock event (throttle) reasons active on the busy GPUs: power-cap, hw-slowdown, hw-thermal, sw-thermal, "
+        "power-brake, sync-boost, app-clocks, display",
+        _STATE_HINT,
+    ),
+    "gpu.power_limit_ratio": FactSpec(
+        "number", "lowest power limit / default power limit over the GPUs (1 at the default)", _STATE_HINT
+    ),
+    "gpu.power_at_limit": FactSpec(
+        "bool", "a busy GPU draws 95% of its power limit or more: the power controller holds it there", _STATE_HINT
+    ),
+    "gpu.power_limit": FactSpec("str", "that GPU's power limit, default and draw, as text", _STATE_HINT),
+    "gpu.temperature": FactSpec("number", "highest GPU temperature, C", _STATE_HINT),
+    "gpu.slowdown_s": FactSpec(
+        "number",
+        "most time one GPU spent in thermal slowdown or power braking since the driver loaded, s "
+        "(nvidia-smi -q Clocks Event Reasons Counters)",
+        _SMI_HINT,
+    ),
+    "gpu.pcie_link_degraded": FactSpec(
+        "bool",
+        "a GPU's PCIe link runs below its maximum width, or below its maximum generation while busy",
+        _STATE_HINT,
+    ),
+    "gpu.pcie_link": FactSpec("str", "the slowest GPU link against its maximum, as text", _STATE_HINT),
+    "gpu.pcie_link_ratio": FactSpec(
+        "number", "the slowest GPU link's bandwidth / its maximum (an idle link counted at its maximum generation)"
+    ),
+    "gpu.pcie_link_generation": FactSpec(
+        "number", "the slowest GPU link's generation as measured (its maximum when the GPU was idle)", _STATE_HINT
+    ),
+    "gpu.pcie_link_width": FactSpec("number", "the slowest GPU link's lanes as measured", _STATE_HINT),
+    "gpu.pcie_link_checked": FactSpec(
+        "bool",
+        "every GPU link was read where it shows its maximum (busy, or idle and not trained down)",
+        "an idle GPU trains its PCIe link down to save power: take `nvidia-smi -q` (or the --query-gpu CSV with "
+        "pcie.link.gen.current) while the server is under load",
+    ),
+    "gpu.pcie_idle_downtrained": FactSpec(
+        "bool", "an idle GPU's link runs below its maximum generation (normal power saving)", _STATE_HINT
+    ),
+    "gpu.hardware_errors": FactSpec(
+        "list", "hardware faults: Xid lines, uncorrectable ECC, pending or failed remaps, recovery actions", _XID_HINT
+    ),
+    "gpu.hardware_error_count": FactSpec(
+        "number", "hardware faults found (0 when a health reading was read)", _XID_HINT
+    ),
+    "gpu.other_processes": FactSpec(
+        "number",
+        "compute processes holding 1 GiB or more on one GPU, beyond the first (the most on any GPU)",
+        _APPS_HINT,
+    ),
+    "gpu.processes": FactSpec("list", "compute processes on the GPUs, as text", _APPS_HINT),
+    "host.cpu_governor": FactSpec(
+        "list", "the CPU frequency governors in use, each with its CPU count (cpufreq; none in most VMs)"
+    ),
+    "host.server_placement": FactSpec(
+        "list", "each server process's allowed CPUs and NUMA memory nodes (/proc/PID/status), from the collector"
+    ),
+    "gpu.memory_held_gib": FactSpec(
+        "number", "GPU memory already in use when the engine started (vLLM's free-memory check), GiB"
+    ),
     "host.driver": FactSpec("str", "NVIDIA driver version", _ENV_HINT),
     "host.cuda": FactSpec("str", "CUDA version the driver supports (nvidia-smi)", _SMI_HINT),
     "host.cuda_runtime": FactSpec("str", "CUDA runtime / toolkit version (collect_env, nvcc)", _ENV_HINT),
@@ -172,6 +256,17 @@ FACTS: dict[str, FactSpec] = {
         "number",
         "share of stats intervals in which requests wait while the running count is at the scheduler's cap "
         "(sched.max_num_seqs): the intervals the cap, not memory or load, held requests back",
+    ),
+    "sched.queue_share": FactSpec(
+        "number",
+        "in stats intervals with requests waiting: waiting / (running + waiting), the median; the most that admitting "
+        "the queue could add to the running batch",
+        _STATS_HINT,
+    ),
+    "spec.typical_acceptance": FactSpec(
+        "number",
+        "the mean acceptance length a working drafter of this method reaches at this k (published figures, "
+        "logdoctor/facts/speculation.py)",
     ),
     "sched.max_num_seqs": FactSpec(
         "number", "max concurrent requests (max_num_seqs / max_running_requests)", _CONFIG_HINT
@@ -292,6 +387,39 @@ FACTS: dict[str, FactSpec] = {
     ),
 }
 
+
+# The warning vocabulary's causes (logdoctor/parse/warning_vocabulary.py, docs/warnings.md): a warning no line type
+# understood whose words name a performance problem and a subsystem. `warned.<name>` is the strongest such warning
+# in the engine's words; each cause's `engine-warned` rule reads it.
+WARNED_FACTS: dict[str, str] = {
+    "cuda-graphs-disabled": "cuda_graphs",
+    "custom-allreduce-disabled": "custom_allreduce",
+    "nccl-no-p2p": "p2p",
+    "mamba-hybrid-issue": "hybrid",
+    "spec-net-loss": "spec",
+    "cpu-offload-or-swap": "offload",
+    "kv-cache-pressure": "kv",
+    "torch-compile-or-warmup": "compile",
+    "quantization-kernel-fallback": "quant",
+    "attention-backend-fallback": "attention",
+    "chunked-prefill-or-batching-config": "batching",
+    "tp-over-slow-link": "link",
+    "no-gpu-backend": "platform",
+}
+_WARNED_HINT = "the engine's WARNING lines (keep the log from the server's start, at the default log level)"
+for _cause, _name in WARNED_FACTS.items():
+    FACTS[f"warned.{_name}"] = FactSpec(
+        "str", f"an engine warning no line type understood, about {_cause} ('vLLM warned: ...')", _WARNED_HINT
+    )
+    FACTS[f"warned.{_name}.strength"] = FactSpec(
+        "number",
+        "how plainly that warning says so: 1 for a strong performance word and the subsystem in the message, "
+        "0.75 or 0.5 for a weaker word or the subsystem only in the logger's file name",
+        _WARNED_HINT,
+    )
+FACTS["warnings.not_understood"] = FactSpec(
+    "list", "WARNING / ERROR lines that no line type and no word of the warning vocabulary understood"
+)
 
 # `baseline.spec.acceptance_length` in a rule reads the baseline deployment's `spec.acceptance_length`.
 BASELINE_PREFIX = "baseline."

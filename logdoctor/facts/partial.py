@@ -52,7 +52,9 @@ ProcessKey = tuple[str, int | None]
 # A range keeps at most this many whole events and listed values for the parent; past either, it gives up its
 # partials (the parent then combines its events one at a time, as before): a worker's memory stays bounded.
 MAX_KEPT_EVENTS = 1024  # a few MB of event objects
-MAX_VALUES = 1 << 18  # ~8 MB of listed floats; the 1 GiB bench log's ranges list ~100,000 each on 2 CPUs
+# ~32 MB of listed floats at most. An event-dense 16 MiB range (55,000 stats and spec-decode lines) lists ~280,000:
+# under a lower cap such ranges gave up their partials and the parent decoded and combined every event itself.
+MAX_VALUES = 1 << 20
 _STEADY_HEAD = 4  # the steady-throughput warm-up rule looks at a process's first four active intervals
 _PER_REQUEST_REFS = 7  # refs of the first one-request intervals: up to four may be held or dropped, three kept
 
@@ -118,6 +120,8 @@ class Stretch:
     first_slots: SchedulerStats | None = None
     counted: int = 0  # stats lines that give both the running and the waiting count
     waiting_by_running: dict[int, tuple[int, SchedulerStats]] = field(default_factory=dict)  # of those that wait
+    queue_shares: list[float] = field(default_factory=list)  # waiting / (running + waiting) of those that wait
+    first_queue: SchedulerStats | None = None
     spec: _Spec | None = None
     values: int = 0  # values listed, for the cap
 
@@ -256,6 +260,10 @@ def _summarise(stretch: Stretch, ev: EventBase) -> None:
         stretch.preemptions += ev.preemptions
         stretch.last_preempted = ev
     running = ev.running
+    if running is not None and waiting:
+        stretch.queue_shares.append(waiting / (running + waiting))
+        stretch.first_queue = stretch.first_queue or ev
+        stretch.values += 1
     if running is not None and waiting is not None:
         stretch.counted += 1
         if waiting > 0:
@@ -320,7 +328,9 @@ _KNOWN_PROCESS = frozenset({"series", "intervals", "steady", "active", "first_de
 _KNOWN_STEADY = frozenset({"held", "streaming"})
 _KNOWN_RATIO = frozenset({"pairs", "prompt", "generated"})
 _KNOWN_SERVED = frozenset({"sources", "slots", "first_slots", "running", "peak_running"})
-_SERVED_WAITING = frozenset({"counted", "waiting_by_running"})  # present in trees that derive the cap's share
+_SERVED_WAITING = frozenset(
+    {"counted", "waiting_by_running", "queue_shares", "first_queue"}
+)  # present in trees that derive the cap's share and the queue's
 
 
 def _known(combiner: Combining) -> bool:
@@ -468,6 +478,8 @@ def _absorb_derived(c: Any, s: Stretch) -> None:
         for running, (count, first) in s.waiting_by_running.items():
             seen = by_running.get(running)
             by_running[running] = (seen[0] + count, seen[1]) if seen else (count, first)
+        served.queue_shares.extend(s.queue_shares)
+        served.first_queue = served.first_queue or s.first_queue
 
 
 _ABSORBERS: dict[type[Any], Any] = {

@@ -338,11 +338,52 @@ TYPICAL_ACCEPTANCE: dict[str, TypicalAcceptance] = {
     ),
 }
 
+# What the acceptance rules compare a drafter with (`spec.typical_acceptance`): the figures above, and methods whose
+# published figure is only a floor for the bound above (EAGLE-1 on one benchmark).
+ACCEPTANCE_BY_METHOD: dict[str, TypicalAcceptance] = {
+    **TYPICAL_ACCEPTANCE,
+    "eagle": TypicalAcceptance(
+        "eagle",
+        1.89,
+        2,
+        "EAGLE-1 in vLLM V1, Llama-3-8B on MT-Bench: acceptance length 1.89 at k=2, 2.08 at k=4 "
+        "(https://github.com/vllm-project/vllm/pull/16035)",
+    ),
+}
+
+# Where a method has no published figure (or an unknown one): the acceptance per drafted token of a working drafter
+# on chat, α ≈ 0.7 (the EAGLE paper's ~0.65 acceptance rate, https://github.com/SafeAILab/EAGLE/issues/169; the
+# i.i.d. table of ../shared/research-users-tools-roofline.md §3.1: τ = 2.19 at k=2, 2.53 at k=3), and the k a
+# deployment without a known k most often runs (3).
+GENERIC_ALPHA = 0.7
+GENERIC_K = 3
+GENERIC_SOURCE = (
+    "a working drafter accepts about 0.7 of each drafted token (EAGLE paper, SafeAILab/EAGLE#169); "
+    "τ(k) = 1 + Σ 0.7^(i+1)"
+)
+
+
+def typical_acceptance(method: str, k: int | None) -> tuple[float, str]:
+    """The mean acceptance length a working drafter of `method` reaches at `k` drafted tokens, and its source: the
+    published (τ, k) of the method carried to this k with the i.i.d. per-token rate it implies (a drafter's
+    acceptance falls with depth, so this is an estimate), else the generic rate."""
+    known = ACCEPTANCE_BY_METHOD.get(method)
+    if known is not None:
+        at = known.k if k is None or k < 1 else k
+        alpha_positions = iid_positions(known.tau, known.k)
+        alpha = alpha_positions[0] if alpha_positions else GENERIC_ALPHA
+        tau = 1.0 + sum(alpha ** (i + 1) for i in range(at))
+        return round(tau, 3), f"{known.source}; at k={at} with the per-token rate {alpha:.2f} that implies"
+    at = GENERIC_K if k is None or k < 1 else k
+    return round(1.0 + sum(GENERIC_ALPHA ** (i + 1) for i in range(at)), 3), f"{GENERIC_SOURCE}, k={at}"
+
 
 __all__ = [
+    "ACCEPTANCE_BY_METHOD",
     "DEFAULT_DRAFT_COST",
     "DRAFTER_KINDS",
     "DRAFTER_LAYERS",
+    "GENERIC_ALPHA",
     "OVERHEAD_PER_DRAFTED_TOKEN",
     "OVERHEAD_SECONDS_DEFAULT",
     "OVERHEAD_SECONDS_PER_DRAFTED_TOKEN",
@@ -364,6 +405,7 @@ __all__ = [
     "passes",
     "sweep",
     "tokens_per_step",
+    "typical_acceptance",
     "verify_cost_ridge",
     "with_overhead",
 ]

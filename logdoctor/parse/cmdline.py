@@ -151,7 +151,7 @@ _LEADING_ASSIGNMENTS_RE = LazyPattern(
     r"^\s*(?:[$#]\s+)?(?P<run>(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|]*\s+)+)(?=[^\s=]+(?:\s|$))", 0
 )
 _ASSIGNMENT_RE = LazyPattern(_NCCL_SETTING, 0)
-# The launch commands the engines' command grammars read (vllm/engines/vllm/config.py, sglang/grammars.py).
+# The launch commands the engines' command grammars read (vllm/engines/vllm/config.py, sglang/command.py).
 LAUNCH_COMMAND_RE = LazyPattern(
     r"vllm serve|vllm\.entrypoints\.|vllm/vllm-openai|sglang\.launch_server|sglang serve", 0
 )

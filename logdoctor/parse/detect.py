@@ -27,6 +27,12 @@ _SHARED_HEADERS = {
 }
 
 
+# vLLM's process names (`(APIServer pid=1)`, `(EngineCore_DP0 pid=7)`, `(Worker_TP1 pid=9)`, V0's
+# `(VllmWorkerProcess pid=9)`, `(RayWorkerWrapper pid=9)`): a prefix no other program prints.
+_VLLM_PREFIX_ROLES = frozenset({"APIServer", "EngineCore"})
+_VLLM_PREFIX_NAMES = ("Worker_", "VllmWorker", "RayWorkerWrapper")
+
+
 @dataclass
 class Detection:
     """What engine wrote a source and why we think so."""
@@ -48,6 +54,27 @@ class Detection:
         if process is not None and process.name:
             base = process.name.split()[0]
             self.process_names[base] = self.process_names.get(base, 0) + 1
+
+    def observe_envelope(self, line: LogLine) -> None:
+        """A line no line type's keyword selected, read for its envelope alone while no header has been seen: a
+        short paste of lines no line type knows (a newer release's, an integration's) is still the engine's log
+        when it carries the engine's own record header. Only the headers no other program prints count: vLLM's
+        `LEVEL MM-DD HH:MM:SS [file.py:N]` and SGLang's `[YYYY-MM-DD HH:MM:SS TP0]` with its ranks; or vLLM's own
+        process prefix (`(EngineCore_DP0 pid=7)`, `(Worker_TP1 pid=9)`) before a line of another format, which names
+        the engine without a header shape to date it."""
+        header, process = line.header, line.process
+        if header in ("vllm", "vllm-old") or (header == "sglang" and process is not None and process.role != "Main"):
+            self.observe_line(line)
+        elif (
+            header is None
+            and process is not None
+            and process.pid is not None
+            and (process.role in _VLLM_PREFIX_ROLES or (process.name or "").startswith(_VLLM_PREFIX_NAMES))
+            and not self.named
+        ):
+            # a line an integration (LMCache, a KV connector) printed in a vLLM process: `(EngineCore_DP0 pid=7) ...`
+            self.observe_line(line)
+            self.named.append(("vllm", "process prefix", line.number))
 
     def observe_event(self, event: EventBase) -> None:
         if isinstance(event, EngineVersion) and _is_engine(event.engine):

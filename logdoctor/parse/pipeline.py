@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
+from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
 from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning, read_warning
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
 
@@ -35,6 +37,7 @@ _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 MAX_PARSED_CHARS = 64 * 1024
 _REDACT_MARGIN = 4096
 _LONG_NOTES = 3
+_WARNING_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL"})
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
 # "not understood" and counted, the run goes on.
@@ -44,11 +47,13 @@ _HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
 
 
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
-    """Every literal keyword (of every registered line type by default), deduplicated, longest first: the
-    collector's `grep -F` patterns."""
+    """Every literal keyword (of every registered line type by default, with the failure reader's and the warning
+    levels a warning line is read by), deduplicated, longest first: the collector's `grep -F` patterns."""
+    extra: tuple[str, ...] = ()
     if grammars is None:
         grammars = REGISTRY.grammars()
-    return sorted({k for g in grammars for k in g.keywords}, key=lambda k: (-len(k), k))
+        extra = FAILURE_KEYWORDS + WARNING_KEYWORDS + LEVELLESS_KEYWORDS
+    return sorted({k for g in grammars for k in g.keywords} | set(extra), key=lambda k: (-len(k), k))
 
 
 def keyword_regex(keywords: Iterable[str]) -> str:
@@ -212,6 +217,10 @@ class EventStream:
         self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
         self._index = _registry_index() if grammars is None else KeywordIndex(grammars)
+        # The registry's line types come with the warning vocabulary: a warning line none of them reads is still
+        # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
+        self._read_warnings = grammars is None
+        self._warning_only = False  # the last line `_is_candidate` took was chosen only for its warning words
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
         self._by_shape: dict[str, Grammar] = {}
@@ -221,6 +230,7 @@ class EventStream:
         # compressed, as an event-dense log has as many of them as events.
         self.texts: LineTexts | None = LineTexts() if keep_text else None
         self._redact = Redactor()
+        self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
         # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
@@ -241,6 +251,7 @@ class EventStream:
         twin._held = list(self._held)
         twin._ranks = dict(self._ranks)
         twin.texts = self.texts.copy() if self.texts is not None else None
+        twin.failures = copy.deepcopy(self.failures)
         events = list(twin.close())
         return events, twin.stats, twin.detection, twin.texts
 
@@ -320,6 +331,7 @@ class EventStream:
     def _release(self, events: list[EventBase]) -> Iterator[EventBase]:
         for event in events:
             self.detection.observe_event(event)
+            self.failures.observe(event)
             self.stats.events += 1
             if self._held or self._needs_rank(event):
                 self._held.append(event)
@@ -339,6 +351,23 @@ class EventStream:
             yield event
 
     # -- main loop --------------------------------------------------------------------------------
+    def _not_understood(self, line: LogLine) -> list[EventBase]:
+        """A candidate no line type read: a warning line goes to the warning vocabulary (its event, with a cause
+        or listed as a warning not understood, or [] for noise); any other line is counted as not understood,
+        except a line that was a candidate only for the warning words and is no warning (a traceback line, a
+        prompt that says "slow"): it holds no keyword of a line type, as before the vocabulary read warnings."""
+        events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
+        if events is None and self._read_warnings and self._index.search(line.text) is None:
+            return []
+        if events is None:
+            self._unrecognised(line)
+        if events and self.texts is not None:
+            self.texts[line.number] = line.text[:2000]
+        return events or []
+
+    def _engine_of(self, line: LogLine) -> str:
+        return self.detection.forced or line.engine_hint or self.detection.engine
+
     def _unrecognised(self, line: LogLine) -> None:
         self.stats.unrecognised += 1
         self.stats.unrecognised_lines.append(line.number)
@@ -390,12 +419,17 @@ class EventStream:
                     yield from self._release(joined_events)
                     continue
                 if pending_events is None:
-                    self._unrecognised(pending)
+                    yield from self._release(self._not_understood(pending))
                 else:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
+                if self.failures.wants(text):
+                    yield from self._read_failure(number, text)
+                elif not self.detection.header_counts and ("]" in text or "pid=" in text):  # a header, a prefix
+                    self._observe_envelope(number, text)
                 continue
+            warning_only = self._warning_only
             try:
                 line = parse_cleaned(self.source, number, text)
             except GRAMMAR_FAILURES:  # an envelope with a 5,000-digit pid: not understood
@@ -406,12 +440,20 @@ class EventStream:
             self.stats.candidates += 1
             self._resolve_process(line)
             events = self._dispatch(line)
-            if len(line.text) >= _WRAP_MIN_LENGTH and (events is None or _maybe_cut(events)):
-                # A terminal may have broken this line: decide when the next physical line arrives.
+            if self._reader_may_add(events) and self.failures.wants(text):
+                events = self._structure(line, events)
+            if (
+                len(line.text) >= _WRAP_MIN_LENGTH
+                and (events is None or _maybe_cut(events))
+                and (not warning_only or line.level in _WARNING_LEVELS)
+            ):
+                # A terminal may have broken this line: decide when the next physical line arrives. (A warning may be
+                # cut before the keyword of its line type; a line chosen only for a word of its text, a prompt that
+                # says "slow", is not worth holding.)
                 pending, pending_events = line, events
                 continue
             if events is None:
-                self._unrecognised(line)
+                yield from self._release(self._not_understood(line))
                 continue
             yield from self._release(events)
         self._pending = (pending, pending_events)
@@ -433,12 +475,12 @@ class EventStream:
         pending, pending_events = self._pending
         context = self.context
         if not self.final:  # a range's end, not the source's: whatever is open would continue in the next range
-            self.cut_clean = pending is None and context.block is None and not self._held
+            self.cut_clean = pending is None and context.block is None and not self._held and not self.failures.open
             return
         self._pending = (None, None)
         if pending is not None:
             if pending_events is None:
-                self._unrecognised(pending)
+                yield from self._release(self._not_understood(pending))
             else:
                 yield from self._release(pending_events)
         if context.block is not None:
@@ -448,6 +490,7 @@ class EventStream:
                 closing = []
             yield from self._release(closing)
             context.block = None
+        yield from self._release(self.failures.close())
         for spec in REGISTRY.specs():
             if spec.finish is None:
                 continue
@@ -465,7 +508,7 @@ class EventStream:
         which grammar is tried first, not what a line gives."""
         state = sorted((str(key), repr(value)) for key, value in self.context.state.items())
         ranks = sorted((pid, repr(proc)) for pid, proc in self._ranks.items())
-        return repr((state, ranks, self._redact.carried(), self.context.forced_engine))
+        return repr((state, ranks, self._redact.carried(), self.context.forced_engine, self.failures.carried()))
 
     def begin_range(self, lines: Iterable[tuple[int, str]], stats: SourceStats) -> None:
         """Parse `lines` next, counted afresh in `stats` (with a fresh detection and texts), keeping the state
@@ -500,22 +543,67 @@ class EventStream:
         # The keyword regex tries dozens of branches at every character (~5 us a line); a serving log's candidates
         # mostly repeat a keyword or two (stats, SpecDecoding), and a substring test for those costs ~0.1 us.
         # A line holding a keyword is one the regex matches, so the answer is the same.
+        self._warning_only = False
         for keyword in self._recent_keywords:
             if keyword in text:
                 return True
         found = self._index.search(text)
         if found is None:
-            return False
+            self._warning_only = self._read_warnings and may_be_warning(text)
+            return self._warning_only
         self._recent_keywords.insert(0, found)
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
+
+    def _observe_envelope(self, number: int, text: str) -> None:
+        try:
+            line = parse_cleaned(self.source, number, text)
+        except GRAMMAR_FAILURES:
+            return
+        if not line.skip:
+            self.detection.observe_envelope(line)
+
+    def _read_failure(self, number: int, text: str) -> Iterator[EventBase]:
+        """A line no line type's keyword selected, that the failure reader wants (a traceback's lines)."""
+        try:
+            line = parse_cleaned(self.source, number, text)
+        except GRAMMAR_FAILURES:
+            return
+        if line.skip:
+            return
+        self._resolve_process(line)
+        events = self._structure(line, None)
+        if events is None:
+            return
+        self.detection.observe_line(line)
+        self.stats.candidates += 1
+        yield from self._release(events)
+
+    def _reader_may_add(self, events: list[EventBase] | None) -> bool:
+        """Whether the failure reader may change what a line type gave: nothing read, a failure to annotate, or a
+        traceback open. A stats line, the bulk of a serving log's candidates, skips its keyword tests."""
+        if events is None or self.failures.open:
+            return True
+        return any(type(e) is EngineFailure for e in events)
+
+    def _structure(self, line: LogLine, events: list[EventBase] | None) -> list[EventBase] | None:
+        """The line types' events of a line, with what the failure reader reads in it by structure."""
+        try:
+            read = self.failures.read(line, events)
+        except GRAMMAR_FAILURES:
+            return events
+        if read and self.texts is not None and not events:
+            self.texts[line.number] = line.text[:2000]
+        return read
 
     def _handle_candidate(self, line: LogLine) -> Iterator[EventBase]:
         self.stats.candidates += 1
         self._resolve_process(line)
         events = self._dispatch(line)
+        if self._reader_may_add(events) and self.failures.wants(line.text):
+            events = self._structure(line, events)
         if events is None:
-            self._unrecognised(line)
+            yield from self._release(self._not_understood(line))
         else:
             yield from self._release(events)
 

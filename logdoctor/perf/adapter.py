@@ -14,7 +14,9 @@ from typing import Any, Protocol
 
 from logdoctor.facts.speculation import DRAFTER_LAYERS, overhead_seconds
 from logdoctor.perf.hardware import HardwareTable, load_hardware
+from logdoctor.perf.measured import as_measured
 from logdoctor.perf.model import GIB, Deployment, Link, SpecConfig
+from logdoctor.perf.options import unknown_gpu_how
 
 
 class FactSource(Protocol):
@@ -286,7 +288,7 @@ def deployment_from_profile(
         unknown.append(
             Missing(
                 "GPU",
-                'pass --gpu "RTX A6000" (or include `nvidia-smi --query-gpu=name --format=csv` / collect_env output)',
+                unknown_gpu_how(profile),
             )
         )
         return Inputs(None, unknown, derived)
@@ -295,7 +297,13 @@ def deployment_from_profile(
         unknown.append(Missing("GPU", found.message))
         return Inputs(None, unknown, derived)
     derived.append(f"GPU: {found.message} ({'--gpu' if gpu else 'gpu.name'})")
-    spec_gpu = found.gpu
+    spec_gpu, measured = as_measured(
+        found.gpu,
+        sm_clock_ratio=_number(profile.value("gpu.sm_clock_ratio")),
+        pcie_generation=_number(profile.value("gpu.pcie_link_generation")),
+        pcie_lanes=_number(profile.value("gpu.pcie_link_width")),
+    )
+    derived.extend(measured)
 
     tp = int(profile.value("parallel.tp") or 1)
     pp = int(profile.value("parallel.pp") or 1)

@@ -13,15 +13,17 @@ formulas, the healthy band and the ranking.
 
 from __future__ import annotations
 
-import re
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.diffresult import Gap
+from logdoctor.engine.problems import problem_id, sets_speculation
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
+    Action,
     Finding,
     FindingEffect,
     GapShare,
@@ -34,7 +36,7 @@ from logdoctor.perf import effects
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
-from logdoctor.perf.options import UNKNOWN_GPU_HOW, PerfOptions, _fact_names, gpu_from_facts
+from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -159,11 +161,14 @@ def _bound(inputs: Inputs, table: HardwareTable, profile: FactSource) -> _Bound:
 
 @dataclass(frozen=True)
 class _Hardware:
-    """What this hardware could do for the model, on the basis of the comparison (per request at the compared
-    batch, or aggregate at the measured batch): without speculation, with the method in use at its published
-    typical acceptance (at the best k for it), and as deployed."""
+    """What this hardware could do for the model with this deployment's drafter and acceptance, on the basis of
+    the comparison (per request at the compared batch, or aggregate at the measured batch): without speculation,
+    at the best k for this drafter, and as deployed; and, beside them and never the headline, the method at its
+    published typical acceptance (another drafter's measurement)."""
 
     no_spec: float | None
+    best_k: int | None  # the k this drafter does best at (0: without speculation)
+    best_same: float | None  # at that k
     typical: float | None
     typical_tau: float | None
     typical_k: int | None
@@ -172,7 +177,7 @@ class _Hardware:
 
     @property
     def best(self) -> float:
-        return max(x for x in (self.no_spec, self.typical, self.as_deployed) if x is not None)
+        return max(x for x in (self.no_spec, self.best_same, self.as_deployed) if x is not None)
 
 
 def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
@@ -182,21 +187,30 @@ def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
     as_deployed = (b.at_batch if aggregate else expected(dep, table)).per_request_tok_s * scale
     spec = dep.spec
     if spec is None or spec.k <= 0:
-        return _Hardware(None, None, None, None, None, as_deployed)
+        return _Hardware(None, None, None, None, None, None, None, as_deployed)
     no_spec = expected(replace(dep, spec=None), table).per_request_tok_s * scale
+    best_k: int | None = None
+    best_same: float | None = None
+    try:
+        plan = effects.spec_best_k(dep, table)
+        best_k, best_same = plan.best.k, plan.best.tok_s_per_request * scale
+    except ValueError:
+        pass
     typical = speculation.TYPICAL_ACCEPTANCE.get(spec.method)
     if typical is None:
-        return _Hardware(no_spec, None, None, None, None, as_deployed)
+        return _Hardware(no_spec, best_k, best_same, None, None, None, None, as_deployed)
     positions = speculation.iid_positions(typical.tau, typical.k)
     at_typical = replace(
         dep, spec=replace(spec, k=typical.k, position_acceptance=positions, mean_acceptance_length=typical.tau)
     )
-    plan = effects.spec_best_k(at_typical, table, overhead=False)  # a bound: the bytes alone
+    at = effects.spec_best_k(at_typical, table)
     return _Hardware(
         no_spec,
-        plan.best.tok_s_per_request * scale,
+        best_k,
+        best_same,
+        at.best.tok_s_per_request * scale,
         typical.tau,
-        plan.best.k,
+        at.best.k,
         typical.source,
         as_deployed,
     )
@@ -222,25 +236,159 @@ class _Computed:
     fixed: Deployment | None  # the deployment with this fix applied (for the combined speedup)
     fix_line: str | None = None
     method: str | None = None  # speculative method in use (spec-k)
+    actions: tuple[Action, ...] = ()  # the model's choices, best first (spec-k)
+    spec: _SpecChoices | None = None
 
 
-def _spec_fix(engine: str, dep: Deployment, plan: effects.SpecPlan, gpu: str) -> str:
+# Architectures whose checkpoints ship their own MTP head (vLLM's SpeculativeConfig maps their model types to an
+# MTP drafter: qwen3_next_mtp, qwen3_5_mtp, mimo_mtp, glm4_moe_mtp, ernie_mtp). DeepseekV3ForCausalLM is left to the
+# config.json (`num_nextn_predict_layers`): checkpoints of that architecture without MTP layers exist.
+MTP_ARCHITECTURES = frozenset(
+    {
+        "Qwen3NextForCausalLM",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3_5ForCausalLM",
+        "Qwen3_5MoeForCausalLM",
+        "MiMoForCausalLM",
+        "Glm4MoeForCausalLM",
+        "Ernie4_5_MoeForCausalLM",
+    }
+)
+
+
+def mtp_head(profile: FactSource) -> str | None:
+    """Where the log says the model ships its own MTP head (its config.json's MTP layers, or an architecture whose
+    checkpoints carry one), or None: never from the model's name."""
+    layers = profile.value("model.mtp_layers")
+    if isinstance(layers, int | float) and not isinstance(layers, bool):
+        return f"its config.json has {int(layers)} MTP layer(s)" if layers >= 1 else None
+    arch = str(profile.value("model.architecture") or "")
+    if arch in MTP_ARCHITECTURES:
+        return f"its architecture {arch} ships an MTP head"
+    return None
+
+
+def _is_mtp(method: str) -> bool:
+    return "mtp" in method.lower() or method.lower() in ("nextn", "deepseek_mtp")
+
+
+def _k_flag(engine: str, method: str, k: int) -> str:
+    if engine == "sglang":
+        return f"--speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"
+    return f'--speculative-config \'{{"method": "{method}", "num_speculative_tokens": {k}}}\''
+
+
+def _drop_flag(engine: str) -> str:
+    return "drop --speculative-algorithm" if engine == "sglang" else "drop --speculative-config"
+
+
+def _mtp_flag(engine: str, k: int, model: str) -> str:
+    if engine == "sglang":
+        path = f" --speculative-draft-model-path {model}" if model else ""
+        return (
+            f"--speculative-algorithm EAGLE{path} --speculative-num-steps {k} --speculative-eagle-topk 1 "
+            f"--speculative-num-draft-tokens {k + 1}"
+        )
+    return _k_flag(engine, "mtp", k)
+
+
+@dataclass(frozen=True)
+class _SpecChoices:
+    actions: list[Action]
+    now: float  # as deployed, tok/s per request by the model
+    plain: float  # without speculation
+    fixed: Deployment  # the deployment with the recommended action applied
+
+
+def _spec_choices(
+    engine: str, dep: Deployment, plan: effects.SpecPlan, table: HardwareTable, profile: FactSource
+) -> _SpecChoices:
+    """The fixes of a speculation problem, each with its expected tok/s per request on this hardware, best first:
+    another k for this drafter (never the k already set), no speculation, and the model's own MTP head where the log
+    says it has one (at the published typical acceptance of MTP heads). Only those the model expects to beat the
+    deployment as it is."""
     spec = dep.spec
     assert spec is not None
-    where = f"at batch {dep.batch} on {dep.tp}x {gpu}" if dep.tp > 1 else f"at batch {dep.batch} on {gpu}"
-    best, cur = plan.best, plan.current
-    gain = f"{best.tok_s_per_request / cur.tok_s_per_request:.2f}x the current k={spec.k}"
-    if best.k == 0:
-        flag = "drop --speculative-config" if engine != "sglang" else "drop --speculative-algorithm"
-        return f"by the model: {flag} ({gain}: no k beats plain decode {where})"
-    if engine == "sglang":
-        flag = f"--speculative-num-steps {best.k} --speculative-num-draft-tokens {best.k + 1}"
-    else:
-        flag = f'--speculative-config \'{{"method": "{spec.method}", "num_speculative_tokens": {best.k}}}\''
-    return (
-        f"by the model: {flag} (expected {best.tokens_per_step:.2f} tokens a step, "
-        f"{best.speedup_vs_no_spec:.2f}x plain decode, {gain}, {where})"
+    now = plan.current.tok_s_per_request
+    plain = plan.choices[0].tok_s_per_request
+    options: list[tuple[Action, Deployment]] = []
+    others = [c for c in plan.choices if c.k >= 1 and c.k != spec.k]
+    if others:
+        best_k = max(others, key=lambda c: c.tok_s_per_request)
+        options.append(
+            (
+                Action(
+                    text=_k_flag(engine, spec.method, best_k.k),
+                    expected_tok_s=round(best_k.tok_s_per_request, 2),
+                    speedup=round(best_k.tok_s_per_request / now, 4),
+                    note=f"k={best_k.k} for this drafter: {best_k.tokens_per_step:.2f} tokens a step by its "
+                    f"measured per-position acceptance (now k={spec.k})",
+                ),
+                replace(dep, spec=replace(spec, k=best_k.k)),
+            )
+        )
+    options.append(
+        (
+            Action(
+                text=_drop_flag(engine),
+                expected_tok_s=round(plain, 2),
+                speedup=round(plain / now, 4),
+                note="plain decode: no drafting or verification cost",
+            ),
+            replace(dep, spec=None),
+        )
     )
+    head = mtp_head(profile) if not _is_mtp(spec.method) else None
+    typical = speculation.TYPICAL_ACCEPTANCE.get("mtp")
+    if head is not None and typical is not None and dep.layers is not None:
+        positions = speculation.iid_positions(typical.tau, typical.k)
+        mtp_spec = SpecConfig(
+            k=typical.k,
+            method="mtp",
+            position_acceptance=positions,
+            mean_acceptance_length=typical.tau,
+            overhead_s_per_token=spec.overhead_s_per_token,
+        )
+        mtp_dep = replace(dep, spec=mtp_spec)
+        try:
+            mtp_plan = effects.spec_best_k(mtp_dep, table)
+        except ValueError:
+            mtp_plan = None
+        if mtp_plan is not None:
+            best = max((c for c in mtp_plan.choices if c.k >= 1), key=lambda c: c.tok_s_per_request)
+            options.append(
+                (
+                    Action(
+                        text=_mtp_flag(engine, best.k, str(profile.value("model") or "")),
+                        expected_tok_s=round(best.tok_s_per_request, 2),
+                        speedup=round(best.tok_s_per_request / now, 4),
+                        note=f"the model's own MTP head ({head}), at the typical acceptance length "
+                        f"{typical.tau:g} of MTP heads",
+                        source=typical.source,
+                    ),
+                    replace(mtp_dep, spec=replace(mtp_spec, k=best.k)),
+                )
+            )
+    better = sorted((o for o in options if (o[0].speedup or 0.0) > 1.0), key=lambda o: -(o[0].expected_tok_s or 0.0))
+    if not better:
+        return _SpecChoices([], now, plain, dep)
+    return _SpecChoices([a for a, _ in better], now, plain, better[0][1])
+
+
+def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -> str:
+    """Speculation as deployed against plain decode, a loss read as a loss."""
+    ratio = choices.now / choices.plain if choices.plain else 1.0
+    seen = f"{measured:.1f} tok/s per request measured, " if measured is not None else ""
+    words = f"runs at {ratio:.2f}x of plain decode" if ratio < 1 else f"gives {ratio:.2f}x plain decode"
+    out = (
+        f"speculation as deployed {words}: {seen}{_tok1(choices.now)} expected as deployed, {_tok1(choices.plain)} "
+        f"expected without speculation, tok/s per request on {where}"
+    )
+    if choices.actions:
+        best = choices.actions[0]
+        out += f"; recommended: {best.text} ({_tok1(best.expected_tok_s or 0.0)} tok/s, {best.speedup:.2f}x)"
+    return out
 
 
 def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSource, engine: str) -> _Computed | None:
@@ -287,17 +435,28 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
         except ValueError:
             return None
         assumed = draft_cost(dep).assumed
-        # the gap compares bounds, which leave the per-step overhead out: its fixed case is the k best by the bytes
-        best_k = effects.spec_best_k(dep, table, overhead=False).best.k
-        fixed = replace(dep, spec=None) if best_k == 0 else replace(dep, spec=replace(dep.spec, k=best_k))
+        choices = _spec_choices(engine, dep, plan, table, profile)
+        recommended = choices.actions[0] if choices.actions else None
+        fixed_tps = recommended.expected_tok_s if recommended and recommended.expected_tok_s else choices.now
+        eff = effects.Effect(
+            "spec-net-loss",
+            fixed_tps / choices.now,
+            choices.now,
+            fixed_tps,
+            plan.effect.working,
+            "as deployed is the best the model finds" if recommended is None else recommended.note,
+        )
+        firm = not assumed and dep.spec.position_acceptance is not None and not (recommended and recommended.source)
         return _Computed(
-            plan.effect,
+            eff,
             "per request",
-            not assumed and dep.spec.position_acceptance is not None,
-            "tau(k) / (t_verify(B, k+1) + t_draft(k) + overhead(k)) at the best k vs the current k",
-            fixed,
-            _spec_fix(engine, dep, plan, dep.gpu.name),
+            firm,
+            "tau(k) / (t_verify(B, k+1) + t_draft(k) + overhead(k)) for each choice vs as deployed",
+            choices.fixed,
+            None,
             dep.spec.method,
+            tuple(choices.actions),
+            choices,
         )
     if kind == "cpu-offload":
         if not dep.host_bytes_per_gpu:
@@ -333,7 +492,23 @@ def effect_score(speedup: float) -> int:
     return max(1, min(100, round(100 * p / (p + HALF_SCORE_SHARE))))
 
 
-def _apply(finding: Finding, computed: _Computed, measured: float | None) -> Finding:
+def _where(dep: Deployment) -> str:
+    return f"{dep.tp}x {dep.gpu.name}" if dep.tp > 1 else dep.gpu.name
+
+
+def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> str:
+    """The effect in words, on one basis with the numbers the gap line multiplies."""
+    eff = computed.effect
+    if computed.spec is not None:
+        return _spec_statement(computed.spec, measured, _where(dep))
+    unit = "tok/s aggregate" if computed.basis == "aggregate" else "tok/s per request"
+    return (
+        f"fixed: {eff.speedup:.3f}x ({_tok1(eff.now_tok_s)} -> {_tok1(eff.fixed_tok_s)} {unit} expected on "
+        f"{_where(dep)})"
+    )
+
+
+def _apply(finding: Finding, computed: _Computed, measured: float | None, dep: Deployment) -> Finding:
     eff = computed.effect
     base = measured if measured is not None else eff.now_tok_s
     recovered = base * (eff.speedup - 1.0)
@@ -346,14 +521,21 @@ def _apply(finding: Finding, computed: _Computed, measured: float | None) -> Fin
         f"effect score {escore}, which {how} the rule's {finding.score} = {score}"
     )
     fix = finding.fix
-    if computed.fix_line is not None:
-        fix = [computed.fix_line, *(step for step in finding.fix if not _sets_k(step, computed.method))]
+    if computed.spec is not None:
+        # the model's choices replace the rule's k, drop and method advice: one answer, never two that disagree
+        fix = [a.text for a in computed.actions] + [
+            step for step in finding.fix if not _contradicts(step, computed.method)
+        ]
+    elif computed.fix_line is not None:
+        fix = [computed.fix_line, *finding.fix]
+    statement = _statement(computed, measured, dep)
     return finding.model_copy(
         update={
             "score": score,
             "severity": severity_for(score),
             "working": working,
             "fix": fix,
+            "estimate": statement,
             "effect": FindingEffect(
                 kind="",  # set by the caller (the rule's effect name)
                 speedup=round(eff.speedup, 4),
@@ -366,22 +548,19 @@ def _apply(finding: Finding, computed: _Computed, measured: float | None) -> Fin
                 firm=computed.firm,
                 rule_score=finding.score,
                 note=eff.note,
+                actions=list(computed.actions),
+                statement=statement,
             ),
         }
     )
 
 
-_K_FLAG = re.compile(r"num_speculative_tokens|--speculative-num-draft-tokens|--speculative-num-steps")
-_METHOD = re.compile(r'"method":\s*"([^"]+)"')
-
-
-def _sets_k(step: str, method: str | None) -> bool:
-    """A rule's fix that sets k for the method in use: the model's best k replaces it (a fix that switches the
-    method, such as to the model's own MTP head, stays)."""
-    if not _K_FLAG.search(step):
-        return False
-    named = _METHOD.search(step)
-    return named is None or named.group(1) in (method, "...")
+def _contradicts(step: str, method: str | None) -> bool:
+    """A rule's speculation advice that the model's choices answer (another k, no speculation, another method), or
+    advice for a method other than the one in use (a DFlash checkpoint for an MTP deployment)."""
+    if sets_speculation(step):
+        return True
+    return "dflash" in step.lower() and (method or "").lower() != "dflash"
 
 
 def rank(findings: Sequence[Finding]) -> list[Finding]:
@@ -410,21 +589,21 @@ def _tok(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
+def _tok1(x: float) -> str:
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
+
+
 def which_bound(p: Performance) -> str:
-    """What the hardware bound of a speculative deployment is: `with speculation at a typical acceptance length
-    6.3`, `without speculation`, or `as deployed` (also for a deployment without speculation)."""
+    """What the headline bound of a speculative deployment is: `without speculation`, `at k=2 for this drafter`,
+    or `as deployed` (also for a deployment without speculation). A bound from another drafter's acceptance (the
+    typical one) is never the headline."""
     hw = p.expected_hardware_tok_s
-    if hw is None:
+    # within rounding of as deployed (its figure comes back through the rounded ratio): as deployed
+    if hw is None or p.best_k is None or hw <= _as_deployed(p) * 1.005:
         return "as deployed"
-    if (
-        p.expected_typical_spec_tok_s is not None
-        and hw == p.expected_typical_spec_tok_s
-        and (p.expected_no_spec_tok_s is None or hw > p.expected_no_spec_tok_s)
-    ):
-        return f"with speculation at a typical acceptance length {p.typical_acceptance:g}"
-    if p.expected_no_spec_tok_s is not None and hw == p.expected_no_spec_tok_s and hw > _as_deployed(p):
+    if p.best_k == 0:
         return "without speculation"
-    return "as deployed"
+    return f"at k={p.best_k} for this drafter"
 
 
 def _as_deployed(p: Performance) -> float:
@@ -475,14 +654,14 @@ def assess(
     options = options or PerfOptions()
     if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
         # no GPU: nothing to compute, and the table need not be read (start-up time of `diagnose FILE`)
-        how = Missing(what="GPU", how=UNKNOWN_GPU_HOW)
+        how = Missing(what="GPU", how=unknown_gpu_how(profile))
         return list(findings), Performance(known=False, unknown=[how])
     table = options.hardware()
     inputs, gpu_from = _inputs(profile, options, table)
     unknown = [Missing(what=m.what, how=m.how) for m in inputs.unknown]
     if inputs.deployment is None:
         if gpu_from is None:
-            unknown = [Missing(what="GPU", how=UNKNOWN_GPU_HOW), *(u for u in unknown if u.what != "GPU")]
+            unknown = [Missing(what="GPU", how=unknown_gpu_how(profile)), *(u for u in unknown if u.what != "GPU")]
         return list(findings), Performance(known=False, unknown=unknown, derived=list(inputs.derived))
     try:
         b = _bound(inputs, table, profile)
@@ -493,43 +672,35 @@ def assess(
     effect_of = {item.id: item.rule.effect for item in rules if item.rule.effect is not None}
     measured = b.measured_per_request if b.basis == "per request" else None
     out: list[Finding] = []
-    fixes: dict[str, _Computed] = {}
-    shares: list[GapShare] = []
-    share_kinds: list[str] = []
     for finding in findings:
         kind = effect_of.get(finding.rule)
         computed = _effect_for(kind, b.compare, table, profile, engine) if kind else None
         if kind is None or computed is None:
             out.append(finding)
             continue
-        applied = _apply(finding, computed, measured)
+        applied = _apply(finding, computed, measured, b.compare)
         assert applied.effect is not None
         applied = applied.model_copy(update={"effect": applied.effect.model_copy(update={"kind": kind})})
         out.append(applied)
-        if computed.basis == "per request" and kind not in fixes:
-            fixes[kind] = computed
-            shares.append(GapShare(rule=finding.rule, cause=finding.cause, speedup=round(computed.effect.speedup, 4)))
-            share_kinds.append(kind)
-    ranked = rank(out) if fixes or any(f.effect for f in out) else out
+    ranked = rank(out) if any(f.effect for f in out) else out
 
+    # One share a problem (engine/problems.py): the largest per-request effect among its findings, the one its box
+    # shows. `explained` is the product of the shares, and the gap is that over measured / expected as deployed, so
+    # the summary, each finding, --explain and the JSON carry the same numbers and the rest is said as the rest.
+    best: dict[str, tuple[Finding, FindingEffect]] = {}
+    for f in ranked:
+        if f.effect is None or f.effect.basis != "per request":
+            continue
+        pid = problem_id(f.cause)
+        if pid not in best or f.effect.speedup > best[pid][1].speedup:
+            best[pid] = (f, f.effect)
+    shares = [
+        GapShare(rule=f.rule, cause=f.cause, speedup=effect.speedup, problem=pid) for pid, (f, effect) in best.items()
+    ]
     explained: float | None = None
     gap: float | None = None
-    if fixes:
-        fixed = b.compare
-        for name in ("p2p", "custom-allreduce", "cuda-graphs", "cpu-offload", "spec-k"):
-            c = fixes.get(name)
-            if c is None or c.fixed is None:
-                continue
-            fixed = _merge(fixed, c.fixed, name)
-        now = expected(b.compare, table).per_request_tok_s
-        explained = expected(fixed, table).per_request_tok_s / now
-        # each share on the gap's own basis, the bound, so the shares and `explained` agree: a finding's effect
-        # may count more (the spec-k effect counts the per-step overhead of drafted tokens, which bounds leave out)
-        for i, (share, share_kind) in enumerate(zip(shares, share_kinds, strict=True)):
-            c = fixes[share_kind]
-            if c.fixed is not None:
-                alone = expected(_merge(b.compare, c.fixed, share_kind), table).per_request_tok_s / now
-                shares[i] = share.model_copy(update={"speedup": round(alone, 4)})
+    if shares:
+        explained = math.prod(share.speedup for share in shares)
         if b.ratio is not None and b.basis == "per request":
             gap = explained / b.ratio
     at = b.at_batch
@@ -561,7 +732,8 @@ def assess(
         typical_k=hw.typical_k,
         typical_source=hw.typical_source,
         expected_hardware_tok_s=_r2(hw.best) if hw.no_spec is not None else None,
-        ratio_as_deployed=round(b.ratio, 3) if b.ratio is not None else None,
+        best_k=hw.best_k,
+        ratio_as_deployed=round(b.ratio, 4) if b.ratio is not None else None,
         working=[_short(s) for s in at.working],
         derived=list(inputs.derived),
         unknown=[*unknown, *(_missing(u) for u in at.unknown if _new(u, unknown))],
@@ -595,9 +767,8 @@ def model_gap(gap: Gap | None, baseline: Performance | None, candidate: Performa
     words = "per request" if per_request else "aggregate"
     rest = gap.ratio / expected_ratio
     summary = (
-        f"by the model, the deployments' settings explain {expected_ratio:.2f}x of {gap.ratio:.2f}x (bounds "
-        f"{base:.1f} vs {cand:.1f} tok/s {words}); the other {rest:.2f}x is how close each runs to its bound "
-        f"(baseline {gap.baseline / base:.0%}, candidate {gap.candidate / cand:.0%})"
+        f"bounds as deployed: baseline {base:.1f}, candidate {cand:.1f} tok/s {words} ({expected_ratio:.2f}x); "
+        f"measured at {gap.baseline / base:.0%} and {gap.candidate / cand:.0%} of them ({rest:.2f}x)"
     )
     return gap.model_copy(update={"expected_ratio": round(expected_ratio, 4), "expected_summary": summary})
 

@@ -272,7 +272,7 @@ __all__ = [
 
 
 def speedup_if_fixed(cause: str, dep: Deployment, table: HardwareTable) -> Effect | None:
-    """The effect of fixing one cause (CAUSES.md id) on this deployment, or None where the model has no formula
+    """The effect of fixing one cause (docs/causes.md id) on this deployment, or None where the model has no formula
     for it (or, for speculation, no acceptance was measured)."""
     if cause == "custom-allreduce-disabled":
         return custom_allreduce(dep, table)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from logdoctor.engine.result import Finding, Missing, Performance
-from logdoctor.perf.options import UNKNOWN_GPU_HOW, PerfOptions, _fact_names, gpu_from_facts
+from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
 
 if TYPE_CHECKING:
     from logdoctor.engine.rules import LoadedRule
@@ -31,7 +31,7 @@ def assess(
     options = options or PerfOptions()
     if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
         # no GPU: nothing to compute, and neither the model nor the table need be read
-        return list(findings), Performance(known=False, unknown=[Missing(what="GPU", how=UNKNOWN_GPU_HOW)])
+        return list(findings), Performance(known=False, unknown=[Missing(what="GPU", how=unknown_gpu_how(profile))])
     from logdoctor.perf import assess as model
 
     return model.assess(findings, profile, rules, options, engine=engine)

@@ -13,6 +13,7 @@ finds the 40 GB part, `A100-SXM4` (no size) the first SXM entry.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 from importlib import resources
@@ -122,12 +123,15 @@ def _fits_constraints(table: HardwareFile) -> bool:
 class Lookup:
     """The answer to `lookup(name)`: the GPU, or `gpu is None` and a message saying what to pass."""
 
-    __slots__ = ("gpu", "matched", "query")
+    __slots__ = ("gpu", "matched", "nearest", "query")
 
-    def __init__(self, query: str, gpu: GpuSpec | None, matched: str | None = None) -> None:
+    def __init__(
+        self, query: str, gpu: GpuSpec | None, matched: str | None = None, nearest: tuple[str, ...] = ()
+    ) -> None:
         self.query = query
         self.gpu = gpu
         self.matched = matched  # the name or alias that matched
+        self.nearest = nearest  # unknown: the table's names closest to the query
 
     def __repr__(self) -> str:
         return f"Lookup(query={self.query!r}, gpu={self.gpu!r}, matched={self.matched!r})"
@@ -143,7 +147,8 @@ class Lookup:
     @property
     def message(self) -> str:
         if self.gpu is None:
-            return f'unknown GPU: {self.query} (pass --gpu with a name from `hardware.yaml`, e.g. --gpu "RTX A6000")'
+            near = f"nearest known: {', '.join(self.nearest)}; " if self.nearest else ""
+            return f"unknown GPU: {self.query} ({near}`logdoctor gpus` lists every name --gpu takes)"
         return f"{self.query} -> {self.gpu.name}"
 
 
@@ -219,7 +224,17 @@ class HardwareTable:
                 for candidate in (gpu.name, *gpu.aliases):
                     if normalise(candidate, level) == wanted:
                         return Lookup(name, gpu, candidate)
-        return Lookup(name, None)
+        return Lookup(name, None, nearest=self.nearest(name))
+
+    def nearest(self, name: str, count: int = 3) -> tuple[str, ...]:
+        """The table's GPU names closest to `name` (its names and aliases compared as lookup compares them)."""
+        wanted = normalise(name, 2) or name.lower()
+        spelled: dict[str, str] = {}
+        for gpu in self.gpus:
+            for candidate in (gpu.name, *gpu.aliases):
+                spelled.setdefault(normalise(candidate, 2) or candidate.lower(), gpu.name)
+        close = difflib.get_close_matches(wanted, list(spelled), n=count * 3, cutoff=0.4)
+        return tuple(dict.fromkeys(spelled[c] for c in close))[:count]
 
 
 # Packaging suffixes of a model name that do not change its shape (quantised and instruct variants).

@@ -198,12 +198,14 @@ def weights_per_gpu(dep: Deployment, work: _Work | None = None) -> float:
     """Weight bytes one step reads on each GPU (MoE: the active share only, the least a step can read)."""
     held = _weights_held(dep, work)
     if dep.unread_bytes_per_gpu:
+        loaded = held
         held -= dep.unread_bytes_per_gpu
         if work is not None:
             work.add(
-                "weights a decode step does not read",
-                "W_gpu - unread (an untied input embedding is gathered, not read: B rows of vocab x h)",
-                {"unread": _fmt_bytes(dep.unread_bytes_per_gpu)},
+                "weights a decode step reads per GPU",
+                "W_read = W_gpu - W_unread (loaded but not read by a target step: an untied input embedding, "
+                "gathered B rows of vocab x h; a drafter's own weights)",
+                {"W_gpu": _fmt_bytes(loaded), "W_unread": _fmt_bytes(dep.unread_bytes_per_gpu)},
                 _fmt_bytes(held),
                 _SRC_ROOFLINE,
             )
@@ -226,7 +228,7 @@ def _weights_held(dep: Deployment, work: _Work | None) -> float:
     if dep.weights_bytes_per_gpu is not None:
         if work is not None:
             work.add(
-                "weights read per step per GPU",
+                "weights loaded per GPU",
                 "W_gpu (given)",
                 {"W_gpu": _fmt_bytes(dep.weights_bytes_per_gpu)},
                 _fmt_bytes(dep.weights_bytes_per_gpu),
@@ -238,7 +240,7 @@ def _weights_held(dep: Deployment, work: _Work | None) -> float:
     w = dep.params * dep.dtype_bytes / (dep.tp * dep.pp)
     if work is not None:
         work.add(
-            "weights read per step per GPU",
+            "weights held per GPU",
             "W_gpu = N * b / (TP * PP)",
             {"N": f"{dep.params / 1e9:.2f}e9", "b": f"{dep.dtype_bytes:g}", "TP": str(dep.tp), "PP": str(dep.pp)},
             _fmt_bytes(w),
@@ -559,6 +561,18 @@ def expected(
             how = "all drafts accepted (no acceptance measured)"
         tau, t = spec_step(dep, table, dep.spec.k, positions, work)
         work.add("acceptance used", "r_i", {"from": how}, f"tau={tau:.3f}", _SRC_SPEC)
+        # the engine's per-step cost of a drafted token beyond its bytes (sampling, draft bookkeeping): the one
+        # speculative step cost the effects, the best k and the break-even use too, so as deployed and every
+        # alternative (no speculation, another k, another method) stand on one basis
+        overhead = dep.spec.overhead_s_per_token * dep.spec.k
+        work.add(
+            "per-step overhead of the drafted tokens",
+            "o * k (o: the engine's measured overhead a drafted token, logdoctor.facts.speculation)",
+            {"o": _ms(dep.spec.overhead_s_per_token), "k": str(dep.spec.k)},
+            _ms(overhead),
+            "vLLM / SGLang speculative step timings (logdoctor/facts/speculation.py OVERHEAD_SECONDS_PER_DRAFTED_TOKEN)",
+        )
+        t += overhead
     else:
         tau, t = spec_step(dep, table, 0, (), work)
     bound = step_time(dep, table, int(dep.spec.k + 1) if dep.spec else 1).bound

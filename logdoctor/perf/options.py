@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from logdoctor.perf.adapter import FactSource
     from logdoctor.perf.hardware import HardwareTable
 
-UNKNOWN_GPU_HOW = 'pass --gpu "RTX A6000" (a name from hardware.yaml), or include `nvidia-smi -q` / collect_env output'
+UNKNOWN_GPU_HOW = (
+    "pass --gpu NAME (`logdoctor gpus` lists the names the model knows), or include `nvidia-smi -q` / collect_env "
+    "output beside the log"
+)
 
 # Facts that may name the GPU, in order; any other fact whose name ends in `gpu_name` is accepted too.
 GPU_NAME_FACTS = ("gpu.name", "host.gpu_name", "gpu.model", "env.gpu_name")
@@ -71,3 +74,39 @@ def gpu_from_facts(facts: FactSource, names: Sequence[str] = ()) -> tuple[str, s
 def _fact_names(profile: FactSource) -> list[str]:
     facts = getattr(profile, "facts", None)
     return list(facts) if isinstance(facts, Mapping) else []
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def unknown_gpu_how(facts: FactSource) -> str:
+    """What to pass for the GPU, with what the log says about it: how many GPUs, and the least memory each has
+    (the weights and KV cache it holds, over the memory fraction the engine may use)."""
+    said: list[str] = []
+    tp = _number(facts.value("parallel.tp"))
+    pp = _number(facts.value("parallel.pp")) or 1.0
+    count = _number(facts.value("gpu.count")) or (tp * pp if tp else None)
+    if count:
+        said.append(f"{count:.0f} GPU(s)" + (f" (TP={tp:.0f})" if tp else ""))
+    weights = _number(facts.value("model.weights_gib"))
+    kv = _number(facts.value("kv.memory_gib"))
+    fraction = _number(facts.value("memory.fraction"))
+    memory = _number(facts.value("gpu.memory_gib"))
+    if memory:
+        said.append(f"{memory:.0f} GiB each")
+    elif weights:
+        held = weights + (kv or 0.0)
+        parts = f"{weights:.1f} GiB weights" + (f" + {kv:.1f} GiB KV cache" if kv else "")
+        if fraction and fraction < 1:
+            said.append(f"at least {held / fraction:.0f} GiB each ({parts} within {fraction:g} of its memory)")
+        else:
+            said.append(f"at least {held:.0f} GiB each ({parts})")
+    platform = facts.value("platform")
+    if isinstance(platform, str) and platform and platform != "cuda":
+        said.append(f"platform {platform}")
+    if not said:
+        return UNKNOWN_GPU_HOW
+    return f"the log says {', '.join(said)} but not the GPU's name: " + UNKNOWN_GPU_HOW

@@ -27,7 +27,7 @@ import os
 import pickle
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
+PROGRESS_SECONDS = 0.25  # how often `collect` tells its progress callback the bytes parsed, while it waits
 _FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
 
 
@@ -252,32 +253,41 @@ class RangeWork:
             proc.join()
         self._conns, self._procs = [], []
 
-    def collect(self, stat: SourceStats, watch: Tap | None = None) -> tuple[EventLog, Detection, LineTexts] | None:
+    def collect(
+        self, stat: SourceStats, watch: Tap | None = None, progress: Callable[[int], None] | None = None
+    ) -> tuple[EventLog, Detection, LineTexts] | None:
         """The merged parse (`stat` filled in; the source's bytes and line count set), or None when a check at a
         cut failed or a worker could not go on for another reason than a cap (then parse it in one process).
         `watch` (tap.Tap: server starts, clues, profile) is given each range's events as it is merged: its
         fact partials where the range has them (`feed`), else its events decoded; after None, start afresh.
 
         Each range is merged as soon as the ones before it are in, so what waits here is only the compressed
-        results of ranges that came in early."""
+        results of ranges that came in early. `progress` is told the bytes of the ranges parsed so far, four times
+        a second (a progress bar's; logdoctor/app/progress.py)."""
         from multiprocessing.connection import Connection, wait
 
         merged = _Merged(self.source, stat, watch)
         received: dict[int, memoryview] = {}
+        done_bytes = 0
         finished = False
         try:
             waiting = list(self._conns)
             while merged.ranges < len(self._ranges):
                 if not waiting:
                     return None  # every worker is done and a range is missing: one died
-                for conn in wait(waiting):
+                for conn in wait(waiting, timeout=None if progress is None else PROGRESS_SECONDS):
                     assert isinstance(conn, Connection)
                     try:
                         message = memoryview(conn.recv_bytes())
                     except (EOFError, OSError):  # done, or died (killed, out of memory)
                         waiting.remove(conn)
                         continue
-                    received[int.from_bytes(message[:4], "little")] = message[4:]
+                    index = int.from_bytes(message[:4], "little")
+                    received[index] = message[4:]
+                    if index < len(self._ranges):
+                        done_bytes += self._ranges[index][1] - self._ranges[index][0]
+                if progress is not None:
+                    progress(done_bytes)
                 if _FAILED in received:
                     failed: RangeParse = pickle.loads(received[_FAILED])  # noqa: S301 - our own forked worker's
                     if failed.error is not None:
@@ -303,7 +313,12 @@ def start_in_ranges(source: LocalSource, keywords: Sequence[str], engine: str | 
 
 
 def parse_in_ranges(
-    source: LocalSource, keywords: Sequence[str], engine: str | None, stat: SourceStats, watch: Tap | None = None
+    source: LocalSource,
+    keywords: Sequence[str],
+    engine: str | None,
+    stat: SourceStats,
+    watch: Tap | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[EventLog, Detection, LineTexts] | None:
     """The parse of a big local file in worker processes, a few byte ranges each, as `EventStream` over the
     whole file gives it: the events, the detection and the evidence texts, with `stat` filled in (and the
@@ -311,7 +326,7 @@ def parse_in_ranges(
     None where the file is parsed in one process: too small, not a plain file, one CPU, workers not allowed, or
     a check at a cut failed."""
     work = start_in_ranges(source, keywords, engine)
-    return work.collect(stat, watch) if work is not None else None
+    return work.collect(stat, watch, progress) if work is not None else None
 
 
 class _Merged:

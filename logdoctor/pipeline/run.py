@@ -22,8 +22,9 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
+from logdoctor.engine.advisories import LoadedAdvisory, active_advisories, match_advisories
 from logdoctor.engine.evaluate import evaluate
-from logdoctor.engine.result import Diagnosis, EngineReport, RuleOutcome, SourceReport
+from logdoctor.engine.result import Diagnosis, EngineReport, Finding, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
@@ -32,6 +33,7 @@ from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.pipeline.pasted import MAX_PASTED_EVENTS, compare_runs, merge_findings
 from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
@@ -59,6 +61,8 @@ class LineSource:
     # and those workers when they were started with the sources (`local_line_sources(..., engine=)`).
     local: LocalSource | None = None
     apart: RangeWork | None = None
+    # Told the bytes parsed so far where the lines are not read here (a big file's workers): a progress bar's.
+    progress: Callable[[int], None] | None = None
 
 
 def local_line_sources(
@@ -284,13 +288,13 @@ def _parse_apart(
     is parsed here, from `source.lines`."""
     if source.apart is not None:
         if source.apart.engine == engine:
-            return source.apart.collect(stat, watch)
+            return source.apart.collect(stat, watch, source.progress)
         source.apart.cancel()  # started for another engine: its parse would not be this one
     if source.local is None or source.local.parallel_ranges() is None:
         return None
     from logdoctor.pipeline.parallel import parse_in_ranges
 
-    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch)
+    return parse_in_ranges(source.local, candidate_keywords(), engine, stat, watch, source.progress)
 
 
 def merge_parsed(parts: Iterable[Parsed]) -> Parsed:
@@ -359,12 +363,30 @@ def diagnose_parsed(
     suppressions: Suppressions | None = None,
     today: date | None = None,
     perf: PerfOptions | None = None,
+    advisories: Sequence[LoadedAdvisory] | None = None,
 ) -> tuple[Diagnosis, Profile]:
+    """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md)."""
+    from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
     profile = profile_of(parsed, engine)
     findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
+    known, known_issues = match_advisories(
+        active_advisories() if advisories is None else advisories, profile, suppressions
+    )
+    if known:  # ranked with the rules' findings by score (an advisory's: its stated slowdown)
+        findings = sorted([*findings, *known], key=lambda f: (-f.score, f.cause, f.rule))
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
+    # Several runs pasted into one input (two commands and their benchmark results): their controlled pair,
+    # compared. Only an input with benchmark results, and a short one: the events are decoded again to split them.
+    pasted: list[Finding] = []
+    pasted_notes: list[str] = []
+    if profile.has("bench.output_throughput") and len(parsed.events) <= MAX_PASTED_EVENTS:
+        pasted, pasted_notes = compare_runs(
+            parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
+        )
+        findings = merge_findings(findings, pasted) if pasted else findings
+    findings, problems = group_problems(findings)  # rule hits that share one mechanism are one problem
 
     def pick(kind: str) -> list[RuleOutcome]:
         return [o for o in outcomes if o.outcome == kind]
@@ -376,6 +398,7 @@ def diagnose_parsed(
     facts = _fact_values(profile)
     warnings = [
         *parsed.notes,
+        *pasted_notes,
         *(f"{stat.name}: {note}" for stat in parsed.stats for note in stat.notes),
         *warnings,
     ]
@@ -385,13 +408,16 @@ def diagnose_parsed(
         engine=EngineReport(name=profile.engine, version=profile.version, detection=detection),
         verdict=decide(findings, outcomes, reports, profile.engine, facts, performance=performance),
         findings=findings,
+        problems=problems,
         ruled_out=pick("ruled_out"),
         insufficient_data=pick("insufficient_data"),
         not_applicable=pick("not_applicable"),
         suppressed=pick("suppressed"),
         warnings=warnings,
+        warnings_not_understood=[str(w) for w in profile.value("warnings.not_understood") or []],
         facts=facts,
         performance=performance,
+        known_issues=known_issues,
     )
     return diagnosis, profile
 

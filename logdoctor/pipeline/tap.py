@@ -45,6 +45,7 @@ def _ended_run(event: EventBase) -> bool:
         "shutdown",
         "shutdown-requested",
         "shm-broadcast-wait",
+        "request-error",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
 from logdoctor.report.markdown import finding_lines, insufficient_lines
 from logdoctor.report.mdtext import code, text
-from logdoctor.report.performance import diff_performance_lines
+from logdoctor.report.performance import attribution_line, diff_performance_lines
 from logdoctor.sanitize import clean
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}
@@ -35,8 +35,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     if report.gap is not None:
         lines.append(f"**Candidate is {text(report.gap.summary)}**")
         if report.gap.attribution:
-            shares = ", ".join(f"`{s.cause}` ~{s.factor:.1f}x" for s in report.gap.attribution)
-            lines += ["", f"Plausibly: {shares} (score share, see docs/diff.md)."]
+            lines += ["", text(attribution_line(report.gap))]
         lines += ["", *(f"- {text(line)}" for line in diff_performance_lines(report))]
         lines.append("")
     for label, side, engine in (("Baseline", report.baseline, base), ("Candidate", report.candidate, cand)):

@@ -2,7 +2,7 @@
 port, why the rows matter, then the findings.
 
     candidate is 4.0x slower per request (18.2 vs 73.5 tok/s)
-      plausibly: spec-net-loss ~2.1x, spec-low-acceptance ~1.9x (score share, docs/diff.md)
+      by the model: speculation 2.24x; the other 1.80x the model does not explain (the problems' effects, as diagnose gives them)
     ! speculative_method    mtp                       dflash
                             --speculative-algorithm   --speculative-config
     to set the baseline's values on vllm 0.20.1:
@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
-from logdoctor.report.performance import render_diff_performance_terminal
+from logdoctor.report.performance import attribution_line, render_diff_performance_terminal
 from logdoctor.report.terminal import CauseGroup, print_fix, print_wrapped, render_findings, render_insufficient
 from logdoctor.sanitize import clean
 
@@ -93,10 +93,7 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
     if gap is not None:
         console.print(Text(f"candidate is {gap.summary}", style="bold red" if gap.ratio >= 1.05 else "bold green"))
         if gap.attribution:
-            shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
-            rest = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
-            plausibly = Text(f"  plausibly: {shares}{rest} (score share, docs/diff.md)", style="dim")
-            print_wrapped(console, plausibly, "")
+            print_wrapped(console, Text(f"  {attribution_line(gap)}", style="dim"), "")
         elif gap.ratio >= 1.05:
             console.print(Text("  no finding explains it (see could-not-check below)", style="dim"))
         elif gap.ratio <= 1 / 1.05:

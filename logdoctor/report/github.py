@@ -27,8 +27,10 @@ from typing import Any
 
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.redact import redact
+from logdoctor.report.advisories import known_issues_markdown
 from logdoctor.report.observed import Launch, Observed, environment_rows
 from logdoctor.report.performance import performance_markdown
+from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
 
 EVIDENCE_CHARS = 300  # a longer line (a config dump) is cut, with the count of what was left out
 EVIDENCE_LINES = 6
@@ -105,6 +107,27 @@ def finding_summary(index: int, f: Finding) -> list[str]:
     return lines
 
 
+def problem_summary(index: int, group: CauseGroup) -> list[str]:
+    """A problem (findings that share one mechanism): its findings, its effect, and its actions, the model's with
+    their expected tok/s, the recommended one first."""
+    top = group.top
+    lines = [f"{index}. **{prose(group.cause)}** (score {top.score}, {top.severity}): {prose(group.title)}"]
+    for f in group.findings:
+        lines.append(f"   - {prose(f.cause)} (score {f.score}, rule {inline_code(f.rule)}): {prose(f.explanation)}")
+    if group.statement:
+        lines.append(f"   *Effect:* {prose(group.statement)}")
+    modelled = [a for a in group.actions if a.expected_tok_s is not None]
+    if group.actions:
+        lines.append("   Fix:")
+    for a in group.actions:
+        step = _fix_line(a.text)
+        if a in modelled:
+            label = "recommended" if a is modelled[0] else "alternative"
+            step += prose(f" ({label}: {a.expected_tok_s:.1f} tok/s {a.basis} expected, {a.speedup or 0:.2f}x)")
+        lines.append(step)
+    return lines
+
+
 def evidence_block(f: Finding) -> list[str]:
     shown = f.evidence[:EVIDENCE_LINES]
     more = len(f.evidence) - len(shown)
@@ -131,14 +154,15 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
     tool = d.tool.get("version", "")
     lines += [f"{level} Diagnosis (logdoctor {prose(tool)})", "", f"**{prose(d.verdict.summary)}**", ""]
     lines += performance_markdown(d, working=True)
-    for index, finding in enumerate(d.findings, start=1):
-        lines += [*finding_summary(index, finding), ""]
-    found = {f.cause for f in d.findings}
-    ruled_out = sorted({o.cause for o in d.ruled_out} - found)  # a cause with a finding is not ruled out
+    likely, minor = cause_groups(d.findings, d.problems)  # numbered by problem, as the verdict counts them
+    for index, group in enumerate([*likely, *minor], start=1):
+        lines += [*problem_summary(index, group), ""]
+    ruled_out = ruled_out_causes(d)  # a cause with a finding is not ruled out
     if ruled_out:
         lines += [f"Ruled out: {', '.join(inline_code(c) for c in ruled_out)}.", ""]
     if d.insufficient_data:
         lines += [f"Could not check {len(d.insufficient_data)} rule(s) for lack of data in the log.", ""]
+    lines += known_issues_markdown(d, prose, inline_code)
     if d.findings:
         lines += [f"{level} Evidence", ""]
         for finding in d.findings:

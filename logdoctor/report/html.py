@@ -1,7 +1,7 @@
 """`--format html`: one self-contained page (no network) with the verdict, the findings and timelines.
 
-    <section class="deployment" id="d0"> <p class="verdict bad">5 likely cause(s); top: spec-net-loss ...</p>
-      <figure class="chart" id="d0-decode" data-points="60"> ... </figure> ... </section>
+    <section class="deployment" id="d0"> <p class="verdict bad">2 likely problem(s); top: speculation ...</p>
+      <figure class="chart" id="d0-decode" data-points="30"> ... </figure> ... </section>
     <script type="application/json" id="logdoctor-data">{"charts": [{"id": "d0-decode", ...}]}</script>
 
 Every value taken from a log (evidence, messages, paths, names) is escaped with `html.escape`; the
@@ -20,21 +20,25 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.report.advisories import known_issues_html
 from logdoctor.report.observed import Observed, environment_rows
-from logdoctor.report.performance import performance_html
-from logdoctor.report.timeline import Marker, Timeline
+from logdoctor.report.performance import attribution_line, performance_html
+from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
+from logdoctor.report.timeline import Marker, Timeline, gaps
 
 if TYPE_CHECKING:
     from logdoctor.diff import Difference, DiffReport, DiffSide
 
-# (chart id, title, unit, [(series, label, axis)]): axis "y" is the left one, "y2" the right one, for a
-# series whose values are of another size (per-request tok/s is the aggregate over 48 running requests).
+# (chart id, title, unit, [(series, label, axis)]): every series of a chart on its one y axis, from zero. The
+# aggregate and the per-request decode rates are charts of their own: on two axes of one chart, the per-request
+# line (the aggregate over 48 running requests) was drawn at the aggregate's height, and read as its size.
 CHARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
+    ("decode", "Decode throughput, all requests", "tok/s", (("decode_tok_s", "aggregate", "y"),)),
     (
-        "decode",
-        "Decode throughput",
+        "per-request",
+        "Decode throughput per running request",
         "tok/s",
-        (("decode_tok_s", "aggregate", "y"), ("decode_tok_s_per_request", "per request (right axis)", "y2")),
+        (("decode_tok_s_per_request", "per request", "y"),),
     ),
     ("acceptance", "Acceptance length", "tokens a step", (("acceptance_length", "mean acceptance length", "y"),)),
     ("kv", "KV cache usage", "%", (("kv_usage_percent", "KV usage", "y"),)),
@@ -63,6 +67,20 @@ def _short(source: str) -> str:
     return source.rsplit("/", 1)[-1]
 
 
+def _with_gaps(points: Sequence[tuple[float, float]]) -> list[list[float | None]]:
+    """The points as `[t, value]`, with `[t, null]` where the line breaks (timeline.gaps): uPlot leaves a gap at a
+    null and joins across what is merely absent (another series' x)."""
+    breaks = gaps(points)
+    out: list[list[float | None]] = []
+    at = 0
+    for t, v in points:
+        while at < len(breaks) and breaks[at] < t:
+            out.append([breaks[at], None])
+            at += 1
+        out.append([t, v])
+    return out
+
+
 class _Page:
     """Collects the charts of every section so one JSON block and one script draw them all."""
 
@@ -75,21 +93,22 @@ class _Page:
         for chart_id, title, unit, series in CHARTS:
             element_id = f"{prefix}-{chart_id}"
             spec_series: list[dict[str, Any]] = []
+            counts: list[int] = []
             for side_index, (side_label, timeline) in enumerate(sides):
                 for name, label, axis in series:
                     points = timeline.series.get(name, [])
+                    counts.append(len(points))
                     spec_series.append(
                         {
                             "label": f"{side_label}: {label}" if side_label else label,
                             "side": side_index,
                             "scale": axis,
-                            "points": [[t, v] for t, v in points],
+                            "points": _with_gaps(points),
                         }
                     )
             markers = [
                 {"t": m.t, "kind": m.kind, "side": i} for i, (_, timeline) in enumerate(sides) for m in timeline.markers
             ]
-            counts = [len(s["points"]) for s in spec_series]
             total = sum(counts)
             out.append(
                 f'<figure class="chart" id="{element_id}" data-points="{total}" '
@@ -97,7 +116,18 @@ class _Page:
                 f"<figcaption>{_e(title)} <span class=unit>({_e(unit)})</span></figcaption>"
             )
             if total:
-                self.charts.append({"id": element_id, "unit": unit, "series": spec_series, "markers": markers})
+                # one deployment: the axis is the log's clock; several overlaid: seconds since each began serving
+                clock = sides[0][1] if len(sides) == 1 and sides[0][1].origin else None
+                self.charts.append(
+                    {
+                        "id": element_id,
+                        "unit": unit,
+                        "series": spec_series,
+                        "markers": markers,
+                        "origin": clock.origin if clock else None,
+                        "dated": clock.dated if clock else False,
+                    }
+                )
                 out.append('<div class="plot"></div>')
             else:
                 out.append('<p class="empty">the log has no line with these numbers</p>')
@@ -180,6 +210,46 @@ def finding_html(prefix: str, index: int, f: Finding, note: str = "") -> str:
     return "\n".join(parts)
 
 
+def problem_html(prefix: str, index: int, group: CauseGroup) -> str:
+    """One problem (findings that share one mechanism): its effect, the recommended action with its expected result,
+    the alternatives with theirs, then each of its findings."""
+    top = group.top
+    parts = [
+        f'<article class="problem sev-{_e(top.severity)}" id="{prefix}-problem-{index}">',
+        f'<h4><span class="score">{top.score}</span> <span class="cause">{_e(group.cause)}</span> {_e(group.title)}</h4>',
+    ]
+    if group.statement:
+        parts.append(f'<p class="estimate"><em>Effect:</em> {_e(group.statement)}</p>')
+    modelled = [a for a in group.actions if a.expected_tok_s is not None]
+    if modelled:
+        items = []
+        for a in modelled:
+            label = "recommended" if a is modelled[0] else "alternative"
+            extra = "".join(f" · {_e(x)}" for x in (a.note, f"source: {a.source}" if a.source else "") if x)
+            items.append(
+                f"<li>{label}: <code>{_e(a.text)}</code> → {a.expected_tok_s:.1f} tok/s {_e(a.basis)} expected "
+                f"({a.speedup or 0:.2f}x){extra}</li>"
+            )
+        parts.append(f'<h5>Actions</h5><ul class="fix">{"".join(items)}</ul>')
+    parts += [finding_html(f"{prefix}-p{index}", i, f) for i, f in enumerate(group.findings, start=1)]
+    parts.append("</article>")
+    return "\n".join(parts)
+
+
+def _ruled_out(d: Diagnosis) -> str:
+    """Causes ruled out and not found, counted as the terminal counts them, each with the rules that ruled it out."""
+    causes = ruled_out_causes(d)
+    if not causes:
+        return ""
+    items = "".join(
+        f"<li><code>{_e(c)}</code>: "
+        + "; ".join(f"{_e(o.rule)}: {_e(o.reason or o.title)}" for o in d.ruled_out if o.cause == c)
+        + "</li>"
+        for c in causes
+    )
+    return f"<details><summary>Ruled out ({len(causes)})</summary><ul>{items}</ul></details>"
+
+
 def _outcomes(title: str, outcomes: Sequence[RuleOutcome]) -> str:
     if not outcomes:
         return ""
@@ -209,6 +279,12 @@ def _warmup_note(timeline: Timeline, side: str = "") -> str:
     return f"; {whose}{timeline.warmup} start-up point(s) before the first throughput line are not drawn"
 
 
+def _axis_note(timeline: Timeline) -> str:
+    if timeline.origin is None:
+        return "seconds since the first throughput line"
+    return "the log's clock as printed (no time zone applied)"
+
+
 def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observed, heading: str) -> str:
     sources = ", ".join(_short(s.name) for s in d.sources) or "-"
     parts = [
@@ -219,20 +295,26 @@ def _deployment_section(page: _Page, prefix: str, d: Diagnosis, observed: Observ
         _environment(d.facts),
         performance_html(d),
         "<h3>Timelines</h3>",
-        '<p class="axis-note">seconds since the first throughput line; vertical marks: '
+        f'<p class="axis-note">{_axis_note(observed.timeline)}; lines break where no stats line came for '
+        "several intervals; vertical marks: "
         '<span class="k-restart">restart</span>, <span class="k-preemption">preemption</span>, '
         '<span class="k-warning">warning</span>, <span class="k-failure">failure</span>'
         f"{_warmup_note(observed.timeline)}</p>",
         page.charts_html(prefix, [("", observed.timeline)]),
         _markers(observed.timeline.markers),
-        f"<h3>Findings ({len(d.findings)})</h3>",
     ]
-    parts += [finding_html(prefix, i, f) for i, f in enumerate(d.findings, start=1)]
+    likely, minor = cause_groups(d.findings, d.problems)
+    parts.append(f"<h3>Problems ({len(likely)})</h3>")  # as the verdict and the terminal count them
+    parts += [problem_html(prefix, i, g) for i, g in enumerate(likely, start=1)]
+    if minor:
+        parts.append(f"<h3>Also noted ({len(minor)}, each below score 50)</h3>")
+        parts += [problem_html(prefix, i, g) for i, g in enumerate(minor, start=len(likely) + 1)]
     if not d.findings:
         parts.append('<p class="none">no finding</p>')
-    parts.append(_outcomes("Ruled out", d.ruled_out))
+    parts.append(_ruled_out(d))
     parts.append(_outcomes("Could not check", d.insufficient_data))
     parts.append(_outcomes("Suppressed", d.suppressed))
+    parts.append(known_issues_html(d))
     parts += [f'<p class="warning">warning: {_e(w)}</p>' for w in d.warnings]
     parts += [f'<p class="error">error: {_e(e.get("host", ""))}: {_e(e.get("error", ""))}</p>' for e in d.errors]
     parts.append("</section>")
@@ -323,8 +405,7 @@ def render_diff_html(report: DiffReport, baseline: Observed, candidate: Observed
     if gap is not None:
         parts.append(f'<p class="gap {"bad" if gap.ratio >= 1.05 else "good"}">candidate is {_e(gap.summary)}</p>')
         if gap.attribution:
-            shares = ", ".join(f"{s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
-            parts.append(f'<p class="attribution">plausibly: {_e(shares)} (score share, docs/diff.md)</p>')
+            parts.append(f'<p class="attribution">{_e(attribution_line(gap))}</p>')
     else:
         parts.append('<p class="gap">no throughput both logs show: the gap cannot be measured</p>')
     parts.append("<h3>Timelines, overlaid</h3>")

@@ -99,6 +99,21 @@ def render_json(report: Report) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
+def _list_causes(schema: Any) -> None:
+    """Every `cause` string of the schema names one of the causes (docs/causes.md): give them as its enum."""
+    from logdoctor.engine.rules import CAUSES
+
+    if isinstance(schema, dict):
+        cause = schema.get("properties", {}).get("cause")
+        if isinstance(cause, dict) and cause.get("type") == "string":
+            cause["enum"] = list(CAUSES)
+        for value in schema.values():
+            _list_causes(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _list_causes(value)
+
+
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of every report `--format json` prints, from pydantic twins of the report records."""
     from pydantic import TypeAdapter
@@ -107,6 +122,7 @@ def report_schema() -> dict[str, Any]:
     union = tuple(pydantic_twin(cls, twins) for cls in (Diagnosis, FleetReport, DeploymentsReport, DiffReport))
     report: Any = union[0] | union[1] | union[2] | union[3]
     schema = TypeAdapter(report).json_schema(mode="serialization")
+    _list_causes(schema)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "logdoctor --format json report",

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
 from logdoctor.report.mdtext import code, fence, text
 from logdoctor.report.performance import performance_markdown
+from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
 from logdoctor.sanitize import clean
 
 LIKELY = 50  # a finding scoring less gets one line (the verdict's "likely" threshold)
@@ -85,6 +86,49 @@ def finding_lines(
     return lines
 
 
+def problem_lines(
+    index: int, group: CauseGroup, shown: set[tuple[str, int]] | None = None, *, one_source: bool = False
+) -> list[str]:
+    """A problem (findings that share one mechanism): its findings one line each, its effect, the recommended action
+    with its expected result and the alternatives with theirs, and one quoted evidence line."""
+    seen = set() if shown is None else shown
+
+    def where(source: str, line: int) -> str:
+        return str(line) if one_source else f"{_short(source)}:{line}"
+
+    top = group.top
+    lines = [f"### {index}. `{code(group.cause)}` {top.score}: {text(group.title)}", ""]
+    for f in group.findings:
+        lines.append(f"- `{code(f.cause)}` {f.score} (rule `{code(f.rule)}`): {text(f.explanation)}")
+    if group.statement:
+        lines.append(f"- effect: {text(group.statement)}")
+    modelled = [a for a in group.actions if a.expected_tok_s is not None]
+    for a in group.actions:
+        label = "recommended" if modelled and a is modelled[0] else ("alternative" if a in modelled else "fix")
+        result = f" -> {a.expected_tok_s:.1f} tok/s {a.basis} expected ({a.speedup:.2f}x)" if a in modelled else ""
+        why = f"; {text(a.note)}" if a.note else ""
+        source = f" (source: {text(a.source)})" if a.source else ""
+        lines.append(f"- {label}: {_fix(a.text)}{text(result)}{why}{source}")
+    lines.append("")
+    evidence = group.evidence
+    dumps_only = all(len(e.text) > DUMP_CHARS for e in evidence)
+    fresh = [e for e in evidence if (e.source, e.line) not in seen and (dumps_only or len(e.text) <= DUMP_CHARS)]
+    quoted = fresh[:EVIDENCE_LINES]
+    seen.update((e.source, e.line) for e in quoted)
+    named = [e for e in evidence if e not in quoted][:EVIDENCE_REFS]
+    if quoted:
+        excerpts = [f"{where(e.source, e.line)}: {_excerpt(e.text)}".replace("\n", " ") for e in quoted]
+        marker = fence(excerpts)
+        lines += [marker, *excerpts, marker]
+    if named:
+        lines.append(
+            ("also lines " if len(named) > 1 else "also line ") + ", ".join(where(e.source, e.line) for e in named)
+        )
+    if quoted or named:
+        lines.append("")
+    return lines
+
+
 def insufficient_lines(outcomes: Sequence[RuleOutcome]) -> list[str]:
     """The could-not-check rules as one line (the list and the hints: `--format json` or `-v`)."""
     if not outcomes:
@@ -105,16 +149,15 @@ def render_markdown(d: Diagnosis) -> str:
         "",
     ]
     lines += performance_markdown(d)
-    likely = [f for f in d.findings if f.score >= LIKELY]
+    likely, minor_groups = cause_groups(d.findings, d.problems)  # one heading a problem, as the terminal's boxes
     one_source = len(d.sources) == 1
     shown: set[tuple[str, int]] = set()
-    for index, finding in enumerate(likely, start=1):
-        lines += finding_lines(index, finding, shown, one_source=one_source)
-    minor = [f for f in d.findings if f.score < LIKELY]
+    for index, group in enumerate(likely, start=1):
+        lines += problem_lines(index, group, shown, one_source=one_source)
+    minor = [f for g in minor_groups for f in g.findings]
     if minor:
         lines += ["Minor: " + ", ".join(f"`{f.cause}` {f.score} (rule `{f.rule}`)" for f in minor), ""]
-    found = {f.cause for f in d.findings}
-    ruled_out = sorted({o.cause for o in d.ruled_out} - found)
+    ruled_out = ruled_out_causes(d)
     if ruled_out:
         lines += ["Ruled out: " + ", ".join(f"`{c}`" for c in ruled_out), ""]
     lines += insufficient_lines(d.insufficient_data)

@@ -26,7 +26,7 @@ from logdoctor.sanitize import clean_text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from logdoctor.engine.diffresult import DiffReport
+    from logdoctor.engine.diffresult import DiffReport, Gap
 
 TITLE = "Expected performance (upper bound: roofline, docs/expected-performance.md)"
 HEALTHY_BAND = "50-90%"
@@ -64,13 +64,14 @@ def _band(p: Performance) -> tuple[str, str]:
 
 
 def _shares(p: Performance, findings: Sequence[Finding]) -> str:
+    """One factor a problem, the same number its box and the JSON carry: `speculation 2.24x (+22.5 tok/s)`."""
     by_rule = {f.rule: f for f in findings}
     parts = []
     for share in p.shares:
         f = by_rule.get(share.rule)
         recovered = f" (+{f.effect.tok_s_recovered:.1f} tok/s)" if f is not None and f.effect else ""
-        parts.append(f"{share.cause} {share.speedup:.3f}x{recovered}")
-    return ", ".join(parts)
+        parts.append(f"{share.problem or share.cause} {share.speedup:.3f}x{recovered}")
+    return " x ".join(parts)
 
 
 def hardware_line(p: Performance) -> str:
@@ -84,18 +85,22 @@ def hardware_line(p: Performance) -> str:
     def share(bound: float | None) -> str:
         return f" ({measured / bound:.0%})" if measured is not None and bound else ""
 
-    parts = [f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}"]
-    if p.expected_typical_spec_tok_s is not None:
-        parts.append(
-            f"<= {_tok(p.expected_typical_spec_tok_s)} with speculation at a typical acceptance length "
-            f"{p.typical_acceptance:g} (best k={p.typical_k}){share(p.expected_typical_spec_tok_s)}"
-        )
-    else:
-        parts.append("no published typical acceptance for this method")
+    parts = []
     if measured is not None and p.ratio_as_deployed:
         parts.append(
             f"<= {_tok(measured / p.ratio_as_deployed)} as deployed at {p.tokens_per_step:.2f} tokens a step "
             f"({p.ratio_as_deployed:.0%})"
+        )
+    parts.append(f"<= {_tok(p.expected_no_spec_tok_s)} without speculation{share(p.expected_no_spec_tok_s)}")
+    deployed = measured / p.ratio_as_deployed if measured is not None and p.ratio_as_deployed else None
+    if p.best_k and p.expected_hardware_tok_s is not None and p.expected_hardware_tok_s > (deployed or 0.0) * 1.005:
+        parts.append(
+            f"<= {_tok(p.expected_hardware_tok_s)} at k={p.best_k} for this drafter{share(p.expected_hardware_tok_s)}"
+        )
+    if p.expected_typical_spec_tok_s is not None:
+        parts.append(
+            f"<= {_tok(p.expected_typical_spec_tok_s)} with another drafter of this method at its published typical "
+            f"acceptance length {p.typical_acceptance:g} (best k={p.typical_k}; not this deployment's drafter)"
         )
     line = f"this hardware for this model, {unit}: " + "; ".join(parts)
     if p.typical_source:
@@ -141,11 +146,12 @@ def performance_lines(d: Diagnosis) -> PerformanceLines | None:
         out.details.append("measured (median of the stats intervals): " + ", ".join(measured))
     if p.explained is not None:
         shares = _shares(p, d.findings)
-        if p.gap is not None:
+        if p.gap is not None and p.gap >= 1.0:
             rest = p.gap / p.explained
             out.details.append(
-                f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares}; the other {rest:.2f}x is between the "
-                f"measurement and the bound as deployed (healthy runs: 1.1-2x), which no finding accounts for"
+                f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares} (each problem's recommended action, by the "
+                f"model); the other {rest:.2f}x is between the measurement and the bound as deployed (healthy runs: "
+                "1.1-2x), which no problem accounts for"
             )
         else:
             out.details.append(f"the findings' fixes raise the bound {p.explained:.2f}x: {shares}")
@@ -229,6 +235,28 @@ def performance_html(d: Diagnosis) -> str:
         parts.append("</details>")
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def attribution_line(gap: Gap) -> str:
+    """How the gap is split: by the model (the candidate's problems' effects, which multiply; the rest said as what
+    the model does not explain), or plausibly by score where no GPU is known (docs/diff.md)."""
+    if gap.method == "model":
+        shares = " x ".join(f"{s.problem or s.cause} {s.factor:.2f}x" for s in gap.attribution)
+        explained = 1.0
+        for s in gap.attribution:
+            explained *= s.factor
+        rest = gap.ratio / explained if explained else gap.ratio
+        tail = (
+            f"; the other {rest:.2f}x the model does not explain" if rest >= 1.05 else "; the model explains all of it"
+        )
+        total = f" = {explained:.2f}x" if len(gap.attribution) > 1 else ""
+        return (
+            f"by the model: {shares}{total} of {gap.ratio:.2f}x{tail} (each problem's recommended action, the "
+            "numbers diagnose gives)"
+        )
+    plausible = ", ".join(f"{s.problem or s.cause} ~{s.factor:.1f}x" for s in gap.attribution)
+    left = f"; unexplained ~{gap.ratio**gap.unexplained_share:.1f}x" if gap.unexplained_share >= 0.05 else ""
+    return f"plausibly: {plausible}{left} (score share, docs/diff.md; pass --gpu for the model's split)"
 
 
 def diff_performance_lines(report: DiffReport) -> list[str]:

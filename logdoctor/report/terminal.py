@@ -1,20 +1,24 @@
-"""The terminal report: the verdict first, then one box a likely cause, then what was noted, ruled out and not checked.
+"""The terminal report: the verdict first, then one box a likely problem, then what was noted, ruled out and not checked.
 
     logdoctor vllm 0.20.1  vllm-dflash-tp2-a6000.log
-    PROBLEMS  4 likely cause(s); top: spec-net-loss (score 82) - Acceptance too low for ...
-      top cause  spec-net-loss: mean acceptance length 1.29 with k=15 speculative tokens ...
-    ╭─ 1. spec-net-loss  score 82 high  Acceptance too low for the number of speculative tokens
-    │ mean acceptance length 1.29 with k=15 ...   rule below-break-even
+    PROBLEMS  2 likely problem(s); top: speculation (score 82) - Speculative decoding costs more than it gives
+      top        speculation: mean acceptance length 1.29 with k=15 speculative tokens (dflash) ...
+    ╭─ 1. speculation  score 82 high  Speculative decoding costs more than it gives
+    │ spec-net-loss [82] mean acceptance length 1.29 with k=15 ...   rule below-break-even
+    │ spec-low-acceptance [59] mean acceptance length 1.29 (draft acceptance 1.9%) ...   rule low-acceptance
+    │ effect: a speculative step costs ~4.05 plain decode steps for 1.29 tokens: ... 0.32x of plain decode ...
     │ evidence
     │   vllm-dflash-tp2-a6000.log:62  …SpecDecoding metrics: Mean acceptance length: 1.29, Accepted thro…
     │ fix
-    │   --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'
+    │   drop --speculative-config: per-position acceptance gives no k that beats plain decode
     ╰─
 
-A box holds every finding of one cause that reached the verdict's threshold, so "N likely causes" is N boxes.
-Evidence is a window of the line centred on the values the finding read (Evidence.spans), never its prefix.
-Fix lines are printed as one line each, never wrapped by rich (`soft_wrap`): a terminal that folds them
-still copies them whole. The score's working is shown with `--explain` only.
+A box holds every finding of one problem (engine/problems.py: findings that share one mechanism) that reached the
+verdict's threshold, so "N likely problems" is N boxes. With the GPU known, a box's actions are the model's:
+the recommended one with its expected tok/s first, then the alternatives with theirs. Evidence is a window of the
+line centred on the values the finding read (Evidence.spans), never its prefix. Fix lines are printed as one line
+each, never wrapped by rich (`soft_wrap`): a terminal that folds them still copies them whole. The score's working
+is shown with `--explain` only.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Literal, cast
 
-from logdoctor.engine.result import Diagnosis, Evidence, Finding, RuleOutcome
+from logdoctor.engine.problems import problem_id
+from logdoctor.engine.result import Action, Diagnosis, Evidence, Finding, Problem, RuleOutcome
 from logdoctor.engine.verdict import MATERIAL_SCORE
 from logdoctor.report.performance import render_performance_terminal
 from logdoctor.report.plain import PlainConsole, Text
@@ -181,14 +186,20 @@ def excerpt(text: str, spans: Sequence[tuple[int, int]], width: int) -> list[Tex
 
 @dataclass
 class CauseGroup:
-    """Every finding of one cause, best first: one box, counted once."""
+    """Every finding of one problem (engine/problems.py: findings that share one mechanism), best first: one box,
+    counted once. `cause` is the problem's id (a cause id where the problem is one cause)."""
 
     cause: str
     findings: list[Finding] = field(default_factory=list)
+    problem: Problem | None = None
 
     @property
     def top(self) -> Finding:
         return self.findings[0]
+
+    @property
+    def title(self) -> str:
+        return self.problem.title if self.problem is not None else self.top.title
 
     @property
     def evidence(self) -> list[Evidence]:
@@ -199,15 +210,32 @@ class CauseGroup:
         return list(seen.values())
 
     @property
+    def actions(self) -> list[Action]:
+        if self.problem is not None and self.problem.actions:
+            return list(self.problem.actions)
+        return [Action(text=step) for step in dict.fromkeys(step for f in self.findings for step in f.fix)]
+
+    @property
     def fixes(self) -> list[str]:
-        return list(dict.fromkeys(step for f in self.findings for step in f.fix))
+        return [a.text for a in self.actions]
+
+    @property
+    def statement(self) -> str | None:
+        """The problem's effect in words (the model's), else its best finding's estimate."""
+        if self.problem is not None and self.problem.effect is not None and self.problem.effect.statement:
+            return self.problem.effect.statement
+        return next((f.estimate for f in self.findings if f.estimate), None)
 
 
-def cause_groups(findings: Sequence[Finding]) -> tuple[list[CauseGroup], list[CauseGroup]]:
-    """(likely, minor): a cause is likely when one of its findings reaches the verdict's MATERIAL_SCORE."""
+def cause_groups(
+    findings: Sequence[Finding], problems: Sequence[Problem] = ()
+) -> tuple[list[CauseGroup], list[CauseGroup]]:
+    """(likely, minor) problems: likely when one of its findings reaches the verdict's MATERIAL_SCORE."""
+    by_id = {p.id: p for p in problems}
     groups: dict[str, CauseGroup] = {}
     for f in findings:
-        groups.setdefault(f.cause, CauseGroup(f.cause)).findings.append(f)
+        pid = f.problem or problem_id(f.cause)
+        groups.setdefault(pid, CauseGroup(pid, problem=by_id.get(pid))).findings.append(f)
     ordered = sorted(groups.values(), key=lambda g: -g.top.score)
     likely = [g for g in ordered if g.top.score >= MATERIAL_SCORE]
     minor = [g for g in ordered if g.top.score < MATERIAL_SCORE]
@@ -259,6 +287,37 @@ def _print_evidence(console: Console, evidence: Sequence[Evidence], prefix: str 
         console.print(Text.assemble((prefix, "dim"), (more, "dim")), soft_wrap=True)
 
 
+def action_line(action: Action) -> str:
+    """`FLAG  -> 49 tok/s per request expected (2.24x)`: the expected result beside the flag, which stays whole."""
+    if action.expected_tok_s is None:
+        return action.text
+    gain = f" ({action.speedup:.2f}x)" if action.speedup is not None else ""
+    return f"{action.text}  -> {action.expected_tok_s:.1f} tok/s {action.basis} expected{gain}"
+
+
+def _print_actions(console: Console, group: CauseGroup, prefix: str = _BAR) -> None:
+    actions = group.actions
+    modelled = [a for a in actions if a.expected_tok_s is not None]
+    if modelled:
+        console.print(Text.assemble((prefix, "dim"), ("recommended", "dim")), soft_wrap=True)
+        print_fix(console, action_line(modelled[0]), prefix)
+        for why in (modelled[0].note, f"source: {modelled[0].source}" if modelled[0].source else ""):
+            if why:
+                print_wrapped(console, Text(f"    {why}", style="dim"), prefix=prefix)
+        rest = [a for a in actions if a is not modelled[0]]
+        if rest:
+            console.print(Text.assemble((prefix, "dim"), ("alternatives and checks", "dim")), soft_wrap=True)
+        for a in rest:
+            print_fix(console, action_line(a), prefix)
+            if a.source:
+                print_wrapped(console, Text(f"    source: {a.source}", style="dim"), prefix=prefix)
+        return
+    if actions:
+        console.print(Text.assemble((prefix, "dim"), ("fix", "dim")), soft_wrap=True)
+        for a in actions:
+            print_fix(console, a.text, prefix)
+
+
 def _box(console: Console, index: int, group: CauseGroup, *, explain: bool, note: str | None = None) -> None:
     top = group.top
     head = Text.assemble(
@@ -268,27 +327,24 @@ def _box(console: Console, index: int, group: CauseGroup, *, explain: bool, note
         ("  score ", "dim"),
         (f"{top.score} {top.severity}", _SEVERITY_STYLE[top.severity]),
         "  ",
-        top.title,
+        group.title,
     )
     print_wrapped(console, head, prefix="")
     if note:
         print_wrapped(console, Text(note, style="italic"))
     for f in group.findings:
         line = Text.assemble((f.explanation, "bold" if f is top else ""), ("  rule ", "dim"), (f.rule, "cyan"))
-        if f is not top:
-            line = Text.assemble((f"also [{f.score}] ", "dim"), line)
+        if len(group.findings) > 1:
+            line = Text.assemble((f"{f.cause} [{f.score}] ", "dim"), line)
         print_wrapped(console, line)
-        if f.estimate:
-            print_wrapped(console, Text.assemble(("effect: ", "italic"), f.estimate))
         if explain:
             print_wrapped(console, Text(f"score: {f.working}", style="dim"))
+    if group.statement:
+        print_wrapped(console, Text.assemble(("effect: ", "italic"), group.statement))
     if group.evidence:
         console.print(Text.assemble((_BAR, "dim"), ("evidence", "dim")), soft_wrap=True)
         _print_evidence(console, group.evidence)
-    if group.fixes:
-        console.print(Text.assemble((_BAR, "dim"), ("fix", "dim")), soft_wrap=True)
-        for step in group.fixes:
-            print_fix(console, step)
+    _print_actions(console, group)
     console.print(Text("╰─", style="dim"), soft_wrap=True)
 
 
@@ -323,10 +379,25 @@ def render_insufficient(console: Console, outcomes: Sequence[RuleOutcome], *, ve
             )
         )
         return
-    console.print(Text(f"Could not check ({len(outcomes)}):", style="bold"))
+    console.print(Text(f"Could not check ({len(outcomes)}), each with what it needs and how to get it:", style="bold"))
     for o in outcomes:
-        hint = f" ({o.hints[0]})" if o.hints else ""
-        print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.reason}{hint}", style="dim"), prefix="")
+        print_wrapped(console, Text(f"  {o.cause} [{o.rule}]: {o.title}", style="dim"), prefix="")
+        for hint in o.hints or [o.reason]:
+            print_wrapped(console, Text(f"      needs {hint}", style="dim"), prefix="")
+
+
+_WARNINGS_SHOWN = 3  # without --verbose: the first few warnings not understood, then the count
+
+
+def render_warnings_not_understood(console: Console, warnings: Sequence[str], *, verbose: bool) -> None:
+    """The engine's warnings no rule and no word of the warning vocabulary understood (docs/warnings.md)."""
+    if not warnings:
+        return
+    shown = warnings if verbose else warnings[:_WARNINGS_SHOWN]
+    more = f", -v lists all {len(warnings)}" if len(shown) < len(warnings) else ""
+    console.print(Text(f"Warnings not understood ({len(warnings)}{more}):", style="dim"))
+    for warning in shown:
+        print_wrapped(console, Text(f"  {warning}", style="dim"), prefix="")
 
 
 def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup]) -> None:
@@ -338,12 +409,14 @@ def render_verdict(d: Diagnosis, console: Console, likely: Sequence[CauseGroup])
     verdict = Text.assemble((kind.upper(), _VERDICT_STYLE.get(kind, "bold")), "  ", d.verdict.summary)
     print_wrapped(console, verdict, prefix="")
     if likely:
-        top = likely[0].top
+        first = likely[0]
         print_wrapped(
-            console, Text.assemble(("  top cause  ", "dim"), (top.cause, "bold"), f": {top.explanation}"), prefix=""
+            console,
+            Text.assemble(("  top        ", "dim"), (first.cause, "bold"), f": {first.top.explanation}"),
+            prefix="",
         )
-        if top.estimate:
-            print_wrapped(console, Text.assemble(("  effect     ", "dim"), top.estimate), prefix="")
+        if first.statement:
+            print_wrapped(console, Text.assemble(("  effect     ", "dim"), first.statement), prefix="")
     for missing in d.verdict.missing:
         print_wrapped(console, Text.assemble(("  missing    ", "dim"), missing), prefix="")
 
@@ -355,9 +428,10 @@ def render_findings(
     verbose: bool,
     explain: bool,
     note: Callable[[CauseGroup], str | None] | None = None,
+    problems: Sequence[Problem] = (),
 ) -> None:
-    """One box a likely cause (`note` adds a line to a box), then the minor findings compactly."""
-    likely, minor = cause_groups(findings)
+    """One box a likely problem (`note` adds a line to a box), then the minor findings compactly."""
+    likely, minor = cause_groups(findings, problems)
     for index, group in enumerate(likely, start=1):
         _box(console, index, group, explain=explain, note=note(group) if note else None)
     _minor(console, minor, verbose=verbose, explain=explain)
@@ -365,15 +439,16 @@ def render_findings(
 
 def render_terminal(d: Diagnosis, console: Console, *, verbose: bool = False, explain: bool = False) -> None:
     d = clean(d)
-    likely, _ = cause_groups(d.findings)
+    likely, _ = cause_groups(d.findings, d.problems)
     render_verdict(d, console, likely)
     console.print()
     render_performance_terminal(d, console, verbose=verbose)  # expected vs measured (docs/expected-performance.md)
-    render_findings(d.findings, console, verbose=verbose, explain=explain)
+    render_findings(d.findings, console, verbose=verbose, explain=explain, problems=d.problems)
     ruled_out = ruled_out_causes(d)
     if ruled_out:
         print_wrapped(console, Text(f"Ruled out ({len(ruled_out)}): " + ", ".join(ruled_out), style="dim"), prefix="")
     render_insufficient(console, d.insufficient_data, verbose=verbose)
+    render_warnings_not_understood(console, d.warnings_not_understood, verbose=verbose)
     if d.suppressed:
         console.print(
             Text(f"Suppressed ({len(d.suppressed)}): " + ", ".join(o.rule for o in d.suppressed), style="dim")

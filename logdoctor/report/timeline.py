@@ -6,7 +6,8 @@
        kv_usage_percent (0.0, 1.4)
 
 `t` is seconds since the deployment's first throughput line (so two deployments overlay on the moment
-they started serving). Start-up events get negative times: markers keep them (the report lists them),
+they started serving); `origin` is the log's clock at t = 0, for a wall-clock axis. `gaps` says where a series'
+line is broken (an idle stretch with no stats lines is not drawn as a slope). Start-up events get negative times: markers keep them (the report lists them),
 series drop them (an SGLang warm-up prefill minutes before serving would squeeze every chart into its
 last pixels; `warmup` counts them). Events without a timestamp are not placed.
 vLLM prints no year: `MM-DD HH:MM:SS` is read in a leap year so `02-29` parses. Two lines of one
@@ -15,6 +16,7 @@ series within the same second (an SGLang prefill and decode line) are 1 ms apart
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
@@ -67,9 +69,31 @@ class Timeline(_Model):
     markers: list[Marker] = field(default_factory=list)
     unplaced: int = 0  # stats events without a timestamp
     warmup: int = 0  # points before the first throughput line, not drawn (start-up and warm-up requests)
+    # The log's clock at t = 0 (`2026-05-08T14:07:10`, as printed: no time zone), so a chart's axis can say the
+    # time of day; `dated`: the log printed the year (vLLM prints `MM-DD` only: the date is then shown without it).
+    origin: str | None = None
+    dated: bool = False
 
     def points(self, name: str) -> int:
         return len(self.series.get(name, []))
+
+
+# A series is drawn as a broken line where two points are further apart than this many of its usual intervals
+# (the median spacing of its points): vLLM prints stats every 10 s while it serves and nothing while idle, so a
+# line joined across an idle hour would show a climb or a fall that never happened.
+GAP_INTERVALS = 3.0
+MIN_GAP_SECONDS = 1.0  # points within this are never a gap (lines of one second are REPEAT_STEP apart)
+
+
+def gaps(points: Sequence[tuple[float, float]]) -> list[float]:
+    """Where `points` (in time order) should not be joined: the midpoint of each interval longer than
+    GAP_INTERVALS times the series' median interval (and than MIN_GAP_SECONDS)."""
+    steps = sorted(b[0] - a[0] for a, b in itertools.pairwise(points) if b[0] - a[0] > 10 * REPEAT_STEP)
+    if len(steps) < 2:
+        return []
+    usual = steps[len(steps) // 2]
+    limit = max(GAP_INTERVALS * usual, MIN_GAP_SECONDS)
+    return [round((a[0] + b[0]) / 2, 3) for a, b in itertools.pairwise(points) if b[0] - a[0] > limit]
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -107,12 +131,16 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
     """The series and markers of one deployment's events (all its sources together)."""
     placed: list[tuple[datetime, EventBase]] = []
     unplaced = 0
+    dated = True
     for event in events:
         when = parse_timestamp(event.timestamp) if event.timestamp else None
         if when is None:
             unplaced += isinstance(event, SchedulerStats | SpecDecodeStats)
             continue
+        stamp = event.timestamp or ""
+        dated = dated and stamp[:4].isdigit() and stamp[4:5] == "-"
         placed.append((when, event))
+    dated = dated and bool(placed)
     placed.sort(key=lambda pair: pair[0])  # a stable sort: one source's order is kept within a second
     origin = _origin(placed)
     series: dict[str, list[tuple[float, float]]] = {name: [] for name in SERIES}
@@ -175,7 +203,12 @@ def timeline_of(events: Sequence[EventBase]) -> Timeline:
         ):
             mark("warning", _label(event))
     return Timeline(
-        series={k: v for k, v in series.items() if v}, markers=_distinct(markers), unplaced=unplaced, warmup=warmup
+        series={k: v for k, v in series.items() if v},
+        markers=_distinct(markers),
+        unplaced=unplaced,
+        warmup=warmup,
+        origin=origin.isoformat() if origin is not None else None,
+        dated=dated,
     )
 
 

@@ -404,12 +404,56 @@ exit 0
 """
 
 
+# The GPUs' state: load, clocks and what holds them back, power against the default limit, the PCIe link against
+# its maximum, memory health. Drivers before 535 know `clocks_throttle_reasons.active` and may lack remapped_rows:
+# one unknown field fails the whole query, so the script falls back to the older names, then to a shorter list.
+GPU_STATE_FIELDS = (
+    "index,name,pci.bus_id,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
+    "clocks_event_reasons.active,power.draw,power.limit,power.default_limit,power.max_limit,temperature.gpu,"
+    "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
+    "ecc.errors.uncorrected.volatile.total,remapped_rows.pending,remapped_rows.failure"
+)
+GPU_STATE_FIELDS_OLD = (
+    "index,name,pci.bus_id,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
+    "clocks_throttle_reasons.active,power.draw,power.limit,power.default_limit,power.max_limit,temperature.gpu,"
+    "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
+)
+GPU_STATE_SCRIPT = r"""# logdoctor host fact: nvidia-smi --query-gpu=$1, else =$2 (older field names); 127 = no nvidia-smi
+command -v nvidia-smi >/dev/null 2>&1 || exit 127
+if out=$(nvidia-smi --query-gpu="$1" --format=csv </dev/null 2>/dev/null); then printf '%s\n' "$out"; exit 0; fi
+exec nvidia-smi --query-gpu="$2" --format=csv </dev/null
+"""
+
+# The kernel log's NVRM Xid and fallen-off-the-bus lines of this boot (the last 200): journald first, dmesg
+# second; neither readable (dmesg_restrict, no journal group) is exit 4 with the reason, not "no errors".
+KERNEL_XID_SCRIPT = r"""# logdoctor host fact: NVRM Xid lines of the kernel log
+pat='NVRM: (Xid|.*fallen off the bus)'
+if command -v journalctl >/dev/null 2>&1 && journalctl -k -q --no-pager -n 1 </dev/null >/dev/null 2>&1; then
+  journalctl -k -q --no-pager </dev/null 2>/dev/null | grep -E "$pat" | tail -n 200
+  exit 0
+fi
+if command -v dmesg >/dev/null 2>&1 && dmesg </dev/null >/dev/null 2>&1; then
+  dmesg </dev/null 2>/dev/null | grep -E "$pat" | tail -n 200
+  exit 0
+fi
+echo "kernel log not readable by this user (journalctl -k, dmesg): Xid lines not checked" >&2
+exit 4
+"""
+
+
 @dataclass(frozen=True)
 class Fact:
-    """A host-fact command whose whole output becomes a source (parsed by the host grammars)."""
+    """A host-fact command whose whole output becomes a source (parsed by the host grammars): `script` is run
+    with `argv` as its arguments (FACT_SCRIPT runs the argv itself)."""
 
     name: str
     argv: tuple[str, ...]
+    script: str = FACT_SCRIPT
+    title: str = ""  # what the saved source is called; the argv joined where empty
+
+    @property
+    def path(self) -> str:
+        return self.title or " ".join(self.argv)
 
 
 FACTS = (
@@ -419,7 +463,36 @@ FACTS = (
         "nvidia-smi-query-gpu",
         ("nvidia-smi", "--query-gpu=index,name,pci.bus_id,memory.total,driver_version", "--format=csv"),
     ),
+    Fact(
+        "nvidia-smi-gpu-state",
+        (GPU_STATE_FIELDS, GPU_STATE_FIELDS_OLD),
+        GPU_STATE_SCRIPT,
+        "nvidia-smi --query-gpu=<GPU state> --format=csv",
+    ),
+    Fact(
+        "nvidia-smi-compute-apps",
+        ("nvidia-smi", "--query-compute-apps=pid,process_name,gpu_bus_id,used_gpu_memory", "--format=csv"),
+    ),
+    Fact("nvidia-smi-q", ("nvidia-smi", "-q")),
 )
+# needs no nvidia-smi: run on every host
+KERNEL_FACT = Fact("kernel-xid", (), KERNEL_XID_SCRIPT, "kernel log NVRM lines (journalctl -k / dmesg)")
+
+# The CPU frequency governors (a line each, with how many CPUs use it: nothing without cpufreq, as in most VMs)
+# and, for each server process ($@ = pids), the CPUs and NUMA memory nodes it may run on.
+CPU_SCRIPT = r"""# logdoctor host fact: CPU governors and the servers' CPU / NUMA placement
+for f in /sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor; do
+  [ -r "$f" ] && cat "$f"
+done 2>/dev/null | sort | uniq -c | while read -r n g; do echo "cpu governor: $g ($n CPUs)"; done
+for pid in "$@"; do
+  [ -r "/proc/$pid/status" ] || continue
+  c=$(grep '^Cpus_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
+  m=$(grep '^Mems_allowed_list:' "/proc/$pid/status" 2>/dev/null | awk '{print $2}')
+  echo "cpu placement: server pid $pid: cpus $c, numa memory nodes $m"
+done
+exit 0
+"""
+CPU_TITLE = "CPU governors and the servers' CPU / NUMA placement"
 
 
 def remote_command(script: str, args: Sequence[str] = (), *, sudo: bool = False) -> str:

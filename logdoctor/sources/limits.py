@@ -16,7 +16,9 @@ from types import FrameType
 
 DEFAULT_MAX_READ = 32 * 1024**3  # bytes of one input (after gunzip)
 DEFAULT_MAX_GZIP_RATIO = 100.0  # decompressed / compressed; real logs gzip 5-30x
-DEFAULT_READ_TIMEOUT = 60.0  # seconds a pipe, FIFO or non-terminal stdin may send nothing
+# --input-timeout: seconds a pipe, FIFO or non-terminal stdin may send nothing. Its own name: DEFAULT_READ_TIMEOUT
+# below is SSH's --read-timeout (300 s), and the CLI once declared --input-timeout with that one
+DEFAULT_INPUT_TIMEOUT = 60.0
 DEFAULT_MAX_SECONDS = 1800.0  # seconds to read (and parse) one input
 
 
@@ -26,7 +28,7 @@ class ReadLimits:
 
     max_bytes: int = DEFAULT_MAX_READ
     max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO
-    read_timeout: float = DEFAULT_READ_TIMEOUT  # 0: wait forever
+    read_timeout: float = DEFAULT_INPUT_TIMEOUT  # 0: wait forever
     max_seconds: float = DEFAULT_MAX_SECONDS  # 0: no limit
 
 

@@ -26,7 +26,6 @@ import gzip
 import os
 import re
 import resource
-import select
 import shutil
 import signal
 import stat as stat_module
@@ -37,7 +36,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
 from logdoctor.errors import InputError
 from logdoctor.sources.encoding import Utf16File, utf16_bom
@@ -49,6 +48,20 @@ from logdoctor.sources.limits import DEFAULT_MAX_SECONDS as DEFAULT_MAX_SECONDS
 from logdoctor.sources.limits import DEFAULT_READ_TIMEOUT as DEFAULT_READ_TIMEOUT
 from logdoctor.sources.limits import ReadLimits as ReadLimits
 from logdoctor.sources.limits import raise_on_termination as raise_on_termination
+from logdoctor.sources.readers import (
+    _CHUNK,
+    _LINE_WEIGHT,
+    BufferedFile,
+    ChunkReader,
+    CrFile,
+    _cr_only,
+    _Inflater,
+    _Readable,
+    iter_binary_lines,
+    polling_reader,
+)
+from logdoctor.sources.readers import MAX_LINE_BYTES as MAX_LINE_BYTES
+from logdoctor.sources.readers import decode as decode
 
 PREFILTER_MIN_BYTES = 32 * 1024 * 1024
 PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs in ranges of at least this
@@ -59,23 +72,16 @@ PREFILTER_MAX_PARTS = 4
 # not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
 PARSE_RANGES_PER_CPU = 4
 PARSE_MAX_PARTS = 64
+# An event-dense file (every line a stats line) costs its parse, not its grep: one range a CPU at least, each of at
+# least this many bytes, so that a 100 MB one keeps every CPU parsing rather than six (100 MB in 16 MiB ranges).
+PARSE_RANGE_MIN_BYTES = 4 * 1024 * 1024
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
-MAX_LINE_BYTES = 1024 * 1024  # longer lines are cut here (the rest of the line is skipped)
 _GZIP_MAGIC = b"\x1f\x8b"
 NUMBERED_HEADER = b"#logdoctor-numbered-lines v1"
 GZIP_RATIO_FLOOR = 4 * 1024 * 1024  # the ratio is checked once this much has been decompressed
 GREP_MEMORY_LIMIT = 256 * 1024 * 1024  # address space of the prefilter's grep (a NUL hole is one huge line)
-_CHECK_EVERY = 1024 * 1024  # bytes between checks of the time and ratio caps
-_CHUNK = 64 * 1024
-# For the gzip ratio a line weighs at least this many bytes: a gzip of empty lines (1000:1) costs the parser per
-# line, not per byte, so it must trip the cap long before its bytes do.
-_LINE_WEIGHT = 64
 _NOTES_SHOWN = 5  # over-long lines noted one by one; the rest are counted
-
-
-class _Readable(Protocol):
-    def readline(self, size: int = -1, /) -> bytes: ...
 
 
 def ere_alternation(keywords: Sequence[str]) -> str:
@@ -89,199 +95,6 @@ def ere_alternation(keywords: Sequence[str]) -> str:
     """
     pieces = [piece for keyword in keywords for piece in keyword.split("\n")]
     return "|".join(_ERE_SPECIAL.sub(r"\\\1", piece) for piece in pieces)
-
-
-def decode(raw: bytes) -> str:
-    return (
-        raw.decode("utf-8", "replace").rstrip("\r\n")
-        if raw.endswith((b"\n", b"\r"))
-        else raw.decode("utf-8", "replace")
-    )
-
-
-def iter_binary_lines(
-    stream: _Readable,
-    counter: list[int] | None = None,
-    on_long: Callable[[int, int], None] | None = None,
-    check: Callable[[int], None] | None = None,
-) -> Iterator[tuple[int, str]]:
-    """Number and decode the lines of a binary stream; lines over MAX_LINE_BYTES are cut.
-
-    `on_long(number, length)` hears of each cut line once it has been skipped; `check(weight)` runs every
-    `_CHECK_EVERY` bytes or so (the caps of `ReadLimits`: it raises to stop), `weight` being the bytes read
-    with each line counted as at least `_LINE_WEIGHT` bytes."""
-    number = 0
-    checked = 0
-    total = 0
-    while True:
-        raw = stream.readline(MAX_LINE_BYTES)
-        if not raw:
-            return
-        total += len(raw)
-        if counter is not None:
-            counter[0] += len(raw)
-        if not raw.endswith(b"\n") and len(raw) >= MAX_LINE_BYTES:
-            # Skip the rest of an over-long line without holding it in memory (holes of a sparse file: at once).
-            length = len(raw)
-            while True:
-                skipped = _skip_hole(stream)
-                rest = stream.readline(MAX_LINE_BYTES)
-                length += skipped + len(rest)
-                total += skipped + len(rest)
-                if counter is not None:
-                    counter[0] += skipped + len(rest)
-                if check is not None and total - checked >= _CHECK_EVERY:
-                    checked = total
-                    check(total + _LINE_WEIGHT * number)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            if on_long is not None:
-                on_long(number + 1, length)
-        number += 1
-        if check is not None and total + _LINE_WEIGHT * number - checked >= _CHECK_EVERY:
-            checked = total + _LINE_WEIGHT * number
-            check(checked)
-        yield number, decode(raw)
-
-
-def _skip_hole(stream: _Readable) -> int:
-    """Seek a plain file past the hole it is in (a copytruncate'd log's NULs hold no newline); bytes skipped."""
-    if not isinstance(stream, BufferedFile):
-        return 0
-    return stream.skip_hole()
-
-
-class BufferedFile:
-    """A plain file read with `readline`, that can jump over the holes of a sparse file (SEEK_DATA)."""
-
-    def __init__(self, handle: IO[bytes]) -> None:
-        self._handle = handle
-
-    def readline(self, size: int = -1, /) -> bytes:
-        return self._handle.readline(size)
-
-    def skip_hole(self) -> int:
-        try:
-            here = self._handle.tell()
-            fd = self._handle.fileno()
-            try:
-                data = os.lseek(fd, here, os.SEEK_DATA)
-            except OSError:  # ENXIO: only a hole (or nothing) up to the end
-                data = os.fstat(fd).st_size
-            if data <= here:
-                return 0
-            self._handle.seek(data)
-            return data - here
-        except (OSError, ValueError, AttributeError):
-            return 0
-
-
-class ChunkReader:
-    """`readline` over a function that returns the next chunk (b"" at the end); with `translate_cr`, a lone CR
-    ends a line too (CR-only files: `clean_physical` would otherwise keep only the last of their lines)."""
-
-    def __init__(self, read_chunk: Callable[[], bytes], *, translate_cr: bool = False, first: bytes = b"") -> None:
-        self._read_chunk = read_chunk
-        self._cr = translate_cr
-        self._buf = self._translate(first)
-        self._pos = 0
-        self._eof = False
-
-    def _translate(self, chunk: bytes) -> bytes:
-        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if self._cr else chunk
-
-    def readline(self, size: int = -1, /) -> bytes:
-        limit = size if size > 0 else sys.maxsize
-        while True:
-            end = self._buf.find(b"\n", self._pos, self._pos + limit)
-            if end >= 0:
-                line = self._buf[self._pos : end + 1]
-                self._pos = end + 1
-                return line
-            if len(self._buf) - self._pos >= limit:
-                line = self._buf[self._pos : self._pos + limit]
-                self._pos += limit
-                return line
-            if self._eof:
-                line = self._buf[self._pos :]
-                self._buf, self._pos = b"", 0
-                return line
-            chunk = self._read_chunk()
-            if not chunk:
-                self._eof = True
-                continue
-            self._buf = self._buf[self._pos :] + self._translate(chunk)
-            self._pos = 0
-
-
-class _Inflater:
-    """Chunks of a gzip stream read chunk by chunk (members one after another, like `gzip -dc`), at most
-    1 MiB out a call so a bomb is checked before it grows."""
-
-    def __init__(self, read_chunk: Callable[[], bytes], first: bytes) -> None:
-        self._read_chunk = read_chunk
-        self._z = zlib.decompressobj(wbits=31)
-        self._pending = first
-        self._packed = len(first)
-        self._ended = False
-
-    def consumed(self) -> int:
-        return self._packed
-
-    def read(self) -> bytes:
-        while True:
-            if not self._pending and not self._z.unconsumed_tail:
-                if self._ended:
-                    return b""
-                chunk = self._read_chunk()
-                if not chunk:
-                    self._ended = True
-                    if not self._z.eof and self._packed:
-                        raise EOFError("the compressed stream ended before its end")
-                    return self._z.flush()
-                self._packed += len(chunk)
-                self._pending = chunk
-            data = self._z.unconsumed_tail + self._pending
-            self._pending = b""
-            out = self._z.decompress(data, 1 << 20)
-            if self._z.eof and self._z.unused_data:  # the next member of a concatenated gzip
-                rest = self._z.unused_data
-                self._z = zlib.decompressobj(wbits=31)
-                self._pending = rest
-            if out:
-                return out
-
-
-class CrFile(ChunkReader):
-    """`readline` of a plain (or gzip) file whose lines end with CR alone."""
-
-    def __init__(self, handle: IO[bytes]) -> None:
-        super().__init__(lambda: handle.read(_CHUNK), translate_cr=True)
-
-
-def polling_reader(fd: int, name: str, idle: float) -> Callable[[], bytes]:
-    """`os.read` of a pipe or FIFO that waits at most `idle` seconds (0: forever) for each chunk."""
-
-    def read_chunk() -> bytes:
-        while True:
-            poller = select.poll()
-            poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-            if not poller.poll(idle * 1000 if idle > 0 else None):
-                raise InputError(
-                    f"{name}: nothing arrived for {idle:g} s (a pipe or FIFO with no writer?); "
-                    "--input-timeout SECONDS waits longer, 0 for ever"
-                )
-            try:
-                return os.read(fd, _CHUNK)
-            except BlockingIOError:
-                continue
-
-    return read_chunk
-
-
-def _cr_only(head: bytes) -> bool:
-    """Whether the first bytes of an input end their lines with CR alone (old Mac, some serial consoles)."""
-    return b"\n" not in head and head.count(b"\r") >= 2
 
 
 def _grep_preexec() -> None:
@@ -690,11 +503,7 @@ class LocalSource:
             return None
         if parts is None:
             given = os.environ.get(PARTS_VARIABLE, "").strip()
-            parts = (
-                prefilter_parts(self.size)
-                if given.isdigit()
-                else min(PARSE_RANGES_PER_CPU * usable_cpus(), PARSE_MAX_PARTS, self.size // PREFILTER_PART_BYTES)
-            )
+            parts = prefilter_parts(self.size) if given.isdigit() else parse_parts(self.size)
         ranges = split_at_lines(self.path, self.size, parts)
         return ranges if len(ranges) > 1 else None
 
@@ -785,6 +594,15 @@ def prefilter_parts(size: int, most: int = PREFILTER_MAX_PARTS) -> int:
     if given.isdigit():
         return max(1, min(int(given), PARSE_MAX_PARTS, size // PREFILTER_PART_BYTES))
     return max(1, min(usable_cpus(), most, size // PREFILTER_PART_BYTES))
+
+
+def parse_parts(size: int) -> int:
+    """How many byte ranges a file parsed in worker processes is cut into: a few a CPU, each at least
+    PREFILTER_PART_BYTES, but one a CPU where the ranges still hold PARSE_RANGE_MIN_BYTES each."""
+    cpus = usable_cpus()
+    by_grep = size // PREFILTER_PART_BYTES
+    by_cpu = min(cpus, size // PARSE_RANGE_MIN_BYTES)
+    return min(PARSE_RANGES_PER_CPU * cpus, PARSE_MAX_PARTS, max(by_grep, by_cpu))
 
 
 def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:

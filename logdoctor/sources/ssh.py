@@ -18,34 +18,24 @@ docs/ssh.md lists every remote command and the choices made.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-import secrets
-import signal
-import stat
-import threading
 import time
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
 
-from logdoctor import __version__
-from logdoctor.errors import CollectionError, InputError, LogdoctorError
-from logdoctor.redact import Redactor, redact
+from logdoctor.errors import InputError, LogdoctorError
+from logdoctor.redact import redact
 from logdoctor.sources.bundle import MANIFEST_LIMIT as MANIFEST_LIMIT
 from logdoctor.sources.bundle import saved_bundle_problems as saved_bundle_problems
+from logdoctor.sources.collection import _SAFE_NAME_RE, HostCollection, ProgressCallback, RemoteSource, SshOptions
 from logdoctor.sources.discovery import (
     CONTAINER_SCRIPT,
+    CPU_SCRIPT,
+    CPU_TITLE,
     DISCOVERY_SCRIPT,
     FACT_LIMIT,
-    FACT_SCRIPT,
     FACTS,
+    KERNEL_FACT,
     LIST_SCRIPT,
     PROBE_SCRIPT,
     SUDO_PROBE,
@@ -61,12 +51,10 @@ from logdoctor.sources.discovery import (
     surrogate_safe,
 )
 from logdoctor.sources.feed import Feed
-from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
-from logdoctor.sources.local import MAX_LINE_BYTES, NUMBERED_HEADER, decode
+from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES
 from logdoctor.sources.remote import (
     CommandResult,
     Connection,
-    ConnectSettings,
     RemoteFailure,
     connect_timeout,
     failure_kind,
@@ -74,6 +62,12 @@ from logdoctor.sources.remote import (
 from logdoctor.sources.scrape import TIME_LIMIT as METRICS_TIME_LIMIT
 from logdoctor.sources.scrape import metrics_commands
 from logdoctor.sources.sshconfig import SshConfig, load_ssh_config, resolve
+from logdoctor.sources.sshlines import _LineReader as _LineReader
+from logdoctor.sources.sshsave import _SafeDir as _SafeDir
+from logdoctor.sources.sshsave import host_dir_name as host_dir_name
+from logdoctor.sources.sshsave import manifest as manifest
+from logdoctor.sources.sshsave import prepare_save_dir as prepare_save_dir
+from logdoctor.sources.sshsave import save_collection as save_collection
 from logdoctor.sources.target import Target, looks_like_host, parse_target
 
 __all__ = [
@@ -95,284 +89,6 @@ __all__ = [
 _MARKER_SLACK = 4096  # room for the `#logdoctor-...` lines the remote scripts add to the data
 _MIN_READ_BUDGET = 4096  # below this, the rest of the budget is not worth another remote scan
 _SMALL_OUTPUT = 8 * 1024 * 1024  # probe, discovery, listing
-_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._@+-]+")
-GZIP_STREAM_MARKER = b"#logdoctor-gzip-stream"  # the read scripts' output after this line is gzip
-
-ProgressCallback = Callable[[str, str], None]
-"""`progress(host, message)`: called from the worker threads (make it thread-safe)."""
-
-
-@dataclass(frozen=True)
-class SshOptions:
-    """How to reach hosts and what to take from them (the `diagnose` SSH options)."""
-
-    ssh_config: str | None = None  # --ssh-config; default ~/.ssh/config over /etc/ssh/ssh_config
-    identity_files: tuple[str, ...] = ()  # -i/--identity, tried before the config's IdentityFile
-    known_hosts: str | None = None  # --known-hosts; default the config's UserKnownHostsFile/Global...
-    timeout: float | None = None  # --timeout: TCP connect, SSH banner, auth; None: ConnectTimeout or 10 s
-    logs: tuple[str, ...] = ()  # --log: remote paths or globs; skips discovery
-    sudo: bool = False  # --sudo: read with `sudo -n`
-    max_bytes: int = DEFAULT_MAX_BYTES  # --max-bytes: per host, for all sources together
-    accept_new: bool = False  # --accept-new: trust and record an unknown host key
-    use_agent: bool = True
-    use_default_keys: bool = True  # ~/.ssh/id_{rsa,ecdsa,ed25519}
-    command_timeout: float = DEFAULT_READ_TIMEOUT  # --read-timeout: one log read (what arrived is kept, partial)
-    facts: bool = True  # nvidia-smi, engine versions, container detection
-    compress: bool = True  # reads gzip their lines on the host when it has gzip (`gzip -1`)
-    shared_shell: bool = True  # every command in one `sh -s` session: one login shell a host, not one a command
-
-    def connect_settings(self) -> ConnectSettings:
-        return ConnectSettings(
-            timeout=self.timeout,
-            known_hosts=self.known_hosts,
-            accept_new=self.accept_new,
-            identity_files=self.identity_files,
-            use_agent=self.use_agent,
-            use_default_keys=self.use_default_keys,
-        )
-
-
-@dataclass
-class RemoteSource:
-    """Lines taken from one remote source, numbered as on the host (`lines` holds only the candidates)."""
-
-    name: str  # unique per host, ends in .log: the file name under `--save DIR/<host>/`
-    host: str
-    path: str  # remote path, `docker:NAME`, `journald:UNIT`, or the fact command
-    kind: str = "ssh"
-    bytes_read: int = 0  # size of the remote data scanned (a .gz: its compressed size)
-    bytes_transferred: int = 0  # bytes that crossed the wire for this source (stdout + stderr payload)
-    lines: list[tuple[int, str]] = field(default_factory=list)
-    origin: str = "file"  # process | file | rotated | log | docker | journald | command | cmdline
-    description: str = ""
-    command: str = ""  # the exact remote command ("" for a command line read during discovery)
-    filtered: bool = True  # False: the whole output was kept (host facts, command lines)
-    gzipped: bool = False
-    skipped_lines: int = 0  # candidate lines dropped in the middle to stay under --max-bytes
-    skipped_bytes: int = 0
-    truncated: bool = False  # not every candidate line is here: see `partial`
-    partial: str = ""  # "partial: N of M lines (why)": a cut, a time limit, a byte cap; "" when complete
-    lines_expected: int | None = None  # M above, when the host's count arrived
-    # `lines` as they arrive: open while the host is still sending them (a log being read), closed
-    # once every field above is final. `diagnose` parses from it while the read goes on.
-    feed: Feed[tuple[int, str]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.feed = Feed(self.lines, closed=True)
-
-    @property
-    def is_log(self) -> bool:
-        return self.origin not in ("command", "cmdline")
-
-
-@dataclass
-class HostCollection:
-    """Everything collected from one host, and how (the report's 'found' and 'searched' lines)."""
-
-    host: str
-    sources: list[RemoteSource] = field(default_factory=list)
-    found: list[str] = field(default_factory=list)
-    searched: list[str] = field(default_factory=list)
-    commands: list[str] = field(default_factory=list)
-    error: str | None = None
-    error_kind: str | None = None  # host-key-unknown, host-key-changed, auth, unreachable, timeout, ...
-    notes: list[str] = field(default_factory=list)
-    address: str = ""  # user@hostname:port after ssh config
-    keywords: list[str] = field(default_factory=list)
-    command_log: list[CommandResult] = field(default_factory=list)
-    started: float = 0.0
-    finished: float = 0.0
-    exception: BaseException | None = field(default=None, repr=False)  # for `--debug`
-    # one line for each source that is not whole, or not read at all (a cut, a time limit, a cap):
-    # the host then exits 3 and its report says so, even when its diagnosis came out
-    incomplete: list[str] = field(default_factory=list)
-    # `sources` as each one starts to arrive; closed when the host is done (or failed).
-    feed: Feed[RemoteSource] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.feed = Feed(self.sources)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def complete(self) -> bool:
-        return self.error is None and not self.incomplete
-
-    def publish(self, source: RemoteSource) -> None:
-        self.feed.append(source)
-
-    def close_feeds(self) -> None:
-        """End every feed, also after a failure: a reader must never wait for lines that cannot come."""
-        for source in self.sources:
-            source.feed.close()
-        self.feed.close()
-
-    @property
-    def bytes_transferred(self) -> int:
-        return sum(r.bytes_transferred for r in self.command_log)
-
-
-# --- the numbered lines the read scripts send --------------------------------------------------------
-
-
-class _LineReader:
-    """Splits a byte stream into lines as it arrives (over-long lines are cut at MAX_LINE_BYTES).
-
-    numbered=True: `N:text` lines from grep -n / awk, plus `#logdoctor-...` markers.
-    numbered=False: plain output, numbered here from 1.
-    """
-
-    def __init__(self, numbered: bool, on_lines: Callable[[], None] | None = None) -> None:
-        self.numbered = numbered
-        self.on_lines = on_lines  # called after a chunk that completed at least one line
-        self.lines: list[tuple[int, str]] = []
-        self.size: int | None = None
-        self.gzipped = False
-        self.skipped_lines = 0
-        self.skipped_bytes = 0
-        self.error: str | None = None
-        self.unexpected = 0
-        self._partial = bytearray()
-        self._overlong = False
-        self._count = 0
-        self._inflate: zlib._Decompress | None = None  # once the host said it sends gzip
-        self.payload = 0  # bytes of (decompressed) output: what the --max-bytes budget counts
-        self.sent: int | None = None  # lines the host's cap stage says it sent (`#logdoctor-sent N`)
-        self.statuses: dict[str, int] = {}  # exit status of each stage of the host's pipeline
-        self.stream_ended = True  # False: a gzip stream from the host stopped before its end
-        self._redact = Redactor()  # also masks the body lines of a PEM private key, line by line
-        self._last = 0  # number of the last line kept: a gap (grep skipped lines) ends a key's body
-
-    def feed(self, data: bytes) -> None:
-        before = len(self.lines)
-        if self._inflate is not None:
-            data = self._inflated(data)
-        self._split(data)
-        if self.on_lines is not None and len(self.lines) > before:
-            self.on_lines()
-
-    def _split(self, data: bytes) -> None:
-        self.payload += len(data)
-        start = 0
-        while True:
-            nl = data.find(b"\n", start)
-            if nl < 0:
-                self._append_partial(data[start:])
-                return
-            self._append_partial(data[start:nl])
-            line = bytes(self._partial)
-            self._partial.clear()
-            self._overlong = False
-            start = nl + 1
-            if line == GZIP_STREAM_MARKER and self._inflate is None and self.numbered:
-                # Everything after this line is one gzip stream (the host compresses what it sends).
-                self._inflate = zlib.decompressobj(wbits=31)
-                self._split(self._inflated(data[start:]))
-                return
-            self._emit(line)
-
-    def _inflated(self, data: bytes | None) -> bytes:
-        """`data` decompressed (None: what the decompressor still holds at the end); nothing once
-        the stream proved damaged."""
-        assert self._inflate is not None
-        if self.error is not None:
-            return b""
-        try:
-            return self._inflate.flush() if data is None else self._inflate.decompress(data)
-        except zlib.error as exc:
-            self.error = f"the compressed stream is damaged ({exc})"
-            return b""
-
-    def _append_partial(self, chunk: bytes) -> None:
-        if self._overlong:
-            return
-        room = MAX_LINE_BYTES - len(self._partial)
-        if len(chunk) > room:
-            chunk = chunk[:room]
-            self._overlong = True
-        self._partial += chunk
-
-    def close(self, cut: bool) -> None:
-        """End of data; a last line without newline is kept unless the stream was cut mid-line."""
-        if self._inflate is not None and not cut:
-            self._split(self._inflated(None))
-        if self._inflate is not None and not self._inflate.eof:
-            self.stream_ended = False
-        if self._partial and not cut:
-            self._emit(bytes(self._partial))
-        self._partial.clear()
-
-    def _emit(self, raw: bytes) -> None:
-        if not self.numbered:
-            self._count += 1
-            self.lines.append((self._count, self._redact(decode(raw))))
-            return
-        if raw.startswith(b"#logdoctor-"):
-            self._marker(raw.decode("utf-8", "replace").strip())
-            return
-        number, sep, text = raw.partition(b":")
-        if sep and number.isdigit():
-            line_number = int(number)
-            if line_number != self._last + 1:
-                self._redact = Redactor()
-            self._last = line_number
-            self.lines.append((line_number, self._redact(decode(text))))
-        else:
-            self.unexpected += 1  # e.g. a login banner printed by the user's shell startup files
-
-    def _marker(self, text: str) -> None:
-        word, _, rest = text.partition(" ")
-        if word == "#logdoctor-size":
-            digits = rest.strip()
-            self.size = int(digits) if digits.isdigit() else None
-        elif word == "#logdoctor-gzip":
-            self.gzipped = True
-        elif word == "#logdoctor-skipped":
-            parts = rest.split()
-            if len(parts) == 2 and all(p.isdigit() for p in parts):
-                self.skipped_lines, self.skipped_bytes = int(parts[0]), int(parts[1])
-        elif word == "#logdoctor-error":
-            self.error = rest.strip() or "error"
-        elif word == "#logdoctor-sent":
-            digits = rest.strip()
-            self.sent = int(digits) if digits.isdigit() else None
-        elif word == "#logdoctor-status":
-            self.status_marker(rest)
-
-    def status_marker(self, rest: str) -> None:
-        """`#logdoctor-status STAGE N`: on stdout (grep) or on stderr (gzip -dc, docker logs, journalctl)."""
-        stage, _, digits = rest.strip().partition(" ")
-        if stage and digits.isdigit():
-            self.statuses[stage] = int(digits)
-
-    @property
-    def stages_ok(self) -> bool:
-        """Every stage of the host's pipeline that reported a status succeeded (grep: 1 = no match)."""
-        return all(status == 0 or (stage == "grep" and status == 1) for stage, status in self.statuses.items())
-
-    def incomplete(self, result: CommandResult, stderr: str) -> str:
-        """Why the lines that arrived are not all the host's filter kept ("" when they are)."""
-        if not result.complete:
-            return result.incomplete_reason
-        for line in stderr.splitlines():
-            if line.startswith("#logdoctor-status "):
-                self.status_marker(line.removeprefix("#logdoctor-status "))
-        if self.error is not None:
-            return self.error
-        if not self.stream_ended:
-            return "the compressed stream from the host stopped before its end"
-        for stage, status in self.statuses.items():
-            if status != 0 and not (stage == "grep" and status == 1):  # grep: 1 = no line matched
-                why = " (out of memory on a line over 1 GiB, or an unreadable file)" if stage == "grep" else ""
-                return f"{stage} on the host exited with status {status}{why}"
-        if self.sent is None:
-            return "the host's count of the lines it sent never arrived"
-        if self.sent != len(self.lines):
-            return f"the host sent {self.sent} lines, {len(self.lines)} arrived"
-        return ""
-
 
 # --- one host -------------------------------------------------------------------------------------
 
@@ -577,9 +293,12 @@ class _HostRun:
         self.say("collecting host facts")
         if "nvidia-smi" in tools:
             for fact in FACTS:
-                self._fact(conn, fact.name, " ".join(fact.argv), remote_command(FACT_SCRIPT, fact.argv))
+                self._fact(conn, fact.name, fact.path, remote_command(fact.script, fact.argv))
         else:
             self.col.notes.append("nvidia-smi not found on the host: GPU topology facts skipped")
+        self._fact(conn, KERNEL_FACT.name, KERNEL_FACT.path, remote_command(KERNEL_FACT.script, KERNEL_FACT.argv))
+        pids = [str(proc.pid) for proc in discovery.processes]
+        self._fact(conn, "cpu", CPU_TITLE, remote_command(CPU_SCRIPT, pids))
         pythons = python_candidates(discovery.processes)
         self._fact(conn, "engine-versions", "pip show vllm sglang", remote_command(VERSIONS_SCRIPT, pythons))
         self._fact(conn, "container", "container detection", remote_command(CONTAINER_SCRIPT))
@@ -869,213 +588,3 @@ def collect_hosts(
             for index, t in enumerate(targets)
         ]
         return [f.result() for f in futures]
-
-
-# --- --save -------------------------------------------------------------------------------------------
-
-_save_lock = threading.Lock()
-
-
-def host_dir_name(host: str) -> str:
-    return _SAFE_NAME_RE.sub("_", host).strip("._-") or "host"
-
-
-def _iso(ts: float) -> str | None:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds") if ts else None
-
-
-def manifest(collection: HostCollection) -> dict[str, Any]:
-    """The `manifest.json` of a saved collection (also usable as the JSON report's per-host block)."""
-    return {
-        "logdoctor": __version__,
-        "format": 2,
-        "host": collection.host,
-        "address": collection.address,
-        "started": _iso(collection.started),
-        "finished": _iso(collection.finished),
-        "complete": collection.complete,
-        "incomplete": collection.incomplete,
-        "error": collection.error,
-        "error_kind": collection.error_kind,
-        "keywords": collection.keywords,
-        "found": collection.found,
-        "searched": collection.searched,
-        "notes": collection.notes,
-        "bytes_transferred": collection.bytes_transferred,
-        "sources": [
-            {
-                "file": s.name,
-                "kind": s.kind,
-                "host": s.host,
-                "path": s.path,
-                "origin": s.origin,
-                "description": s.description,
-                "bytes_read": s.bytes_read,
-                "bytes_transferred": s.bytes_transferred,
-                "lines": len(s.lines),
-                "filtered": s.filtered,
-                "gzipped": s.gzipped,
-                "skipped_lines": s.skipped_lines,
-                "skipped_bytes": s.skipped_bytes,
-                "truncated": s.truncated,
-                "complete": not s.truncated,
-                "partial": s.partial or None,
-                "lines_expected": len(s.lines) if not s.truncated else s.lines_expected,
-                "command": s.command,
-            }
-            for s in collection.sources
-        ],
-        "commands": [
-            {
-                "command": r.command,
-                "purpose": r.purpose,
-                "started": _iso(r.started),
-                "seconds": round(r.seconds, 3),
-                "exit_status": r.exit_status,
-                "stdout_bytes": r.stdout_bytes,
-                "stderr_bytes": r.stderr_bytes,
-                "timed_out": r.timed_out,
-                "capped": r.capped,
-            }
-            for r in collection.command_log
-        ],
-    }
-
-
-def _scrub(value: Any) -> Any:
-    """JSON-ready copy where every str encodes as UTF-8 (a non-UTF-8 remote or --log name shows U+FFFD)."""
-    if isinstance(value, str):
-        return surrogate_safe(value)
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_scrub(v) for v in value]
-    return value
-
-
-def prepare_save_dir(directory: str | os.PathLike[str]) -> Path:
-    """`--save DIR`, checked before any host is contacted: DIR is created (0700), or it must be an
-    empty directory that is not a symbolic link; anything else is a one-line error (exit 2)."""
-    path = Path(directory)
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        try:
-            os.makedirs(path, mode=0o700)
-        except OSError as exc:
-            raise InputError(f"--save {directory}: cannot create it ({exc.strerror or exc})") from exc
-        return path
-    except OSError as exc:
-        raise InputError(f"--save {directory}: {exc.strerror or exc}") from exc
-    if stat.S_ISLNK(st.st_mode):
-        raise InputError(f"--save {directory}: is a symbolic link; give a new or an empty directory")
-    if not stat.S_ISDIR(st.st_mode):
-        raise InputError(f"--save {directory}: exists and is not a directory; give a new or an empty directory")
-    try:
-        entries = os.listdir(path)
-    except OSError as exc:
-        raise InputError(f"--save {directory}: cannot list it ({exc.strerror or exc})") from exc
-    if entries:
-        raise InputError(
-            f"--save {directory}: is not empty ({len(entries)} entries); give a new or an empty directory "
-            "(a bundle is never written over)"
-        )
-    return path
-
-
-class _SafeDir:
-    """Files written into one directory that logdoctor created: each to a temporary name opened with
-    O_CREAT|O_EXCL|O_NOFOLLOW (a planted symlink is never followed), then renamed into place."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-
-    def write(self, name: str, chunks: Iterable[bytes]) -> None:
-        tmp = f".{name}.tmp-{secrets.token_hex(8)}"  # unguessable: a planted name cannot be in the way
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.fd)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                for chunk in chunks:
-                    fh.write(chunk)
-            os.rename(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)  # replaces a link, never follows it
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=self.fd)
-            raise
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-def _manifest_bytes(data: dict[str, Any]) -> list[bytes]:
-    return [(json.dumps(_scrub(data), indent=2, ensure_ascii=False) + "\n").encode("utf-8")]
-
-
-def _source_lines(source: RemoteSource) -> Iterator[bytes]:
-    yield NUMBERED_HEADER + b"\n"
-    batch: list[str] = []
-    for number, text in source.lines:
-        batch.append(f"{number}:{text}\n")
-        if len(batch) >= 4096:
-            yield "".join(batch).encode("utf-8", "surrogateescape")
-            batch.clear()
-    yield "".join(batch).encode("utf-8", "surrogateescape")
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM/SIGHUP during a save raise KeyboardInterrupt (main thread only), so the temporary file
-    is removed and the bundle stays marked partial instead of the process dying mid-file."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def save_collection(collection: HostCollection, directory: str | os.PathLike[str]) -> Path:
-    """Write `DIR/<host>/manifest.json` and `DIR/<host>/<source>.log` (numbered lines); return the host dir.
-
-    `logdoctor diagnose DIR/<host>/*.log` then reads the same lines with the same line numbers. The host
-    directory is always new (`<host>-2` when the name is taken); the manifest is written first with
-    `"complete": false`, then the logs, then the manifest again with the collection's own `complete`,
-    so a save cut anywhere (Ctrl-C, SIGTERM, a full disk) leaves a bundle an offline run calls partial.
-    """
-    base = Path(directory)
-    name = host_dir_name(collection.host)
-    with _save_lock, _sigterm_interrupts():
-        try:
-            base.mkdir(parents=True, exist_ok=True, mode=0o700)
-            host_dir = base / name
-            for n in range(2, 1000):
-                try:
-                    os.mkdir(host_dir, 0o700)
-                    break
-                except FileExistsError:
-                    host_dir = base / f"{name}-{n}"
-            else:
-                raise CollectionError(f"--save {directory}: no free name for {name}")
-            out = _SafeDir(host_dir)
-            try:
-                data = manifest(collection)
-                final = dict(data)
-                data["complete"] = False
-                data["incomplete"] = ["the save did not finish", *collection.incomplete]
-                out.write("manifest.json", _manifest_bytes(data))
-                for source in collection.sources:
-                    out.write(source.name, _source_lines(source))
-                out.write("manifest.json", _manifest_bytes(final))
-            finally:
-                out.close()
-        except OSError as exc:
-            raise CollectionError(f"--save {directory}: cannot write {base / name}: {exc.strerror or exc}") from exc
-    return host_dir

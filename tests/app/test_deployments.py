@@ -298,3 +298,13 @@ def test_a_last_start_with_only_its_banner_is_passed_over_for_the_one_before(tmp
         f"2 server starts in {log}; diagnosed start 1 (lines 1-3): the later one(s) (lines 4-5) printed only "
         "start-up lines; --all-runs diagnoses every one"
     ]
+
+
+def test_diff_pointer_names_the_faster_deployment_first() -> None:
+    """`diff` takes the fast deployment first (BASELINE): the pointer of `diagnose SLOW FAST` says so."""
+    story = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story"
+    slow, fast = story / "vllm-dflash-tp2-a6000.log", story / "sglang-mtp-tp2-a6000.log"
+    result = CliRunner().invoke(main, ["diagnose", str(slow), str(fast)])
+    pointers = [line for line in result.output.splitlines() if "compare them with" in line]
+    assert len(pointers) == 2
+    assert all(f"logdoctor diff {fast} {slow}" in line for line in pointers)

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,7 +23,7 @@ from logdoctor.engine.result import Diagnosis
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 LINES = STORY.read_text(encoding="utf-8").splitlines(keepends=True)
-HEAD = "".join(LINES[:30])  # start-up and configuration: two likely causes
+HEAD = "".join(LINES[:30])  # start-up and configuration: two likely problems
 REST = "".join(LINES[30:])  # the stats under load: the speculative-decoding causes appear
 WAIT = 120.0  # seconds for one diagnosis on a loaded two-core machine
 
@@ -89,12 +88,12 @@ def log(tmp_path: Path) -> Path:
 def test_appended_lines_change_the_diagnosis(log: Path) -> None:
     watch = Watch(log)
     try:
-        first = watch.next_line("likely cause")
-        assert "spec-net-loss" not in first  # no stats line yet
+        first = watch.next_line("likely problem")
+        assert "speculation" not in first  # no stats line yet
         with log.open("a", encoding="utf-8") as handle:
             handle.write(REST)
-        changed = watch.next_line("spec-net-loss")
-        assert "top: spec-net-loss" in changed and "| spec-net-loss 82" in changed
+        changed = watch.next_line("speculation")
+        assert "top: speculation" in changed and "| speculation 82" in changed
     finally:
         code = watch.end(signal.SIGINT)
     assert code == 0
@@ -104,12 +103,12 @@ def test_appended_lines_change_the_diagnosis(log: Path) -> None:
 def test_rotation_rename_then_a_new_file(log: Path) -> None:
     watch = Watch(log)
     try:
-        watch.next_line("likely cause")
+        watch.next_line("likely problem")
         log.rename(log.with_name("vllm.log.1"))  # logrotate: the file moves away...
         log.write_text(REST, encoding="utf-8")  # ...and the server writes a new one under the name
-        changed = watch.next_line("spec-net-loss")
+        changed = watch.next_line("speculation")
         # the old file's start-up lines are still this deployment's configuration
-        assert "custom-allreduce-disabled" in changed
+        assert "tp-link" in changed
     finally:
         code = watch.end(signal.SIGTERM)
     assert code == 0
@@ -119,12 +118,12 @@ def test_rotation_rename_then_a_new_file(log: Path) -> None:
 def test_rotation_by_truncation(log: Path) -> None:
     watch = Watch(log)
     try:
-        watch.next_line("likely cause")
+        watch.next_line("likely problem")
         with log.open("r+", encoding="utf-8") as handle:  # copytruncate
             handle.truncate(0)
         watch.wait_err("truncated")  # seen before the new content comes (else it is only a longer file)
         log.write_text(HEAD + REST, encoding="utf-8")
-        watch.next_line("spec-net-loss")
+        watch.next_line("speculation")
     finally:
         code = watch.end()
     assert code == 0
@@ -133,7 +132,7 @@ def test_rotation_by_truncation(log: Path) -> None:
 
 def test_ctrl_c_before_the_first_diagnosis_exits_zero(log: Path) -> None:
     watch = Watch(log)
-    watch.next_line("likely cause")
+    watch.next_line("likely problem")
     assert watch.end(signal.SIGINT) == 0
     assert "Traceback" not in "".join(watch.err)
 
@@ -143,12 +142,41 @@ def test_stdin_is_followed_until_it_ends() -> None:
         [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input=HEAD + REST, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert "top: spec-net-loss" in result.stdout.splitlines()[-1]
+    assert "top: speculation" in result.stdout.splitlines()[-1]
 
 
-def test_a_missing_file_and_an_unreachable_host_are_one_line_errors(tmp_path: Path) -> None:
+def test_a_missing_file_is_waited_for_like_tail_f(tmp_path: Path) -> None:
+    log = tmp_path / "later.log"
+    watch = Watch(log)
+    try:
+        waiting = watch.next_line("waiting")
+        assert f"waiting for {log} to appear" in waiting
+        log.write_text(HEAD + REST, encoding="utf-8")
+        assert "top: speculation" in watch.next_line("speculation")
+    finally:
+        code = watch.end()
+    assert code == 0
+    assert any("appeared" in line for line in watch.err)
+
+
+def test_a_restart_appended_to_the_log_is_a_new_run(log: Path) -> None:
+    """A second server start in the same file: the view is the new run's alone, and a line says a run began."""
+    healthy = (ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log").read_text(encoding="utf-8")
+    log.write_text(HEAD + REST, encoding="utf-8")
+    watch = Watch(log)
+    try:
+        watch.next_line("speculation")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(healthy)
+        assert "new run: " in watch.next_line("new run")
+        assert watch.next_line("healthy").split()[1] == "healthy"
+    finally:
+        assert watch.end() == 0
+
+
+def test_an_unreachable_host_is_a_one_line_error(tmp_path: Path) -> None:
     # nothing listens on port 1 of this loopback address: the first connection fails, which ends the watch
-    for target, code in ((str(tmp_path / "nope.log"), 2), ("root@127.0.0.9:1", 3)):
+    for target, code in (("root@127.0.0.9:1", 3),):
         result = subprocess.run(
             [sys.executable, "-m", "logdoctor.app.cli", "watch", target, "--ssh-config", "/dev/null"],
             capture_output=True,
@@ -204,7 +232,7 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     seen = b""
     deadline = time.monotonic() + WAIT
     try:
-        while time.monotonic() < deadline and b"spec-net-loss" not in seen:
+        while time.monotonic() < deadline and b"speculation" not in seen:
             if select.select([master], [], [], 0.5)[0]:
                 seen += os.read(master, 65536)
         proc.send_signal(signal.SIGINT)
@@ -226,7 +254,7 @@ def test_live_view_in_a_terminal(log: Path) -> None:
     finally:
         os.close(master)
     text = seen.decode("utf-8", errors="replace")
-    assert b"spec-net-loss" in seen and "watching " in text and "Ctrl-C ends" in text
+    assert b"speculation" in seen and "watching " in text and "Ctrl-C ends" in text
     assert code == 0 and "Traceback" not in text
 
 
@@ -320,20 +348,23 @@ def test_a_stream_fed_in_chunks_gives_the_events_of_one_pass() -> None:
     assert [e.model_dump() for e in events] == whole
 
 
-def test_watch_host_accepts_the_ssh_options_defaults_as_the_cli_declares_them() -> None:
-    """`watch HOST` refuses --jobs, --max-bytes and --read-timeout when they differ from their defaults: the
-    defaults it compares with must be the ones the CLI declares (--jobs follows the CPU count)."""
+def test_watch_offers_only_the_ssh_options_a_follow_honours() -> None:
+    """--save, --jobs, --max-bytes and --read-timeout bound a collection that ends: `watch --help` does not offer
+    them (a follow has no end), and the ones it offers reach the host reader."""
+    from click.testing import CliRunner
     from rich.console import Console
 
+    from logdoctor.app.cli import main
     from logdoctor.app.commands.watch import watch
-    from logdoctor.app.fleet import HostOptions
-    from logdoctor.app.watch import host_reader
+    from logdoctor.app.watch import host_reader, watch_host_options
 
-    declared: dict[str | None, Any] = {p.name: p.default for p in watch.params}
-    ssh = HostOptions(
-        None, (), None, None, float(declared["read_timeout"]), (), False, None, int(declared["max_bytes"]), False,
-        int(declared["jobs"]),
-    )  # fmt: skip
+    offered = {opt for p in watch.params for opt in p.opts}
+    assert not offered & {"--save", "--jobs", "--max-bytes", "--read-timeout"}
+    assert {"--ssh-config", "--identity", "--known-hosts", "--timeout", "--log", "--sudo", "--accept-new"} <= offered
+    refused = CliRunner().invoke(main, ["watch", "x.log", "--save", "dir"])
+    assert refused.exit_code == 2 and "No such option" in refused.stderr
+    ssh = watch_host_options(timeout=3.0, sudo=True)
+    assert ssh.timeout == 3.0 and ssh.sudo and ssh.save is None
     read, label = host_reader("root@127.0.0.9:/var/log/vllm.log", ssh, Console(stderr=True))
     assert callable(read) and label == "root@127.0.0.9"
 
@@ -361,3 +392,63 @@ def test_a_signal_landing_inside_the_stop_wait_ends_the_watch(tmp_path: Path) ->
         [sys.executable, "-c", code, str(log)], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert result.stdout.split() == ["ended", "True", "True"], result.stderr
+
+
+def test_the_view_waits_for_lines_and_for_traffic(tmp_path: Path) -> None:
+    """No line of a known format yet: `waiting for lines`, never a NOT-A-LOG verdict; start-up lines and no
+    stats line yet: `waiting for traffic`, above what the start-up lines show."""
+    healthy = ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log"
+    watcher = _quiet_watcher(healthy)
+    empty = watcher.view()
+    assert empty.diagnosis is None and empty.waiting == f"waiting for lines of {healthy}"
+    watcher._add(b"hello, not a log line")
+    assert (
+        watcher.view().waiting
+        == f"waiting for lines of {healthy} (1 line(s) read, none of a vLLM, SGLang or NCCL format yet)"
+    )
+    for line in healthy.read_bytes().splitlines():
+        if b"Avg prompt throughput" in line:
+            break
+        watcher._add(line)
+    starting = watcher.view()
+    assert starting.diagnosis is not None and starting.diagnosis.verdict.kind != "problems"
+    assert starting.waiting is not None and starting.waiting.startswith("waiting for traffic")
+    watcher._add(line)
+    assert watcher.view().waiting is None  # the first stats line: a diagnosis like any other
+
+
+def test_runs_across_rotations_are_never_mixed(tmp_path: Path) -> None:
+    """A file, its logrotate continuation (stats lines, no start), then a restart's new file: the view is the
+    restart's run alone, as `diagnose` of its lines says, and the two files before it are one line each."""
+    from logdoctor.pipeline.run import diagnose_sources, local_line_sources
+
+    healthy = ROOT / "fixtures" / "logs" / "story" / "vllm-mtp-tp2-a6000-healthy.log"
+    watcher = _quiet_watcher(tmp_path / "grow.log")
+    for chunk in (HEAD + REST, REST):
+        for line in chunk.encode().splitlines():
+            watcher._add(line)
+        watcher.view()
+        watcher._rotated("renamed: reading the new file from its start")
+    continued = watcher.view()  # the new file is empty so far: the run of the files before it goes on
+    assert continued.diagnosis is not None and continued.diagnosis.verdict.kind == "problems"
+    for line in healthy.read_bytes().splitlines():
+        watcher._add(line)
+    view = watcher.view()
+    expected = diagnose_sources(local_line_sources([str(healthy)]), watcher.rules, engine="auto")
+    assert view.diagnosis is not None
+    assert view.diagnosis.verdict == expected.verdict
+    assert [f.rule for f in view.diagnosis.findings] == [f.rule for f in expected.findings]
+    assert len(view.earlier) == 2
+    assert view.earlier[0].startswith("earlier run ") and "@1 " in view.earlier[0] and "PROBLEMS" in view.earlier[0]
+    assert "@2 " in view.earlier[1] and view.earlier[1].endswith("the run of the file before it, continued")
+    assert view.key != continued.key  # a new run: piped output says so
+
+
+def test_stdin_that_ends_without_a_log_line_says_so() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "logdoctor.app.cli", "watch", "-"], input="hello\n", capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert " ended  <stdin> ended: 1 line(s) read, none of a vLLM, SGLang or NCCL format" in last
+    assert "not-a-log" not in result.stdout and "healthy" not in result.stdout

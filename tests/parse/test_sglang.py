@@ -73,12 +73,18 @@ def test_batch_line_keeps_rank_and_timestamp() -> None:
     [
         "[2025-01-23 19:35:15 TP0] Load weight begin. avail mem=78.81 GB",
         "[2025-01-23 19:35:16 TP0] Using model weights format ['*.safetensors']",
-        "[2026-02-26 05:19:58] WARNING server_args.py:1245: DSA with TP mode is active, dp_size=1, tp_size=8",
         '[2025-01-23 19:35:28] INFO:     127.0.0.1:47208 - "GET /v1/models HTTP/1.1" 200 OK',
     ],
 )
 def test_lines_without_events(text: str) -> None:
     assert parse_text(text) == []
+
+
+def test_a_warning_no_line_type_reads_is_a_warning_not_understood() -> None:
+    (event,) = parse_text(
+        "[2026-02-26 05:19:58] WARNING server_args.py:1245: DSA with TP mode is active, dp_size=1, tp_size=8"
+    )
+    assert (event.type, getattr(event, "cause", "-"), event.level) == ("engine_warning", None, "WARNING")
 
 
 # --- §2 the server_args dump --------------------------------------------------------------------------

@@ -49,8 +49,9 @@ def test_story_with_gpu_flag(story: Profile) -> None:
     e = expected(dep, table, measured_per_request=inputs.measured_per_request)
     # 29.4 GB a GPU at 768 GB/s x 0.88 is 22.6 tok/s without speculation; tau 1.29 from the per-position rates
     assert e.tokens_per_step == pytest.approx(1.294, abs=0.01)
-    assert 24 < e.per_request_tok_s < 30
-    assert e.ratio is not None and 0.6 < e.ratio < 0.8
+    # vLLM's measured 0.85 ms a drafted token x 15 on top of the bytes: below the 24.7 of plain decode
+    assert 20 < e.per_request_tok_s < 24
+    assert e.ratio is not None and 0.7 < e.ratio < 0.9
 
 
 def test_story_layers_add_the_allreduce(story: Profile) -> None:
@@ -66,7 +67,7 @@ def test_story_without_gpu_says_what_to_pass(story: Profile) -> None:
     inputs = deployment_from_profile(story)
     assert inputs.deployment is None
     assert inputs.unknown[0].what == "GPU"
-    assert '--gpu "RTX A6000"' in inputs.unknown[0].how
+    assert "--gpu NAME" in inputs.unknown[0].how and "logdoctor gpus" in inputs.unknown[0].how
 
 
 def test_unknown_gpu_name(story: Profile) -> None:

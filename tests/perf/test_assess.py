@@ -3,6 +3,7 @@ findings, ranking and the gap attributed, on the story fixtures and a real healt
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.errors import ConfigError
-from logdoctor.perf.assess import HEALTHY_LOW, assess, effect_score, rank
+from logdoctor.perf.assess import assess, effect_score, rank
 from logdoctor.perf.options import PerfOptions, gpu_from_facts, perf_options
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, parse_sources, profile_of
 
@@ -51,41 +52,76 @@ def test_story_bound_ratio_and_summary(story: Diagnosis) -> None:
     p = story.performance
     assert p is not None and p.known
     assert p.gpu == "RTX A6000" and p.gpus == 2 and p.tp == 2 and p.batch == 1
-    # 768 GB/s x 0.88 over ~28 GB a step, x 1.29 tokens a step (the measured acceptance), minus all-reduce/drafting
-    assert p.expected_per_request_tok_s is not None and 20 < p.expected_per_request_tok_s < 40
+    # 768 GB/s x 0.88 over ~28 GB a step, x 1.29 tokens a step (the measured acceptance), with the all-reduces,
+    # the drafting and vLLM's 0.85 ms a drafted token x 15
+    assert p.expected_per_request_tok_s is not None and 18 < p.expected_per_request_tok_s < 25
     assert p.measured_per_request_tok_s == pytest.approx(18.2, abs=0.3)
-    # as deployed (1.29 tokens a step) the run is at 50-80% of its bound: the wrong question. What this hardware
-    # could do for the model is the best of no speculation and DFlash at its published acceptance (6.3 at k=15):
-    # against that the run is far below what healthy runs reach.
-    assert p.ratio_as_deployed is not None and HEALTHY_LOW < p.ratio_as_deployed < 0.8
-    assert p.expected_no_spec_tok_s is not None and p.expected_typical_spec_tok_s is not None
-    assert p.expected_no_spec_tok_s < p.expected_per_request_tok_s < p.expected_typical_spec_tok_s
-    assert p.typical_acceptance == 6.3 and p.typical_source and "sglang/pull/16818" in p.typical_source
-    assert p.expected_hardware_tok_s == p.expected_typical_spec_tok_s
+    # the run is near its own bound as deployed; speculation as deployed is slower than plain decode by the model
+    assert p.ratio_as_deployed is not None and 0.7 < p.ratio_as_deployed < 0.95
+    assert p.expected_no_spec_tok_s is not None and p.expected_per_request_tok_s < p.expected_no_spec_tok_s
+    # the headline is the best of this deployment's own choices (as deployed, no speculation, another k for this
+    # drafter): never DFlash's acceptance published for another drafter on another GPU
+    assert p.typical_acceptance == 6.3 and p.expected_typical_spec_tok_s is not None
+    assert p.expected_hardware_tok_s is not None and p.expected_hardware_tok_s < p.expected_typical_spec_tok_s
+    assert p.best_k == 2 and p.expected_hardware_tok_s > p.expected_no_spec_tok_s
     assert p.measured_per_request_tok_s is not None
-    assert p.basis == "per request" and p.ratio is not None and p.ratio < HEALTHY_LOW
     assert p.ratio == pytest.approx(p.measured_per_request_tok_s / p.expected_hardware_tok_s, rel=1e-2)
-    assert p.band == "below"
     assert re.fullmatch(
-        r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, with speculation at a typical "
-        r"acceptance length 6\.3; as deployed <= \d+, \d+%\)",
+        r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, at k=2 for this drafter; as deployed "
+        r"<= \d+, \d+%\)",
         p.summary,
     )
     assert p.summary in story.verdict.summary
     assert p.working and any("memory time per step" in w for w in p.working)
+    # every line of the working says what it computes: the weights a step reads are not called unread
+    assert not any("does not read" in w for w in p.working)
+    reads = next(w for w in p.working if w.startswith("weights a decode step reads per GPU"))
+    assert "W_gpu - W_unread" in reads
 
 
-def test_story_gap_attributed_to_findings(story: Diagnosis) -> None:
+def test_story_gap_is_the_product_of_the_problems_effects(story: Diagnosis) -> None:
     p = story.performance
     assert p is not None and p.explained is not None and p.gap is not None
-    assert 1.0 < p.explained < p.gap  # the fixes explain part of the gap, not all of it
+    # one share a problem: speculation (its recommended action) and the TP link (custom all-reduce and P2P)
+    assert {s.problem for s in p.shares} == {"speculation", "tp-link"}
+    assert p.explained == pytest.approx(math.prod(s.speedup for s in p.shares), rel=1e-3)
     assert p.gap == pytest.approx(p.explained / (p.ratio_as_deployed or 1), rel=1e-2)
-    # each fix alone; P2P back on two GPUs brings custom all-reduce back too, so together they count once
-    assert {s.rule for s in p.shares} == {"below-break-even", "custom-allreduce-off", "tp-over-pcie"}
-    product = 1.0
+    # each share is the effect its problem carries: the same number in the box, the finding and the JSON
+    by_id = {pr.id: pr for pr in story.problems}
     for share in p.shares:
-        product *= share.speedup
-    assert p.explained < product
+        effect = by_id[share.problem].effect
+        assert effect is not None and effect.speedup == share.speedup
+
+
+def test_story_problems_group_the_rules(story: Diagnosis) -> None:
+    ids = [pr.id for pr in story.problems]
+    assert ids[0] == "speculation" and "tp-link" in ids and len(ids) == len(set(ids))
+    spec, link = story.problems[0], next(pr for pr in story.problems if pr.id == "tp-link")
+    assert {"below-break-even", "low-acceptance"} <= set(spec.rules)  # and vLLM 0.20.1's known DFlash issue
+    assert set(link.rules) == {"custom-allreduce-off", "tp-over-pcie"}
+    assert all(f.problem for f in story.findings)  # every rule's finding is kept, naming its problem
+    assert "1 likely problem(s); top: speculation" in story.verdict.summary
+
+
+def test_story_one_recommended_action_with_alternatives(story: Diagnosis) -> None:
+    """The model's own MTP head (the architecture line says Qwen3_5ForConditionalGeneration ships one) at the
+    published MTP acceptance first, then k=2 for this drafter, then no speculation: each with its expected tok/s
+    on 2x RTX A6000, none slower than as deployed, none the value already set."""
+    spec = story.problems[0]
+    assert spec.effect is not None and spec.actions
+    first = spec.actions[0]
+    assert '"method": "mtp"' in first.text and first.source and "sglang/pull/3582" in first.source
+    assert "Qwen3_5ForConditionalGeneration" in first.note
+    modelled = [a for a in spec.actions if a.expected_tok_s is not None]
+    assert [a.expected_tok_s for a in modelled] == sorted((a.expected_tok_s or 0 for a in modelled), reverse=True)
+    assert all((a.speedup or 0) > 1 for a in modelled)
+    assert spec.effect.speedup == pytest.approx(first.speedup or 0, rel=1e-3)
+    texts = [a.text for a in spec.actions]
+    assert any('"dflash", "num_speculative_tokens": 2}' in t for t in texts)
+    assert "drop --speculative-config" in texts
+    assert not any('"num_speculative_tokens": 15}' in t for t in texts)  # never the k already set
+    # a loss reads as a loss
+    assert "speculation as deployed runs at 0." in spec.effect.statement
 
 
 def test_firm_effect_replaces_the_score_and_uncertain_one_only_raises(
@@ -98,9 +134,8 @@ def test_firm_effect_replaces_the_score_and_uncertain_one_only_raises(
     assert allreduce.effect.speedup == pytest.approx(1.022, abs=0.01)
     assert allreduce.effect.rule_score == 60 and allreduce.score == effect_score(allreduce.effect.speedup) < 50
     spec = found["below-break-even"]
-    assert spec.effect is not None and not spec.effect.firm  # the drafter's cost is assumed
-    # the rule's break-even for a DFlash block at k=15: 1.05 + 0.2 x 15 = 4.05 (speculation.break_even)
-    assert spec.score == spec.effect.rule_score == 82
+    assert spec.effect is not None and not spec.effect.firm  # the drafter's cost and the MTP acceptance are assumed
+    assert spec.score == max(spec.effect.rule_score, effect_score(spec.effect.speedup))
     assert story.findings[0].rule == "below-break-even"
     assert [f.score for f in story.findings] == sorted((f.score for f in story.findings), reverse=True)
     # no finding is dropped by the model
@@ -108,28 +143,16 @@ def test_firm_effect_replaces_the_score_and_uncertain_one_only_raises(
     assert {f.rule for f in plain.findings} == set(found)
 
 
-def test_story_best_k_fix_replaces_the_rules_k(story: Diagnosis) -> None:
-    """With vLLM's measured 0.85 ms a drafted token (speculation.OVERHEAD_SECONDS_PER_DRAFTED_TOKEN) on the story's
-    42 ms plain step, k=15 at these per-position rates costs more than it gains; k=2 is the best (1.08x plain)."""
-    spec = _by_rule(story)["below-break-even"]
-    assert spec.fix[0].startswith(
-        'by the model: --speculative-config \'{"method": "dflash", "num_speculative_tokens": 2}\''
-    )
-    assert "1.08x plain decode" in spec.fix[0]
-    # the rule's own k advice for the same method is replaced; switching to the model's MTP head stays
-    assert not any('"dflash", "num_speculative_tokens": 1}' in step for step in spec.fix)
-    assert any('"method": "mtp"' in step for step in spec.fix)
-
-
 def test_unknown_gpu_says_so_and_keeps_every_score(rules: list[LoadedRule]) -> None:
     d = _diagnose(STORY, rules, None)
     p = d.performance
     assert p is not None and not p.known
     gpu = next(u for u in p.unknown if u.what == "GPU")
-    assert '--gpu "RTX A6000"' in gpu.how
+    assert "--gpu NAME" in gpu.how and "logdoctor gpus" in gpu.how and "2 GPU(s)" in gpu.how
     parsed = _parsed(STORY)
     findings, _, _ = evaluate(rules, profile_of(parsed), parsed.lookup)
-    assert [(f.rule, f.score) for f in d.findings] == [(f.rule, f.score) for f in findings]
+    ranked = [(f.rule, f.score) for f in d.findings if f.kind == "rule"]  # known issues of the release aside
+    assert ranked == [(f.rule, f.score) for f in findings]
     assert all(f.effect is None for f in d.findings)
     assert "expected <=" not in d.verdict.summary
 
@@ -202,7 +225,7 @@ def test_rank_interleaves_by_score_and_drops_nothing() -> None:
 
 
 def test_bad_gpu_and_bad_hardware_file_are_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r'--gpu: unknown GPU: RTX Z9 .*--gpu "RTX A6000"'):
+    with pytest.raises(ConfigError, match=r"--gpu: unknown GPU: RTX Z9 \(nearest known: .*`logdoctor gpus`"):
         perf_options("RTX Z9")
     bad = tmp_path / "hw.yaml"
     bad.write_text("models:\n  Foo-7B:\n    layerz: 3\n", encoding="utf-8")

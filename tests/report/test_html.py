@@ -53,7 +53,8 @@ def expected_points(log: Path) -> dict[str, int]:
     stats = [e for e in events if e["type"] == "scheduler_stats"]
     decode = [e for e in stats if e["format"] in DECODE_FORMATS and e.get("generation_throughput") is not None]
     return {
-        "decode": len(decode) + sum(1 for e in decode if e.get("running")),
+        "decode": len(decode),
+        "per-request": sum(1 for e in decode if e.get("running")),
         "acceptance": sum(
             1 for e in events if e["type"] == "spec_decode_stats" and e.get("mean_acceptance_length") is not None
         ),
@@ -97,14 +98,14 @@ def test_story_page_loads_clean_with_every_point(browser: Browser, tmp_path: Pat
     assert cli("diagnose", str(DFLASH), "--format", "html", "-o", str(out)) == 1  # findings: exit 1 as ever
     page = browser.open(out)
     assert page.console == []
-    assert page.evaluate("document.body.dataset.chartsReady") == "4"
+    assert page.evaluate("document.body.dataset.chartsReady") == "5"
     charts = charts_in(page)
     expected = expected_points(DFLASH)
-    assert expected == {"decode": 60, "acceptance": 30, "kv": 30, "queue": 60}  # the fixture as it is
+    assert expected == {"decode": 30, "per-request": 30, "acceptance": 30, "kv": 30, "queue": 60}  # the fixture
     for name, count in expected.items():
         assert charts[f"d0-{name}"] == {"declared": count, "rendered": count, "drawn": count}, name
     # uPlot drew into a canvas of the chart's size
-    assert page.evaluate("document.querySelectorAll('figure.chart canvas').length") == 4
+    assert page.evaluate("document.querySelectorAll('figure.chart canvas').length") == 5
     text = page.evaluate("document.body.innerText")
     assert "spec-net-loss" in text and "below-break-even" in text
     assert "SpecDecoding metrics: Mean acceptance length: 1.27" in text  # evidence, whole
@@ -133,14 +134,12 @@ def test_diff_overlays_both_timelines(browser: Browser, tmp_path: Path) -> None:
     series = page.evaluate(
         "JSON.stringify([...document.querySelectorAll('#diff-decode .u-legend .u-label')].map(e => e.textContent))"
     )
-    assert json.loads(series) == [
-        "baseline: aggregate",
-        "baseline: per request (right axis)",
-        "candidate: aggregate",
-        "candidate: per request (right axis)",
-    ]
-    assert page.evaluate("document.querySelectorAll('#diff-decode .u-axis').length") == 3  # x, tok/s, per request
-    assert page.evaluate("document.querySelectorAll('#diff-kv .u-axis').length") == 2
+    assert json.loads(series) == ["baseline: aggregate", "candidate: aggregate"]
+    # one y axis a chart: the per-request rate has its own chart, never a second scale drawn over the first
+    for chart in ("decode", "per-request", "kv"):
+        assert page.evaluate(f"document.querySelectorAll('#diff-{chart} .u-axis').length") == 2, chart
+    drawn = json.loads(page.evaluate("JSON.stringify(window.logdoctorCharts)"))
+    assert all(c["scales"] == ["y"] and not c["clock"] for c in drawn)  # two deployments: seconds since serving
     text = page.evaluate("document.body.innerText")
     assert "candidate is 4.0x slower per request" in text
     assert "num_speculative_tokens" in text
@@ -163,7 +162,7 @@ def test_log_text_never_becomes_markup(browser: Browser, tmp_path: Path) -> None
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert page.evaluate("document.querySelectorAll('img, b').length") == 0
     assert page.evaluate("document.querySelectorAll('script').length") == 3  # data, uPlot, ours
-    assert page.evaluate("document.body.dataset.chartsReady") == "4"  # the page still works
+    assert page.evaluate("document.body.dataset.chartsReady") == "5"  # the page still works
     shown = page.evaluate("document.body.textContent")
     assert shown.count(payload) >= 2  # the evidence line and the warning marker, as text
 
@@ -213,3 +212,61 @@ def test_a_blank_page_counts_as_blank(browser: Browser, tmp_path: Path) -> None:
     empty = tmp_path / "empty.html"
     empty.write_text("<!DOCTYPE html><html><body style='background:#fff'></body></html>", encoding="utf-8")
     assert png_colours(browser.open(empty).screenshot()) == 1
+
+
+def _stats_line(stamp: str, running: int, throughput: float) -> str:
+    return (
+        f"INFO {stamp} [loggers.py:257] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+        f"throughput: {throughput} tokens/s, Running: {running} reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, "
+        "Prefix cache hit rate: 0.0%"
+    )
+
+
+def test_an_idle_stretch_is_a_gap_and_the_axis_is_the_logs_clock(browser: Browser, tmp_path: Path) -> None:
+    """Constructed: stats every 10 s from 09:00:00 to 09:01:00, nothing for four hours, then 13:00:00 to
+    13:01:00. The lines are broken over the idle hours (no slope drawn through them), and the x axis reads the
+    log's clock."""
+    lines = ["INFO 05-08 09:00:00 [api_server.py:1] vLLM API server version 0.20.1"]
+    for hour in (9, 13):
+        for second in range(0, 61, 10):
+            running = 1 if hour == 9 else 40
+            lines.append(_stats_line(f"05-08 {hour:02d}:{second // 60:02d}:{second % 60:02d}", running, 20.0 * running))
+    log = tmp_path / "idle.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "idle.html"
+    cli("diagnose", str(log), "--format", "html", "-o", str(out))
+    page = browser.open(out)
+    assert page.console == []
+    drawn = {c["id"]: c for c in json.loads(page.evaluate("JSON.stringify(window.logdoctorCharts)"))}
+    for chart in ("d0-decode", "d0-queue"):
+        assert drawn[chart]["gaps"] >= 1 and drawn[chart]["clock"], drawn[chart]
+        assert drawn[chart]["scales"] == ["y"]
+    assert drawn["d0-decode"]["points"] == 14
+    labels = json.loads(
+        page.evaluate(
+            "JSON.stringify(window.logdoctorPlots['d0-decode'].axes[0]._values)"  # the labels uPlot drew
+        )
+    )
+    assert labels and all(re.fullmatch(r"\d\d:\d\d", label) for label in labels), labels
+    assert any(label.startswith(("10:", "11:", "12:")) for label in labels)  # the idle hours are on the axis
+    # the rendered line: the canvas column halfway through the idle hours has no pixel of the line's colour
+    # (#1f77b4), where a line joined across them would cross it; a column inside the served minute has some
+    blue = page.evaluate(
+        """(() => {
+          const u = window.logdoctorPlots['d0-decode'];
+          const xs = u.data[0];
+          const column = (t) => {
+            const x = Math.round(u.valToPos(t, 'x', true));
+            const img = u.ctx.getImageData(x, u.bbox.top, 1, u.bbox.height).data;
+            let n = 0;
+            for (let i = 0; i < img.length; i += 4) {
+              if (Math.abs(img[i] - 31) < 40 && Math.abs(img[i + 1] - 119) < 40 && Math.abs(img[i + 2] - 180) < 40
+                  && img[i + 3] > 100) n++;
+            }
+            return n;
+          };
+          const idle = (60 + (xs[xs.length - 1] - 60)) / 2;
+          return [column(idle), column(35), xs.length];
+        })()"""
+    )
+    assert blue[0] == 0 and blue[1] > 0, blue

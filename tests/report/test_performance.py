@@ -4,6 +4,7 @@ options, through the CLI on the story fixture."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -42,23 +43,24 @@ def test_json_without_gpu_says_what_to_pass() -> None:
     _, out, _ = run("diagnose", str(STORY), "--format", "json")
     perf = json.loads(out)["performance"]
     assert perf["known"] is False
-    assert any(u["what"] == "GPU" and '--gpu "RTX A6000"' in u["how"] for u in perf["unknown"])
+    assert any(u["what"] == "GPU" and "--gpu NAME" in u["how"] for u in perf["unknown"])
 
 
 def test_terminal_section_and_gap_attribution() -> None:
     _, out, _ = run("diagnose", str(STORY), *GPU)
     flat = " ".join(out.split())
     assert "Expected performance" in flat
-    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, with speculation", flat)
-    assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d without speculation \(\d+%\)", flat)
-    assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: spec-net-loss", flat)
+    assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, at k=2 for this drafter", flat)
+    assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d as deployed", flat)
+    assert re.search(r"<= \d+\.\d without speculation \(\d+%\)", flat)
+    assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: speculation \d\.\d+x .* x tp-link", flat)
     _, verbose, _ = run("diagnose", str(STORY), *GPU, "--verbose")
     assert "memory time per step" in " ".join(verbose.split())
 
 
 def test_terminal_unknown_gpu_line() -> None:
     _, out, _ = run("diagnose", str(STORY))
-    assert 'GPU unknown; pass --gpu "RTX A6000"' in " ".join(out.split())
+    assert "GPU unknown; the log says 2 GPU(s)" in " ".join(out.split()) and "logdoctor gpus" in out
 
 
 def test_markdown_github_html_carry_it() -> None:
@@ -78,9 +80,9 @@ def test_above_bound_is_said() -> None:
 def test_bad_gpu_is_one_line_exit_2(tmp_path: Path) -> None:
     code, out, err = run("diagnose", str(STORY), "--gpu", "RTX Z9")
     assert code == 2 and out == ""
-    assert err.strip().splitlines() == [
-        'logdoctor: error: --gpu: unknown GPU: RTX Z9 (pass --gpu with a name from `hardware.yaml`, e.g. --gpu "RTX A6000")'
-    ]
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("logdoctor: error: --gpu: unknown GPU: RTX Z9 (nearest known: ")
+    assert "`logdoctor gpus` lists every name --gpu takes)" in err
     bad = tmp_path / "hw.yaml"
     bad.write_text("gpus: [1, 2\n", encoding="utf-8")
     code, _, err = run("diagnose", str(STORY), "--hardware", str(bad))
@@ -105,9 +107,10 @@ def test_user_hardware_file_adds_a_gpu(tmp_path: Path) -> None:
     perf = json.loads(out)["performance"]
     assert perf["gpu"] == "Lab Card"
     _, base, _ = run("diagnose", str(STORY), *GPU, "--format", "json")
-    # twice the A6000's bandwidth: a bound a little under twice as high (all-reduce and drafting do not scale)
+    # twice the A6000's bandwidth: a bound well under twice as high (all-reduce, drafting and the engine's per-step
+    # overhead of the drafted tokens do not scale with it)
     ratio = perf["expected_per_request_tok_s"] / json.loads(base)["performance"]["expected_per_request_tok_s"]
-    assert 1.6 < ratio < 2.0
+    assert 1.4 < ratio < 2.0
 
 
 def test_diff_attributes_the_gap_by_the_model() -> None:
@@ -120,9 +123,22 @@ def test_diff_attributes_the_gap_by_the_model() -> None:
     # MTP at tau ~3 against DFlash at tau 1.29 on the same GPUs: the bounds differ about 2.2x of the measured 4x
     assert gap["expected_ratio"] == pytest.approx(base / cand, rel=1e-3)
     assert 1.5 < gap["expected_ratio"] < gap["ratio"]
-    assert gap["expected_summary"].startswith("by the model, the deployments' settings explain")
+    assert gap["expected_summary"].startswith("bounds as deployed: baseline ")
+    # the split is the candidate's problems' effects, the same numbers `diagnose` gives: speculation (its
+    # recommended action); the TP link fires on the baseline too and explains none of the gap
+    assert gap["method"] == "model"
+    assert [s["problem"] for s in gap["attribution"]] == ["speculation"]
+    assert "custom-allreduce-off" in gap["left_out"]
+    _, diagnosis, _ = run("diagnose", str(STORY), *GPU, "--format", "json")
+    problems = {p["id"]: p for p in json.loads(diagnosis)["problems"]}
+    assert gap["attribution"][0]["factor"] == pytest.approx(problems["speculation"]["effect"]["speedup"], rel=1e-3)
+    explained = gap["attribution"][0]["factor"]
+    assert gap["unexplained_share"] == pytest.approx(1 - math.log(explained) / math.log(gap["ratio"]), abs=1e-3)
     _, text, _ = run("diff", str(SGLANG), str(STORY), *GPU)
-    assert "by the model, the deployments' settings explain" in " ".join(text.split())
+    flat = " ".join(text.split())
+    assert re.search(
+        r"by the model: speculation \d\.\d\dx of 4\.0\dx; the other \d\.\d\dx the model does not explain", flat
+    )
     _, md, _ = run("diff", str(SGLANG), str(STORY), *GPU, "--format", "markdown")
     assert "by the model" in md
     _, plain, _ = run("diff", str(SGLANG), str(STORY))

@@ -87,7 +87,7 @@ def report_json(path: Path) -> dict[str, Any]:
 
 
 def _likely_count(summary: str) -> int | None:
-    match = re.search(r"(\d+) likely cause", summary)
+    match = re.search(r"(\d+) likely problem", summary)
     return int(match.group(1)) if match else None
 
 
@@ -105,7 +105,7 @@ def test_report_in_a_terminal(story: str, columns: int) -> None:
     # the verdict comes first: the line after the header (which names the files and is never folded)
     assert lines[0].startswith("logdoctor ") and str(path) in lines[0]
     assert lines[1].startswith(data["verdict"]["kind"].upper())
-    # counts agree: N likely causes, N boxes, each cause once
+    # counts agree: N likely problems, N boxes, each problem once
     boxes = [line for line in lines if line.startswith("╭─ ")]
     likely = _likely_count(data["verdict"]["summary"])
     assert len(boxes) == (likely or 0)
@@ -150,9 +150,13 @@ def test_explain_and_verbose_show_the_working_and_every_check() -> None:
     _, raw = in_pty(["diagnose", str(DFLASH), "--explain", "-v"], 120)
     text = plain(raw)
     assert data["findings"][0]["working"] in text.replace("\n", " ").replace("│ ", "") or "x strength" in text
-    assert f"Could not check ({len(data['insufficient_data'])}):" in text
+    assert f"Could not check ({len(data['insufficient_data'])})," in text
+    flat = " ".join(text.split())
     for outcome in data["insufficient_data"]:
         assert outcome["rule"] in text
+        # each missing input with the flag, command or lines that give it, never a bare fact name
+        assert outcome["hints"] and all(" ".join(h.split()[:6]) in flat for h in outcome["hints"])
+    assert "NCCL_DEBUG=INFO" in text and "nvidia-smi topo -m" in text and "--disable-log-stats" in text
 
 
 def test_piped_output_is_full_width() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from logdoctor.events import EngineVersion, EventBase, PerfWarning, Preemption, SchedulerStats, SpecDecodeStats
+from logdoctor.parse.pipeline import EventStream
 from logdoctor.report.timeline import parse_timestamp, timeline_of
 
 
@@ -81,3 +84,24 @@ def test_timestamps() -> None:
     assert leap is not None and (leap.month, leap.day) == (2, 29)
     assert parse_timestamp("2026-05-07 09:16:41") is not None
     assert parse_timestamp("yesterday") is None
+
+
+def test_gaps_break_a_series_at_several_of_its_usual_intervals() -> None:
+    from logdoctor.report.timeline import gaps
+
+    every_ten = [(float(t), 1.0) for t in range(0, 61, 10)]
+    assert gaps(every_ten) == []
+    idle = [*every_ten, *[(14400.0 + t, 1.0) for t in range(0, 61, 10)]]
+    assert gaps(idle) == [(60 + 14400) / 2]  # one break, in the idle stretch
+    assert gaps([(0.0, 1.0), (25.0, 1.0), (30.0, 1.0), (40.0, 1.0)]) == []  # 25 s: under 3 x 10 s
+    assert gaps([(0.0, 1.0), (0.001, 1.0), (0.002, 1.0)]) == []  # lines of one second are never a gap
+
+
+def test_the_origin_is_the_logs_clock_at_the_first_throughput_line() -> None:
+    from logdoctor.report.timeline import timeline_of
+
+    story = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
+    lines = list(enumerate(story.read_text(encoding="utf-8").splitlines(), start=1))
+    timeline = timeline_of(list(EventStream(story.name, lines)))
+    assert timeline.origin is not None and timeline.origin.startswith("2000-05-")  # vLLM prints no year
+    assert not timeline.dated

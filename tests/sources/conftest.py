@@ -222,14 +222,20 @@ def start_sshd(lab_root: Path, name: str, address: str, authorized: Path, extra:
 
 
 FAKE_NVIDIA_SMI = """#!/bin/sh
-# fake nvidia-smi: prints captured output of a 2xH200 host
+# fake nvidia-smi: prints captured output of a 2xH200 host (topology, GPU list) and, for the GPU state, the
+# compute processes and -q, the real captures of an H200 under load in fixtures/inputs/env
 case "$*" in
   "topo -m") cat {corpus}/nvidia-smi-topo-m.txt ;;
   "topo -p2p r") cat {corpus}/nvidia-smi-topo-p2p.txt ;;
-  --query-gpu=*) cat {corpus}/nvidia-smi-query.csv ;;
+  "--query-gpu=index,name,pci.bus_id,memory.total,driver_version --format=csv") cat {corpus}/nvidia-smi-query.csv ;;
+  --query-gpu=*) cat {env}/query-gpu-h200-load-captured.csv ;;
+  --query-compute-apps=*) cat {env}/compute-apps-h200-load-captured.csv ;;
+  "-q") cat {env}/nvidia-smi-q-h200-load-captured.txt ;;
   *) echo "fake nvidia-smi: unsupported $*" >&2; exit 2 ;;
 esac
 """
+ENV_CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "inputs" / "env"
+KERNEL_LOG = "kernel.log"  # in the lab's root, what the fake `journalctl -k` prints: empty unless a test fills it
 
 FAKE_DOCKER = """#!/bin/sh
 # fake docker: one running vLLM container whose logs carry docker --timestamps
@@ -249,7 +255,8 @@ echo "sglang-router.service loaded active running SGLang server"
 """
 
 FAKE_JOURNALCTL = """#!/bin/sh
-# fake journalctl -u UNIT: journald short format
+# fake journalctl -u UNIT: journald short format; -k: the lab's kernel.log
+[ "$1" = -k ] && { cat {kernel_log}; exit 0; }
 [ "$2" = sglang-router.service ] || { echo "-- No entries --"; exit 0; }
 while IFS= read -r line; do echo "Nov 30 10:00:00 node2 python3[4242]: $line"; done < {journal_log}
 """
@@ -275,13 +282,16 @@ def _write_fakes(lab_root: Path) -> Path:
         )
     docker_log = lab_root / "docker-container.log"
     docker_log.write_text("\n".join(vllm_log_lines()) + "\n")
+    (lab_root / KERNEL_LOG).write_text("")
     journal_log = lab_root / "journal.log"
     journal_log.write_text("\n".join(SGLANG_LINES) + "\n")
     scripts = {
-        "nvidia-smi": FAKE_NVIDIA_SMI.replace("{corpus}", str(device)),
+        "nvidia-smi": FAKE_NVIDIA_SMI.replace("{corpus}", str(device)).replace("{env}", str(ENV_CAPTURES)),
         "docker": FAKE_DOCKER.replace("{docker_log}", str(docker_log)),
         "systemctl": FAKE_SYSTEMCTL,
-        "journalctl": FAKE_JOURNALCTL.replace("{journal_log}", str(journal_log)),
+        "journalctl": FAKE_JOURNALCTL.replace("{journal_log}", str(journal_log)).replace(
+            "{kernel_log}", str(lab_root / KERNEL_LOG)
+        ),
     }
     for name, text in scripts.items():
         path = fakebin / name

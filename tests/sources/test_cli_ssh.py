@@ -134,7 +134,8 @@ def test_fleet_as_html_and_github(ssh_lab: SshLab, tmp_path: Path) -> None:
     html = page.read_text(encoding="utf-8")
     assert '<a href="#d0">kpro5</a>' in html and f'<a href="#d1">{down}</a>' in html
     assert '<section class="deployment" id="d1">' in html and "not collected" in html
-    assert 'id="d0-decode" data-points="60"' in html  # 30 stats lines: aggregate and per request
+    assert 'id="d0-decode" data-points="30"' in html  # 30 stats lines: the aggregate rate
+    assert 'id="d0-per-request" data-points="30"' in html  # and the per-request rate, a chart of its own
     assert 'id="d1-decode" data-points="0"' in html
     code, out, _ = run(*args, "--format", "github")
     assert out.startswith("## Fleet\n") and "## kpro5" in out and "```text" in out

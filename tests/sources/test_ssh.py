@@ -32,6 +32,7 @@ from logdoctor.sources.ssh import (
 )
 from logdoctor.sources.sshconfig import load_ssh_config, resolve
 from tests.sources.conftest import (
+    KERNEL_LOG,
     KEYWORDS,
     SGLANG_LINES,
     VLLM_LINES,
@@ -43,6 +44,7 @@ from tests.sources.conftest import (
     vllm_log_lines,
 )
 
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 THROUGHPUT = VLLM_LINES[1]
 SPEC = VLLM_LINES[4]
 
@@ -121,6 +123,34 @@ def test_gpu_host_facts_containers_and_journald(ssh_lab: SshLab) -> None:
     assert [n for n, _ in journal.lines] == [3]
     assert "api_key='***'" in journal.lines[0][1] and "sk-live-123" not in journal.lines[0][1]
     assert "nvidia-smi" not in " ".join(col.notes)
+
+
+def test_gpu_state_processes_and_kernel_log_are_collected(ssh_lab: SshLab) -> None:
+    """The GPU state, compute processes, `nvidia-smi -q` and the kernel log's NVRM lines, each its own fact (the
+    lab's nvidia-smi is a script printing real captures of an H200 under load; its journalctl -k prints the lab's
+    kernel.log, here the dmesg of NVIDIA/NVSentinel#155)."""
+    kernel_log = ssh_lab.root / KERNEL_LOG
+    kernel_log.write_bytes((FIXTURES / "inputs" / "nvsentinel-155-fallen-off-bus.log").read_bytes())
+    try:
+        col = collect_host(parse_target("node2"), ssh_lab.options(facts=True), KEYWORDS)
+    finally:
+        kernel_log.write_text("")
+
+    assert col.error is None, col.error
+    state = source(col, "nvidia-smi --query-gpu=<GPU state> --format=csv")
+    assert state.lines[1][1].startswith("index, name, pci.bus_id, driver_version, pstate, utilization.gpu [%]")
+    apps = source(col, "nvidia-smi --query-compute-apps=pid,process_name,gpu_bus_id,used_gpu_memory --format=csv")
+    smi = source(col, "nvidia-smi -q")
+    kernel = source(col, "kernel log NVRM lines (journalctl -k / dmesg)")
+    assert [text for _, text in kernel.lines[1:]] == [
+        "               NVRM: fallen off the bus and is not responding to commands."
+    ]
+    events = [e for s in (state, apps, smi, kernel) for e in EventStream(s.name, s.lines)]
+    busy = [e for e in events if e.type == "gpu_info" and getattr(e, "utilization_pct", None) == 100]
+    assert len(busy) == 2  # the CSV row and the -q section
+    assert all(getattr(e, "clock_events", None) == ["power-cap"] for e in busy)
+    assert {getattr(e, "pid", None) for e in events if e.type == "gpu_process"} == {616}
+    assert [e.type for e in events if e.type == "gpu_xid"] == ["gpu_xid"]
 
 
 # --- --log -----------------------------------------------------------------------------------------
@@ -675,3 +705,25 @@ def test_data_after_a_channel_is_closed_does_not_kill_the_connection(ssh_lab: Ss
         chan.in_buffer.feed(b"late data\n")  # what the transport thread does with data still in flight
         chan.in_stderr_buffer.feed(b"late data\n")
         assert _run_text(conn, "echo ok")[0] == "ok\n"
+
+
+def test_the_servers_cpu_placement_is_collected(ssh_lab: SshLab, fake_vllm_server: FakeServer) -> None:
+    """The CPU fact names each found server's allowed CPUs and NUMA memory nodes (the lab has no cpufreq, so no
+    governor line), and the host grammars read it."""
+    col = collect_host(parse_target("root@kpro5"), ssh_lab.options(facts=True), KEYWORDS)
+
+    assert col.error is None, col.error
+    cpu = source(col, "CPU governors and the servers' CPU / NUMA placement")
+    assert any(text.startswith(f"cpu placement: server pid {fake_vllm_server.pid}: cpus ") for _, text in cpu.lines)
+    events = list(EventStream(cpu.name, cpu.lines))
+    assert [e.type for e in events] == ["host_info"] and getattr(events[0], "name", None) == "placement"
+
+
+def test_docs_show_the_host_fact_scripts() -> None:
+    from logdoctor.sources.discovery import CPU_SCRIPT, GPU_STATE_FIELDS, GPU_STATE_SCRIPT, KERNEL_XID_SCRIPT
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ssh.md").read_text(encoding="utf-8")
+    assert f"```sh\n{GPU_STATE_SCRIPT}```" in doc, "docs/ssh.md is out of date for GPU_STATE_SCRIPT"
+    assert f"```sh\n{KERNEL_XID_SCRIPT}```" in doc, "docs/ssh.md is out of date for KERNEL_XID_SCRIPT"
+    assert f"```sh\n{CPU_SCRIPT}```" in doc, "docs/ssh.md is out of date for CPU_SCRIPT"
+    assert GPU_STATE_FIELDS in doc

@@ -82,6 +82,7 @@ def test_threshold_change_makes_the_case_fail_naming_rule_and_expectation_line(c
 
 def test_deleted_rule_fails_every_expectation_that_names_it(cases: Path, rules_copy: Path) -> None:
     rule_file(rules_copy, "custom-allreduce-off").unlink()
+    rule_file(rules_copy, "custom-allreduce-warned").unlink()  # the cause's other diagnose rule
 
     result = invoke("--no-builtin-rules", "--rules", rules_copy, "--no-samples", cases)
 

@@ -16,7 +16,7 @@ import click
 
 from logdoctor.app.cli import end_start_up
 from logdoctor.app.options import option_bundle, parse_size
-from logdoctor.errors import ExitStatus, LogdoctorError, UsageError, internal_error_line
+from logdoctor.errors import ExitStatus, LogdoctorError, RuleError, UsageError, internal_error_line
 from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES, DEFAULT_READ_TIMEOUT
 
 if TYPE_CHECKING:
@@ -46,14 +46,34 @@ def stdout_console() -> Console:
     return make_console(color_choice())
 
 
+def quiet_wanted() -> bool:
+    """`--quiet` of this run: nothing on stderr but errors."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().params.get("quiet"))
+
+
 def stderr_console() -> Console:
+    """Progress, prompts and notes; a quiet console (it prints nothing) with `--quiet`."""
+    if quiet_wanted():
+        from rich.console import Console
+
+        return Console(file=sys.stderr, quiet=True)
     from logdoctor.report.terminal import make_console
 
     return make_console(color_choice(), stderr=True)
 
 
+def _print_traceback() -> None:
+    """--debug: the traceback of the exception being handled, on stderr (the exit code stays the documented one)."""
+    import traceback
+
+    sys.stderr.write(traceback.format_exc())
+    sys.stderr.flush()
+
+
 def handle_errors(func: F) -> F:
-    """Turn every LogdoctorError into one line on stderr and its exit code; --debug shows the traceback."""
+    """Turn every LogdoctorError into one line on stderr and its exit code; --debug adds the traceback and keeps
+    the code (a script that checks `$?` reads the same with and without it)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -62,10 +82,10 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except LogdoctorError as exc:
-            if debug:
-                raise
             from logdoctor.sanitize import clean_text
 
+            if debug:
+                _print_traceback()
             click.echo(f"logdoctor: error: {clean_text(str(exc))}", err=True)
             ctx.exit(int(exc.exit_status))
         except BrokenPipeError:
@@ -75,12 +95,12 @@ def handle_errors(func: F) -> F:
             ctx.exit(0)
         except KeyboardInterrupt:
             click.echo("logdoctor: interrupted", err=True)
-            ctx.exit(130)
+            ctx.exit(int(ExitStatus.INTERRUPTED))
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except Exception as exc:  # a bug of ours: exit 4, never 1 (= findings)
             if debug:
-                raise
+                _print_traceback()
             click.echo(f"logdoctor: {internal_error_line(exc)}", err=True)
             ctx.exit(int(ExitStatus.INTERNAL))
 
@@ -128,6 +148,34 @@ def rules_options(func: F) -> F:
         help="Add a directory of rule files (repeatable).",
     )(func)
     return func
+
+
+def _use_advisories(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> None:
+    """`--advisories DIR`: checked here (one line per problem, exit 2), then named to the pipeline through the
+    environment so that worker processes match them too (logdoctor/engine/advisories.py)."""
+    if not value:
+        return
+    import os
+
+    from logdoctor.engine.advisories import ADVISORIES_ENV, load_advisories
+
+    try:
+        load_advisories(value)
+    except RuleError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    os.environ[ADVISORIES_ENV] = os.pathsep.join(str(p) for p in value)
+
+
+def advisories_option(func: F) -> F:
+    return click.option(
+        "--advisories",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        expose_value=False,
+        callback=_use_advisories,
+        metavar="DIR",
+        help="Add a directory of advisory files, <DIR>/<engine>/<id>.yaml (repeatable; docs/advisories.md).",
+    )(func)
 
 
 def _remember_explain(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -282,60 +330,74 @@ def _host_options(values: dict[str, Any]) -> Any:
 
 
 # Options of `diagnose HOST...` and `diff` (docs/ssh.md), given to the command as one `ssh: HostOptions`.
-ssh_options = option_bundle(
-    "ssh",
-    [
-        click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
-        click.option(
-            "-i",
-            "--identity",
-            "identities",
-            multiple=True,
-            type=click.Path(dir_okay=False),
-            help="Private key (repeatable).",
-        ),
-        click.option(
-            "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0.1),
-            help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
-        ),
-        click.option(
-            "--read-timeout",
-            type=click.FloatRange(min=0.1),
-            default=DEFAULT_READ_TIMEOUT,
-            show_default=True,
-            help="Seconds one remote log read may take (what arrived is kept, marked partial).",
-        ),
-        click.option(
-            "--log",
-            "logs",
-            multiple=True,
-            metavar="REMOTE_PATH_OR_GLOB",
-            help="Read this remote log instead of discovering logs (repeatable).",
-        ),
-        click.option("--sudo", is_flag=True, help="Read root-only logs with `sudo -n` (never asks for a password)."),
-        click.option(
-            "--save", type=click.Path(file_okay=False), help="Keep what was collected in DIR/<host>/ with a manifest."
-        ),
-        click.option(
-            "--max-bytes",
-            type=str,
-            metavar="SIZE",
-            callback=parse_size,
-            default=str(DEFAULT_MAX_BYTES),
-            show_default="64M",
-            help="Most bytes of log lines to transfer from one host.",
-        ),
-        click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
-        click.option(
-            "--jobs", type=click.IntRange(min=1), default=DEFAULT_JOBS, show_default=True, help="Hosts at a time."
-        ),
-    ],
-    _host_options,
-)
+_SSH_OPTIONS = [
+    click.option("--ssh-config", type=click.Path(dir_okay=False), help="ssh config file (default ~/.ssh/config)."),
+    click.option(
+        "-i",
+        "--identity",
+        "identities",
+        multiple=True,
+        type=click.Path(dir_okay=False),
+        help="Private key (repeatable).",
+    ),
+    click.option(
+        "--known-hosts", type=click.Path(dir_okay=False), help="known_hosts file (default ~/.ssh/known_hosts)."
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.1),
+        help="Seconds to connect, log in, and run each remote command other than a log read (default 10).",
+    ),
+    click.option(
+        "--read-timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_READ_TIMEOUT,
+        show_default=True,
+        help="Seconds one remote log read may take (what arrived is kept, marked partial).",
+    ),
+    click.option(
+        "--log",
+        "logs",
+        multiple=True,
+        metavar="REMOTE_PATH_OR_GLOB",
+        help="Read this remote log instead of discovering logs (repeatable).",
+    ),
+    click.option("--sudo", is_flag=True, help="Read root-only logs with `sudo -n` (never asks for a password)."),
+    click.option(
+        "--save", type=click.Path(file_okay=False), help="Keep what was collected in DIR/<host>/ with a manifest."
+    ),
+    click.option(
+        "--max-bytes",
+        type=str,
+        metavar="SIZE",
+        callback=parse_size,
+        default=str(DEFAULT_MAX_BYTES),
+        show_default="64M",
+        help="Most bytes of log lines to transfer from one host.",
+    ),
+    click.option("--accept-new", is_flag=True, help="Trust and record an unknown host key (never a changed one)."),
+    click.option(
+        "--jobs",
+        type=click.IntRange(min=1),
+        default=DEFAULT_JOBS,
+        show_default="twice the CPUs, at least 8",  # the same words on every machine, as docs/cli.md has them
+        help="Hosts at a time.",
+    ),
+]
+ssh_options = option_bundle("ssh", _SSH_OPTIONS, _host_options)
+
+
+def ssh_option_list(names: Sequence[str]) -> list[Callable[[Any], Any]]:
+    """The SSH options whose long names are `names` (`watch` offers those a follow can honour)."""
+
+    def long_name(option: Callable[[Any], Any]) -> str:
+        def probe() -> None: ...
+
+        option(probe)
+        param = probe.__click_params__[0]  # type: ignore[attr-defined]
+        return str(next(o for o in param.opts if o.startswith("--")))
+
+    return [option for option in _SSH_OPTIONS if long_name(option) in names]
 
 
 __all__ = ["FAIL_ON", "parse_size"]

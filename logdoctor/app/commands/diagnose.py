@@ -14,6 +14,7 @@ import click
 
 from logdoctor.app.cli import LogdoctorCommand, examples
 from logdoctor.app.commands.common import (
+    advisories_option,
     emit_many,
     engine_option,
     exit_code_for,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 @click.argument("targets", nargs=-1, metavar="[PATH... | - | HOST... | URL...]")
 @engine_option
 @rules_options
+@advisories_option
 @report_options
 @ssh_options
 @store_options
@@ -210,7 +212,26 @@ def diagnose(
             progress=host_progress,
         )
     shown = [observed.get(index) or observed_of(fmt, ()) for index in range(len(collections))]
+    host_names = [c.host for c in collections]
+    from logdoctor.app.peers import host_outliers, outlier_lines
+    from logdoctor.report.outliers import Outlier
+
+    differing = host_outliers(host_names, diagnoses) if len(diagnoses) > 1 else []
+    # JSON carries the hosts whose speed is known beside the fleet's; the text reports name every one
+    timed = [
+        Outlier(name=o.host, per_request=o.per_request, median=o.median, reason=o.reason)
+        for o in differing
+        if o.per_request is not None and o.median
+    ]
     with written_to(output):
-        emit_many(diagnoses, [c.host for c in collections], fmt, verbose, shown)
+        emit_many(diagnoses, host_names, fmt, verbose, shown, outliers=timed)
+        state_lines = outlier_lines(differing, len(diagnoses))
+        if state_lines and fmt == "markdown":
+            from logdoctor.report.mdtext import text
+
+            items = "\n".join(f"- {text(line.strip())}" for line in state_lines[1:])
+            click.echo(f"\n## Host-state outliers\n\n{text(state_lines[0])}\n\n{items}\n")
+        elif state_lines and fmt == "text":
+            click.echo("\n".join(state_lines))
     failed = any(not c.complete for c in collections)
     ctx.exit(int(ExitStatus.COLLECTION) if failed else exit_code_for(diagnoses, fail_on))

@@ -14,6 +14,7 @@ import click
 from logdoctor.app.cli import LogdoctorCommand, examples
 from logdoctor.app.commands.common import (
     EngineChoice,
+    advisories_option,
     exit_code_for,
     explain_wanted,
     handle_errors,
@@ -115,6 +116,7 @@ _SIDE_ENGINE = EngineChoice()
     help="Compare the last two server starts of one LOG: the one before the last is the baseline (docs/cli.md).",
 )
 @rules_options
+@advisories_option
 @report_options
 @ssh_options
 @store_options

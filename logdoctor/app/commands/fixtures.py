@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from logdoctor.app.cli import LogdoctorCommand, examples
-from logdoctor.app.commands.common import handle_errors, load_rule_set, rules_options
+from logdoctor.app.commands.common import handle_errors, load_rule_set, quiet_wanted, rules_options
 
 
 @click.command(
@@ -61,5 +61,6 @@ def fixture_tests(
         click.echo(report, nl=False)
     else:
         output.write_text(report, encoding="utf-8")
-        click.echo(f"{output}: {summary_line(suite)}", err=True)
+        if not quiet_wanted():
+            click.echo(f"{output}: {summary_line(suite)}", err=True)
     click.get_current_context().exit(int(suite.exit_status))

@@ -15,7 +15,8 @@ from logdoctor.errors import RuleError, UsageError
 
 
 @click.group(
-    epilog=examples("logdoctor rules list", "logdoctor rules show below-break-even", "logdoctor rules check my-rules/")
+    epilog=examples("logdoctor rules list", "logdoctor rules show spec-net-loss", "logdoctor rules check my-rules/"),
+    no_args_is_help=True,
 )
 def rules() -> None:
     """List, show and check rules."""
@@ -32,21 +33,34 @@ def rules_list(rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
     from logdoctor.sanitize import clean_text
 
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
-    table = Table(show_lines=False)
-    for column in ("id", "cause", "engines", "status", "title"):
-        table.add_column(column, no_wrap=column != "title")
+    # Each cause a heading row and its rules under it: an id and a cause side by side took 70 columns, and an
+    # 80-column terminal cut both and collapsed the rest to `...`. Only the title wraps.
+    table = Table(show_lines=False, box=None, pad_edge=False, show_edge=False)
+    for column in ("cause / rule", "engines", "status", "title"):
+        table.add_column(column, no_wrap=column != "title", overflow="fold")
+    cause = None
     for item in sorted(loaded, key=lambda r: (r.rule.cause, r.id)):
         r = item.rule
-        table.add_row(*(Text(clean_text(cell)) for cell in (r.id, r.cause, ",".join(r.engines), r.status, r.title)))
+        if r.cause != cause:
+            cause = r.cause
+            table.add_row(Text(clean_text(cause), style="bold"))
+        table.add_row(*(Text(clean_text(cell)) for cell in ("  " + r.id, ",".join(r.engines), r.status, r.title)))
     stdout_console().print(table)
 
 
-@rules.command("show", epilog=examples("logdoctor rules show spec-low-acceptance"))
-@click.argument("rule_id")
+@rules.command(
+    "show",
+    epilog=examples(
+        "logdoctor rules show low-acceptance   # a rule", "logdoctor rules show spec-low-acceptance   # a cause"
+    ),
+)
+@click.argument("rule_id", metavar="RULE_ID | CAUSE")
 @rules_options
 @handle_errors
 def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool) -> None:
-    """Print one rule's file."""
+    """Print one rule's file, or list a cause's rules."""
+    import difflib
+
     from logdoctor.sanitize import clean_text, one_line
 
     loaded = load_rule_set(rule_dirs, no_builtin_rules)
@@ -55,7 +69,17 @@ def rules_show(rule_id: str, rule_dirs: tuple[Path, ...], no_builtin_rules: bool
             click.echo(f"# {one_line(item.path)}")
             click.echo(clean_text(Path(item.path).read_text(encoding="utf-8")), nl=False)
             return
-    raise UsageError(f"no rule with id '{rule_id}' (see `logdoctor rules list`)")
+    of_cause = sorted((item for item in loaded if item.rule.cause == rule_id), key=lambda item: item.id)
+    if of_cause:
+        click.echo(f"{one_line(rule_id)} is a cause; its rules (`logdoctor rules show RULE_ID` prints one):")
+        width = max(len(one_line(item.id)) for item in of_cause)
+        for item in of_cause:
+            click.echo(f"  {one_line(item.id):<{width}}  {one_line(clean_text(item.rule.title))}")
+        return
+    names = sorted({item.id for item in loaded} | {item.rule.cause for item in loaded})
+    close = difflib.get_close_matches(rule_id, names, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else " (see `logdoctor rules list`)"
+    raise UsageError(f"no rule or cause '{one_line(rule_id)}'{hint}")
 
 
 @rules.command("facts", epilog=examples("logdoctor rules facts | grep spec."))

@@ -11,7 +11,9 @@ hybrid.py       §8    mamba / hybrid models
 graphs.py       §9    CUDA graphs and torch.compile
 scheduling.py   §10   chunked prefill, batch limits, async scheduling, prefix caching
 failures.py     §11   engine death, OOM, CUDA/NCCL errors, timeouts
-platform.py     §12   model, quantization and kernels, platform, offload
+model.py        §12   the model: architecture, max model len, dtype, Transformers fallback
+quantization.py §12   quantization and kernels
+platform.py     §12   platform, offload, other notices
 
 facts.py        the configuration dump -> facts, beyond the plain settings
 flags.py        the engine-neutral settings as vLLM spells them (dump keys, flags), diff's port lines
@@ -28,7 +30,9 @@ from logdoctor.engines.vllm import (
     graphs,
     hybrid,
     memory,
+    model,
     platform,
+    quantization,
     scheduling,
     spec,
     stats,
@@ -51,6 +55,8 @@ GRAMMARS: tuple[Grammar, ...] = (
     *graphs.GRAMMARS,
     *scheduling.GRAMMARS,
     *failures.GRAMMARS,
+    *model.GRAMMARS,
+    *quantization.GRAMMARS,
     *platform.GRAMMARS,
 )
 

@@ -237,9 +237,11 @@ def parse_engine_init(line: LogLine, ctx: ParseContext) -> Events | None:
 # are the argparse dests the `non-default args` dump would print, so the same facts read them.
 # The `vllm/vllm-openai` image runs the API server itself (its entrypoint), so what follows the image in `docker run`
 # is the server's own arguments (`--model M`, or the model first on images whose entrypoint is `vllm serve`); the
-# image may begin a continuation line of a multi-line `docker run ... \`.
+# image may begin a continuation line of a multi-line `docker run ... \`. The offline benchmarks (`vllm bench latency`
+# / `throughput`, benchmarks/benchmark_latency.py / benchmark_throughput.py) build the engine from the same flags.
 _COMMAND_RE = re.compile(
     r"(?:^|(?<=[\s$>:`\"'(]))(?:vllm serve|python\d?(?:\.\d+)? -m vllm\.entrypoints\.(?:openai\.)?api_server"
+    r"|vllm bench (?:latency|throughput)|python\d?(?:\.\d+)? (?:\S*/)?benchmark_(?:latency|throughput)\.py"
     r"|(?:[\w.-]+(?::\d+)?/)?vllm/vllm-openai(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?)(?=\s|$)(?P<args>.*)$"
 )
 # Short spellings vLLM's argparse accepts (vllm/engine/arg_utils.py, vllm/config/compilation.py).
@@ -275,7 +277,14 @@ def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
 GRAMMARS: list[Grammar] = [
     _grammar(
         "command_line",
-        ("vllm serve", " -m vllm.entrypoints.", "vllm/vllm-openai"),
+        (
+            "vllm serve",
+            " -m vllm.entrypoints.",
+            "vllm/vllm-openai",
+            "vllm bench ",
+            "benchmark_latency.py",
+            "benchmark_throughput.py",
+        ),
         parse_command,
         (
             case(
@@ -286,6 +295,27 @@ GRAMMARS: list[Grammar] = [
                     "startup_config",
                     {"origin": "command line", "config": {"model": "Qwen/Qwen3-8B", "tensor_parallel_size": 2}},
                 ),
+                exact=True,
+            ),
+            case(
+                "bench-throughput-command",
+                "vllm bench throughput --model Qwen/Qwen3-8B --quantization fp8 --input-len 512 --output-len 256",
+                (
+                    "startup_config",
+                    {"origin": "command line", "config": {"model": "Qwen/Qwen3-8B", "quantization": "fp8"}},
+                ),
+                exact=True,
+            ),
+            case(
+                "benchmark-latency-script",
+                "python3 benchmarks/benchmark_latency.py --model meta-llama/Llama-3.1-8B --enforce-eager --batch-size 1",
+                ("startup_config", {"config": {"model": "meta-llama/Llama-3.1-8B", "enforce_eager": True}}),
+                exact=True,
+            ),
+            case(
+                "benchmark-throughput-script",
+                "python benchmark_throughput.py --model facebook/opt-125m -tp 2",
+                ("startup_config", {"config": {"model": "facebook/opt-125m", "tensor_parallel_size": 2}}),
                 exact=True,
             ),
             case(

@@ -18,6 +18,7 @@ from logdoctor.facts.combiners.derived import Derived
 from logdoctor.facts.combiners.disaggregation import Disaggregation
 from logdoctor.facts.combiners.environment import Environment
 from logdoctor.facts.combiners.failures import Failures
+from logdoctor.facts.combiners.gpustate import GpuState
 from logdoctor.facts.combiners.host import Host
 from logdoctor.facts.combiners.hybrid import Hybrid
 from logdoctor.facts.combiners.identity import Identity
@@ -26,6 +27,7 @@ from logdoctor.facts.combiners.platform import PlatformModel
 from logdoctor.facts.combiners.scheduling import Scheduling
 from logdoctor.facts.combiners.speculative import Speculation
 from logdoctor.facts.combiners.stats import Stats
+from logdoctor.facts.combiners.warnings import Warned
 
 COMBINERS: tuple[type[Combiner], ...] = (
     Identity,
@@ -43,7 +45,9 @@ COMBINERS: tuple[type[Combiner], ...] = (
     Disaggregation,
     PlatformModel,
     Host,
+    GpuState,
     Environment,
     Benchmarks,
+    Warned,
     Derived,  # last: it builds on the facts the others wrote
 )

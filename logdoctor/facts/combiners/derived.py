@@ -37,6 +37,7 @@ from logdoctor.events import (
 from logdoctor.facts import speculation
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.series import Series
+from logdoctor.registry import REGISTRY
 
 if TYPE_CHECKING:
     from logdoctor.facts.profile import ProfileBuilder
@@ -54,6 +55,8 @@ _CONSEQUENCE = re.compile(
 _CORE_EXIT = re.compile(r"Engine core proc(?:ess)? \S+ died unexpectedly", re.I)
 # An event the grammars may give for a shutdown that began (SIGTERM, `Shutting down`, `shutdown triggered`).
 _SHUTDOWN_KINDS = frozenset({"shutdown", "shutdown-requested"})
+# Failure events that are no failure of the run: a wait (the start still running), one request's error.
+_NOT_FAILURES = frozenset({"shm-broadcast-wait", "request-error"})
 # Why vLLM chose a backend for the model or GPU itself (not a fallback from a faster one the GPU has); the grammars
 # give "compute-capability" once they read `FA2 is only supported on devices with compute capability >= 8`.
 _MODEL_REASONS = frozenset({"heterogeneous-head-dim", "attention-sinks", "compute-capability"})
@@ -82,7 +85,9 @@ class Derived(Combiner):
         "kv.free_request_slots",
         "platform.gpu_signals",
         "sched.waiting_at_cap_share",
+        "sched.queue_share",
         "spec.best_k",
+        "spec.typical_acceptance",
         "spec.best_k_speedup",
         "spec.step_cost",
         "spec.verify_cost",
@@ -141,6 +146,9 @@ class Served:
         # how many ran each running count (and the first of them): the cap is compared once it is known
         self.counted = 0
         self.waiting_by_running: dict[int, tuple[int, SchedulerStats]] = {}
+        # sched.queue_share: waiting / (running + waiting) of each interval with a queue
+        self.queue_shares = Series()
+        self.first_queue: SchedulerStats | None = None
 
     def add(self, ev: SchedulerStats | SpecDecodeStats) -> None:
         self.sources.add(ev.source)
@@ -150,6 +158,9 @@ class Served:
             self.running.append(float(ev.running))
             self.peak_running = max(self.peak_running, ev.running)
         waiting = ev.waiting if ev.waiting is not None else ev.queue
+        if ev.running is not None and waiting:
+            self.queue_shares.append(waiting / (ev.running + waiting))
+            self.first_queue = self.first_queue or ev
         if ev.running is not None and waiting is not None:
             self.counted += 1
             if waiting > 0:
@@ -168,6 +179,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     _hybrid_prefix_caching(b, evs)
     _kv_free_request_slots(b, served)
     _waiting_at_cap(b, served)
+    _queue_share(b, served)
     _startup_incomplete(b, evs, served)
     _gpu_signals(b, evs)
     _suggested_graph_batch(b, served)
@@ -177,7 +189,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
 def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     """failure.shutdown_only: every failure line came after a shutdown began, or is only the API server's
     EngineDeadError with no root cause logged while the server had been serving (the core was stopped)."""
-    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait"]
+    failures = [e for e in evs if isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES]
     if not failures:
         return
     stops = [e for e in evs if isinstance(e, EngineFailure) and e.kind in _SHUTDOWN_KINDS]
@@ -187,7 +199,7 @@ def _failures_after_stop(b: ProfileBuilder, evs: Sequence[EventBase], served: Se
         return
 
     def after_stop(f: EngineFailure) -> bool:
-        return any(s.source == f.source and s.line < f.line for s in stops)
+        return f.phase == "shutdown" or any(s.source == f.source and s.line < f.line for s in stops)
 
     consequence_only = all(_CONSEQUENCE.search(f.message) for f in real) and all(
         f.source in served.sources for f in real
@@ -301,12 +313,29 @@ def _waiting_at_cap(b: ProfileBuilder, served: Served) -> None:
     )
 
 
+def _queue_share(b: ProfileBuilder, served: Served) -> None:
+    """sched.queue_share: in the intervals with requests waiting, waiting / (running + waiting) (median). Admitting
+    the whole queue grows the batch by at most this share, and decode throughput grows at most in proportion (a
+    decode step costs about the same at a slightly larger batch while memory-bound), so a few requests waiting
+    beside hundreds running is admission under load, not a limit that costs throughput (docs/rules.md,
+    "Thresholds and their sources")."""
+    shares, first = served.queue_shares, served.first_queue
+    if shares and first is not None:
+        b.set(
+            "sched.queue_share",
+            round(statistics.median(shares), 4),
+            first,
+            f"{shares.seen} intervals with requests waiting",
+        )
+
+
 def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     """startup.incomplete: the log holds the beginning of a start (the version banner or the configuration
     dump, so it is not an excerpt from the middle), the start got as far as loading weights or compiling,
     and the log ends before any line that shows the engine ready or
     serving, with no failure line: the process died silently (OOM killer) or the log was cut."""
-    if not evs or b.value("engine") not in ("vllm", "sglang"):
+    engine = REGISTRY.get(str(b.value("engine")))
+    if not evs or engine is None or not engine.serving:
         return
     if not any(isinstance(e, StartupConfig | EngineVersion) for e in evs):
         return  # an excerpt: where the start began is not in the log
@@ -317,7 +346,7 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
     if started is None:
         return  # the start did not get as far as loading or compiling: too short to tell a cut paste from a death
     ready = bool(served.sources) or any(
-        (isinstance(e, EngineFailure) and e.kind != "shm-broadcast-wait")  # a wait is the start still running
+        (isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES)  # a wait is the start still running
         or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
         or (isinstance(e, KVCache) and e.max_concurrency is not None)
         for e in evs
@@ -405,6 +434,10 @@ def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
             f"k={int(k_conf)} {method} ({kind} drafter), median batch {batch:g}: step cost + "
             f"{per_token:g} a drafted token",
         )
+    if b.value("spec.acceptance_length") is not None and b.value("spec.enabled") is not False:
+        k_known = int(k_conf) if isinstance(k_conf, float) and k_conf >= 1 else None
+        tau, source = speculation.typical_acceptance(method, k_known)
+        b.set("spec.typical_acceptance", tau, None, source)
     positions = b.value("spec.position_acceptance")
     if not isinstance(positions, list) or not positions:
         return

@@ -4,6 +4,7 @@ EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], fai
 `No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving)
     `... found in 60 seconds` before serving     -> compile.startup_wait_seconds += 60 (workers still compiling)
 EngineFailure(kind="shutdown")                -> nothing here: a stop is not a failure (derived.py reads it)
+EngineFailure(kind="request-error")           -> nothing here: one request's error, the server served on
 a log with no failure line                    -> failure.count = 0 (the absence of a failure line is evidence)
 """
 
@@ -18,6 +19,7 @@ from logdoctor.facts.profile import ProfileBuilder
 _SHM_WAIT: FailureKind = "shm-broadcast-wait"
 _WAIT_SECONDS_RE = re.compile(r"broadcast block found in (\d+(?:\.\d+)?) seconds")
 _SHUTDOWN: FailureKind = "shutdown"
+_REQUEST_ERROR: FailureKind = "request-error"
 
 
 class Failures(Combiner):
@@ -44,7 +46,7 @@ class Failures(Combiner):
                 self.serving_sources.add(ev.source)
                 b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
         elif isinstance(ev, EngineFailure):
-            if ev.kind == _SHUTDOWN:
+            if ev.kind in (_SHUTDOWN, _REQUEST_ERROR):
                 return
             self.failures.append(ev.kind)
             if ev.kind == _SHM_WAIT:

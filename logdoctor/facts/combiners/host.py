@@ -26,7 +26,8 @@ class Host(Combiner):
             if ev.gpu_name:
                 self.gpu_names.append(ev.gpu_name)
         elif isinstance(ev, GpuInfo):
-            self.gpu_names.append(ev.name)
+            if ev.name:  # `nvidia-smi -q -d ...` names no product
+                self.gpu_names.append(ev.name)
             self.listed.add(("", ev.index) if ev.index is not None else (ev.source, len(self.listed)))
             b.set("gpu.count", float(len(self.listed)), ev, "GPU listing")
         elif isinstance(ev, GpuTopology):

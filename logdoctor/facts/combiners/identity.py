@@ -16,7 +16,7 @@ from logdoctor.registry import REGISTRY
 
 class Identity(Combiner):
     reads = (EventBase,)
-    produces = ("engine", "engine.version", "model")
+    produces = ("engine", "engine.version", "model", "nccl.version")
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
@@ -32,6 +32,8 @@ class Identity(Combiner):
         if isinstance(ev, EngineVersion):
             if ev.version and engine in self.serving:
                 self.versions.setdefault(engine, ev.version)
+            elif ev.version and engine == "nccl":  # the NCCL a serving engine loaded (known NCCL issues)
+                self.b.set("nccl.version", ev.version, ev, ev.origin, keep_first=True)
             if ev.model:
                 self.b.set("model", ev.model, ev, ev.origin, keep_first=True)
 

@@ -92,7 +92,7 @@ def _emit(result: _Result, ctx: ParseContext) -> list[EventBase]:
 
 # --- `Serving Benchmark Result` blocks (vLLM and SGLang) --------------------------------------------
 
-_SERVING_HEADER_RE = re.compile(r"^\s*=+ ?Serving Benchmark Result ?=+\s*$")
+_SERVING_HEADER_RE = re.compile(r"^\s*=+ ?(?P<kind>Serving|Offline Throughput) Benchmark Result ?=+\s*$")
 _RULE_RE = re.compile(r"^\s*(?P<c>[=-])(?P=c){4,}(?P<title>[^=-].*?)?(?P=c)*\s*$")
 _ROW_RE = re.compile(r"^\s*(?P<label>[A-Za-z(][^:]*?):\s*(?P<value>.*?)\s*$")
 
@@ -131,7 +131,7 @@ def _serving_row(result: _Result, label: str, raw: str) -> None:
         name, factor = mapped
         result.set(name, int(value) if name in _INT_FIELDS else float(value) * factor)
         return
-    if lowered == "backend":
+    if lowered == "backend" and result.tool == "vllm-bench-serve":
         result.tool = "sglang-bench-serving"
     if raw:
         key = _key(label)
@@ -165,9 +165,12 @@ def _read_serving(result: _Result) -> BlockFn:
 
 
 def parse_serving_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
-    if not _SERVING_HEADER_RE.match(line.text):
+    m = _SERVING_HEADER_RE.match(line.text)
+    if not m:
         return None
-    result = _Result(tool="vllm-bench-serve", first=line)
+    # sglang.bench_offline_throughput prints the same rows under its own title (the engine in-process, no server)
+    tool = "sglang-bench-offline-throughput" if m.group("kind") == "Offline Throughput" else "vllm-bench-serve"
+    result = _Result(tool=tool, first=line)
     ctx.state[_OPEN] = result
     ctx.block = _read_serving(result)
     return []
@@ -313,11 +316,16 @@ def parse_case_start(line: LogLine, ctx: ParseContext) -> list[EventBase] | None
     return []
 
 
+# A result pasted as a shell comment above or below its command (`# Decode.  median latency: ...`) is read the same.
 _OFFLINE_DECODE_RE = re.compile(
-    r"^\s*Decode\.\s+median latency: (?P<latency>[\d.]+) s, median throughput:\s+(?P<tps>[\d.]+) token/s"
+    r"^\s*(?:#\s*)?Decode\.\s+median latency: (?P<latency>[\d.]+) s, median throughput:\s+(?P<tps>[\d.]+) token/s"
 )
-_OFFLINE_BATCH_RE = re.compile(r"^\s*Decode \d+\. Batch size: (?P<bs>\d+),")
+_OFFLINE_BATCH_RE = re.compile(r"^\s*(?:#\s*)?Decode \d+\. Batch size: (?P<bs>\d+),")
 _OFFLINE_BS = "bench.offline_batch_size"
+_OFFLINE_PREFILL_RE = re.compile(
+    r"^\s*(?:#\s*)?Prefill\. latency: (?P<latency>[\d.]+) s, throughput:\s+(?P<tps>[\d.]+) token/s"
+)
+_OFFLINE_PREFILL = "bench.offline_prefill"
 
 
 def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
@@ -325,6 +333,10 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _OFFLINE_BATCH_RE.match(line.text)
     if m:
         ctx.state[_OFFLINE_BS] = int(m.group("bs"))
+        return []
+    m = _OFFLINE_PREFILL_RE.match(line.text)
+    if m:  # the prefill of the run whose decode median follows
+        ctx.state[_OFFLINE_PREFILL] = float(m.group("tps"))
         return []
     m = _OFFLINE_DECODE_RE.match(line.text)
     if not m:
@@ -337,16 +349,120 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         result.set("concurrency", float(batch))
         result.set("per_request_throughput", round(tps / batch, 4))
     result.values["median_decode_latency_s"] = float(m.group("latency"))
+    prefill = ctx.state.pop(_OFFLINE_PREFILL, None)
+    if isinstance(prefill, float):
+        result.values["prefill_throughput"] = prefill
     return _emit(result, ctx)
+
+
+# --- offline runs: `LLM.generate`'s progress bar, `vllm bench throughput` / `latency` -------------------------
+
+# vLLM's `LLM.generate` draws a tqdm bar; since 0.5 its postfix carries the run's average speeds:
+#   Processed prompts: 100%|██████| 1000/1000 [00:30<00:00, 33.1it/s, est. speed input: 3391.03 toks/s, output: ...]
+# The bar is redrawn (carriage returns, or one line per redraw in a file): the finished bar is the run's result,
+# reported once; a bar the source ends before finishing gives its last redraw (a running average, still a sample).
+_PROGRESS_RE = re.compile(
+    r"Processed prompts:\s+(?P<pct>\d+)%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<elapsed>[\d:]+)<[^,\]]*"
+    r"(?:,\s*(?P<rate>[\d.]+)(?P<unit>it/s|s/it))?"
+    r"(?:,\s*est\. speed input:\s*(?P<inp>[\d.]+) toks/s, output:\s*(?P<out>[\d.]+) toks/s)?"
+)
+_PROGRESS = "bench.progress"  # the last redraw of the bar being drawn: (line, match)
+_PROGRESS_DONE = "bench.progress_done"  # finished bars already reported: (total, output speed)
+
+
+def _elapsed_s(text: str) -> int:
+    seconds = 0
+    for part in text.split(":"):
+        seconds = seconds * 60 + int(part)
+    return seconds
+
+
+def _progress_event(line: LogLine, m: re.Match[str], ctx: ParseContext) -> list[EventBase]:
+    result = _Result(tool="vllm-offline", first=line)
+    n, total = int(m.group("n")), int(m.group("total"))
+    elapsed = _elapsed_s(m.group("elapsed"))
+    if m.group("out"):
+        result.set("output_throughput", float(m.group("out")))
+        result.values["input_throughput"] = float(m.group("inp"))
+    if elapsed > 0:
+        result.set("request_throughput", round(n / elapsed, 4))
+    result.set("completed", n)
+    result.values["prompts"] = total
+    result.values["elapsed_s"] = elapsed
+    if n < total:
+        result.values["finished"] = "no: the bar's last redraw before the input ends"
+    return _emit(result, ctx)
+
+
+def parse_progress(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _PROGRESS_RE.search(line.text)
+    if not m:
+        return None
+    n, total = int(m.group("n")), int(m.group("total"))
+    if n < total:
+        ctx.state[_PROGRESS] = (line, m)
+        return []
+    ctx.state.pop(_PROGRESS, None)
+    done: set[tuple[int, str | None]] = ctx.state.setdefault(_PROGRESS_DONE, set())
+    key = (total, m.group("out"))
+    if key in done:
+        return []  # tqdm repaints a finished bar
+    done.add(key)
+    return _progress_event(line, m, ctx)
+
+
+# `vllm bench throughput` (benchmarks/benchmark_throughput.py): one line, the rate over the whole run
+_THROUGHPUT_RE = re.compile(
+    r"^\s*Throughput: (?P<req>[\d.]+) requests/s, (?P<total>[\d.]+) (?:total )?tokens/s"
+    r"(?:, (?P<out>[\d.]+) output tokens/s)?"
+)
+# `vllm bench latency` (benchmarks/benchmark_latency.py): the mean time of one batch, end to end
+_LATENCY_RE = re.compile(r"^\s*Avg latency: (?P<s>[\d.]+) seconds")
+
+
+def parse_vllm_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _THROUGHPUT_RE.match(line.text)
+    if m:
+        result = _Result(tool="vllm-bench-throughput", first=line)
+        result.set("request_throughput", float(m.group("req")))
+        result.set("total_throughput", float(m.group("total")))
+        if m.group("out"):
+            result.set("output_throughput", float(m.group("out")))
+        return _emit(result, ctx)
+    m = _LATENCY_RE.match(line.text)
+    if m:
+        result = _Result(tool="vllm-bench-latency", first=line)
+        result.set("mean_e2e_ms", round(float(m.group("s")) * 1000, 3))
+        return _emit(result, ctx)
+    return None
 
 
 GRAMMARS: list[Grammar] = [
     Grammar(
         "bench.serving_result",
         "bench",
-        ("Serving Benchmark Result",),
+        ("Serving Benchmark Result", "Offline Throughput Benchmark Result"),
         parse_serving_header,
-        (case("sample-1", "============ Serving Benchmark Result ============"),),
+        (
+            case("sample-1", "============ Serving Benchmark Result ============"),
+            case(
+                "sglang-bench-offline-throughput",
+                "====== Offline Throughput Benchmark Result =======\n"
+                "Backend:                                 engine    \n"
+                "Successful requests:                     2000      \n"
+                "Benchmark duration (s):                  350.25    \n"
+                "Last generation throughput (tok/s):      33.36     \n"
+                "Request throughput (req/s):              5.71      \n"
+                "Output token throughput (tok/s):         1109.45   \n"
+                "Total token throughput (tok/s):          2898.68   \n"
+                "==================================================",
+                (
+                    "benchmark_result",
+                    {"tool": "sglang-bench-offline-throughput", "output_throughput": 1109.45, "completed": 2000},
+                ),
+                exact=True,
+            ),
+        ),
     ),
     Grammar(
         "bench.table",
@@ -372,13 +488,101 @@ GRAMMARS: list[Grammar] = [
     Grammar(
         "bench.one_batch_offline",
         "bench",
-        ("median throughput:", ". Batch size: "),
+        ("median throughput:", ". Batch size: ", "Prefill. latency: "),
         parse_offline,
         (
             case(
                 "sample-1",
                 "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",
                 ("benchmark_result", {}),
+            ),
+            case(
+                "result-as-a-shell-comment-sglang-1008",
+                "# Decode.  median latency: 0.00642 s, median throughput:    155.67 token/s",
+                ("benchmark_result", {"output_throughput": 155.67}),
+                exact=True,
+            ),
+            case(
+                "bench-latency-prefill-then-median",
+                "Prefill. latency: 0.03508 s, throughput:   3649.08 token/s\n"
+                "Decode.  latency: 0.01379 s, throughput:     72.52 token/s\n"
+                "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s\n"
+                "Total. latency:  0.296 s, throughput:    441.28 token/s",
+                (
+                    "benchmark_result",
+                    {
+                        "output_throughput": 73.42,
+                        "values": {"median_decode_latency_s": 0.01362, "prefill_throughput": 3649.08},
+                    },
+                ),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "bench.offline_progress",
+        "bench",
+        ("Processed prompts:",),
+        parse_progress,
+        (
+            case(
+                "finished-bar-with-speeds",
+                "Processed prompts: 100%|██████████| 1000/1000 [00:30<00:00, 33.10it/s, est. speed input: 3391.03 "
+                "toks/s, output: 3284.47 toks/s]",
+                (
+                    "benchmark_result",
+                    {
+                        "tool": "vllm-offline",
+                        "output_throughput": 3284.47,
+                        "completed": 1000,
+                        "request_throughput": 33.3333,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "redraws-report-the-finished-bar-once",
+                "Processed prompts:  50%|█████     | 4/8 [00:01<00:01,  3.10it/s, est. speed input: 30.1 toks/s, output: 70.2 toks/s]\n"
+                "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]\n"
+                "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]",
+                ("benchmark_result", {"output_throughput": 84.7, "completed": 8}),
+                exact=True,
+            ),
+            case(
+                "unfinished-bar-gives-its-last-redraw",
+                "Processed prompts:   0%|  | 34/10000 [00:29<3:36:54,  1.31s/it, est. speed input: 407.31 toks/s, "
+                "output: 7561.83 toks/s]",
+                ("benchmark_result", {"output_throughput": 7561.83, "completed": 34}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "bench.vllm_offline",
+        "bench",
+        ("Throughput: ", "Avg latency: "),
+        parse_vllm_offline,
+        (
+            case(
+                "bench-throughput",
+                "Throughput: 4.37 requests/s, 2237.05 total tokens/s, 1118.52 output tokens/s",
+                (
+                    "benchmark_result",
+                    {"tool": "vllm-bench-throughput", "output_throughput": 1118.52, "request_throughput": 4.37},
+                ),
+                exact=True,
+            ),
+            case(
+                "bench-throughput-0.5",
+                "Throughput: 12.31 requests/s, 5039.48 tokens/s",
+                ("benchmark_result", {"total_throughput": 5039.48, "output_throughput": None}),
+                exact=True,
+            ),
+            case(
+                "bench-latency",
+                "Avg latency: 1.2345 seconds",
+                ("benchmark_result", {"tool": "vllm-bench-latency", "mean_e2e_ms": 1234.5}),
+                exact=True,
             ),
         ),
     ),
@@ -388,6 +592,9 @@ GRAMMARS: list[Grammar] = [
 def finish(context: ParseContext) -> list[EventBase]:
     """Events of a block still open when the source ends, and of blocks cut short by a foreign line."""
     events: list[EventBase] = []
+    bar = context.state.pop(_PROGRESS, None)
+    if bar is not None:
+        events.extend(_progress_event(bar[0], bar[1], context))
     result = context.state.get(_OPEN)
     if isinstance(result, _Result):
         context.block = None

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from logdoctor.events import EventBase, GpuInfo, HostInfo, NcclEnv
+from logdoctor.events import EventBase, GpuInfo, GpuProcess, HostInfo, NcclEnv
+from logdoctor.inputs.host import gpustate
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
@@ -247,6 +248,7 @@ class _SmiGpu:
     ordinal: int
     rows: dict[tuple[str, ...], str] = field(default_factory=dict)
     end: int | None = None
+    processes: list[tuple[LogLine, dict[str, str]]] = field(default_factory=list)  # the Processes section
 
 
 @dataclass
@@ -262,16 +264,31 @@ def _int(text: str | None) -> int | None:
     return int(m.group("n")) if m else None
 
 
+def _smi_processes(gpu: _SmiGpu, bus_id: str, ctx: ParseContext) -> list[EventBase]:
+    return [
+        GpuProcess(
+            **ctx.base(line, "env"),
+            pid=_int(rows.get("Process ID")),
+            name=rows.get("Name") or "?",
+            bus_id=bus_id,
+            memory_mib=_int(rows.get("Used GPU Memory")),
+        )
+        for line, rows in gpu.processes
+    ]
+
+
 def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
     ctx.state.pop(_SMI_OPEN, None)
     rows = gpu.rows
-    name = rows.get(("Product Name",))
-    if not name:
+    # `nvidia-smi -q -d POWER,PERFORMANCE` prints no Product Name: the GPU is known by its bus id only
+    name = rows.get(("Product Name",)) or ""
+    if not rows:
         return []
     link = ("PCI", "GPU Link Info")
     persistence = rows.get(("Persistence Mode",))
     base = ctx.base(gpu.header, "env")
     base["end_line"] = gpu.end
+    bus_id = rows.get(("PCI", "Bus Id")) or gpu.bus_id
     return [
         GpuInfo(
             **base,
@@ -279,7 +296,7 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
             name=name,
             memory_mib=_int(rows.get(("FB Memory Usage", "Total"))),
             driver=smi.driver,
-            bus_id=rows.get(("PCI", "Bus Id")) or gpu.bus_id,
+            bus_id=bus_id,
             pcie_generation=_int(rows.get((*link, "PCIe Generation", "Current"))),
             pcie_generation_max=_int(rows.get((*link, "PCIe Generation", "Max"))),
             pcie_width=_int(rows.get((*link, "Link Width", "Current"))),
@@ -287,7 +304,9 @@ def _smi_event(gpu: _SmiGpu, smi: _Smi, ctx: ParseContext) -> list[EventBase]:
             persistence_mode=None if persistence not in ("Enabled", "Disabled") else persistence == "Enabled",
             sm_clock_mhz=_int(rows.get(("Clocks", "SM"))),
             sm_clock_max_mhz=_int(rows.get(("Max Clocks", "SM"))),
-        )
+            **gpustate.from_smi_rows(rows),
+        ),
+        *_smi_processes(gpu, bus_id, ctx),
     ]
 
 
@@ -328,6 +347,14 @@ def _read_smi(smi: _Smi) -> BlockFn:
                 return [_host(line, ctx, "driver", "cuda", value)]
             return []
         del smi.path[indent - 1 :]
+        if smi.gpu is not None and smi.path[:1] == ["Processes"] and value is not None:
+            # one block a process: `Process ID : 616`, then its `Type`, `Name`, `Used GPU Memory`
+            if key == "Process ID":
+                smi.gpu.processes.append((line, {}))
+            if smi.gpu.processes:
+                smi.gpu.processes[-1][1].setdefault(key, value)
+            smi.gpu.end = line.number
+            return []
         if value is None:
             smi.path.append(key)  # a section: `    PCI`, `        GPU Link Info`
         elif smi.gpu is not None:
@@ -345,14 +372,102 @@ def parse_smi_q(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return []
 
 
+# --- a rig report's GPU hardware section (club-3090 `scripts/report.sh`, pasted in its issue threads) ------------
+#
+# - **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.59.00.D6 | persistence=Disabled
+#   - **Power:** limit=250.00 W (default=350.00 W, max=350.00 W) | current_draw=15.75 W ⚠ user-capped below default
+#   - **PCIe:** x8 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:04:00.0 ⚠ slot is narrower than ...
+
+_RIG_OPEN = "env.rig_gpu"
+_RIG_GPU_RE = re.compile(
+    r"^\s*- \*\*GPU (?P<index>\d+):\*\* (?P<name>[^|]+?) \| (?P<mem>\d+) MiB \| driver (?P<driver>[\d.]+)"
+    r"(?:.*?\bpersistence=(?P<persistence>Enabled|Disabled))?"
+)
+_RIG_POWER_RE = re.compile(
+    r"^\s+- \*\*Power:\*\* limit=(?P<limit>[\d.]+) W \(default=(?P<default>[\d.]+) W, max=(?P<max>[\d.]+) W\)"
+    r"(?: \| current_draw=(?P<draw>[\d.]+) W)?"
+)
+_RIG_PCIE_RE = re.compile(
+    r"^\s+- \*\*PCIe:\*\* x(?P<width>\d+) lanes negotiated \(GPU max x(?P<width_max>\d+), Gen up to (?P<gen>\d+)\)"
+    r"(?: \| bus (?P<bus>[0-9A-Fa-f:.]+))?"
+)
+
+
+@dataclass
+class _RigGpu:
+    header: LogLine
+    fields: dict[str, object]
+    end: int
+
+
+def _rig_event(gpu: _RigGpu, ctx: ParseContext) -> list[EventBase]:
+    ctx.state.pop(_RIG_OPEN, None)
+    base = ctx.base(gpu.header, "env")
+    base["end_line"] = gpu.end
+    return [GpuInfo(**base, **gpu.fields)]  # type: ignore[arg-type]
+
+
+def _read_rig(gpu: _RigGpu) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        power = _RIG_POWER_RE.match(line.text)
+        if power:
+            gpu.fields.update(
+                power_limit_w=float(power.group("limit")),
+                power_default_limit_w=float(power.group("default")),
+                power_max_limit_w=float(power.group("max")),
+                power_draw_w=float(power.group("draw")) if power.group("draw") else None,
+            )
+            gpu.end = line.number
+            return []
+        pcie = _RIG_PCIE_RE.match(line.text)
+        if pcie:
+            gpu.fields.update(
+                pcie_width=int(pcie.group("width")),
+                pcie_width_max=int(pcie.group("width_max")),
+                pcie_generation_max=int(pcie.group("gen")),
+            )
+            if pcie.group("bus"):
+                gpu.fields["bus_id"] = pcie.group("bus")
+            gpu.end = line.number
+            return []
+        ctx.block = None  # the next GPU, or the end of the section
+        blocks.stash(ctx, _rig_event(gpu, ctx))
+        return None
+
+    return read
+
+
+def parse_rig_gpu(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _RIG_GPU_RE.match(line.text)
+    if not m:
+        return None
+    persistence = m.group("persistence")
+    fields: dict[str, object] = {
+        "index": int(m.group("index")),
+        "name": m.group("name").strip(),
+        "memory_mib": int(m.group("mem")),
+        "driver": m.group("driver"),
+        "persistence_mode": None if persistence is None else persistence == "Enabled",
+    }
+    gpu = _RigGpu(header=line, fields=fields, end=line.number)
+    ctx.state[_RIG_OPEN] = gpu
+    ctx.block = _read_rig(gpu)
+    return []
+
+
 def finish(ctx: ParseContext) -> list[EventBase]:
-    """An `nvidia-smi -q` GPU section still open when the source ends."""
+    """An `nvidia-smi -q` GPU section, or a rig report's GPU, still open when the source ends."""
+    events: list[EventBase] = []
     open_gpu = ctx.state.get(_SMI_OPEN)
     if isinstance(open_gpu, tuple):
         gpu, smi = open_gpu
         ctx.block = None
-        return _smi_event(gpu, smi, ctx)
-    return []
+        events.extend(_smi_event(gpu, smi, ctx))
+    rig = ctx.state.get(_RIG_OPEN)
+    if isinstance(rig, _RigGpu):
+        ctx.block = None
+        events.extend(_rig_event(rig, ctx))
+    return events
 
 
 _SMI_SAMPLE = """\
@@ -383,6 +498,39 @@ GPU 00000000:00:06.0
         SM                                             : 1980 MHz"""
 
 GRAMMARS: list[Grammar] = [
+    Grammar(
+        "env.rig_report_gpu",
+        "env",
+        ("- **GPU ",),
+        parse_rig_gpu,
+        (
+            case(
+                # noonghunna/club-3090#747 (a rig report's GPU hardware section)
+                "club-3090",
+                "- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 610.43.03 | VBIOS 94.02.59.00.D6 | "
+                "persistence=Disabled\n"
+                "  - **Power:** limit=250.00 W (default=350.00 W, max=350.00 W) | current_draw=15.75 W ⚠ user-capped "
+                "below default\n"
+                "  - **PCIe:** x8 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:04:00.0 ⚠ slot is "
+                "narrower than GPU capability — affects load + all-reduce bandwidth",
+                (
+                    "gpu_info",
+                    {
+                        "index": 0,
+                        "name": "NVIDIA GeForce RTX 3090",
+                        "memory_mib": 24576,
+                        "power_limit_w": 250.0,
+                        "power_default_limit_w": 350.0,
+                        "pcie_width": 8,
+                        "pcie_width_max": 16,
+                        "pcie_generation_max": 4,
+                        "bus_id": "00000000:04:00.0",
+                    },
+                ),
+                exact=True,
+            ),
+        ),
+    ),
     Grammar(
         "env.collect_env_key",
         "env",

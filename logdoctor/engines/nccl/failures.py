@@ -1,0 +1,157 @@
+"""NCCL line types: WARN lines and NCCL errors."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.nccl.common import _engine, _grammar
+from logdoctor.events import (
+    EngineFailure,
+    EventBase,
+    FailureKind,
+    NcclInfo,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.warning_vocabulary import warning_event
+
+# --- WARN lines and NCCL errors --------------------------------------------------------------------
+
+
+def parse_warn(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    """A WARN line's message is free text: the grammar is chosen by the phrases of §11.6, the level decides."""
+    if line.header == "nccl" and line.level != "WARN":
+        return []  # the same phrase at INFO: a retry NCCL recovers from
+    if line.header != "nccl" and "NCCL WARN" not in line.message:
+        return None
+    text = line.message.split("NCCL WARN", 1)[-1].strip()
+    # The warning vocabulary reads its words too (docs/warnings.md): a cause, or a warning not understood.
+    words = warning_event(line, "nccl", text)
+    return [NcclInfo(**ctx.base(line, "nccl"), kind="warn", message=text), *words]
+
+
+_ERROR_RE = re.compile(
+    r"(?P<timeout>Watchdog caught collective operation timeout|NCCL communicator was aborted)"
+    r"|NCCL error\b|\bncclUnhandledCudaError\b|\bncclSystemError\b|\bncclInternalError\b"
+)
+
+
+def parse_error(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _ERROR_RE.search(line.message)
+    if not m:
+        return None
+    kind: FailureKind = "nccl-timeout" if m.group("timeout") else "nccl-error"
+    return [EngineFailure(**ctx.base(line, _engine(line)), kind=kind, message=line.message.strip())]
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "warn",
+        (
+            "NCCL WARN",
+            "socketPollConnect",
+            "Call to connect",
+            "Call to bind failed",
+            "Cuda failure",
+            "No usable listening interface",
+            "no interface found",
+            "does not loop back",
+            "failed to IPC register",
+        ),
+        parse_warn,
+        (
+            case(
+                "sample-1",
+                "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
+                ("nccl_info", {}),
+            ),
+            case(
+                "sample-2",
+                "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
+                ("nccl_info", {}),
+            ),
+            case(
+                "row-1",
+                "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff",
+                ("nccl_info", {"kind": "warn", "level": "WARN", "message": "rank 0 failed to IPC register userbuff"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "42692884fcba:140:140 [0] include/socket.h:333 NCCL WARN Call to bind failed : Address already in use",
+                ("nccl_info", {"kind": "warn", "message": "Call to bind failed : Address already in use"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2026-01-05 10:00:00] node5:236:300 [2] misc/socket.cc:540 NCCL WARN socketPollConnect: Connect to "
+                "10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+                ("nccl_info", {"kind": "warn", "timestamp": "2026-01-05 10:00:00"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "node5:236:300 [2] misc/socket.cc:484 (ncclSocketListen) NCCL WARN NET/Socket : No usable listening interface found",
+                ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "node5:236:300 [2] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'",
+                ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "NCCL WARN Error : ring 0 does not loop back to start",
+                ("nccl_info", {"kind": "warn"}),
+                ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "node5:236:300 [2] NCCL INFO socketPollConnect to 10.0.0.4<56849> failed with error Connection refused, retrying",
+                exact=True,
+            ),
+        ),
+    ),
+    _grammar(
+        "error",
+        (
+            "NCCL error",
+            "NCCL error: ",
+            "Watchdog caught collective operation timeout",
+            "NCCL communicator was aborted",
+            "ncclUnhandledCudaError",
+            "ncclSystemError",
+            "ncclInternalError",
+        ),
+        parse_error,
+        (
+            case(
+                "sample-1",
+                "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+                ("engine_failure", {}),
+            ),
+            case(
+                "sample-2",
+                "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: "
+                "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
+                "milliseconds before timing out.",
+                ("engine_failure", {}),
+            ),
+            case(
+                "row-1",
+                "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+                "unhandled cuda error",
+                ("engine_failure", {"kind": "nccl-error"}),
+                exact=True,
+            ),
+        ),
+    ),
+]

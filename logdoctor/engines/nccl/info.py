@@ -1,0 +1,418 @@
+"""NCCL line types: the INFO facts worth keeping (network, P2P, communicator init, channels, NVLS)."""
+
+from __future__ import annotations
+
+import re
+
+from logdoctor.engines.nccl.common import Values, _grammar
+from logdoctor.events import (
+    EventBase,
+    NcclInfo,
+    NcclInfoKind,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext, case
+
+# --- facts worth keeping ---------------------------------------------------------------------------
+
+_NETWORK_RE = re.compile(r"\bUsing network (?P<network>\S.*?)\s*$")
+_P2P_DISABLED_RE = re.compile(
+    r"P2P is disabled between (?P<nvlink>NVLINK )?connected GPUs (?P<a>\d+) and (?P<b>\d+)"
+    r"|(?:Could not enable P2P|peer query failed) between dev (?P<dev_a>\d+)\(=[0-9a-fA-F]+\) and dev (?P<dev_b>\d+)"
+    r"|\bP2P (?:is )?disabled\b"
+)
+_COMM_INIT_RE = re.compile(
+    r"(?:\[Rank \d+\] )?(?:(?P<api>nccl\w+) )?comm (?P<comm>0x[0-9a-fA-F]+) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
+    r"cudaDev (?P<cuda_dev>\d+)(?: nvmlDev (?P<nvml_dev>\d+))? busId (?P<bus_id>[0-9a-fA-F]+)\b.*?"
+    r" - Init (?P<phase>START|COMPLETE)"
+)
+_COMM_RANKS_RE = re.compile(
+    r"\bcomm 0x[0-9a-fA-F]+ rank (?P<rank>\d+) nRanks (?P<nranks>\d+) nNodes (?P<nnodes>\d+) "
+    r"localRanks (?P<local_ranks>\d+) localRank (?P<local_rank>\d+)(?: MNNVL (?P<mnnvl>\d+))?"
+)
+_CHANNELS_RE = re.compile(
+    r"\b(?P<coll>\d+) coll channels, (?:(?P<collnet>\d+) collnet channels, )?(?:(?P<nvls>\d+) nvls channels, )?"
+    r"(?P<p2p>\d+) p2p channels(?:, (?P<per_peer>\d+) p2p channels? per peer)?"
+)
+_NVLS_RE = re.compile(r"NVLS multicast support is (?P<not>not )?available on dev (?P<dev>\d+)")
+_CONNECTED_RE = re.compile(
+    r"\bConnected (?:all (?P<what>rings|trees)|(?P<nvls>NVLS)\b)(?:, use ring PXN (?P<pxn>\d+) GDR (?P<gdr>\d+))?"
+)
+_P2P_TYPE_RE = re.compile(
+    r"Check P2P Type isAllDirectP2p (?P<direct>\d+) directMode (?P<mode>\d+)(?: isAllCudaP2p (?P<cuda>\d+))?"
+)
+# NCCL 2.19+ (init.cc): whether every pair of this node's GPUs can use P2P; 0 means some pairs go through SHM.
+_INTRA_NODE_P2P_RE = re.compile(r"Check P2P Type intraNodeP2pSupport (?P<support>\d+) directMode (?P<mode>\d+)")
+
+
+def _values(m: re.Match[str], *names: str) -> Values:
+    return {name: int(m.group(name)) for name in names if m.group(name) is not None}
+
+
+# A communicator's init line read as `label value` pairs (tolerance to variants), for when the
+# patterns above do not match: a renamed (`nRanks`), reordered or new field still gives the known values under
+# their names, and an unknown label is kept under its snake_case name.
+_LABELLED_RE = re.compile(r"\b([A-Za-z][A-Za-z_]*) (0x[0-9a-fA-F]+|[0-9a-fA-F]*\d[0-9a-fA-F]*)\b")
+_INIT_LABELS = {
+    "rank": "rank",
+    "nranks": "nranks",
+    "cudadev": "cuda_dev",
+    "nvmldev": "nvml_dev",
+    "busid": "bus_id",
+    "nnodes": "nnodes",
+    "localranks": "local_ranks",
+    "localrank": "local_rank",
+    "mnnvl": "mnnvl",
+    "comm": "comm",
+    "commid": "comm_id",
+}
+_TEXT_LABELS = {"comm", "comm_id", "bus_id"}  # hex identifiers, kept as printed
+_INIT_PHASE_RE = re.compile(r"\bInit (?P<phase>START|COMPLETE)\b")
+_SNAKE_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _comm_init_labelled(message: str) -> Values | None:
+    """The values of a comm-init line whose wording the patterns do not know; None unless rank and nranks are read."""
+    values: Values = {}
+    for label, value in _LABELLED_RE.findall(message):
+        name = _INIT_LABELS.get(label.lower().replace("_", "")) or _SNAKE_RE.sub("_", label).lower()
+        if name in values:
+            continue  # `[Rank 0] ... rank 0`: the first is kept
+        numeric = value.isdigit() and len(value) <= 18 and name not in _TEXT_LABELS
+        values[name] = int(value) if numeric else value
+    if not isinstance(values.get("rank"), int) or not isinstance(values.get("nranks"), int):
+        return None
+    phase = _INIT_PHASE_RE.search(message)
+    if phase is not None:
+        values["phase"] = phase.group("phase")
+    return values
+
+
+def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    message = line.message
+    base = ctx.base(line, "nccl")
+    text = message.strip()
+
+    def info(kind: NcclInfoKind, values: Values) -> list[EventBase]:
+        return [NcclInfo(**base, kind=kind, message=text, values=values)]
+
+    m = _NETWORK_RE.search(message)
+    if m:
+        return info("network", {"network": m.group("network")})
+    m = _P2P_DISABLED_RE.search(message)
+    if m:
+        values: Values = {}
+        a, b = m.group("a") or m.group("dev_a"), m.group("b") or m.group("dev_b")
+        if a is not None and b is not None:
+            values = {"gpu_a": int(a), "gpu_b": int(b)}
+        if m.group("a") is not None:
+            values["nvlink"] = m.group("nvlink") is not None
+        return info("p2p-disabled", values)
+    m = _COMM_INIT_RE.search(message)
+    if m:
+        values = _values(m, "rank", "nranks", "cuda_dev", "nvml_dev")
+        values.update(phase=m.group("phase"), comm=m.group("comm"), bus_id=m.group("bus_id"))
+        if m.group("api"):
+            values["api"] = m.group("api")
+        return info("comm-init", values)
+    m = _COMM_RANKS_RE.search(message)
+    if m:
+        return info("comm-init", _values(m, "rank", "nranks", "nnodes", "local_ranks", "local_rank", "mnnvl"))
+    if "comm 0x" in message and ("Init " in message or "nnodes" in message.lower()):
+        labelled = _comm_init_labelled(message)
+        if labelled is not None:
+            return info("comm-init", labelled)
+    m = _CHANNELS_RE.search(message)
+    if m:
+        return info("channels", _values(m, "coll", "collnet", "nvls", "p2p", "per_peer"))
+    m = _NVLS_RE.search(message)
+    if m:
+        return info("nvls", {"available": m.group("not") is None, "device": int(m.group("dev"))})
+    m = _CONNECTED_RE.search(message)
+    if m:
+        values = _values(m, "pxn", "gdr")
+        values["connected"] = m.group("what") or "nvls"
+        return info("nvls" if m.group("nvls") else "connected", values)
+    m = _P2P_TYPE_RE.search(message)
+    if m:
+        return info("p2p-type", _values(m, "direct", "mode", "cuda"))
+    m = _INTRA_NODE_P2P_RE.search(message)
+    if m:
+        supported = m.group("support") != "0"
+        return info(
+            "p2p-type" if supported else "p2p-disabled", {"intra_node_p2p": supported, "mode": int(m.group("mode"))}
+        )
+    return None
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "info",
+        (
+            "Using network ",
+            "P2P is disabled",
+            "P2P disabled",
+            "Could not enable P2P between",
+            "peer query failed between",
+            "- Init START",
+            "- Init COMPLETE",
+            "Init COMPLETE",
+            "Init START",
+            " nNodes ",
+            " coll channels, ",
+            "NVLS multicast support is",
+            "Connected all ",
+            "Connected NVLS",
+            "Check P2P Type",
+        ),
+        parse_info,
+        (
+            case("sample-1", "vm:668:668 [0] NCCL INFO Using network Socket", ("nccl_info", {})),
+            case(
+                "sample-2",
+                "bcc-qianfan-gpu4090-offline-1:89404:89404 [2] NCCL INFO P2P is disabled between connected GPUs 6 and 7. "
+                "You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+                ("nccl_info", {}),
+            ),
+            case(
+                "sample-3",
+                "vm:668:668 [0] NCCL INFO comm 0xfa503f0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+                ("nccl_info", {}),
+            ),
+            case(
+                "row-1",
+                "vm:668:668 [0] NCCL INFO Using network Socket",
+                ("nccl_info", {"kind": "network", "values": {"network": "Socket"}}),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "node1:10:10 [0] NCCL INFO Using network IB",
+                ("nccl_info", {"kind": "network", "values": {"network": "IB"}}),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "node1:10:10 [0] NCCL INFO Using network AWS Libfabric",
+                ("nccl_info", {"values": {"network": "AWS Libfabric"}}),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "bcc-qianfan-gpu4090-offline-1:89404:89404 [2] NCCL INFO P2P is disabled between connected GPUs 6 and 7. You "
+                "can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"gpu_a": 6, "gpu_b": 7, "nvlink": False}}),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "gpu7:300:300 [1] transport/p2p.cc:944 (p2pSendSetup) NCCL WARN P2P is disabled between NVLINK connected GPUs "
+                "0 and 1. This should not be the case given their connectivity, and is probably due to a hardware issue.",
+                (
+                    "nccl_info",
+                    {"kind": "p2p-disabled", "level": "WARN", "values": {"gpu_a": 0, "gpu_b": 1, "nvlink": True}},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "node:1:2 [0] NCCL INFO Could not enable P2P between dev 0(=1b000) and dev 1(=1c000)",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"gpu_a": 0, "gpu_b": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "vm:668:668 [0] NCCL INFO ncclCommInitRankConfig comm 0xfa503f0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 60 "
+                "commId 0x8d93563a5dc3ab4b - Init COMPLETE",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "rank": 0,
+                            "nranks": 2,
+                            "cuda_dev": 0,
+                            "nvml_dev": 0,
+                            "phase": "COMPLETE",
+                            "comm": "0xfa503f0",
+                            "bus_id": "60",
+                            "api": "ncclCommInitRankConfig",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "node:1:2 [3] NCCL INFO comm 0x55d0 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 1b000 commId 0xabc - Init START",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "rank": 3,
+                            "nranks": 4,
+                            "cuda_dev": 3,
+                            "nvml_dev": 3,
+                            "phase": "START",
+                            "comm": "0x55d0",
+                            "bus_id": "1b000",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "node:1:2 [0] NCCL INFO ncclCommSplit comm 0x77 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 parent 0x55 "
+                "color 1 key 0 commId 0xdef - Init COMPLETE",
+                ("nccl_info", {"kind": "comm-init"}),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "node:1:2 [0] NCCL INFO [Rank 0] ncclCommInitRankConfig comm 0x77 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId "
+                "18000 commId 0xdef - Init START",
+                ("nccl_info", {"kind": "comm-init"}),
+                exact=True,
+            ),
+            case(
+                "labelled-reordered",  # constructed variant: nRanks renamed, nvmlDev moved, a new localRank field
+                "node:1:2 [1] NCCL INFO ncclCommInitRankConfig comm 0x7f00 rank 1 nRanks 2 cudaDev 1 busId 1c000 nvmlDev 1 "
+                "commId 0xabc localRank 1 - Init COMPLETE",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "comm": "0x7f00",
+                            "rank": 1,
+                            "nranks": 2,
+                            "cuda_dev": 1,
+                            "bus_id": "1c000",
+                            "nvml_dev": 1,
+                            "comm_id": "0xabc",
+                            "local_rank": 1,
+                            "phase": "COMPLETE",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "labelled-reworded",  # constructed variant: the phase first, a new field (`nChannels`)
+                "node:1:2 [0] NCCL INFO Init COMPLETE: comm 0x7f00 rank 0 nranks 4 cudaDev 0 nChannels 16 busId 18000",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {
+                            "comm": "0x7f00",
+                            "rank": 0,
+                            "nranks": 4,
+                            "cuda_dev": 0,
+                            "n_channels": 16,
+                            "bus_id": "18000",
+                            "phase": "COMPLETE",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "vm:668:668 [0] NCCL INFO comm 0xfa503f0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "comm-init",
+                        "values": {"rank": 0, "nranks": 2, "nnodes": 1, "local_ranks": 2, "local_rank": 0, "mnnvl": 0},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "vm:668:668 [0] NCCL INFO 4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 2 p2p channels "
+                "per peer",
+                (
+                    "nccl_info",
+                    {"kind": "channels", "values": {"coll": 4, "collnet": 4, "nvls": 0, "p2p": 4, "per_peer": 2}},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "node:1:2 [0] NCCL INFO 16 coll channels, 16 nvls channels, 16 p2p channels, 2 p2p channels per peer",
+                ("nccl_info", {"kind": "channels", "values": {"coll": 16, "nvls": 16, "p2p": 16, "per_peer": 2}}),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "A03-R28-I49-3-9000018:193027:193118 [6] NCCL INFO 8 coll channels, 8 p2p channels, 1 p2p channels per peer",
+                ("nccl_info", {"kind": "channels", "values": {"coll": 8, "p2p": 8, "per_peer": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "node:1:2 [0] NCCL INFO NVLS multicast support is not available on dev 0",
+                ("nccl_info", {"kind": "nvls", "values": {"available": False, "device": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "node:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)",
+                ("nccl_info", {"kind": "nvls", "values": {"available": True, "device": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "node:1:2 [0] NCCL INFO Connected NVLS tree",
+                ("nccl_info", {"kind": "nvls", "values": {"connected": "nvls"}}),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "tj5-sc-ai-h800r-dev01:532:1764 [1] NCCL INFO Connected all rings",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "rings"}}),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "node:1:2 [0] NCCL INFO Connected all trees",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "trees"}}),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "vm:669:669 [1] NCCL INFO Connected all rings, use ring PXN 0 GDR 1",
+                ("nccl_info", {"kind": "connected", "values": {"connected": "rings", "pxn": 0, "gdr": 1}}),
+                exact=True,
+            ),
+            case(
+                "row-21",
+                "7502d6c5484e:743:743 [2] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 0",
+                ("nccl_info", {"kind": "p2p-type", "values": {"direct": 0, "mode": 0}}),
+                exact=True,
+            ),
+            case(
+                "row-22",
+                "vm:668:668 [0] NCCL INFO Check P2P Type isAllDirectP2p 0 directMode 0 isAllCudaP2p 1",
+                ("nccl_info", {"kind": "p2p-type", "values": {"direct": 0, "mode": 0, "cuda": 1}}),
+                exact=True,
+            ),
+            case(
+                "intra-node-p2p-0",
+                "node1:123:123 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 0 directMode 1",
+                ("nccl_info", {"kind": "p2p-disabled", "values": {"intra_node_p2p": False, "mode": 1}}),
+                exact=True,
+            ),
+            case(
+                "intra-node-p2p-1",
+                "node1:123:123 [0] NCCL INFO Check P2P Type intraNodeP2pSupport 1 directMode 0",
+                ("nccl_info", {"kind": "p2p-type", "values": {"intra_node_p2p": True, "mode": 0}}),
+                exact=True,
+            ),
+        ),
+    ),
+]

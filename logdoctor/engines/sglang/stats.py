@@ -1,0 +1,739 @@
+"""SGLang line types: Prefill batch / Decode batch lines (and their grep'd tails)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from logdoctor.engines.sglang.common import _DRAFT_TOKENS, _NON_WORD_RE, _VERSION, _grammar
+from logdoctor.events import (
+    EventBase,
+    SchedulerStats,
+    SpecDecodeStats,
+)
+from logdoctor.parse.envelope import LogLine
+from logdoctor.parse.grammar import Grammar, ParseContext, case
+
+# What `accept rate` on a Decode batch line means (see `_spec_stats`). Before 0.5.11 it was accept_len divided by
+# the draft slots per step (speculative_num_draft_tokens = k + 1); from 0.5.11 it is correct drafts / drafted
+# tokens (scheduler_components/metrics_reporter.py: num_correct_drafts / (forward_ct * (num_draft_tokens - 1))).
+ACCEPT_RATE_PER_DRAFT_SINCE = (0, 5, 11)
+
+
+def _whole_within(numerator: float, rate: float, half_step: float = 0.005) -> bool:
+    """Is numerator / rate a whole number >= 1 for some values that print as these two (`{x:.2f}`)?"""
+    low = max(numerator - half_step, 0.0) / (rate + half_step)
+    high = (numerator + half_step) / max(rate - half_step, 1e-9)
+    return high >= 1 and int(high) >= max(low, 1.0)
+
+
+# --- Prefill batch / Decode batch ------------------------------------------------------------------
+
+_BATCH_RE = re.compile(r"\b(?P<kind>Prefill|Decode) batch(?: \[(?P<iter>\d+)\])?[.,]\s+(?P<body>#.*)$")
+_GRAPH_KEY_RE = re.compile(r"^(?P<device>cuda|cpu|npu|xpu|musa|hpu) graph$")
+
+
+def _batch_value(raw: str) -> float | int | str | bool:
+    """`24` -> 24, `0.66` -> 0.66, `True` -> True, `91.20%` -> 0.912; anything else stays text."""
+    raw = raw.strip()
+    if raw == "True" or raw == "False":
+        return raw == "True"
+    percent = raw.endswith("%")
+    text = raw[:-1].rstrip() if percent else raw
+    try:
+        number: float | int = float(text) if ("." in text or "e" in text or "E" in text) else int(text)
+    except ValueError:
+        return raw
+    if number != number or number in (float("inf"), float("-inf")):
+        return raw
+    return round(float(number) / 100, 6) if percent else number
+
+
+@functools.lru_cache(maxsize=1024)  # a batch line repeats the same few keys thousands of times
+def _extra_key(key: str) -> str:
+    return _NON_WORD_RE.sub("_", key.lower().lstrip("#")).strip("_")
+
+
+# SGLang key -> SchedulerStats field. Hybrid pools report the full-attention pool as the KV usage.
+_BATCH_FIELDS = {
+    "#running-req": "running",
+    "#token": "num_tokens",
+    "#full token": "num_tokens",
+    "#gpu token": "num_tokens",
+    "token usage": "kv_cache_usage",
+    "full token usage": "kv_cache_usage",
+    "gpu token usage": "kv_cache_usage",
+    "cpu token usage": "cpu_kv_cache_usage",
+    "gen throughput (token/s)": "generation_throughput",
+    "input throughput (token/s)": "prompt_throughput",
+    "#queue-req": "queue",
+    "#new-token": "new_tokens",
+    "#cached-token": "cached_tokens",
+    "cache hit rate": "prefix_cache_hit_rate",
+}
+_INT_FIELDS = {"running", "num_tokens", "queue", "new_tokens", "cached_tokens"}
+
+
+def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _BATCH_RE.search(line.message)
+    if not m:
+        return None
+    return _batch_events(line, ctx, m.group("kind"), m.group("body"), m.group("iter"), fragment=False)
+
+
+# A Decode batch line without its head: `accept len: 1.55, accept rate: 0.05, cuda graph: True, gen through` (a
+# `grep -o 'accept len.*'`, a terminal that cut the line, a paste that kept only the tail). It starts at a key only
+# decode lines print, so a Prefill batch tail is never taken for one.
+_BATCH_FRAGMENT_RE = re.compile(r"^\s*(?P<body>(?:accept len|gen throughput \(token/s\)): .*)$")
+
+
+def parse_batch_fragment(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    if _BATCH_RE.search(line.message):
+        return None
+    m = _BATCH_FRAGMENT_RE.match(line.message)
+    if not m:
+        return None
+    return _batch_events(line, ctx, "Decode", m.group("body"), None, fragment=True)
+
+
+def _batch_events(
+    line: LogLine, ctx: ParseContext, kind: str, body: str, forward_iter: str | None, *, fragment: bool
+) -> list[EventBase] | None:
+    """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
+    holds, and the stats only when it still names the running requests."""
+    fields: dict[str, Any] = {}
+    extra: dict[str, float | int | str] = {}
+    accept_len: float | None = None
+    accept_rate: float | None = None
+    for item in body.split(","):
+        key, sep, raw = item.partition(":")
+        key = key.strip()
+        if not sep or not key:
+            continue
+        value = _batch_value(raw)
+        target = _BATCH_FIELDS.get(key)
+        graph = _GRAPH_KEY_RE.match(key) if key.endswith(" graph") else None
+        if graph and isinstance(value, bool):
+            # A prefill batch normally runs without a graph: only the decode flag means eager decoding.
+            if kind == "Decode":
+                fields["cuda_graph"] = value
+            else:
+                extra["cuda_graph"] = str(value)
+            if graph.group("device") != "cuda":
+                extra["graph_device"] = graph.group("device")
+        elif key == "accept len" and isinstance(value, int | float):
+            accept_len = float(value)
+        elif key == "accept rate" and isinstance(value, int | float):
+            accept_rate = float(value)
+        elif target is not None and target not in fields and isinstance(value, int | float):
+            fields[target] = int(value) if target in _INT_FIELDS else float(value)
+        elif not isinstance(value, bool):
+            extra[_extra_key(key)] = value
+        else:
+            extra[_extra_key(key)] = str(value)
+    base = ctx.base(line, "sglang")
+    events: list[EventBase] = []
+    if "running" in fields or "new_tokens" in fields:
+        if forward_iter:
+            extra["forward_iter"] = int(forward_iter)
+        events.append(
+            SchedulerStats(
+                **base,
+                format="sglang-decode" if kind == "Decode" else "sglang-prefill",
+                extra=extra,
+                **fields,
+            )
+        )
+    elif not fragment or (accept_len is None and accept_rate is None):
+        return None
+    if accept_len is not None or accept_rate is not None:
+        events.append(_spec_stats(base, accept_len, accept_rate, ctx))
+    return events
+
+
+def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, ctx: ParseContext) -> SpecDecodeStats:
+    """`accept len` / `accept rate` of a Decode batch line, with the rate's definition decided.
+
+    format "sglang": the rate before 0.5.11, length / draft slots (k + 1), converted by the facts;
+    "sglang-per-draft": the 0.5.11+ rate, already accepted / drafted, with k = round((length - 1) / rate).
+    The version printed earlier decides; without one, the draft-token count from server_args; without that, the
+    definition under which the implied draft count is a whole number within the rounding of the printed values
+    (`{x:.2f}`), and where both are, the 0.5.11+ one (today's releases)."""
+    per_draft: bool | None = None
+    version = ctx.state.get(_VERSION)
+    if version:
+        per_draft = version >= ACCEPT_RATE_PER_DRAFT_SINCE
+    elif length is not None and rate:
+        slots = ctx.state.get(_DRAFT_TOKENS)
+        if isinstance(slots, int):
+            old_k, new_k = length / rate - 1, (length - 1) / rate
+            per_draft = abs(new_k - (slots - 1)) < abs(old_k - (slots - 1))
+        else:
+            per_draft = _whole_within(length - 1, rate) or not _whole_within(length, rate)
+    if per_draft and length is not None and rate:
+        return SpecDecodeStats(
+            **base,
+            format="sglang-per-draft",
+            interval=True,
+            mean_acceptance_length=length,
+            acceptance_rate=rate,
+            num_speculative_tokens=max(1, round((length - 1) / rate)),
+        )
+    return SpecDecodeStats(**base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate)
+
+
+GRAMMARS: list[Grammar] = [
+    _grammar(
+        "batch_fragment",
+        ("accept len: ", "gen throughput (token/s): "),
+        parse_batch_fragment,
+        (
+            case(
+                "grep-o-accept-tail-0.5.12",
+                "accept len: 1.55, accept rate: 0.05, cuda graph: True, gen through",
+                ("spec_decode_stats", {"mean_acceptance_length": 1.55, "acceptance_rate": 0.05, "engine": "sglang"}),
+                exact=True,
+            ),
+            case(
+                "tail-with-running",
+                "gen throughput (token/s): 81.97, #queue-req: 0, #running-req: 3",
+                ("scheduler_stats", {"format": "sglang-decode", "generation_throughput": 81.97, "running": 3}),
+                exact=True,
+            ),
+            case(
+                "tail-without-numbers-is-nothing",
+                "gen throughput (token/s): n/a, #queue-req: 0",
+            ),
+            case(
+                "whole-line-is-the-batch-grammars",
+                "[2025-09-03 18:33:19 TP0] Decode batch. #running-req: 1, #token: 177, token usage: 0.00, cuda graph: "
+                "True, gen throughput (token/s): 84.20, #queue-req: 0,",
+                ("scheduler_stats", {"running": 1}),
+            ),
+        ),
+    ),
+    _grammar(
+        "batch",
+        ("Decode batch", "Prefill batch"),
+        parse_batch,
+        (
+            case(
+                "sample-1",
+                "[2026-07-21 15:00:13 TP0 EP0] Decode batch, #running-req: 24, #token: 233600, token usage: 0.66, "
+                "accept len: 3.05, accept rate: 0.68, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2",
+                ("scheduler_stats", {}),
+                ("spec_decode_stats", {}),
+            ),
+            case(
+                "sample-2",
+                "[2025-01-07 20:16:02 TP0] Prefill batch. #new-seq: 1, #new-token: 75, #cached-token: 0, cache hit rate: "
+                "0.00%, token usage: 0.01, #running-req: 1, #queue-req: 62",
+                ("scheduler_stats", {}),
+            ),
+            case(
+                "sample-3",
+                "[2026-10-06 11:01:01 TP0 EP0] Decode batch, #running-req: 13, #full token: 8704, full token usage: 0.00, "
+                "#swa token: 3712, swa token usage: 0.01, accept len: 3.19, accept rate: 0.31, cuda graph: True, "
+                "gen throughput (token/s): 0.50, #queue-req: 2",
+                ("scheduler_stats", {}),
+                ("spec_decode_stats", {}),
+            ),
+            case(
+                "row-1",
+                "[2026-04-08 14:05:21 TP0] Decode batch, #running-req: 5, #token: 20800, token usage: 0.29, cuda graph: True, "
+                "gen throughput (token/s): 144.95, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 5,
+                        "num_tokens": 20800,
+                        "kv_cache_usage": 0.29,
+                        "cuda_graph": True,
+                        "generation_throughput": 144.95,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-2",
+                "[2026-07-21 15:00:13 TP0 EP0] Decode batch, #running-req: 24, #token: 233600, token usage: 0.66, accept len: "
+                "3.05, accept rate: 0.68, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 24,
+                        "num_tokens": 233600,
+                        "kv_cache_usage": 0.66,
+                        "cuda_graph": True,
+                        "generation_throughput": 239.06,
+                        "queue": 2,
+                        "extra": {"graph_device": "npu"},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.05,
+                        "acceptance_rate": 0.68,
+                        "num_speculative_tokens": 3,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-3",
+                "[2025-11-11 04:06:27] Decode batch, #running-req: 46, #token: 34901, token usage: 0.19, cuda graph: False, "
+                "gen throughput (token/s): 1447.08, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 46,
+                        "num_tokens": 34901,
+                        "kv_cache_usage": 0.19,
+                        "cuda_graph": False,
+                        "generation_throughput": 1447.08,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-4",
+                "1. Country:[2025-01-23 19:35:34 TP0] Decode batch. #running-req: 1, #token: 57, token usage: 0.00, "
+                "gen throughput (token/s): 5.91, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 1,
+                        "num_tokens": 57,
+                        "kv_cache_usage": 0.0,
+                        "cuda_graph": None,
+                        "generation_throughput": 5.91,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-5",
+                "[2025-01-23 19:35:34 TP0] Decode batch. #running-req: 1, #token: 60, token usage: 0.00, gen throughput "
+                "(token/s): 5.91, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 1,
+                        "num_tokens": 60,
+                        "generation_throughput": 5.91,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-6",
+                "[2025-12-12 08:43:59 TP0] Decode batch, #running-req: 6, #token: 1920, token usage: 0.94, cuda graph: True, "
+                "gen throughput (token/s): 446.45, #queue-req: 5,",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 6,
+                        "num_tokens": 1920,
+                        "kv_cache_usage": 0.94,
+                        "cuda_graph": True,
+                        "queue": 5,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-7",
+                "[2026-04-05 20:02:51] Decode batch, #running-req: 32, #token: 11179, token usage: 0.08, cuda graph: True, "
+                "gen throughput (token/s): 1635.11, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 32,
+                        "num_tokens": 11179,
+                        "kv_cache_usage": 0.08,
+                        "generation_throughput": 1635.11,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-8",
+                "\x1b[36m(CommandActor pid=105447)\x1b[0m [2026-10-06 11:01:01 TP0 EP0] Decode batch, #running-req: 13, "
+                "#full token: 8704, full token usage: 0.00, #swa token: 3712, swa token usage: 0.01, accept len: 3.19, "
+                "accept rate: 0.31, cuda graph: True, gen throughput (token/s): 0.50, #queue-req: 2",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 13,
+                        "num_tokens": 8704,
+                        "kv_cache_usage": 0.0,
+                        "cuda_graph": True,
+                        "generation_throughput": 0.5,
+                        "queue": 2,
+                        "extra": {"swa_token": 3712, "swa_token_usage": 0.01},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.19,
+                        "acceptance_rate": 0.31,
+                        "num_speculative_tokens": 7,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-9",
+                "[2026-09-30 08:30:35] Decode batch, #running-req: 9, #full token: 11584, full token usage: 0.01, mamba num: "
+                "36, mamba usage: 0.60, accept len: 3.04, accept rate: 0.68, cuda graph: True, gen throughput (token/s): "
+                "22.40, #queue-req: 1",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 9,
+                        "num_tokens": 11584,
+                        "kv_cache_usage": 0.01,
+                        "generation_throughput": 22.4,
+                        "queue": 1,
+                        "extra": {"mamba_num": 36, "mamba_usage": 0.6},
+                    },
+                ),
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.04,
+                        "acceptance_rate": 0.68,
+                        "num_speculative_tokens": 3,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-10",
+                "[03:51:54] Decode batch, #running-req: 6, #full token: 2435072, full token usage: 0.92, swa token usage: "
+                "0.09, gen throughput (token/s): 24.33",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 6,
+                        "num_tokens": 2435072,
+                        "kv_cache_usage": 0.92,
+                        "cuda_graph": None,
+                        "queue": None,
+                        "generation_throughput": 24.33,
+                        "extra": {"swa_token_usage": 0.09},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-11",
+                "Decode batch. #running-req: 233, #token: 370959, token usage: 0.82, cuda graph: True, gen throughput "
+                "(token/s): 4594.01, #queue-req: 317",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 233,
+                        "num_tokens": 370959,
+                        "kv_cache_usage": 0.82,
+                        "queue": 317,
+                        "generation_throughput": 4594.01,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-12",
+                "[2024-12-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, "
+                "gen throughput (token/s): 294.51, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 4,
+                        "num_tokens": 12840,
+                        "kv_cache_usage": 0.06,
+                        "generation_throughput": 294.51,
+                        "queue": 0,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-13",
+                "[2025-01-10 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "gen throughput (token/s): 294.51, #queue-req: 0",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "generation_throughput": 294.51}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-14",
+                "[2025-03-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "gen throughput (token/s): 294.51, largest-len: 0, #queue-req: 0, ",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "queue": 0, "extra": {"largest_len": 0}}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-15",
+                "[2025-04-01 10:00:00 TP0] Decode batch. #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0",
+                ("scheduler_stats", {"format": "sglang-decode", "running": 4, "cuda_graph": True}),
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang", "interval": True, "mean_acceptance_length": 3.12, "acceptance_rate": None},
+                ),
+                exact=True,
+            ),
+            case(
+                "row-16",
+                "[2025-10-01 10:00:00 TP0] Decode batch, #running-req: 4, #token: 12840, token usage: 0.06, accept len: 3.12, "
+                "accept rate: 0.71, cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {"format": "sglang-decode", "running": 4, "kv_cache_usage": 0.06, "cuda_graph": True, "queue": 0},
+                ),
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "sglang-per-draft",
+                        "interval": True,
+                        "mean_acceptance_length": 3.12,
+                        "acceptance_rate": 0.71,
+                        "num_speculative_tokens": 3,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-17",
+                "[2026-10-01 10:00:00 TP0] Decode batch [1234], #running-req: 4, #token: 12840, token usage: 0.06, "
+                "cuda graph: True, gen throughput (token/s): 294.51, #queue-req: 0, est. decode TFLOPS/s (per GPU): 12.5, "
+                "est. read BW (GB/s per GPU): 1800.2, est. write BW (GB/s per GPU): 20.1, fwd occupancy: 91.20%, "
+                "fwd+idle occupancy: 95.00%",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 4,
+                        "queue": 0,
+                        "extra": {
+                            "forward_iter": 1234,
+                            "est_decode_tflops_s_per_gpu": 12.5,
+                            "est_read_bw_gb_s_per_gpu": 1800.2,
+                            "est_write_bw_gb_s_per_gpu": 20.1,
+                            "fwd_occupancy": 0.912,
+                            "fwd_idle_occupancy": 0.95,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-18",
+                "[2026-06-01 10:00:00 TP0] Decode batch, #running-req: 4, #gpu token: 4096, gpu token usage: 0.50, "
+                "#cpu token: 65536, cpu token usage: 0.25, cuda graph: True, gen throughput (token/s): 100.00, #queue-req: 0",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "num_tokens": 4096,
+                        "kv_cache_usage": 0.5,
+                        "cpu_kv_cache_usage": 0.25,
+                        "extra": {"cpu_token": 65536},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-19",
+                "[2025-11-01 10:00:00 TP0] Decode batch, #running-req: 8, #token: 4000, token usage: 0.10, pre-allocated "
+                "usage: 0.05, #prealloc-req: 1, #transfer-req: 2, #retracted-req: 3, cuda graph: True, gen throughput "
+                "(token/s): 500.00, #queue-req: 0, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-decode",
+                        "running": 8,
+                        "extra": {
+                            "pre_allocated_usage": 0.05,
+                            "prealloc_req": 1,
+                            "transfer_req": 2,
+                            "retracted_req": 3,
+                        },
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-20",
+                "[2025-01-07 20:16:02 TP0] Prefill batch. #new-seq: 1, #new-token: 75, #cached-token: 0, cache hit rate: 0.00%, "
+                "token usage: 0.01, #running-req: 1, #queue-req: 62",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 75,
+                        "cached_tokens": 0,
+                        "prefix_cache_hit_rate": 0.0,
+                        "kv_cache_usage": 0.01,
+                        "running": 1,
+                        "queue": 62,
+                        "extra": {"new_seq": 1},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-21",
+                "[2026-05-15 12:50:14] Prefill batch, #new-seq: 1, #new-token: 2048, #cached-token: 0, full token usage: 0.01, "
+                "swa token usage: 0.02, #running-req: 0, #queue-req: 0, input throughput (token/s): 46.36, cuda graph: False",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 2048,
+                        "kv_cache_usage": 0.01,
+                        "prompt_throughput": 46.36,
+                        "cuda_graph": None,
+                        "extra": {"new_seq": 1, "swa_token_usage": 0.02, "cuda_graph": "False"},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-22",
+                "[2026-04-05 20:02:51] Prefill batch, #new-seq: 1, #new-token: 158, #cached-token: 0, token usage: 0.08, "
+                "#running-req: 31, #queue-req: 0, cuda graph: True, input throughput (token/s): 559.53",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 158,
+                        "running": 31,
+                        "queue": 0,
+                        "prompt_throughput": 559.53,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-23",
+                "[2026-07-21 15:00:13 TP0 EP0] Prefill batch, #new-seq: 8, #new-token: 54400, #cached-token: 482304, token "
+                "usage: 0.66, #running-req: 16, #queue-req: 2, #pending-token: 0, npu graph: False, input throughput "
+                "(token/s): 2793.64",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 54400,
+                        "cached_tokens": 482304,
+                        "kv_cache_usage": 0.66,
+                        "running": 16,
+                        "queue": 2,
+                        "prompt_throughput": 2793.64,
+                        "extra": {"new_seq": 8, "pending_token": 0, "cuda_graph": "False", "graph_device": "npu"},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-24",
+                "[2026-09-30 08:30:15] Prefill batch, #new-seq: 1, #new-token: 64, #cached-token: 128, full token usage: 0.00, "
+                "mamba usage: 0.05, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: False, input throughput "
+                "(token/s): 7.34",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "new_tokens": 64,
+                        "cached_tokens": 128,
+                        "kv_cache_usage": 0.0,
+                        "prompt_throughput": 7.34,
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-25",
+                "[2025-10-01 10:00:00 TP0] Prefill batch, #new-seq: 1, #new-token: 512, #cached-token: 0, token usage: 0.01, "
+                "#running-req: 3, #queue-req: 0, ",
+                ("scheduler_stats", {"format": "sglang-prefill", "new_tokens": 512, "running": 3, "queue": 0}),
+                exact=True,
+            ),
+            case(
+                "row-26",
+                "[2025-07-01 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 512, #cached-token: 0, token usage: 0.01, "
+                "#unbootstrapped-req: 0, #queue-req: 0, #transferring-req: 1, input throughput (token/s): 1024.55, ",
+                (
+                    "scheduler_stats",
+                    {
+                        "format": "sglang-prefill",
+                        "running": None,
+                        "new_tokens": 512,
+                        "prompt_throughput": 1024.55,
+                        "extra": {"new_seq": 1, "unbootstrapped_req": 0, "transferring_req": 1},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "accept-rate-per-draft-from-server-args",
+                "[2026-03-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, "
+                "speculative_algorithm='EAGLE', speculative_num_steps=3, speculative_num_draft_tokens=4)\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 1.42, "
+                "accept rate: 0.14, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang-per-draft", "acceptance_rate": 0.14, "num_speculative_tokens": 3},
+                ),
+            ),
+            case(
+                "accept-rate-per-slot-before-0.5.11",
+                "sglang: 0.5.10\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 3.12, "
+                "accept rate: 0.78, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                ("spec_decode_stats", {"format": "sglang", "mean_acceptance_length": 3.12, "acceptance_rate": 0.78}),
+            ),
+            case(
+                "accept-rate-per-draft-from-0.5.11",
+                "sglang: 0.5.11\n"
+                "[2026-03-01 10:01:00 TP0] Decode batch, #running-req: 1, #token: 900, token usage: 0.01, accept len: 3.12, "
+                "accept rate: 0.78, cuda graph: True, gen throughput (token/s): 80.00, #queue-req: 0",
+                (
+                    "spec_decode_stats",
+                    {"format": "sglang-per-draft", "acceptance_rate": 0.78, "num_speculative_tokens": 3},
+                ),
+            ),
+        ),
+    ),
+]

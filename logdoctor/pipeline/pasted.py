@@ -1,0 +1,331 @@
+"""Pasted runs: one input that holds several runs of one engine, each a command (or a configuration dump) and the
+numbers it measured, compared the way `logdoctor diff` compares two deployments.
+
+    $ python -m sglang.bench_one_batch --model-path M --batch-size 1           run 1: 135.5 tok/s
+    Decode.  median latency: 0.00738 s, median throughput: 135.50 token/s
+    $ python -m sglang.bench_one_batch --model-path M --batch-size 1 --disable-cuda-graph
+    Decode.  median latency: 0.01871 s, median throughput:  53.45 token/s      run 2: 2.5x slower
+                                                                             -> diff-eager-vs-graphs, run 2 vs run 1
+
+A run begins at a configuration event (a pasted command, a `non-default args` / `server_args` dump) that follows
+the measurements of the run before it, or, where results are noted above their commands, ends at one. Its
+measurements are the benchmark results (`vllm bench`, SGLang's offline benchmarks, `LLM.generate`'s progress bar,
+serving benchmark blocks) and the engine's periodic stats lines. Two runs are compared when they measured the same
+thing with the same tool, ran the same model and workload (the benchmark's own arguments: batch size, lengths,
+prompts, rate), and differ in at least one setting. Of the pairs, the one that differs in the fewest settings is
+the controlled comparison; its faster run is the baseline and its slower run the candidate, and the regression
+rules (`mode: diff`, docs/diff.md) run on them. A flag that one command gives and the other does not has the
+engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
+checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from logdoctor.engine.evaluate import evaluate
+from logdoctor.engine.result import SEVERITY_ORDER, Finding
+from logdoctor.engine.rules import LoadedRule
+from logdoctor.engine.suppress import Suppressions
+from logdoctor.events import BenchmarkResult, EventBase, SchedulerStats, StartupConfig
+from logdoctor.facts import build_profile, with_baseline
+
+# Runs pasted by hand are short: a longer input (a server log with a benchmark result beside it) is not split.
+MAX_PASTED_EVENTS = 5000
+
+# The runs of one input compared pairwise, at most (a paste of a whole sweep is read up to here).
+MAX_RUNS = 32
+
+# A gap below this is run-to-run noise of a benchmark, not a setting's effect (the same 5% the diff table's
+# measurement rows treat as equal: vocabulary.py, `tolerance=0.05`).
+MIN_GAP = 1.05
+
+# The benchmark's own arguments: a different workload makes two runs incomparable, not a setting that differs.
+_WORKLOAD_KEYS = frozenset(
+    {
+        "batch_size",
+        "input",
+        "output",
+        "input_len",
+        "output_len",
+        "input_length",
+        "output_length",
+        "num_prompts",
+        "num_iters",
+        "num_iters_warmup",
+        "n",
+        "dataset",
+        "dataset_name",
+        "dataset_path",
+        "random_input",
+        "random_output",
+        "random_input_len",
+        "random_output_len",
+        "random_range_ratio",
+        "request_rate",
+        "max_concurrency",
+        "seed",
+        "result_filename",
+        "output_json",
+        "output_file",
+        "run_name",
+        "profile",
+        "port",
+        "host",
+        "log_level",
+        "served_model_name",
+        "trust_remote_code",
+        "download_dir",
+    }
+)
+_MODEL_KEYS = ("model", "model_path")
+_QUANT_KEYS = ("quantization",)
+_SPEC_KEYS = ("speculative_config", "speculative_algorithm")
+# A checkpoint whose name says it is quantized runs quantized without `--quantization`.
+_QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
+
+
+@dataclass
+class PastedRun:
+    """One run of the input: its events (in line order), its lines and what it measured."""
+
+    index: int
+    events: list[EventBase] = field(default_factory=list)
+    first: int = 0
+    last: int = 0
+
+    def configs(self) -> list[StartupConfig]:
+        return [e for e in self.events if isinstance(e, StartupConfig) and e.origin != "env"]
+
+    def command(self) -> dict[str, Any]:
+        """The settings its configuration events give (a later event's key wins), without the workload's."""
+        merged: dict[str, Any] = {}
+        for event in self.configs():
+            merged.update(event.config)
+        return merged
+
+    def workload(self) -> dict[str, Any]:
+        return {k: v for k, v in self.command().items() if k in _WORKLOAD_KEYS}
+
+    def model(self) -> str | None:
+        command = self.command()
+        for key in _MODEL_KEYS:
+            value = command.get(key)
+            if isinstance(value, str) and value:
+                return value.rstrip("/").rsplit("/", 1)[-1].lower()
+        return None
+
+    def speeds(self) -> dict[str, float]:
+        """Measured speed by what measured it (higher is faster): output tok/s of each benchmark tool, the stats
+        lines' median generation throughput, or 1 / latency where a tool gives only a latency."""
+        by_tool: dict[str, list[float]] = {}
+        stats: list[float] = []
+        for event in self.events:
+            if isinstance(event, BenchmarkResult):
+                # Results at another concurrency (batch size) measure another load: compared only at equal ones.
+                at = f" at concurrency {event.concurrency:g}" if event.concurrency else ""
+                if event.output_throughput:
+                    by_tool.setdefault(f"{event.tool} output tok/s{at}", []).append(event.output_throughput)
+                elif event.mean_e2e_ms:
+                    by_tool.setdefault(f"{event.tool} 1/latency{at}", []).append(1000.0 / event.mean_e2e_ms)
+            elif isinstance(event, SchedulerStats) and event.generation_throughput:
+                stats.append(event.generation_throughput)
+        # The best of a tool's results: a warm-up pass measures the same setting, only colder.
+        speeds = {tool: max(values) for tool, values in by_tool.items()}
+        if len(stats) >= 2:
+            speeds["generation tok/s (stats lines)"] = statistics.median(stats)
+        return speeds
+
+
+def _is_config(event: EventBase) -> bool:
+    return isinstance(event, StartupConfig) and event.origin != "env"
+
+
+def _is_measurement(event: EventBase) -> bool:
+    return isinstance(event, BenchmarkResult) or (
+        isinstance(event, SchedulerStats) and bool(event.generation_throughput)
+    )
+
+
+def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
+    """The input's runs. Most pastes give each command before its output: a configuration event after a measurement
+    begins the next run. Where the input's first measurement comes before its first configuration (results noted
+    as comments above each command), each run ends at its configuration instead."""
+    ordered = sorted(events, key=lambda e: e.line)
+    first = next((e for e in ordered if _is_config(e) or _is_measurement(e)), None)
+    results_first = first is not None and _is_measurement(first)
+    runs: list[PastedRun] = []
+    current = PastedRun(1)
+    measured = False
+    for event in ordered:
+        config = _is_config(event)
+        if config and measured and not results_first:
+            runs.append(current)
+            current = PastedRun(len(runs) + 1)
+            measured = False
+        if not current.events:
+            current.first = event.line
+        current.events.append(event)
+        current.last = max(current.last, event.end_line or event.line)
+        measured = measured or _is_measurement(event)
+        if config and results_first and measured:
+            runs.append(current)
+            current = PastedRun(len(runs) + 1)
+            measured = False
+    if current.events:
+        runs.append(current)
+    return runs
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def settings_differ(a: PastedRun, b: PastedRun) -> dict[str, tuple[Any, Any]]:
+    """The settings the two runs' commands set differently: key -> (a's value, b's value), None for a default
+    that is not a plain off (a non-flag option one command leaves out)."""
+    ca = {k: v for k, v in a.command().items() if k not in _WORKLOAD_KEYS and k not in _MODEL_KEYS}
+    cb = {k: v for k, v in b.command().items() if k not in _WORKLOAD_KEYS and k not in _MODEL_KEYS}
+    out: dict[str, tuple[Any, Any]] = {}
+    for key in dict.fromkeys([*ca, *cb]):
+        va, vb = ca.get(key), cb.get(key)
+        if key not in ca and _is_bool(vb):
+            va = not vb
+        if key not in cb and _is_bool(va):
+            vb = not va
+        if va != vb:
+            out[key] = (va, vb)
+    return out
+
+
+def _with_defaults(run: PastedRun, other: PastedRun, engine: str) -> list[EventBase]:
+    """The run's events, with the defaults its command leaves out where the other command sets them: a flag the
+    other gives is off here, and no quantization flag is an unquantized run unless the model's name says so."""
+    own = run.command()
+    filled: dict[str, Any] = {}
+    for key, value in other.command().items():
+        if key in own or key in _WORKLOAD_KEYS:
+            continue
+        if _is_bool(value):
+            filled[key] = not value
+        elif key in _QUANT_KEYS and not _QUANTIZED_NAME_RE.search(run.model() or ""):
+            filled[key] = "none"
+        elif key in _SPEC_KEYS:
+            filled[key] = None  # no speculative decoding unless a command asks for it
+    if not filled:
+        return run.events
+    configs = run.configs()
+    anchor = configs[0] if configs else run.events[0]
+    default = StartupConfig(
+        source=anchor.source,
+        line=anchor.line,
+        engine=engine,
+        origin="command line",
+        config=filled,
+    )
+    return [default, *run.events]
+
+
+@dataclass
+class Comparison:
+    """The controlled pair of runs: the faster (baseline), the slower (candidate), and how they differ."""
+
+    baseline: PastedRun
+    candidate: PastedRun
+    measure: str
+    baseline_speed: float
+    candidate_speed: float
+    differs: dict[str, tuple[Any, Any]]  # key -> (baseline's value, candidate's value)
+
+    @property
+    def ratio(self) -> float:
+        return self.baseline_speed / self.candidate_speed
+
+    def note(self, runs: int) -> str:
+        changed = ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in self.differs.items())
+        base, cand = self.baseline, self.candidate
+        return (
+            f"{runs} runs in this input; lines {cand.first}-{cand.last} run {self.ratio:.2f}x slower than lines "
+            f"{base.first}-{base.last} ({self.measure}: {self.candidate_speed:.4g} vs {self.baseline_speed:.4g}); "
+            f"the commands differ in: {changed} (compared as `logdoctor diff` compares two deployments)"
+        )
+
+
+def _show(value: Any) -> str:
+    text = "(default)" if value is None else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
+    """The pair of comparable runs that differ in the fewest settings (then by the widest gap)."""
+    best: Comparison | None = None
+    runs = runs[:MAX_RUNS]
+    keys = [(run.model(), run.workload()) for run in runs]
+    speeds = [run.speeds() for run in runs]
+    for i, a in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            if keys[i] != keys[j]:
+                continue
+            sa, sb = speeds[i], speeds[j]
+            common = [m for m in sa if m in sb and sa[m] > 0 and sb[m] > 0]
+            if not common:
+                continue
+            measure = common[0]
+            differs = settings_differ(a, b)
+            if not differs:
+                continue
+            fast, slow = (a, b) if sa[measure] >= sb[measure] else (b, a)
+            fast_speed, slow_speed = max(sa[measure], sb[measure]), min(sa[measure], sb[measure])
+            oriented = {k: (v[0], v[1]) if fast is a else (v[1], v[0]) for k, v in differs.items()}
+            pair = Comparison(fast, slow, measure, fast_speed, slow_speed, oriented)
+            if best is None or (len(pair.differs), -pair.ratio) < (len(best.differs), -best.ratio):
+                best = pair
+    return best
+
+
+def compare_runs(
+    events: Iterable[EventBase],
+    engine: str,
+    version: str | None,
+    rules: Sequence[LoadedRule],
+    lookup: Callable[[str, int], str | None],
+    suppressions: Suppressions | None = None,
+    today: date | None = None,
+) -> tuple[list[Finding], list[str]]:
+    """The regression findings of the input's controlled pair of runs, and a note that says which runs were
+    compared; nothing where the input holds one run or no comparable pair."""
+    runs = [run for run in split_runs(events) if run.speeds() and run.configs()]
+    if len(runs) < 2:
+        return [], []
+    pair = best_pair(runs)
+    if pair is None or not math.isfinite(pair.ratio):
+        return [], []
+    note = pair.note(len(runs))
+    if pair.ratio < MIN_GAP:
+        return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
+    base = build_profile(_with_defaults(pair.baseline, pair.candidate, engine), engine=engine, version=version)
+    cand = build_profile(_with_defaults(pair.candidate, pair.baseline, engine), engine=engine, version=version)
+    diff_rules = [item for item in rules if item.is_diff]
+    findings, _, _ = evaluate(diff_rules, with_baseline(cand, base), lookup, suppressions, today, diff=True)
+    measured = (
+        f" (measured: lines {pair.candidate.first}-{pair.candidate.last} {pair.ratio:.2f}x slower than lines "
+        f"{pair.baseline.first}-{pair.baseline.last}, {pair.measure})"
+    )
+    return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [note]
+
+
+def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> list[Finding]:
+    """Both lists as one, best score first (a rule once: its better finding)."""
+    by_rule: dict[str, Finding] = {}
+    for finding in [*findings, *extra]:
+        kept = by_rule.get(finding.rule)
+        if kept is None or finding.score > kept.score:
+            by_rule[finding.rule] = finding
+    return sorted(by_rule.values(), key=lambda f: (-f.score, -SEVERITY_ORDER[f.severity], f.cause, f.rule))

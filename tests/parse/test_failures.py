@@ -1,0 +1,402 @@
+"""Failures read by structure (logdoctor/parse/failures.py): tracebacks through process prefixes and interleaving,
+exception lines, fatal signals and OOM kills, each with its exception type, process and phase; what is no failure
+(a handled traceback, a destructor at exit, a stop, one request's error); and short pastes of lines no line type
+knows, which are still the engine's log.
+
+Excerpts marked "real" are lines of fixture logs (the file is named); the others are constructed in the engines'
+formats, with messages no line type knows on purpose (a release's new error must still be read)."""
+
+from __future__ import annotations
+
+from logdoctor.events import EngineFailure, EventBase
+from logdoctor.parse.failures import FAILURE_KEYWORDS, exception_kind
+from logdoctor.parse.pipeline import EventStream, candidate_keywords, parse_text
+from logdoctor.testing import assert_fires, assert_not_fires, diagnose_text
+
+
+def failures(text: str) -> list[EngineFailure]:
+    return [e for e in parse_text(text) if isinstance(e, EngineFailure)]
+
+
+def real(events: list[EngineFailure]) -> list[EngineFailure]:
+    """The failures of the run: no stop marker, no request error."""
+    return [e for e in events if e.kind not in ("shutdown", "request-error")]
+
+
+# constructed: an EngineCore traceback at start-up, vLLM 0.2x's bare process-prefixed form, whose exception no line
+# type knows; the API server's own lines are printed in between
+STARTUP_TRACEBACK = """\
+(APIServer pid=1) INFO 11-02 09:10:00 [api_server.py:1805] vLLM API server version 0.33.0
+(EngineCore_DP0 pid=7) Process EngineCore_DP0:
+(EngineCore_DP0 pid=7) Traceback (most recent call last):
+(EngineCore_DP0 pid=7)   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap
+(APIServer pid=1) INFO 11-02 09:10:01 [core_client.py:600] Waiting for 1 core engine proc(s) to start: {0}
+(EngineCore_DP0 pid=7)     self.run()
+(EngineCore_DP0 pid=7)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 700, in run_engine_core
+(EngineCore_DP0 pid=7)     raise FrobnicatorError(
+(EngineCore_DP0 pid=7) vllm.frobnicate.FrobnicatorError: the frobnicator rejected the chat template
+"""
+
+
+def test_traceback_through_a_process_prefix_and_interleaved_lines() -> None:
+    [failure] = failures(STARTUP_TRACEBACK)
+    assert failure.kind == "startup-failed"
+    assert failure.exception == "vllm.frobnicate.FrobnicatorError"
+    assert failure.message == "vllm.frobnicate.FrobnicatorError: the frobnicator rejected the chat template"
+    assert failure.phase == "startup"
+    assert failure.process is not None and failure.process.role == "EngineCore"
+    assert failure.engine == "vllm"
+    assert failure.line == 9
+
+
+def test_startup_traceback_is_an_engine_failure_finding() -> None:
+    finding = assert_fires(diagnose_text(STARTUP_TRACEBACK), cause="engine-failure", rank=1)
+    assert any("FrobnicatorError" in e.text for e in finding.evidence)
+
+
+def test_two_processes_tracebacks_interleaved() -> None:
+    # constructed: two workers print their tracebacks at the same time
+    text = """\
+(Worker_TP0 pid=10) ERROR 11-02 09:10:00 [multiproc_executor.py:700] Traceback (most recent call last):
+(Worker_TP1 pid=11) ERROR 11-02 09:10:00 [multiproc_executor.py:700] Traceback (most recent call last):
+(Worker_TP0 pid=10) ERROR 11-02 09:10:00 [multiproc_executor.py:700]   File "/x/worker.py", line 5, in step
+(Worker_TP1 pid=11) ERROR 11-02 09:10:00 [multiproc_executor.py:700]   File "/x/worker.py", line 5, in step
+(Worker_TP1 pid=11) ERROR 11-02 09:10:00 [multiproc_executor.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+(Worker_TP0 pid=10) ERROR 11-02 09:10:00 [multiproc_executor.py:700] KernelLaunchRefused: grid too large
+"""
+    found = failures(text)
+    by_rank = {f.process.tp_rank: f for f in found if f.process is not None}
+    assert by_rank[1].kind == "cuda-oom"
+    assert by_rank[1].exception == "torch.OutOfMemoryError"
+    assert by_rank[0].kind == "startup-failed"
+    assert by_rank[0].exception == "KernelLaunchRefused"
+
+
+def test_rank_prefixed_nccl_error() -> None:
+    # constructed: torchrun's `[rankN]:` prefix on a worker's stderr
+    text = """\
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/x/train.py", line 12, in <module>
+[rank1]:     dist.all_reduce(t)
+[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error
+"""
+    [failure] = failures(text)
+    assert failure.kind == "nccl-error"
+    assert failure.process is not None and failure.process.tp_rank == 1
+
+
+def test_first_and_last_lines_without_frames() -> None:
+    # constructed: a prefiltered log keeps only the lines with keywords: the traceback's start and its exception
+    text = """\
+(EngineCore pid=7) ERROR 11-02 09:10:00 [core.py:1136] Traceback (most recent call last):
+(EngineCore pid=7) ERROR 11-02 09:10:00 [core.py:1136] asyncio.TimeoutError: the model loader gave up
+"""
+    [failure] = failures(text)
+    assert failure.kind == "rpc-timeout"
+    assert all(k in candidate_keywords() for k in FAILURE_KEYWORDS)
+
+
+def test_sglang_scheduler_exception_then_bare_lines() -> None:
+    # real: fixtures/logs/realworld2/sglang-r004.log (frames shortened)
+    text = """\
+[2026-03-25 17:22:56] Scheduler hit an exception: Traceback (most recent call last):
+  File "/share/home/cli/anaconda3/envs/ver/lib/python3.10/site-packages/sglang/srt/managers/scheduler.py", line 3169, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/share/home/cli/anaconda3/envs/ver/lib/python3.10/site-packages/sglang/srt/managers/scheduler.py", line 1641, in handle_generate_request
+    added_to_grammar_queue = self.grammar_manager.process_req_with_grammar(req)
+TypeError: unhashable type: 'dict'
+
+[2026-03-25 17:22:56] SIGQUIT received. signum=None, frame=None. It usually means one child failed.
+"""
+    found = failures(text)
+    typed = [f for f in found if f.exception == "TypeError"]
+    assert len(typed) == 1
+    assert typed[0].kind == "startup-failed"  # no ready or stats line in the excerpt
+    assert typed[0].engine == "sglang"
+
+
+# --- what is not a failure --------------------------------------------------------------------------------------
+
+
+def test_warning_level_traceback_is_no_failure() -> None:
+    # constructed: a traceback the engine logged as a warning and went on
+    text = """\
+(EngineCore pid=7) WARNING 11-02 09:10:00 [utils.py:80] Traceback (most recent call last):
+(EngineCore pid=7) WARNING 11-02 09:10:00 [utils.py:80]   File "/x/probe.py", line 3, in probe
+(EngineCore pid=7) WARNING 11-02 09:10:00 [utils.py:80] ImportError: libfoo.so: cannot open shared object file
+"""
+    assert failures(text) == []
+
+
+def test_exception_ignored_at_exit_is_no_failure() -> None:
+    # real: fixtures/logs/realworld4/vllm-rh09.log lines 83-94 (frames shortened)
+    text = """\
+(EngineCore_DP0 pid=941609) Exception ignored in: <function ExecutorBase.__del__ at 0x7a42bd9a3420>
+(EngineCore_DP0 pid=941609) Traceback (most recent call last):
+(EngineCore_DP0 pid=941609)   File "/home/stewa/code/imageworks/.venv/lib/python3.12/site-packages/vllm/executor/executor_base.py", line 237, in __del__
+(EngineCore_DP0 pid=941609)     self.shutdown()
+(EngineCore_DP0 pid=941609) AttributeError: 'NoneType' object has no attribute 'ensure_kv_transfer_shutdown'
+"""
+    assert failures(text) == []
+
+
+STATS = (
+    "(APIServer pid=1) INFO 11-02 09:12:00 [loggers.py:236] Engine 000: Avg prompt throughput: 120.0 tokens/s, "
+    "Avg generation throughput: 80.0 tokens/s, Running: 2 reqs, Waiting: 0 reqs, GPU KV cache usage: 3.0%, "
+    "Prefix cache hit rate: 0.0%\n"
+)
+
+
+def test_request_error_answered_is_no_failure() -> None:
+    # constructed, in the shape of fixtures/logs/realworld5/vllm-rh01.log: uvicorn answers 400, serves on
+    text = (
+        STATS
+        + """\
+(APIServer pid=1) ERROR:    Exception in ASGI application
+(APIServer pid=1) Traceback (most recent call last):
+(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/uvicorn/protocols/http/httptools_impl.py", line 421, in run_asgi
+(APIServer pid=1) vllm.exceptions.PromptTooLongForWidget: the prompt has 9000 tokens
+(APIServer pid=1) INFO:     172.17.0.1:47808 - "POST /v1/chat/completions HTTP/1.1" 400 Bad Request
+"""
+        + STATS
+    )
+    found = failures(text)
+    assert [f.kind for f in found] == ["request-error"]
+    assert found[0].phase == "serving"
+    assert_not_fires(diagnose_text(text), cause="engine-failure")
+
+
+def test_serving_exception_with_no_answer_after_is_a_failure() -> None:
+    # constructed: the API server's last words are an exception
+    text = (
+        STATS
+        + """\
+(APIServer pid=1) Traceback (most recent call last):
+(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/api_server.py", line 9, in run
+(APIServer pid=1) RuntimeError: the output processor lost its queue
+"""
+    )
+    [failure] = failures(text)
+    assert failure.kind == "exception"
+    assert failure.phase == "serving"
+    assert_fires(diagnose_text(text), cause="engine-failure", rank=1)
+
+
+def test_ctrl_c_of_a_serving_server_is_a_stop() -> None:
+    # constructed: KeyboardInterrupt, then the teardown's errors
+    text = (
+        STATS
+        + """\
+(APIServer pid=1) Traceback (most recent call last):
+(APIServer pid=1)   File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run
+(APIServer pid=1) KeyboardInterrupt
+(EngineCore pid=7) ERROR 11-02 09:13:00 [core.py:900] RuntimeError: the shared memory queue is closed
+"""
+    )
+    found = failures(text)
+    assert found[0].kind == "shutdown"
+    assert found[-1].phase == "shutdown"
+    assert_not_fires(diagnose_text(text), cause="engine-failure")
+
+
+def test_ctrl_c_of_a_start_keeps_the_start_failure() -> None:
+    # real: fixtures/logs/realworld2/vllm-r010.log lines 235-237 and 356-359 (a start interrupted while it failed)
+    text = """\
+(EngineCore pid=3408798)     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+(EngineCore pid=3408798) KeyboardInterrupt
+(APIServer pid=3407862) Traceback (most recent call last):
+(APIServer pid=3407862)     raise RuntimeError(
+(APIServer pid=3407862) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+"""
+    kinds = [f.kind for f in failures(text)]
+    assert kinds == ["startup-failed"]
+
+
+# --- signals and kills ------------------------------------------------------------------------------------------
+
+
+def test_fatal_signals_and_kills() -> None:
+    # constructed: the C runtime, Python, the shell and the kernel, as they print them
+    assert [f.kind for f in failures("Fatal Python error: Segmentation fault")] == ["engine-dead"]
+    assert [f.kind for f in failures("Segmentation fault (core dumped)")] == ["engine-dead"]
+    assert [f.kind for f in failures("./serve.sh: line 5: 12345 Killed                  python3 -m vllm")] == [
+        "engine-dead"
+    ]
+    oom = "[12345.678901] Out of memory: Killed process 4242 (python3) total-vm:90000000kB, anon-rss:60000000kB"
+    assert [f.kind for f in failures(oom)] == ["worker-died"]
+    # real: fixtures/logs/realworld/nccl-r001.log
+    cxx = "terminate called after throwing an instance of 'c10::DistBackendError'"
+    assert [f.kind for f in failures(cxx)] == ["nccl-error"]
+
+
+def test_sigterm_is_no_crash() -> None:
+    # real: fixtures/logs/realworld2/vllm-r001.log line 19 (a start given up on while it waited for GPUs)
+    assert failures("*** SIGTERM received at time=1748300290 on cpu 8 ***") == []
+    # constructed: the same of a server that served is its stop
+    assert [f.kind for f in failures(STATS + "*** SIGTERM received at time=1748300290 on cpu 8 ***")] == ["shutdown"]
+
+
+def test_logged_records_are_not_shell_lines() -> None:
+    # constructed: vLLM's own `Aborted request` is no `Aborted (core dumped)`
+    text = "(APIServer pid=1) INFO 11-02 09:10:00 [async_llm.py:400] Aborted request chatcmpl-1."
+    assert failures(text) == []
+
+
+def test_lone_exception_lines() -> None:
+    # constructed: an exception logged on its own at ERROR; the same words at INFO are no failure
+    err = "(APIServer pid=1) ERROR 11-02 09:10:00 [api_server.py:900] OSError: [Errno 98] Address already in use"
+    info = "(APIServer pid=1) INFO 11-02 09:10:00 [api_server.py:900] OSError: [Errno 98] Address already in use"
+    assert [(f.kind, f.exception) for f in failures(err)] == [("startup-failed", "OSError")]
+    assert failures(info) == []
+
+
+def test_a_line_type_knows_better() -> None:
+    # a line type's own reading of an exception line stands (its kind), with the exception's type added
+    text = (
+        "(EngineCore pid=112) ERROR 05-01 14:39:06 [core.py:1131] torch.OutOfMemoryError: CUDA out of memory. "
+        "Tried to allocate 50.00 MiB."
+    )
+    [failure] = failures(text)
+    assert failure.kind == "cuda-oom"
+    assert failure.exception == "torch.OutOfMemoryError"
+
+
+def test_exception_kinds() -> None:
+    assert exception_kind("torch.OutOfMemoryError", "CUDA out of memory.", "serving") == "cuda-oom"
+    assert exception_kind("RuntimeError", "NCCL communicator was aborted: timed out", "serving") == "nccl-timeout"
+    assert exception_kind("torch.AcceleratorError", "CUDA error: an illegal memory access", "serving") == "cuda-error"
+    assert exception_kind("TimeoutError", "", "startup") == "rpc-timeout"
+    assert exception_kind("ValueError", "bad argument", "startup") == "startup-failed"
+    assert exception_kind("ValueError", "bad argument", "serving") == "exception"
+
+
+# --- short pastes of lines no line type knows --------------------------------------------------------------------
+
+
+def stream_of(text: str) -> tuple[list[EventBase], EventStream]:
+    stream = EventStream("<paste>", enumerate(text.splitlines(), start=1))
+    return list(stream), stream
+
+
+def test_short_paste_of_unknown_vllm_lines_is_a_log() -> None:
+    # constructed: record headers of a newer release, messages no line type knows
+    text = """\
+(EngineCore_DP0 pid=2301) INFO 11-02 09:14:01 [scheduler.py:1260] Resumed preempted request cmpl-8f2a with 1536 computed tokens.
+(EngineCore_DP0 pid=2301) INFO 11-02 09:14:03 [offloading_connector.py:412] KV offload: stored 48 blocks to CPU
+"""
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "vllm"
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+
+
+def test_short_paste_of_unknown_sglang_lines_is_a_log() -> None:
+    # constructed: SGLang's header with its ranks
+    text = "[2026-01-05 10:00:00 TP0] LMCache: retrieved 12 chunks for request 7\n"
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "sglang"
+
+
+def test_text_with_brackets_is_still_not_a_log() -> None:
+    text = "# Notes\n[2026-01-05] meeting notes [todo]\nSee [the docs](https://example.com).\n"
+    assert diagnose_text(text).verdict.kind == "not-a-log"
+
+
+def test_traceback_under_a_header_on_its_first_line_only() -> None:
+    # constructed: Python logging (here uvicorn's lifespan) heads only a record's first line
+    text = """\
+INFO:     Waiting for application startup.
+ERROR:    Traceback (most recent call last):
+  File "/usr/local/lib/python3.12/dist-packages/starlette/routing.py", line 693, in lifespan
+    async with self.lifespan_context(app) as maybe_state:
+RuntimeError: the widget registry is empty
+
+ERROR:    Application startup failed. Exiting.
+"""
+    [failure] = failures(text)
+    assert (failure.kind, failure.exception, failure.phase) == ("startup-failed", "RuntimeError", "startup")
+
+
+def test_server_error_answer_is_a_failure() -> None:
+    # constructed: the exception's request is answered 500: the server failed it
+    text = (
+        STATS
+        + """\
+(APIServer pid=1) ERROR:    Exception in ASGI application
+(APIServer pid=1) Traceback (most recent call last):
+(APIServer pid=1)   File "/usr/local/lib/python3.12/dist-packages/vllm/entrypoints/openai/serving_chat.py", line 9, in f
+(APIServer pid=1) AssertionError
+(APIServer pid=1) INFO:     10.0.0.7:40000 - "POST /v1/chat/completions HTTP/1.1" 500 Internal Server Error
+"""
+        + STATS
+    )
+    [failure] = failures(text)
+    assert (failure.kind, failure.exception) == ("exception", "AssertionError")
+
+
+def test_launchers_report_dead_tasks() -> None:
+    # constructed, in the formats of Slurm (srun, slurmstepd), Open MPI, torchrun and nccl-tests (common.h)
+    cases = {
+        "srun: error: nid001234: task 3: Exited with exit code 1": "worker-died",
+        "srun: error: nid001234: task 3: Killed": "worker-died",
+        "slurmstepd: error: Detected 1 oom_kill event in StepId=1.0. Some of the step tasks have been OOM Killed.": (
+            "worker-died"
+        ),
+        "mpirun noticed that process rank 0 with PID 1234 on node n1 exited on signal 9 (Killed).": "worker-died",
+        "nid001234: Test CUDA failure common.cu:891 'no CUDA-capable device is detected'": "cuda-error",
+        "nid001234: Test NCCL failure common.cu:1005 'unhandled system error'": "nccl-error",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4242) of "
+        "binary: /usr/bin/python3": "worker-died",
+    }
+    for line, kind in cases.items():
+        assert [f.kind for f in failures(line)] == [kind], line
+    assert failures("srun: error: nid001234: task 3: Exited with exit code 0") == []
+
+
+def test_a_cancelled_job_is_a_stop() -> None:
+    # real: fixtures/logs/realworld3/vllm-rh03.log (a server that served until its job's time limit)
+    cancel = "slurmstepd: error: *** JOB 5858 ON gpuh05 CANCELLED AT 2025-12-21T02:31:17 DUE TO TIME LIMIT ***"
+    assert [f.kind for f in failures(STATS + cancel)] == ["shutdown"]
+    assert failures(cancel) == []  # of a start: given up on, the failures it leaves behind still count
+
+
+def test_a_cut_traceback_is_dropped() -> None:
+    # constructed: a traceback whose process printed nothing more of it; the lines after it are read as usual
+    from logdoctor.parse.failures import FailureReader
+
+    reader = FailureReader()
+    lines = ["(EngineCore pid=7) Traceback (most recent call last):"]
+    lines += [f"(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] line {i}" for i in range(300)]
+    stream = EventStream("<cut>", enumerate(lines, start=1))
+    stream.failures = reader
+    list(stream)
+    assert not reader.open
+    assert not reader.wants("(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] one more line")
+
+
+def test_integration_lines_in_a_vllm_process_are_a_log() -> None:
+    # constructed: LMCache's own record format, printed in vLLM's engine core process
+    text = (
+        "(EngineCore_DP0 pid=2301) [2025-11-02 09:14:01,123] LMCache INFO: Retrieved 1024 out of 1536 required "
+        "tokens (cache_engine.py:500:lmcache.v1.cache_engine)\n"
+    )
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "vllm"
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+    # a process prefix no vLLM process has names no engine
+    _, other = stream_of("(MyService pid=12) started\n")
+    assert other.detection.engine == "unknown"
+
+
+def test_tracebacks_inside_docker_and_journald_envelopes() -> None:
+    # constructed: `docker logs --timestamps` and journald's short format around the same traceback
+    body = [
+        "(EngineCore pid=7) Traceback (most recent call last):",
+        '(EngineCore pid=7)   File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 9, in run',
+        "(EngineCore pid=7) torch.AcceleratorError: CUDA error: an illegal instruction was encountered",
+    ]
+    docker = "\n".join(f"2025-11-02T09:10:0{i}.123456789Z {line}" for i, line in enumerate(body))
+    journald = "\n".join(f"Nov 02 09:10:0{i} gpu-node-1 vllm[4242]: {line}" for i, line in enumerate(body))
+    for text in (docker, journald):
+        [failure] = failures(text)
+        assert (failure.kind, failure.exception) == ("cuda-error", "torch.AcceleratorError")
+        assert failure.process is not None and failure.process.role == "EngineCore"

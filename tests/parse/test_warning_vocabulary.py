@@ -1,0 +1,141 @@
+"""The warning vocabulary: a WARNING / ERROR line no line type read becomes a cause, "not understood", or nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from logdoctor.events import EngineWarning
+from logdoctor.parse.pipeline import parse_text
+from logdoctor.parse.warning_vocabulary import classify
+
+
+def _warnings(text: str, engine: str | None = None) -> list[EngineWarning]:
+    return [e for e in parse_text(text, engine=engine) if isinstance(e, EngineWarning)]
+
+
+@pytest.mark.parametrize(
+    ("message", "logger", "cause", "strength"),
+    [
+        ("Grouped GEMM is not fully optimized yet for this shape", "fused_moe.py", "quantization-kernel-fallback", 1.0),
+        ("Falling back to eager mode for the drafter", None, "cuda-graphs-disabled", 1.0),
+        (
+            "SageAttention3 does not support GQA/MQA (Hq != Hkv); falling back to torch SDPA.",
+            None,
+            "attention-backend-fallback",
+            1.0,
+        ),
+        ("Pinned memory not available. CPU offload performance may be degraded.", None, "cpu-offload-or-swap", 1.0),
+        ("Mixed chunked prefill is disabled for UNO speculative decoding.", None, "spec-net-loss", 0.75),
+        # the subsystem only in the logger's file name: half the weight
+        ("This path is sub-optimal for the current shape", "custom_all_reduce.py", "custom-allreduce-disabled", 0.75),
+        ("Setting is not supported here", "custom_all_reduce.py", "custom-allreduce-disabled", 0.5),
+    ],
+)
+def test_a_performance_word_and_a_subsystem_give_a_cause(
+    message: str, logger: str | None, cause: str, strength: float
+) -> None:
+    got = classify(message, logger)
+    assert (got.cause, got.strength) == (cause, strength)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The tokenizer class is deprecated and will be removed in a future release.",
+        "FutureWarning: `resume_download` is deprecated",
+        "Using KV cache scaling factor 1.0 for fp8_e4m3. This may cause accuracy issues.",
+        "Default sampling parameters have been overridden by the model's generation_config.json",
+    ],
+)
+def test_noise_maps_to_nothing(message: str) -> None:
+    assert classify(message).noise
+    line = f"(APIServer pid=1) WARNING 11-30 10:00:00 [x.py:1] {message}"
+    assert _warnings(line) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Served model name differs from the model path",  # no performance word
+        "Something is slow",  # no subsystem
+        "FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling.",
+        "Found ulimit of 16384 and failed to automatically increase; this may slow things down",
+    ],
+)
+def test_no_cause_fits_is_listed_not_scored(message: str) -> None:
+    got = _warnings(f"(APIServer pid=1) WARNING 11-30 10:00:00 [api_server.py:91] {message}")
+    assert [(w.cause, w.message) for w in got] == [(None, message)]
+
+
+def test_tracebacks_and_exception_lines_are_left_to_the_failure_events() -> None:
+    text = "\n".join(
+        f"(EngineCore_DP0 pid=1) ERROR 11-30 10:00:00 [core.py:12] {m}"
+        for m in ("Traceback (most recent call last):", '  File "x.py", line 3, in f', "ValueError: bad value")
+    )
+    assert _warnings(text) == []
+
+
+def test_the_warning_keeps_its_place_and_the_engines_words() -> None:
+    line = (
+        "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [fused_moe.py:882] "
+        "Grouped GEMM is not fully optimized yet for this shape"
+    )
+    (w,) = _warnings(line)
+    assert (w.line, w.level, w.logger, w.engine) == (1, "WARNING", "fused_moe.py", "vllm")
+    assert (w.performance, w.subsystem, w.subsystem_from) == ("not fully optimized", "gemm", "message")
+
+
+def test_nccl_warn_lines_are_read_by_the_vocabulary() -> None:
+    from logdoctor.facts import build_profile
+
+    nccl = "node1:1234:1234 [0] NCCL WARN Falling back to a slower ring for this message size"
+    profile = build_profile(parse_text(nccl))
+    assert profile.value("warned.p2p") == 'NCCL warned: "Falling back to a slower ring for this message size"'
+    assert profile.value("warned.p2p.strength") == 0.75  # the subsystem is the header's, not the message's
+
+
+def test_python_warnings() -> None:
+    py = "/usr/lib/python3/site-packages/vllm/attention.py:12: UserWarning: attention falls back to SDPA"
+    (w2,) = _warnings(py)
+    assert (w2.cause, w2.logger) == ("attention-backend-fallback", "attention.py")
+
+
+def test_sglang_lines_without_a_level_need_a_strong_word_and_a_cause() -> None:
+    kept = "[2025-11-30 10:00:00 TP0] Grouped GEMM for this shape is not fully optimized yet"
+    assert [w.cause for w in _warnings(kept)] == ["quantization-kernel-fallback"]
+    plain = "[2025-11-30 10:00:00 TP0] Load weight begin. avail mem=70.00 GB; slow disk"  # no subsystem
+    assert _warnings(plain) == []
+    weak = "[2025-11-30 10:00:00 TP0] Disable cuda graph capture for the vision tower performance run"
+    assert _warnings(weak) == []
+
+
+def test_a_stream_of_chosen_line_types_reads_no_warnings() -> None:
+    from logdoctor.parse.pipeline import EventStream
+
+    line = "(Worker_TP0 pid=2) WARNING 11-30 10:00:00 [fused_moe.py:8] Grouped GEMM is not fully optimized yet"
+    stream = EventStream("t", [(1, line)], grammars=())
+    assert list(stream) == []
+
+
+def test_the_candidate_test_and_the_grep_keywords_agree() -> None:
+    """A large file is prefiltered by grep on these keywords; a small one by may_be_warning: the same lines."""
+    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning
+
+    for keyword in WARNING_KEYWORDS:
+        assert may_be_warning(f"x {keyword} y")
+        assert keyword in candidate_keywords()
+    for keyword in LEVELLESS_KEYWORDS:  # only after an SGLang header's date
+        assert may_be_warning(f"[2025-11-30 10:00:00 TP0] x {keyword} y")
+        assert not may_be_warning(f"(APIServer pid=1) INFO 11-30 10:00:00 [logger.py:43] prompt: 'x {keyword} y'")
+        assert keyword in candidate_keywords()
+    assert not may_be_warning("(APIServer pid=1) INFO 11-30 10:00:00 [api_server.py:1] Started server process")
+
+
+def test_a_line_chosen_only_for_its_warning_words_and_no_warning_is_not_counted() -> None:
+    from logdoctor.parse.pipeline import EventStream
+
+    line = "[2025-11-30 10:00:00] Received request: prompt='why is my query slow, and how do I optimize it'"
+    stream = EventStream("t", [(1, line)])
+    assert list(stream) == []
+    assert stream.stats.unrecognised == 0

@@ -1,0 +1,140 @@
+"""Pasted runs: an input holding several benchmark runs is split per run and its controlled pair compared.
+
+The inputs are constructed from the engines' benchmark output formats (vllm/benchmarks/throughput.py,
+sglang/bench_one_batch.py); the numbers are illustrative."""
+
+from __future__ import annotations
+
+from logdoctor.engine.rules import load_rules
+from logdoctor.pipeline.pasted import best_pair, split_runs
+from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
+
+_RUN_A = (
+    "vllm bench throughput --model Qwen/Qwen2.5-7B-Instruct --input-len 1024 --output-len 512 --num-prompts 500\n"
+    "Throughput: 9.81 requests/s, 15069.02 total tokens/s, 5023.01 output tokens/s\n"
+)
+_RUN_B_FP8 = (
+    "vllm bench throughput --model Qwen/Qwen2.5-7B-Instruct --input-len 1024 --output-len 512 --num-prompts 500 "
+    "--quantization fp8\n"
+    "Throughput: 7.02 requests/s, 10782.00 total tokens/s, 3594.00 output tokens/s\n"
+)
+
+
+def _source(text: str) -> LineSource:
+    return LineSource(name="paste.txt", lines=list(enumerate(text.splitlines(), 1)))
+
+
+def _diagnose(text: str):  # type: ignore[no-untyped-def]
+    return diagnose_sources([_source(text)], load_rules())
+
+
+def test_each_command_and_its_result_is_a_run() -> None:
+    runs = split_runs(parse_sources([_source(_RUN_A + _RUN_B_FP8)]).events)
+    assert [(r.first, r.last) for r in runs] == [(1, 2), (3, 4)]
+    assert runs[1].command()["quantization"] == "fp8"
+    assert runs[0].speeds() == {"vllm-bench-throughput output tok/s": 5023.01}
+
+
+def test_the_slower_run_is_the_candidate_whatever_the_order() -> None:
+    for text in (_RUN_A + _RUN_B_FP8, _RUN_B_FP8 + _RUN_A):
+        pair = best_pair(split_runs(parse_sources([_source(text)]).events))
+        assert pair is not None
+        assert pair.candidate.command().get("quantization") == "fp8"
+        assert pair.differs == {"quantization": (None, "fp8")}
+        assert round(pair.ratio, 2) == 1.40
+
+
+def test_quantized_run_measured_slower_is_ranked_first() -> None:
+    diagnosis = _diagnose(_RUN_A + _RUN_B_FP8)
+    assert diagnosis.findings[0].rule == "diff-quantized-slower"
+    assert diagnosis.findings[0].cause == "quantization-kernel-fallback"
+    assert "1.40x slower" in diagnosis.findings[0].explanation
+    assert any("2 runs in this input" in w for w in diagnosis.warnings)
+
+
+def test_a_faster_quantized_run_blames_nothing() -> None:
+    faster = _RUN_B_FP8.replace(
+        "7.02 requests/s, 10782.00 total tokens/s, 3594.00", "12.1 requests/s, 18000 total tokens/s, 6100.5"
+    )
+    diagnosis = _diagnose(_RUN_A + faster)
+    assert not [f for f in diagnosis.findings if f.cause == "quantization-kernel-fallback"]
+
+
+def test_another_workload_is_not_a_controlled_comparison() -> None:
+    other = _RUN_B_FP8.replace("--input-len 1024", "--input-len 4096")
+    assert best_pair(split_runs(parse_sources([_source(_RUN_A + other)]).events)) is None
+    assert not _diagnose(_RUN_A + other).findings
+
+
+def test_another_model_is_not_a_controlled_comparison() -> None:
+    other = _RUN_B_FP8.replace("Qwen2.5-7B-Instruct", "Llama-3.1-8B-Instruct")
+    assert best_pair(split_runs(parse_sources([_source(_RUN_A + other)]).events)) is None
+
+
+def test_a_gap_within_noise_blames_no_setting() -> None:
+    close = _RUN_B_FP8.replace("3594.00 output", "4950.00 output")
+    diagnosis = _diagnose(_RUN_A + close)
+    assert not diagnosis.findings
+    assert any("benchmark noise" in w for w in diagnosis.warnings)
+
+
+def test_one_run_is_not_compared() -> None:
+    diagnosis = _diagnose(_RUN_A)
+    assert not any("runs in this input" in w for w in diagnosis.warnings)
+
+
+def test_a_bare_flag_left_out_is_off() -> None:
+    text = (
+        "$ python3 -m sglang.bench_one_batch --model-path M --batch-size 1 --input-len 128 --output-len 8\n"
+        "Decode.  median latency: 0.00738 s, median throughput:    135.50 token/s\n"
+        "$ python3 -m sglang.bench_one_batch --model-path M --batch-size 1 --input-len 128 --output-len 8 "
+        "--disable-cuda-graph\n"
+        "Decode.  median latency: 0.01871 s, median throughput:     53.45 token/s\n"
+    )
+    pair = best_pair(split_runs(parse_sources([_source(text)]).events))
+    assert pair is not None and pair.differs == {"disable_cuda_graph": (False, True)}
+    assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_results_noted_above_their_commands_pair_with_them() -> None:
+    # The layout of https://github.com/sgl-project/sglang/issues/1008: each result as a comment above its command.
+    text = (
+        "# Decode.  median latency: 0.00737 s, median throughput:    135.64 token/s\n"
+        "python3 -m sglang.bench_latency --model M --batch-size 1 --input 128 --output 8\n"
+        "\n"
+        "# Decode.  median latency: 0.01871 s, median throughput:     53.45 token/s\n"
+        "python3 -m sglang.bench_latency --model M --batch-size 1 --input 128 --output 8 --disable-cuda-graph\n"
+    )
+    runs = split_runs(parse_sources([_source(text)]).events)
+    assert [(r.first, r.last) for r in runs] == [(1, 2), (4, 5)]
+    pair = best_pair(runs)
+    assert pair is not None and pair.candidate.first == 4
+    assert _diagnose(text).findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_a_quantized_checkpoint_without_the_flag_is_not_called_unquantized() -> None:
+    # An AWQ checkpoint runs AWQ whether or not --quantization names it: no "none" is assumed for it.
+    awq = _RUN_A.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ")
+    slow = _RUN_B_FP8.replace("Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct-AWQ").replace("fp8", "awq")
+    diagnosis = _diagnose(awq + slow)
+    assert any("2 runs in this input" in w for w in diagnosis.warnings)
+    assert not [f for f in diagnosis.findings if f.rule == "diff-quantized-slower"]
+
+
+def test_results_at_another_concurrency_are_not_compared() -> None:
+    def run(flag: str, concurrency: int, tok_s: float) -> str:
+        return (
+            f"vllm serve meta-llama/Llama-3.1-8B-Instruct --port 9001{flag}\n"
+            "============ Serving Benchmark Result ============\n"
+            "Successful requests:                     80\n"
+            f"Maximum request concurrency:             {concurrency}\n"
+            f"Output token throughput (tok/s):         {tok_s}\n"
+            "==================================================\n"
+        )
+
+    text = run("", 64, 4100.0) + run(" --enforce-eager", 1, 96.0)
+    assert best_pair(split_runs(parse_sources([_source(text)]).events)) is None
+    same = run("", 1, 139.4) + run(" --enforce-eager", 1, 96.0)
+    pair = best_pair(split_runs(parse_sources([_source(same)]).events))
+    assert pair is not None and pair.measure == "vllm-bench-serve output tok/s at concurrency 1"
+    assert pair.differs == {"enforce_eager": (False, True)}
