@@ -221,6 +221,9 @@ class EventStream:
         # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
         self._read_warnings = grammars is None
         self._warning_only = False  # the last line `_is_candidate` took was chosen only for its warning words
+        # Whether a header was seen in the lines so far: a range parsed apart starts with a fresh detection, but
+        # whether lines are read for their envelope alone depends on every line before it, not the range's own.
+        self._header_seen = False
         self._ranks: dict[int, ProcessInfo] = {}
         self._held: list[EventBase] = []
         self._by_shape: dict[str, Grammar] = {}
@@ -397,7 +400,7 @@ class EventStream:
                 raw = raw[:MAX_PARSED_CHARS]
             if context.block is not None:
                 line = _envelope(self.source, number, raw)
-                self.detection.observe_line(line)
+                self._observe(line)
                 try:
                     block_events = context.block(line, context)
                 except GRAMMAR_FAILURES:
@@ -426,7 +429,7 @@ class EventStream:
             if not self._is_candidate(text):
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
-                elif not self.detection.header_counts and ("]" in text or "pid=" in text):  # a header, a prefix
+                elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix
                     self._observe_envelope(number, text)
                 continue
             warning_only = self._warning_only
@@ -436,7 +439,7 @@ class EventStream:
                 line = LogLine(self.source, number, text, text)
             if line.skip:
                 continue
-            self.detection.observe_line(line)
+            self._observe(line)
             self.stats.candidates += 1
             self._resolve_process(line)
             events = self._dispatch(line)
@@ -508,7 +511,16 @@ class EventStream:
         which grammar is tried first, not what a line gives."""
         state = sorted((str(key), repr(value)) for key, value in self.context.state.items())
         ranks = sorted((pid, repr(proc)) for pid, proc in self._ranks.items())
-        return repr((state, ranks, self._redact.carried(), self.context.forced_engine, self.failures.carried()))
+        return repr(
+            (
+                state,
+                ranks,
+                self._redact.carried(),
+                self.context.forced_engine,
+                self.failures.carried(),
+                self._header_seen,
+            )
+        )
 
     def begin_range(self, lines: Iterable[tuple[int, str]], stats: SourceStats) -> None:
         """Parse `lines` next, counted afresh in `stats` (with a fresh detection and texts), keeping the state
@@ -555,6 +567,11 @@ class EventStream:
         del self._recent_keywords[_RECENT_KEYWORDS:]
         return True
 
+    def _observe(self, line: LogLine) -> None:
+        self.detection.observe_line(line)
+        if line.header:
+            self._header_seen = True
+
     def _observe_envelope(self, number: int, text: str) -> None:
         try:
             line = parse_cleaned(self.source, number, text)
@@ -562,6 +579,7 @@ class EventStream:
             return
         if not line.skip:
             self.detection.observe_envelope(line)
+            self._header_seen = self._header_seen or bool(self.detection.header_counts)
 
     def _read_failure(self, number: int, text: str) -> Iterator[EventBase]:
         """A line no line type's keyword selected, that the failure reader wants (a traceback's lines)."""
@@ -575,7 +593,7 @@ class EventStream:
         events = self._structure(line, None)
         if events is None:
             return
-        self.detection.observe_line(line)
+        self._observe(line)
         self.stats.candidates += 1
         yield from self._release(events)
 
