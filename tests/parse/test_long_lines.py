@@ -25,12 +25,13 @@ STATS = (
 
 
 def _cost(lines: list[str]) -> float:
+    # This process's CPU time, best of three: other processes on a busy machine do not count, as they do in wall time.
     best = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
+    for _ in range(3):
+        started = time.process_time()
         for line in lines:
             list(EventStream("x.log", [(1, line)]))
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 
@@ -62,9 +63,9 @@ def test_redaction_is_linear_on_long_lines(fill: str) -> None:
         line = "api_key " + fill * (size // len(fill))
         best = float("inf")
         for _ in range(3):
-            started = time.perf_counter()
+            started = time.process_time()
             redact(line)
-            best = min(best, time.perf_counter() - started)
+            best = min(best, time.process_time() - started)
         return best
 
     small, large = cost(16_000), cost(64_000)  # 4x the line: 4x the work, where a rescan from each character is 16x

@@ -94,7 +94,10 @@ def cut_connections(server: SshServer) -> int:
 def signal_user_grep(uid: int, sig: signal.Signals) -> bool:
     for pid, comm, _ in processes_of(uid):
         if comm == "grep":
-            os.kill(pid, sig)
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:  # it finished between the listing and the signal: look again
+                continue
             return True
     return False
 
