@@ -129,6 +129,7 @@ def test_block_drafter_time_in_the_roofline(table: HardwareTable) -> None:
     e = expected(dep, table)
     verify = step_time(dep, table, 16).total
     # the verify step, the drafter's bytes, and the engine's overhead for each drafted token
+    assert dep.spec is not None
     overhead = dep.spec.overhead_s_per_token * dep.spec.k
     assert overhead > 0
     assert e.step_seconds == pytest.approx(verify * (1 + c.ratio) + overhead)
