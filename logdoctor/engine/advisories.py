@@ -33,9 +33,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from logdoctor.engine.conditions import ConditionError, Node, parse_condition, save_parse_cache
+from logdoctor.engine.conditions import ConditionError, Node, parse_condition
 from logdoctor.engine.result import Finding, KnownIssue, severity_for
-from logdoctor.engine.rules import CAUSES, locate
+from logdoctor.engine.rules import CAUSES, load_yaml_files, locate
 from logdoctor.engine.versions import InvalidSpecifier, SpecifierSet, Version, parse_version
 from logdoctor.errors import RuleError
 from logdoctor.facts import FACTS, Fact, Profile
@@ -325,26 +325,15 @@ def load_advisories(directories: Iterable[Path] = (), *, builtin: bool = True) -
 
     Raises RuleError listing every problem as file:line:col (schema, ranges, facts, conditions, duplicate ids)."""
     errors: list[str] = []
-    loaded: list[LoadedAdvisory] = []
-    sources: list[tuple[Path, bool]] = [(builtin_advisories_dir(), True)] if builtin else []
-    for directory in directories:
-        if not directory.is_dir():
-            errors.append(f"{directory}:1:1: not a directory of advisory files")
-            continue
-        sources.append((directory, False))
-    for directory, is_builtin in sources:
-        for path in advisory_files(directory):
-            before = len(errors)
-            item = _load_file(path, directory, is_builtin, errors)
-            if len(errors) > before and ADVISORY_YAML.forget(str(path)):  # cached: parse again, for the positions
-                del errors[before:]
-                item = _load_file(path, directory, is_builtin, errors)
-            if item is not None:
-                loaded.append(item)
-            if len(errors) == before:
-                ADVISORY_YAML.keep(str(path))
-    save_parse_cache()
-    ADVISORY_YAML.save()
+    loaded = load_yaml_files(
+        builtin_advisories_dir() if builtin else None,
+        directories,
+        "advisory",
+        advisory_files,
+        _load_file,
+        ADVISORY_YAML,
+        errors,
+    )
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:
