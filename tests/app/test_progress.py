@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from rich.text import Text
 from logdoctor.app import progress
 from logdoctor.app.progress import ReadProgress
 from logdoctor.pipeline.run import local_line_sources, parse_each
+from tests.generated import generated_log
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
@@ -26,12 +25,7 @@ STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("progress") / "serve.log"
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "3M", "--out", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    generated_log(path, "3M")
     return path
 
 

@@ -7,7 +7,6 @@ files in one process are lowered for the test) and the story fixture appended to
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keyword
 from logdoctor.pipeline.run import Parsed, local_line_sources, parse_each
 from logdoctor.pipeline.tap import run_starts
 from logdoctor.sources.local import open_local
+from tests.generated import generated_log
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
@@ -26,12 +26,7 @@ STORY = ROOT / "fixtures" / "logs" / "story" / "vllm-dflash-tp2-a6000.log"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("parallel") / "serve.log"
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "3M", "--out", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    generated_log(path, "3M")
     return path
 
 
@@ -159,12 +154,7 @@ def test_the_parent_holds_the_ranges_compressed_never_their_events(
     from logdoctor.pipeline.parallel import start_in_ranges
 
     path = tmp_path / "serve.log"
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "12M", "--out", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    generated_log(path, "12M")
     monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "4")
     source = open_local(str(path))
     work = start_in_ranges(source, candidate_keywords(), None)

@@ -11,8 +11,6 @@ A generated 64 MiB log (bench/gen_log.py) is compared the same way, with its rea
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from click.testing import CliRunner
 
 from logdoctor.app.cli import main
 from logdoctor.facts.series import Series
+from tests.generated import generated_log
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_LOGS = sorted((ROOT / "fixtures" / "logs").rglob("*.log"))
@@ -134,12 +133,7 @@ def test_a_story_log_cut_anywhere_gives_the_one_process_facts(
 @pytest.fixture(scope="module")
 def log_64m(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("facts") / "serve-64M.log"
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gen_log.py"), "--size", "64M", "--out", str(path)],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+    generated_log(path, "64M")
     return path
 
 
