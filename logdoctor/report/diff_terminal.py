@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
+from logdoctor.engine.problems import group
 from logdoctor.report.performance import attribution_line, render_diff_performance_terminal
 from logdoctor.report.terminal import CauseGroup, print_fix, print_wrapped, render_findings, render_insufficient
 from logdoctor.sanitize import clean
@@ -135,7 +136,9 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
         shared = [f.rule for f in group.findings if f.rule in in_baseline]
         return f"also in the baseline ({', '.join(shared)}): explains none of the gap" if shared else None
 
-    render_findings(report.findings, console, verbose=verbose, explain=explain, note=note)
+    # one box a problem, with the problem's actions (the model's, with their expected tok/s), as diagnose shows them
+    _, problems = group(report.findings)
+    render_findings(report.findings, console, verbose=verbose, explain=explain, note=note, problems=problems)
     render_insufficient(console, report.insufficient_data, verbose=verbose)
     for warning in report.warnings:
         print_wrapped(console, Text(f"warning: {warning}", style="yellow"), "")
