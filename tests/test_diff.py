@@ -158,7 +158,7 @@ def test_story_text_and_markdown_say_the_same() -> None:
     line = next(row for row in md.splitlines() if row.startswith("| ❗ | `speculative_method`"))
     assert "mtp · `--speculative-algorithm`" in line and "dflash · `--speculative-config`" in line
     assert '\'{"method": "mtp", "num_speculative_tokens": 3}\'' in line
-    assert "*(also in the baseline)*" in md
+    assert "*(also in the baseline: custom-allreduce-off, tp-over-pcie)*" in md  # the TP link, one heading
 
 
 def test_sglang_reads_its_mtp_head_and_k_as_the_vllm_side_does() -> None:

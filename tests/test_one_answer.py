@@ -5,6 +5,7 @@ where the log holds the value. The GPU is the one the log names (host facts), el
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from functools import cache
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from rich.console import Console
 
 from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import Diagnosis
@@ -19,6 +21,7 @@ from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.perf.hardware import load_hardware
 from logdoctor.perf.options import perf_options
 from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
+from logdoctor.report.terminal import render_terminal
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 # the held-out set is measured, never tested against
@@ -126,3 +129,34 @@ def test_one_answer(log: Path) -> None:
         for text in texts:
             for pattern, fact in PLACEHOLDERS:
                 assert not (pattern.search(text) and fact in d.facts), (text, fact)
+        # the effect in words says the recommended action's number, the one the gap multiplies
+        if pr.effect is not None and modelled and pr.id == "speculation":
+            assert f"({modelled[0].expected_tok_s:.1f} tok/s" in pr.effect.statement or (
+                f"({modelled[0].expected_tok_s:.0f} tok/s" in pr.effect.statement
+            ), pr.effect.statement
+        # the TP link: a recommended action with its number wherever the engines would bring custom all-reduce
+        # back (two GPUs, or turned off by the user); never the rule's line saying the same beside it
+        if pr.id == "tp-link" and pr.effect is not None and pr.effect.speedup > 1.001:
+            reason = str(d.facts.get("allreduce.reason") or "")
+            tp = d.facts.get("parallel.tp")
+            if reason not in ("spans-nodes", "pcie-more-than-two") and (reason == "user" or tp == 2):
+                assert modelled and modelled[0].speedup == pytest.approx(pr.effect.speedup, rel=1e-3), texts
+            if modelled:
+                assert not any(t.startswith("enable PCIe P2P") for t in texts), texts
+    # what the terminal shows: "N likely problem(s)" boxes, and "Also noted (N" lines, one a problem
+    text = _terminal(d)
+    likely_boxes = len(re.findall(r"^╭─ \d+\. ", text, flags=re.M))
+    if d.verdict.kind == "problems":
+        assert likely_boxes == len(likely)
+    noted = re.search(
+        r"^Also noted \((\d+), each below score \d+\):\n((?:(?!Ruled out|Could not check).*\n)*)", text, re.M
+    )
+    if noted:
+        heads = [line for line in noted.group(2).splitlines() if re.match(r"^  \[ ?\d+\] ", line)]
+        assert len(heads) == int(noted.group(1)), noted.group(0)
+
+
+def _terminal(d: Diagnosis) -> str:
+    buffer = io.StringIO()
+    render_terminal(d, Console(file=buffer, width=400, color_system=None), verbose=False)
+    return buffer.getvalue()

@@ -51,6 +51,10 @@ def diff_parsed(
     findings, outcomes, warnings = evaluate(
         rules, combined, _lookup(baseline, candidate), suppressions, today, diff=True
     )
+    # the candidate's findings as diagnose gives them (the model's effects and actions where its GPU is known): a box
+    # of the diff says the numbers the gap line multiplies, not the rules' hardware-free estimates
+    assessed = {f.rule: f for f in cand_diagnosis.findings}
+    findings = sorted((assessed.get(f.rule, f) for f in findings), key=lambda f: -f.score)
     rows = link(compare(base_profile, cand_profile), findings, rules)
     gap = measure_gap(rows)
     no_gap = gap_note(rows, gap)

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from logdoctor.engine.conditions import MISSING, Node
-from logdoctor.engine.problems import problem_id
+from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
     Evidence,
@@ -325,7 +325,10 @@ def verdict_for(findings: Sequence[Finding], outcomes: Sequence[RuleOutcome]) ->
     top = serious[0]
     # findings that share one mechanism are one problem (engine/problems.py)
     found = dict.fromkeys(problem_id(f.cause) for f in serious)
+    pid = problem_id(top.cause)
+    shared = pid != top.cause and sum(1 for f in serious if problem_id(f.cause) == pid) > 1
+    title = FAMILIES[top.cause][1] if shared else top.title  # the problem's title, as diagnose's verdict says it
     return Verdict(
         healthy=False,
-        summary=f"{len(found)} likely problem(s); top: {problem_id(top.cause)} (score {top.score}) - {top.title}",
+        summary=f"{len(found)} likely problem(s); top: {pid} (score {top.score}) - {title}",
     )

@@ -41,6 +41,15 @@ def sets_speculation(step: str) -> bool:
     return bool(_K_FLAG.search(step) or _DROP.search(step) or _METHOD.search(step))
 
 
+# The TP link's choices the model answers with a number (perf/assess.py): a rule's line saying the same is dropped.
+_LINK = re.compile(r"^enable (?:PCIe |GPU )?P2P|^drop --disable-custom-all-reduce")
+
+
+def answered_by_model(step: str) -> bool:
+    """A rule's fix line that the model's actions answer (with their expected tok/s) where it has them."""
+    return sets_speculation(step) or bool(_LINK.search(step))
+
+
 def _actions(members: Sequence[Finding]) -> list[Action]:
     """The model's actions where a member's effect has them (best first), then the members' fix lines that neither
     repeat nor contradict them; without the model, the best finding's fix lines, then the other members' lines that
@@ -52,7 +61,7 @@ def _actions(members: Sequence[Finding]) -> list[Action]:
         for step in f.fix:
             if step in seen or step.startswith("by the model:"):
                 continue
-            if (modelled or index > 0) and sets_speculation(step):
+            if (modelled and answered_by_model(step)) or (index > 0 and sets_speculation(step)):
                 continue
             seen.add(step)
             out.append(Action(text=step))
@@ -98,4 +107,4 @@ def group(findings: Sequence[Finding]) -> tuple[list[Finding], list[Problem]]:
     return tagged, problems
 
 
-__all__ = ["FAMILIES", "group", "problem_id", "sets_speculation"]
+__all__ = ["FAMILIES", "answered_by_model", "group", "problem_id", "sets_speculation"]

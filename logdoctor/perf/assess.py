@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.diffresult import Gap
-from logdoctor.engine.problems import problem_id, sets_speculation
+from logdoctor.engine.problems import answered_by_model, problem_id, sets_speculation
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
     Action,
@@ -36,6 +36,8 @@ from logdoctor.perf import effects
 from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
+from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
+from logdoctor.perf.nogpu import without_gpu
 from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
 
 if TYPE_CHECKING:
@@ -180,7 +182,7 @@ class _Hardware:
         return max(x for x in (self.no_spec, self.best_same, self.as_deployed) if x is not None)
 
 
-def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
+def _hardware(b: _Bound, table: HardwareTable, profile: FactSource) -> _Hardware:
     aggregate = b.basis == "aggregate"
     dep = b.dep if aggregate else b.compare
     scale = float(dep.batch) if aggregate else 1.0
@@ -196,7 +198,8 @@ def _hardware(b: _Bound, table: HardwareTable) -> _Hardware:
         best_k, best_same = plan.best.k, plan.best.tok_s_per_request * scale
     except ValueError:
         pass
-    typical = speculation.TYPICAL_ACCEPTANCE.get(spec.method)
+    # an MTP head at its own family's published acceptance (Qwen's for Qwen), another method at its own
+    typical = mtp_acceptance(profile)[0] if is_mtp(spec.method) else speculation.TYPICAL_ACCEPTANCE.get(spec.method)
     if typical is None:
         return _Hardware(no_spec, best_k, best_same, None, None, None, None, as_deployed)
     positions = speculation.iid_positions(typical.tau, typical.k)
@@ -240,39 +243,6 @@ class _Computed:
     spec: _SpecChoices | None = None
 
 
-# Architectures whose checkpoints ship their own MTP head (vLLM's SpeculativeConfig maps their model types to an
-# MTP drafter: qwen3_next_mtp, qwen3_5_mtp, mimo_mtp, glm4_moe_mtp, ernie_mtp). DeepseekV3ForCausalLM is left to the
-# config.json (`num_nextn_predict_layers`): checkpoints of that architecture without MTP layers exist.
-MTP_ARCHITECTURES = frozenset(
-    {
-        "Qwen3NextForCausalLM",
-        "Qwen3_5ForConditionalGeneration",
-        "Qwen3_5MoeForConditionalGeneration",
-        "Qwen3_5ForCausalLM",
-        "Qwen3_5MoeForCausalLM",
-        "MiMoForCausalLM",
-        "Glm4MoeForCausalLM",
-        "Ernie4_5_MoeForCausalLM",
-    }
-)
-
-
-def mtp_head(profile: FactSource) -> str | None:
-    """Where the log says the model ships its own MTP head (its config.json's MTP layers, or an architecture whose
-    checkpoints carry one), or None: never from the model's name."""
-    layers = profile.value("model.mtp_layers")
-    if isinstance(layers, int | float) and not isinstance(layers, bool):
-        return f"its config.json has {int(layers)} MTP layer(s)" if layers >= 1 else None
-    arch = str(profile.value("model.architecture") or "")
-    if arch in MTP_ARCHITECTURES:
-        return f"its architecture {arch} ships an MTP head"
-    return None
-
-
-def _is_mtp(method: str) -> bool:
-    return "mtp" in method.lower() or method.lower() in ("nextn", "deepseek_mtp")
-
-
 def _k_flag(engine: str, method: str, k: int) -> str:
     if engine == "sglang":
         return f"--speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"
@@ -299,6 +269,9 @@ class _SpecChoices:
     now: float  # as deployed, tok/s per request by the model
     plain: float  # without speculation
     fixed: Deployment  # the deployment with the recommended action applied
+    k: int = 0  # as deployed
+    tokens_per_step: float = 1.0  # as deployed, by the measured acceptance
+    break_even_assumed: float | None = None  # the rules' spec.break_even (no GPU: 0.2 plain steps a drafted token)
 
 
 def _spec_choices(
@@ -339,9 +312,9 @@ def _spec_choices(
             replace(dep, spec=None),
         )
     )
-    head = mtp_head(profile) if not _is_mtp(spec.method) else None
-    typical = speculation.TYPICAL_ACCEPTANCE.get("mtp")
-    if head is not None and typical is not None and dep.layers is not None:
+    head = mtp_head(profile) if not is_mtp(spec.method) else None
+    typical, family = mtp_acceptance(profile)
+    if head is not None and dep.layers is not None:
         positions = speculation.iid_positions(typical.tau, typical.k)
         mtp_spec = SpecConfig(
             k=typical.k,
@@ -364,16 +337,18 @@ def _spec_choices(
                         expected_tok_s=round(best.tok_s_per_request, 2),
                         speedup=round(best.tok_s_per_request / now, 4),
                         note=f"the model's own MTP head ({head}), at the typical acceptance length "
-                        f"{typical.tau:g} of MTP heads",
+                        f"{typical.tau:g} at k={typical.k} of {family}",
                         source=typical.source,
                     ),
                     replace(mtp_dep, spec=replace(mtp_spec, k=best.k)),
                 )
             )
     better = sorted((o for o in options if (o[0].speedup or 0.0) > 1.0), key=lambda o: -(o[0].expected_tok_s or 0.0))
-    if not better:
-        return _SpecChoices([], now, plain, dep)
-    return _SpecChoices([a for a, _ in better], now, plain, better[0][1])
+    assumed = profile.value("spec.break_even")
+    rule = float(assumed) if isinstance(assumed, int | float) else None
+    actions = [a for a, _ in better]
+    fixed = better[0][1] if better else dep
+    return _SpecChoices(actions, now, plain, fixed, plan.current.k, plan.current.tokens_per_step, rule)
 
 
 def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -> str:
@@ -385,6 +360,14 @@ def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -
         f"speculation as deployed {words}: {seen}{_tok1(choices.now)} expected as deployed, {_tok1(choices.plain)} "
         f"expected without speculation, tok/s per request on {where}"
     )
+    # the step in plain steps is the acceptance length that breaks even on this hardware; the rules' figure, made
+    # without the GPU, is said beside it where it differs, so the two are not read as one disagreeing with the other
+    cost = choices.tokens_per_step * choices.plain / choices.now if choices.now else None
+    if cost is not None and choices.k >= 1:
+        out += f"; a step with k={choices.k} costs {cost:.2f} plain decode steps here, the acceptance length that breaks even"
+        rule = choices.break_even_assumed
+        if rule is not None and abs(rule - cost) >= 0.05 * cost:
+            out += f" (the {rule:.1f} above assumes 0.2 plain steps a drafted token, as on small models on fast GPUs)"
     if choices.actions:
         best = choices.actions[0]
         out += f"; recommended: {best.text} ({_tok1(best.expected_tok_s or 0.0)} tok/s, {best.speedup:.2f}x)"
@@ -407,6 +390,7 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
             dep.link != "unknown",
             "2 * L * (alpha_NCCL - alpha_custom) per step",
             replace(dep, custom_allreduce=True, link=link),
+            actions=_link_actions(eff, str(profile.value("allreduce.reason") or ""), dep),
         )
     if kind == "p2p":
         if dep.tp <= 1 or dep.link != "p2p-off":
@@ -418,6 +402,7 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
             True,
             "2 * L * (alpha_host - alpha_P2P) per step",
             replace(dep, link="pcie", custom_allreduce=dep.tp <= 2),
+            actions=_link_actions(eff, "nccl", dep),
         )
     if kind == "cuda-graphs":
         # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
@@ -485,6 +470,33 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
     return None
 
 
+# The TP link's recommended action, by why custom all-reduce is off (allreduce.reason): turned off by the user, or
+# off for want of P2P (or for a reason the log does not give). Across nodes, or on more than two PCIe-only GPUs
+# (the engines gate it off there), enabling P2P does not bring it back: no modelled action.
+_P2P_HOW = "BIOS ACS off and IOMMU passthrough (in LXC/VMs pass the GPUs through with P2P)"
+ENABLE_P2P = f"enable GPU P2P between the TP GPUs so custom all-reduce runs: {_P2P_HOW}"
+ENABLE_P2P_NCCL = f"enable GPU P2P between the TP GPUs so NCCL stops going through host memory: {_P2P_HOW}"
+DROP_DISABLE_CUSTOM = "drop --disable-custom-all-reduce"
+
+
+def _link_actions(eff: effects.Effect, reason: str, dep: Deployment) -> tuple[Action, ...]:
+    """`reason`: allreduce.reason for custom all-reduce, "nccl" for NCCL without P2P."""
+    if reason in ("spans-nodes", "pcie-more-than-two") or eff.speedup <= 1.0:
+        return ()
+    if reason not in ("user", "nccl") and dep.tp > 2 and dep.link in ("pcie", "p2p-off", "unknown"):
+        return ()
+    text = {"user": DROP_DISABLE_CUSTOM, "nccl": ENABLE_P2P_NCCL}.get(reason, ENABLE_P2P)
+    return (
+        Action(
+            text=text,
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=f"the all-reduces of a step by the model: {_tok1(eff.now_tok_s)} -> {_tok1(eff.fixed_tok_s)} tok/s "
+            "per request",
+        ),
+    )
+
+
 def effect_score(speedup: float) -> int:
     """0-100 from the share of decode time a fix recovers, p = 1 - 1/speedup: 50 at 10% (1.11x), 75 at 30% (1.43x),
     83 at 2x, 89 at 5x."""
@@ -502,9 +514,12 @@ def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> 
     if computed.spec is not None:
         return _spec_statement(computed.spec, measured, _where(dep))
     unit = "tok/s aggregate" if computed.basis == "aggregate" else "tok/s per request"
+    # these effects are computed on plain decode steps (effects.py): said, so the figures are not read as the
+    # speculative deployment's
+    steps = ", plain decode steps" if dep.spec is not None else ""
     return (
         f"fixed: {eff.speedup:.3f}x ({_tok1(eff.now_tok_s)} -> {_tok1(eff.fixed_tok_s)} {unit} expected on "
-        f"{_where(dep)})"
+        f"{_where(dep)}{steps})"
     )
 
 
@@ -526,6 +541,8 @@ def _apply(finding: Finding, computed: _Computed, measured: float | None, dep: D
         fix = [a.text for a in computed.actions] + [
             step for step in finding.fix if not _contradicts(step, computed.method)
         ]
+    elif computed.actions:
+        fix = [a.text for a in computed.actions] + [step for step in finding.fix if not answered_by_model(step)]
     elif computed.fix_line is not None:
         fix = [computed.fix_line, *finding.fix]
     statement = _statement(computed, measured, dep)
@@ -655,7 +672,7 @@ def assess(
     if not options.gpu and gpu_from_facts(profile, _fact_names(profile)) is None:
         # no GPU: nothing to compute, and the table need not be read (start-up time of `diagnose FILE`)
         how = Missing(what="GPU", how=unknown_gpu_how(profile))
-        return list(findings), Performance(known=False, unknown=[how])
+        return without_gpu(findings, rules, engine), Performance(known=False, unknown=[how])
     table = options.hardware()
     inputs, gpu_from = _inputs(profile, options, table)
     unknown = [Missing(what=m.what, how=m.how) for m in inputs.unknown]
@@ -704,7 +721,7 @@ def assess(
         if b.ratio is not None and b.basis == "per request":
             gap = explained / b.ratio
     at = b.at_batch
-    hw = _hardware(b, table)
+    hw = _hardware(b, table, profile)
     measured_value = b.measured_per_request if b.basis == "per request" else b.measured_aggregate
     ratio = b.ratio
     if measured_value is not None and b.basis is not None and hw.no_spec is not None:

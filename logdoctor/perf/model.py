@@ -8,8 +8,9 @@
 
 Physics (docs/expected-performance.md has every formula with its source):
 
-* a decode step reads each GPU's weights once plus the KV cache of every running sequence:
-  `t_mem = (W_gpu + B·S·KV_gpu) / (BW · f)`;
+* a decode step reads the weights each GPU's step uses once (W_read: those loaded less an untied input embedding
+  and a drafter's own, the active experts of a MoE) plus the KV cache of every running sequence:
+  `t_mem = (W_read + B·S·KV_gpu) / (BW · f)`;
 * it is compute-bound instead once `2·N_gpu·B·T` FLOPs take longer at the dense tensor peak;
 * tensor parallelism adds 2 all-reduces per layer per step: `2·L·(α + 2(n−1)/n · B·T·h·2 / BW_link)`;
 * eager mode (no CUDA graphs) adds a launch overhead per layer that does not shrink with batch: `L·o`;
@@ -319,7 +320,7 @@ def step_time(dep: Deployment, table: HardwareTable, tokens_per_seq: int = 1, wo
     if work is not None:
         work.add(
             "memory time per step",
-            "t_mem = (W_gpu + KV read) / (BW * f)",
+            "t_mem = (W_read + KV read) / (BW * f)",
             {
                 "BW": f"{dep.gpu.memory_bandwidth_gb_s:g} GB/s ({dep.gpu.name}, {dep.gpu.source})",
                 "f": f"{f.value:g}",

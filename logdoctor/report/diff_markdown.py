@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from logdoctor.engine.diffresult import Difference, DiffReport, engine_label, format_value
-from logdoctor.report.markdown import finding_lines, insufficient_lines
+from logdoctor.engine.problems import group
+from logdoctor.report.markdown import insufficient_lines, minor_lines, problem_lines
 from logdoctor.report.mdtext import code, text
 from logdoctor.report.performance import attribution_line, diff_performance_lines
+from logdoctor.report.terminal import cause_groups
 from logdoctor.sanitize import clean
 
 _MARK = {"matters": "❗", "differs": "≠", "unknown": "?", "equal": "="}
@@ -57,11 +59,16 @@ def render_diff_markdown(report: DiffReport) -> str:
     lines += [f"**{text(report.verdict.summary)}**", ""]
     in_baseline = set(report.baseline.findings)
     quoted: set[tuple[str, int]] = set()
-    for index, finding in enumerate(report.findings, start=1):
-        block = finding_lines(index, finding, quoted)
-        if finding.rule in in_baseline:
-            block[0] += " *(also in the baseline)*"
+    # one heading a problem with its actions (the model's, with their expected tok/s), as diagnose and the terminal
+    _, problems = group(report.findings)
+    likely, minor = cause_groups(report.findings, problems)
+    for index, problem in enumerate(likely, start=1):
+        block = problem_lines(index, problem, quoted)
+        shared = [f.rule for f in problem.findings if f.rule in in_baseline]
+        if shared:
+            block[0] += f" *(also in the baseline: {', '.join(shared)})*"
         lines += block
+    lines += minor_lines(minor)
     lines += insufficient_lines(report.insufficient_data)
     for warning in report.warnings:
         lines.append(f"> warning: {text(warning)}")

@@ -2,7 +2,7 @@
 port, why the rows matter, then the findings.
 
     candidate is 4.0x slower per request (18.2 vs 73.5 tok/s)
-      by the model: speculation 2.24x; the other 1.80x the model does not explain (the problems' effects, as diagnose gives them)
+      by the model: speculation 2.26x of 4.04x; the other 1.79x the model does not explain (each problem's recommended action, the numbers diagnose gives)
     ! speculative_method    mtp                       dflash
                             --speculative-algorithm   --speculative-config
     to set the baseline's values on vllm 0.20.1:
@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from logdoctor.engine.diffresult import Difference, DiffReport, DiffSide, engine_label, format_value
+from logdoctor.engine.problems import group
 from logdoctor.report.performance import attribution_line, render_diff_performance_terminal
 from logdoctor.report.terminal import CauseGroup, print_fix, print_wrapped, render_findings, render_insufficient
 from logdoctor.sanitize import clean
@@ -135,7 +136,9 @@ def render_diff_terminal(report: DiffReport, console: Console, *, verbose: bool 
         shared = [f.rule for f in group.findings if f.rule in in_baseline]
         return f"also in the baseline ({', '.join(shared)}): explains none of the gap" if shared else None
 
-    render_findings(report.findings, console, verbose=verbose, explain=explain, note=note)
+    # one box a problem, with the problem's actions (the model's, with their expected tok/s), as diagnose shows them
+    _, problems = group(report.findings)
+    render_findings(report.findings, console, verbose=verbose, explain=explain, note=note, problems=problems)
     render_insufficient(console, report.insufficient_data, verbose=verbose)
     for warning in report.warnings:
         print_wrapped(console, Text(f"warning: {warning}", style="yellow"), "")

@@ -125,6 +125,8 @@ def problem_summary(index: int, group: CauseGroup) -> list[str]:
             label = "recommended" if a is modelled[0] else "alternative"
             step += prose(f" ({label}: {a.expected_tok_s:.1f} tok/s {a.basis} expected, {a.speedup or 0:.2f}x)")
         lines.append(step)
+        if a in modelled and a.source:  # an input that is not the log's (a published acceptance): its source
+            lines.append(f"     source: {prose(a.source)}")
     return lines
 
 
@@ -144,7 +146,9 @@ def render_github(d: Diagnosis, observed: Observed, level: str = "###") -> str:
     rows = environment_rows(d.facts)
     lines += [f"- **{label}**: {inline_code(value)}" for label, value in rows] or ["- the log does not show it"]
     if not any(label == "GPU" for label, _ in rows):
-        lines.append(f"- **GPU**: not in the log; add the output of {inline_code(GPU_QUERY)}")
+        given = d.performance.gpu if d.performance is not None and d.performance.known else None
+        where = f"{inline_code(given)} (given, not in the log)" if given else "not in the log"
+        lines.append(f"- **GPU**: {where}; add the output of {inline_code(GPU_QUERY)}")
     sources = ", ".join(inline_code(_short(s.name)) for s in d.sources)
     if sources:
         lines.append(f"- **log**: {sources}")

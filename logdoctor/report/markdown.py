@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logdoctor.engine.result import Diagnosis, Finding, RuleOutcome
+from logdoctor.engine.result import Diagnosis, RuleOutcome
 from logdoctor.report.mdtext import code, fence, text
 from logdoctor.report.performance import performance_markdown
 from logdoctor.report.terminal import CauseGroup, cause_groups, ruled_out_causes
@@ -51,39 +51,6 @@ def _excerpt(text: str) -> str:
 
 def _fix(step: str) -> str:
     return f"`{code(step)}`" if step.startswith("-") or " --" in step else text(step)
-
-
-def finding_lines(
-    index: int, f: Finding, shown: set[tuple[str, int]] | None = None, *, one_source: bool = False
-) -> list[str]:
-    """A finding in a few lines, quoting one evidence line that `shown` (the lines quoted so far in the
-    report) does not hold, a configuration dump only when all its lines are; the others by number. `one_source`: the
-    report has one log, so a line is named by its number alone."""
-    seen = set() if shown is None else shown
-
-    def where(source: str, line: int) -> str:
-        return str(line) if one_source else f"{_short(source)}:{line}"
-
-    dumps_only = all(len(e.text) > DUMP_CHARS for e in f.evidence)
-    fresh = [e for e in f.evidence if (e.source, e.line) not in seen and (dumps_only or len(e.text) <= DUMP_CHARS)]
-    quoted = fresh[:EVIDENCE_LINES]
-    seen.update((e.source, e.line) for e in quoted)
-    named = [e for e in f.evidence if e not in quoted][:EVIDENCE_REFS]
-    refs = ""
-    if named:
-        label = ("also " if quoted else "") + ("lines " if len(named) > 1 else "line ")
-        refs = f" ({label}{', '.join(where(e.source, e.line) for e in named)})"
-    lines = [f"### {index}. `{code(f.cause)}` {f.score}, rule `{code(f.rule)}`", text(f.explanation) + refs, ""]
-    if f.estimate:
-        lines.append(f"- effect: {text(f.estimate)}")
-    lines += [f"- fix: {_fix(step)}" for step in f.fix]
-    if f.estimate or f.fix:
-        lines.append("")
-    if quoted:
-        excerpts = [f"{where(e.source, e.line)}: {_excerpt(e.text)}".replace("\n", " ") for e in quoted]
-        marker = fence(excerpts)
-        lines += [marker, *excerpts, marker, ""]
-    return lines
 
 
 def problem_lines(
@@ -129,6 +96,25 @@ def problem_lines(
     return lines
 
 
+def minor_lines(groups: Sequence[CauseGroup]) -> list[str]:
+    """The problems below the verdict's threshold, one each (counted as the terminal's "Also noted"), with the
+    recommended action where the model has one."""
+    if not groups:
+        return []
+    items = []
+    for g in groups:
+        rules = ", ".join(f"`{code(f.rule)}`" for f in g.findings)
+        modelled = next((a for a in g.actions if a.expected_tok_s is not None), None)
+        action = (
+            f"; recommended: {_fix(modelled.text)} -> {modelled.expected_tok_s:.1f} tok/s {modelled.basis} expected "
+            f"({modelled.speedup or 0:.2f}x)"
+            if modelled is not None
+            else ""
+        )
+        items.append(f"`{code(g.cause)}` {g.top.score} (rule{'s' if len(g.findings) > 1 else ''} {rules}{action})")
+    return [f"Minor ({len(groups)}): " + ", ".join(items), ""]
+
+
 def insufficient_lines(outcomes: Sequence[RuleOutcome]) -> list[str]:
     """The could-not-check rules as one line (the list and the hints: `--format json` or `-v`)."""
     if not outcomes:
@@ -154,9 +140,7 @@ def render_markdown(d: Diagnosis) -> str:
     shown: set[tuple[str, int]] = set()
     for index, group in enumerate(likely, start=1):
         lines += problem_lines(index, group, shown, one_source=one_source)
-    minor = [f for g in minor_groups for f in g.findings]
-    if minor:
-        lines += ["Minor: " + ", ".join(f"`{f.cause}` {f.score} (rule `{f.rule}`)" for f in minor), ""]
+    lines += minor_lines(minor_groups)
     ruled_out = ruled_out_causes(d)
     if ruled_out:
         lines += ["Ruled out: " + ", ".join(f"`{c}`" for c in ruled_out), ""]

@@ -1,10 +1,11 @@
 """Expected vs measured throughput and the gap attributed to findings, for every renderer.
 
     Expected performance (upper bound: roofline, docs/expected-performance.md)
-      18.2 tok/s per request, expected <= 136 on 2x RTX A6000 (13%, ...): far below the 50-90% healthy runs reach
-      bound as deployed: 28.0 tok/s per request, 28.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 46.2 ms a step)
-      this hardware for this model, tok/s per request: <= 24.7 without speculation (74%); <= 136 with ...
-      explains 1.03x of 1.59x: spec-net-loss 1.009x (+0.2 tok/s), custom-allreduce-disabled 1.022x (+0.4 tok/s)
+      18.2 tok/s per request, expected <= 27 on 2x RTX A6000 (68%, at k=2 for this drafter; as deployed <= 22, 83%): ...
+      bound as deployed: 22.0 tok/s per request, 22.0 aggregate at batch 1 (memory-bound; 1.29 tokens, 58.9 ms a step)
+      this hardware for this model, tok/s per request: <= 22.0 as deployed at 1.29 tokens a step (83%); <= 24.7 ...
+      explains 2.31x of 2.79x (18.2 measured -> 50.7 tok/s per request expected with every problem's recommended
+        action): speculation 2.256x (+22.9 tok/s) x tp-link 1.024x (+0.4 tok/s) (...)
 
 `performance_lines` gives the plain lines; `render_performance_terminal`, `performance_markdown` and
 `performance_html` dress them for each format (the GitHub body uses the Markdown); the Markdown and HTML
@@ -148,10 +149,17 @@ def performance_lines(d: Diagnosis) -> PerformanceLines | None:
         shares = _shares(p, d.findings)
         if p.gap is not None and p.gap >= 1.0:
             rest = p.gap / p.explained
+            # the two ends of the gap in tok/s, so "of 2.79x" reads as from what to what
+            ends = ""
+            if p.measured_per_request_tok_s is not None:
+                ends = (
+                    f" ({p.measured_per_request_tok_s:.1f} measured -> {p.measured_per_request_tok_s * p.gap:.1f} tok/s"
+                    " per request expected with every problem's recommended action)"
+                )
             out.details.append(
-                f"explains {p.explained:.2f}x of {p.gap:.2f}x: {shares} (each problem's recommended action, by the "
-                f"model); the other {rest:.2f}x is between the measurement and the bound as deployed (healthy runs: "
-                "1.1-2x), which no problem accounts for"
+                f"explains {p.explained:.2f}x of {p.gap:.2f}x{ends}: {shares} (each problem's recommended action, by "
+                f"the model; tok/s added at the measured rate); the other {rest:.2f}x is between the measurement and "
+                "the bound as deployed (healthy runs: 1.1-2x), which no problem accounts for"
             )
         else:
             out.details.append(f"the findings' fixes raise the bound {p.explained:.2f}x: {shares}")

@@ -353,14 +353,24 @@ def _minor(console: Console, groups: Sequence[CauseGroup], *, verbose: bool, exp
         return
     console.print(Text(f"Also noted ({len(groups)}, each below score {MATERIAL_SCORE}):", style="bold"))
     for group in groups:
+        several = len(group.findings) > 1
+        if several:  # one problem, one line, its findings under it: the count above is of these lines
+            head = Text.assemble(f"  [{group.top.score:2d}] ", (group.cause, "bold"), "  ", group.title)
+            print_wrapped(console, head, prefix="", indent="")
         for f in group.findings:
-            line = Text.assemble(f"  [{f.score:2d}] ", (f.cause, "bold"), "  ", f.explanation, ("  rule ", "dim"))
+            lead = Text.assemble("       ", (f.cause, "dim"), f" [{f.score}] ") if several else None
+            line = lead or Text.assemble(f"  [{f.score:2d}] ", (f.cause, "bold"), "  ")
+            line.append(f.explanation)
+            line.append("  rule ", style="dim")
             line.append(f.rule, style="cyan")
             print_wrapped(console, line, prefix="", indent="")
             if explain:
                 print_wrapped(console, Text(f"score: {f.working}", style="dim"), prefix="", indent="       ")
-        for step in group.fixes:
-            print_fix(console, step, prefix="     ")
+        if group.problem is not None and group.problem.effect is not None and group.problem.effect.statement:
+            effect = Text.assemble(("       effect: ", "italic"), group.problem.effect.statement)
+            print_wrapped(console, effect, prefix="", indent="")
+        for action in group.actions:
+            print_fix(console, action_line(action), prefix="     ")
         if verbose and group.evidence:
             _print_evidence(console, group.evidence, prefix="     ")
 

@@ -22,7 +22,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from logdoctor.app.cli import main
-from logdoctor.app.mcp import ServerPolicy, run_cli
+from logdoctor.app.mcp import ServerPolicy, run_cli, summary_of
 from tests.sources.conftest import SshLab, free_port
 from tests.sources.conftest import ssh_lab as ssh_lab  # the lab's fixture, shared with tests/sources
 
@@ -78,6 +78,28 @@ def cli_json(*args: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
+def test_summary_speaks_of_problems_with_the_recommended_action() -> None:
+    """With the GPU known the summary says what the terminal says: the problem, its effect, the recommended action
+    with its expected tok/s and source, the alternatives with theirs; a diff's candidate as one problem too."""
+    _, report = cli_json("diagnose", str(SLOW), "--gpu", "RTX A6000")
+    text = summary_of(report, 1)
+    assert "1. speculation (score " in text and "speculation as deployed runs at 0." in text
+    recommended = next(line for line in text.splitlines() if line.strip().startswith("recommended: "))
+    assert '"method": "mtp"' in recommended and "tok/s per request expected (" in recommended
+    assert "club-3090/issues/105" in text  # the Qwen figure's source
+    assert "alternative: drop --speculative-config -> " in text
+    link = text[text.index("tp-link (score") :]
+    assert "recommended: enable GPU P2P" in link and "tok/s per request expected" in link
+    _, diff = cli_json("diff", str(FAST), str(SLOW), "--gpu", "RTX A6000")
+    text = summary_of(diff, 1)
+    entries = [line for line in text.splitlines() if line[:1].isdigit() and ". " in line[:4]]
+    assert (
+        entries[0].startswith("1. speculation (score ")
+        and "Speculative decoding costs more than it gives" in entries[0]
+    )
+    assert not any(e.split(" ", 2)[1].startswith("spec-") for e in entries)  # the diff rules joined their problem
+
+
 def test_tools_listed_with_schemas_and_descriptions() -> None:
     async def work(session: ClientSession) -> Any:
         return await session.list_tools()
@@ -108,8 +130,11 @@ def test_diagnose_story_gives_the_cli_findings(tmp_path: Path) -> None:
     assert got["report"]["findings"] == expected["findings"]
     assert got["report"]["verdict"] == expected["verdict"]
     summary = texts(result)[0]
-    assert summary.startswith("problems: ") and "1. spec-net-loss (rule below-break-even" in summary
-    assert "fix: " in summary and f"first {SLOW}:" in summary
+    # one entry a problem, as the terminal's boxes: its rules together, its effect, one first action
+    assert summary.startswith("problems: ") and "1. speculation (score " in summary
+    assert "[rules below-break-even, " in summary and "low-acceptance" in summary
+    assert "effect: " in summary and "fix: " in summary and f"first {SLOW}:" in summary
+    assert summary.count("spec-low-acceptance (score") == 0  # never a second entry for the same problem
     assert "sk-kpro5" not in json.dumps(result.model_dump())  # the story's own secret, masked by the CLI
     assert "Traceback" not in errlog.read_text()
 

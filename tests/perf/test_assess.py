@@ -14,7 +14,9 @@ from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.errors import ConfigError
-from logdoctor.perf.assess import assess, effect_score, rank
+from logdoctor.perf.assess import ENABLE_P2P, assess, effect_score, rank
+from logdoctor.perf.mtp import DEEPSEEK_MTP, QWEN_MTP, mtp_acceptance, mtp_head
+from logdoctor.perf.nogpu import SPEC_UNKNOWN
 from logdoctor.perf.options import PerfOptions, gpu_from_facts, perf_options
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, parse_sources, profile_of
 
@@ -110,8 +112,10 @@ def test_story_one_recommended_action_with_alternatives(story: Diagnosis) -> Non
     spec = story.problems[0]
     assert spec.effect is not None and spec.actions
     first = spec.actions[0]
-    assert '"method": "mtp"' in first.text and first.source and "sglang/pull/3582" in first.source
-    assert "Qwen3_5ForConditionalGeneration" in first.note
+    # Qwen's own MTP head at a Qwen figure, never DeepSeek's
+    assert '"method": "mtp"' in first.text and first.source and "club-3090/issues/105" in first.source
+    assert "sglang/pull/3582" not in first.source
+    assert "Qwen3_5ForConditionalGeneration" in first.note and "Qwen3.x MTP heads" in first.note
     modelled = [a for a in spec.actions if a.expected_tok_s is not None]
     assert [a.expected_tok_s for a in modelled] == sorted((a.expected_tok_s or 0 for a in modelled), reverse=True)
     assert all((a.speedup or 0) > 1 for a in modelled)
@@ -155,6 +159,45 @@ def test_unknown_gpu_says_so_and_keeps_every_score(rules: list[LoadedRule]) -> N
     assert ranked == [(f.rule, f.score) for f in findings]
     assert all(f.effect is None for f in d.findings)
     assert "expected <=" not in d.verdict.summary
+    # no figure the model would contradict once the GPU is given: the speculation effect is said as unknown, and
+    # the choices carry no hardware-free speedup
+    spec = [f for f in d.findings if f.rule in ("below-break-even", "low-acceptance")]
+    assert spec and all(f.estimate == SPEC_UNKNOWN for f in spec)
+    assert not any("plain decode (" in (f.estimate or "") for f in d.findings)
+    fixes = [step for f in spec for step in f.fix]
+    assert not any("per-position acceptance gives" in step for step in fixes)
+    assert any(step.startswith("drop --speculative-config, or fewer speculative tokens") for step in fixes)
+
+
+def test_story_tp_link_has_a_modelled_action(story: Diagnosis) -> None:
+    """Custom all-reduce off for want of P2P on two GPUs: enabling P2P, with its expected tok/s, is the problem's
+    recommended action, and the rule's line saying the same is not repeated beside it."""
+    link = next(pr for pr in story.problems if pr.id == "tp-link")
+    assert link.effect is not None and link.actions
+    first = link.actions[0]
+    assert first.text == ENABLE_P2P and first.expected_tok_s is not None
+    assert first.speedup == pytest.approx(link.effect.speedup, rel=1e-3) and first.speedup > 1
+    assert not any(a.text.startswith("enable PCIe P2P") for a in link.actions)
+    # its effect is on plain decode steps, and says so beside a speculative deployment's figures
+    assert "plain decode steps" in link.effect.statement
+
+
+def test_story_effect_says_the_break_even_on_this_hardware(story: Diagnosis) -> None:
+    spec = story.problems[0]
+    assert spec.effect is not None
+    m = re.search(r"a step with k=15 costs ([0-9.]+) plain decode steps here", spec.effect.statement)
+    assert m and 1.0 < float(m.group(1)) < 2.0
+    assert "assumes 0.2 plain steps a drafted token" in spec.effect.statement
+
+
+def test_mtp_acceptance_is_the_model_familys() -> None:
+    qwen, family = mtp_acceptance(_Facts({"model.architecture": "Qwen3NextForCausalLM"}))
+    assert qwen is QWEN_MTP and "Qwen" in family and "club-3090" in qwen.source
+    deepseek, family = mtp_acceptance(_Facts({"model.architecture": "DeepseekV3ForCausalLM", "model.mtp_layers": 1}))
+    assert deepseek is DEEPSEEK_MTP and "sglang/pull/3582" in deepseek.source
+    other, family = mtp_acceptance(_Facts({"model.architecture": "MiMoForCausalLM"}))
+    assert other is DEEPSEEK_MTP and "no published figure for MiMoForCausalLM" in family
+    assert mtp_head(_Facts({"model": "Qwen3.6-27B"})) is None  # never from the name
 
 
 def test_healthy_real_run_lands_in_the_band(rules: list[LoadedRule]) -> None:

@@ -53,7 +53,11 @@ def test_terminal_section_and_gap_attribution() -> None:
     assert re.search(r"18\.\d tok/s per request, expected <= \d+ on 2x RTX A6000 \(\d+%, at k=2 for this drafter", flat)
     assert re.search(r"this hardware for this model, tok/s per request: <= \d+\.\d as deployed", flat)
     assert re.search(r"<= \d+\.\d without speculation \(\d+%\)", flat)
-    assert re.search(r"explains \d\.\d\dx of \d\.\d\dx: speculation \d\.\d+x .* x tp-link", flat)
+    m = re.search(
+        r"explains \d\.\d\dx of (\d\.\d\d)x \(18\.2 measured -> ([0-9.]+) tok/s .*?\): speculation \d\.\d+x .* x tp-link",
+        flat,
+    )
+    assert m and float(m.group(2)) == pytest.approx(18.2 * float(m.group(1)), rel=0.01)  # the gap's two ends
     _, verbose, _ = run("diagnose", str(STORY), *GPU, "--verbose")
     assert "memory time per step" in " ".join(verbose.split())
 
