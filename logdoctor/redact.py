@@ -192,7 +192,14 @@ _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 _PEM_BODY = re.compile(r"\s*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]+: .*)?\s*")  # base64 or a `Proc-Type: ...` header
 _PEM_MAX_LINES = 200
-_TOKEN_MARKER = re.compile(r"token\W")
+# A `token` that can end a secret's key or flag: `hf_token: x`, `"token"="x"`, `--hf-token x`. A count
+# (`#token: 57,` on every SGLang batch line, `token usage: 0.72`) is not one: the keyed form keeps a number after a
+# `token` key, so the pre-check turns such a line away (the `(?!\s)` stops `\s*` giving back the space that would
+# let the number test start before the number).
+_TOKEN_MARKER = re.compile(
+    r"token\\?['\"]?\s*[:=]\s*(?!\s)(?![-+]?\d+(?:\.\d+)?%?(?:[\s,;}\])]|$))"
+    r"|--[\w-]*token(?:\s|=|['\"],)"
+)
 _GITHUB_MARKER = re.compile(r"gh[pousr]_|github_pat_")
 _AWS_MARKER = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)")
 

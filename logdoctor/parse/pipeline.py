@@ -20,9 +20,16 @@ from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
 from logdoctor.parse.grammar import Grammar, ParseContext
-from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning, read_warning
+from logdoctor.parse.warning_vocabulary import (
+    LEVELLESS_COMPANION,
+    LEVELLESS_KEYWORDS,
+    WARNING_KEYWORDS,
+    may_be_warning,
+    read_warning,
+)
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY, on_change
+from logdoctor.sources.local import Along
 
 UNPARSED_SAMPLE_SIZE = 20
 _SHAPE_PREFIX = 24  # characters of the message that identify a line shape for the dispatch cache
@@ -50,10 +57,16 @@ def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
     """Every literal keyword (of every registered line type by default, with the failure reader's and the warning
     levels a warning line is read by), deduplicated, longest first: the collector's `grep -F` patterns."""
     extra: tuple[str, ...] = ()
+    levelless: tuple[str, ...] = ()
     if grammars is None:
         grammars = REGISTRY.grammars()
-        extra = FAILURE_KEYWORDS + WARNING_KEYWORDS + LEVELLESS_KEYWORDS
-    return sorted({k for g in grammars for k in g.keywords} | set(extra), key=lambda k: (-len(k), k))
+        extra = FAILURE_KEYWORDS + WARNING_KEYWORDS
+        levelless = LEVELLESS_KEYWORDS
+    plain = {k for g in grammars for k in g.keywords} | set(extra)
+    # A levelless warning word is read only after an SGLang date (`may_be_warning`): the prefilter's grep keeps it
+    # only on a line with one, not on every request whose prompt says "slow".
+    along = {Along(k, LEVELLESS_COMPANION) for k in levelless if k not in plain}
+    return sorted(plain | along, key=lambda k: (-len(k), k))
 
 
 def keyword_regex(keywords: Iterable[str]) -> str:

@@ -44,13 +44,17 @@ LEVELLESS_KEYWORDS: tuple[str, ...] = (
 )
 
 
+# What a levelless line must hold near its start: the `[20..` of SGLang's date.
+LEVELLESS_COMPANION = "[20"
+
+
 def may_be_warning(text: str) -> bool:
     """Whether a line holds one of WARNING_KEYWORDS, or one of LEVELLESS_KEYWORDS after an SGLang header's date
     (`[20..`) near its start (the same literals, tested one by one without a loop: this runs on every line no line
     type's keyword selected)."""
     if "WARN" in text or "ERROR" in text or "CRITICAL" in text or "Warning: " in text:
         return True
-    return "[20" in text[:80] and (
+    return LEVELLESS_COMPANION in text[:80] and (
         "all back" in text
         or "alling back" in text
         or "allback" in text

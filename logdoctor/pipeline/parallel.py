@@ -27,14 +27,14 @@ import os
 import pickle
 import threading
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
 from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.events import EventBase
-from logdoctor.facts.partial import RangeFacts, Stretch
+from logdoctor.facts.partial import RangeFacts, Stretch, periodic
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.pipeline import UNPARSED_SAMPLE_SIZE, EventStream, SourceStats
 from logdoctor.sources.local import LocalSource, usable_cpus
@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from logdoctor.pipeline.tap import Clues, Tap
 
 WARMUP_BYTES = 4 * 1024 * 1024  # the head of the file each worker parses first, for the state at its range's start
+# ... or less: the head up to this many periodic events (stats lines), by when the server is serving and its start-up
+# state is known. An event-dense log holds ~40,000 events in WARMUP_BYTES, which every worker parsed again.
+WARMUP_SERVING_EVENTS = 1000
 WORKERS_OFF = "LOGDOCTOR_PARSE_WORKERS"  # `0`: parse every file in this process
 PROGRESS_SECONDS = 0.25  # how often `collect` tells its progress callback the bytes parsed, while it waits
 _FAILED = 0xFFFFFFFF  # the index a worker's message carries when it could not go on
@@ -88,6 +91,19 @@ def _warmup_end(source: LocalSource, start: int) -> int:
     return start
 
 
+def _until_serving(lines: Iterator[tuple[int, str]], served: list[int]) -> Iterator[tuple[int, str]]:
+    """`lines` until `served[0]` (the periodic events parsed from them so far) reaches WARMUP_SERVING_EVENTS."""
+    try:
+        for line in lines:
+            yield line
+            if served[0] >= WARMUP_SERVING_EVENTS:
+                return
+    finally:
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()  # the head's grep, stopped early
+
+
 class _Shared:
     """What the workers share (created before the fork): each range's line count, whether it is known, and the
     next range to take."""
@@ -125,9 +141,12 @@ def _parse_range(
     name = source.name
     stream.final = False
     if warm and index > 0:
-        stream.begin_range(source.range_lines(keywords, 0, _warmup_end(source, start)), SourceStats(name=name))
-        for _ in stream:
-            pass
+        served = [0]
+        head = source.range_lines(keywords, 0, _warmup_end(source, start))
+        stream.begin_range(_until_serving(head, served), SourceStats(name=name))
+        for event in stream:
+            if periodic(event):
+                served[0] += 1
     start_state = stream.carried_state() if index > 0 else None
     stats = SourceStats(name=name, kind=source.kind, path=source.path)
     stream.begin_range(source.range_lines(keywords, start, end, lambda: shared.offset(index)), stats)

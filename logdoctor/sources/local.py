@@ -84,6 +84,26 @@ GREP_MEMORY_LIMIT = 256 * 1024 * 1024  # address space of the prefilter's grep (
 _NOTES_SHOWN = 5  # over-long lines noted one by one; the rest are counted
 
 
+class Along(str):
+    """A keyword that selects a line only where the line also holds `companion` (an SGLang warning word, `slow`,
+    counts only on a line with a date `[20...`): a `grep -F` of the plain keywords still selects every such line,
+    and `ere_alternation` leaves out the ones without the companion (a prompt that says "slow")."""
+
+    companion: str
+
+    def __new__(cls, keyword: str, companion: str) -> Along:
+        along = super().__new__(cls, keyword)
+        along.companion = companion
+        return along
+
+    def __reduce__(self) -> tuple[type[Along], tuple[str, str]]:
+        return (Along, (str(self), self.companion))
+
+
+def _ere_escape(text: str) -> str:
+    return _ERE_SPECIAL.sub(r"\\\1", text)
+
+
 def ere_alternation(keywords: Sequence[str]) -> str:
     """The keywords as one POSIX ERE, `kw1|kw2|...`, special characters escaped: the prefilter's pattern.
 
@@ -91,10 +111,19 @@ def ere_alternation(keywords: Sequence[str]) -> str:
     hundreds of keywords: GNU grep runs a single alternation through its DFA at a steady speed, while
     many `-F` patterns (or `-E` patterns one a line) go to a keyword-set search that slows down as
     the set grows (measured in docs/benchmarks.md). A newline separates patterns for `grep -f`, so it
-    separates alternatives here too.
+    separates alternatives here too. An `Along` keyword selects a line only together with its companion
+    (`C.*(a|b)|(a|b).*C`), so it selects fewer lines than `grep -F` does, never more.
     """
-    pieces = [piece for keyword in keywords for piece in keyword.split("\n")]
-    return "|".join(_ERE_SPECIAL.sub(r"\\\1", piece) for piece in pieces)
+    plain = [piece for keyword in keywords if not isinstance(keyword, Along) for piece in keyword.split("\n")]
+    along: dict[str, list[str]] = {}
+    for keyword in keywords:
+        if isinstance(keyword, Along):
+            along.setdefault(keyword.companion, []).extend(keyword.split("\n"))
+    pieces = [_ere_escape(piece) for piece in plain]
+    for companion, words in along.items():
+        either = "(" + "|".join(_ere_escape(word) for word in words) + ")"
+        pieces += [f"{_ere_escape(companion)}.*{either}", f"{either}.*{_ere_escape(companion)}"]
+    return "|".join(pieces)
 
 
 def _grep_preexec() -> None:

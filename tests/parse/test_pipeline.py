@@ -102,6 +102,23 @@ def test_redaction_pretest_never_hides_a_secret(text: str) -> None:
         assert redact._has_marker(text), text
 
 
+_COUNT_PIECES = ("token", "Token", "57", ".5", "--", *"#:= %,;'\"\\x-}]")
+
+
+@given(st.lists(st.sampled_from(_COUNT_PIECES), max_size=12).map("".join))
+def test_redaction_pretest_never_hides_a_secret_after_a_count(text: str) -> None:
+    # `#token: 57` is turned away as a count; anything the keyed form would mask after a `token` key is not.
+    if redact._masked(text) != text:
+        assert redact._has_marker(text), text
+
+
+def test_redaction_pretest_turns_batch_counts_away() -> None:
+    line = "[TP0] Decode batch, #running-req: 4, #token: 57, token usage: 0.01, #new-token: 9%, "
+    assert not redact._has_marker(line)
+    for secret in ("#token: 57x", "hf_token: 5.1.2", "token='57'", "--hf-token 57", "token = -4a"):
+        assert redact._has_marker(line + secret), secret
+
+
 # --- the keyword index scans with str.find until compiling the regex pays: the same answers either way -----
 
 

@@ -7,6 +7,7 @@ files in one process are lowered for the test) and the story fixture appended to
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,68 @@ def test_the_parent_holds_the_ranges_compressed_never_their_events(
     events = merged[0]
     assert len(events) > 500
     assert peak < 1024 * len(events), f"{peak / len(events):.0f} bytes an event held while merging"
+
+
+def _dense_sglang(path: Path, lines: int) -> Path:
+    """A constructed busy SGLang server's log: its server_args line, then only Decode and Prefill batch lines."""
+    head = (
+        "[2026-05-08 16:20:01] server_args=ServerArgs(model_path='Qwen/Qwen3-32B', tp_size=2, "
+        "speculative_algorithm='EAGLE3', speculative_num_steps=3, speculative_num_draft_tokens=4)\n"
+    )
+    body = []
+    for i in range(lines):
+        clock = f"16:{20 + i // 3600 % 40:02d}:{i // 60 % 60:02d}"
+        if i % 20 == 0:
+            body.append(
+                f"[2026-05-08 {clock} TP{i % 2}] Prefill batch, #new-seq: 1, #new-token: {500 + i % 900}, "
+                f"#cached-token: {i % 300}, token usage: 0.{10 + i % 80}, #running-req: {i % 60}, #queue-req: 0, \n"
+            )
+        body.append(
+            f"[2026-05-08 {clock} TP{i % 2}] Decode batch, #running-req: {8 + i % 50}, #token: {1000 + 37 * i}, "
+            f"token usage: 0.{10 + i % 85}, accept len: 2.{i % 97:02d}, accept rate: 0.{50 + i % 40}, "
+            f"cuda graph: True, gen throughput (token/s): {500 + i % 1000}.25, #queue-req: {i % 3}, \n"
+        )
+    path.write_text(head + "".join(body), encoding="utf-8")
+    return path
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_an_event_dense_log_warms_each_worker_up_on_its_first_stats_lines_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every line of a busy server's log is an event: each worker warms up on the head until it has seen
+    WARMUP_SERVING_EVENTS periodic events, not on WARMUP_BYTES of them, and the parse is still the one-process one."""
+    from logdoctor.pipeline import parallel
+
+    path = _dense_sglang(tmp_path / "dense.log", 6000)
+    monkeypatch.setattr(parallel, "WARMUP_SERVING_EVENTS", 40)
+    monkeypatch.setattr(parallel, "WARMUP_BYTES", 1024 * 1024)  # the whole file: the count must stop the warm-up
+    events, stat, detection, texts, _ = _one_process(path)
+    monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "3")
+    source = open_local(str(path))
+    apart_stat = SourceStats(name=source.name, kind=source.kind, path=source.path)
+    apart = parallel.parse_in_ranges(source, candidate_keywords(), None, apart_stat)
+    assert apart is not None, "a one-start log: every cut's check holds"
+    apart_events, apart_detection, apart_texts = apart
+    assert list(apart_events) == events
+    assert (apart_detection, dict(apart_texts.items()), apart_stat) == (detection, texts, stat)
+
+
+def test_the_warm_up_stops_at_the_periodic_events_it_wants_and_stops_its_grep() -> None:
+    from logdoctor.pipeline import parallel
+
+    closed: list[bool] = []
+
+    def head() -> Iterator[tuple[int, str]]:
+        try:
+            yield from ((n, f"line {n}") for n in range(1, 1000))
+        finally:
+            closed.append(True)
+
+    served = [0]
+    taken = []
+    for number, _ in parallel._until_serving(head(), served):
+        taken.append(number)
+        served[0] += 2 if number % 2 else 0  # a stats line every other line, two events each
+    assert taken == list(range(1, parallel.WARMUP_SERVING_EVENTS))
+    assert closed == [True]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from logdoctor.sources.local import ere_alternation, open_local
+from logdoctor.sources.local import Along, ere_alternation, open_local
 
 KEYWORDS = [
     "SpecDecoding metrics:",
@@ -88,6 +88,25 @@ def test_grep_e_alternation_selects_what_grep_f_selects(tmp_path: Path) -> None:
     selected = grep(["-F", "-f", str(fixed)], log)
     assert grep(["-E", "-f", str(alternation)], log) == selected
     assert [int(line.split(":", 1)[0]) for line in selected] == SELECTED
+
+
+def test_a_keyword_along_a_companion_selects_only_lines_with_both(tmp_path: Path) -> None:
+    keywords = ["SpecDecoding metrics:", Along("slow", "[20"), Along("fell back", "[20")]
+    lines = [
+        "[2026-05-08 16:20:01 TP0] Attention fell back to triton",  # 1: both
+        "Received request x: prompt: 'why is my code slow?'",  # 2: the word alone
+        "slow [2026 at the end",  # 3: the companion after the word
+        "[20 alone",  # 4: the companion alone
+        "SpecDecoding metrics: slow",  # 5: a plain keyword
+    ]
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    alternation = tmp_path / "alternation.keywords"
+    alternation.write_text(ere_alternation(keywords) + "\n", encoding="utf-8")
+    assert [int(line.split(":", 1)[0]) for line in grep(["-E", "-f", str(alternation)], log)] == [1, 3, 5]
+    fixed = tmp_path / "fixed.keywords"
+    fixed.write_text("\n".join(keywords) + "\n", encoding="utf-8")  # grep -F: a superset, never less
+    assert [int(line.split(":", 1)[0]) for line in grep(["-F", "-f", str(fixed)], log)] == [1, 2, 3, 5]
 
 
 def test_prefiltered_lines_keep_their_numbers(tmp_path: Path) -> None:
