@@ -72,11 +72,16 @@ unit: $(STAMP) sshd chromium prometheus clickhouse
 
 test: lint typecheck unit
 
-# Long fuzz run (docs/security.md): FUZZ_EXAMPLES mutated corpus logs through every output format, plus
-# generated rule and suppression files. `make test` runs the same harness with a few examples.
+# Long fuzz run (docs/security.md): FUZZ_EXAMPLES mutated corpus logs through every output format and one CLI
+# command each, plus generated rule and suppression files, in FUZZ_JOBS processes; FUZZ_SEED picks the inputs (the
+# same seed, count and shards run the same inputs). It needs the venv and nothing else (no network, no servers):
+# with the venv in place it installs nothing. `make test` runs the same harness with a few examples.
 FUZZ_EXAMPLES ?= 25000
-fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=2 $(BIN)/pytest tests/fuzz -n 2 -p no:cacheprovider --hypothesis-show-statistics
+FUZZ_JOBS     ?= 2
+FUZZ_SEED     ?= 0
+fuzz: $(if $(wildcard $(BIN)/pytest),,$(STAMP))
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=$$(( $(FUZZ_JOBS) * 4 )) FUZZ_SEED=$(FUZZ_SEED) \
+	  $(BIN)/pytest tests/fuzz -n $(FUZZ_JOBS) -p no:cacheprovider -W ignore::hypothesis.errors.HypothesisWarning
 
 golden: $(STAMP)
 	$(BIN)/logdoctor test --update

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/behaviour_snapshot.py OUT_DIR            # write the snapshot of this tree
     .venv/bin/python bench/behaviour_snapshot.py OUT_DIR --jobs 16  # several logdoctor processes at a time
+    .venv/bin/python bench/behaviour_snapshot.py OUT_DIR --only '*.diagnose.md'  # only the outputs so named
     .venv/bin/python bench/behaviour_snapshot.py --compare A B      # list every file that differs
 
 For each fixture case under fixtures/logs (a log, a .log.gz or a folder of files = one deployment) it writes
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import fnmatch
 import itertools
 import re
 import subprocess
@@ -47,7 +49,7 @@ def logdoctor(*args: str) -> bytes:
     return b"rc=%d\n" % done.returncode + done.stdout + b"\n--- stderr\n" + done.stderr
 
 
-def snapshot(out: Path, jobs: int = 1) -> None:
+def snapshot(out: Path, jobs: int = 1, only: tuple[str, ...] = ()) -> None:
     out.mkdir(parents=True, exist_ok=True)
     logs = ROOT / "fixtures" / "logs"
     runs: list[tuple[str, tuple[str, ...]]] = []  # (output file, logdoctor arguments)
@@ -74,6 +76,8 @@ def snapshot(out: Path, jobs: int = 1) -> None:
                 (f"diff__{folder.name}.json", ("diff", "--format", "json", *(str(f.relative_to(ROOT)) for f in files)))
             )
     runs += [("test.txt", ("test",)), ("rules-list.txt", ("rules", "list")), ("rules-facts.txt", ("rules", "facts"))]
+    if only:  # a change that cannot reach some commands (e.g. the rule engine never runs in `parse`) checks the rest
+        runs = [run for run in runs if any(fnmatch.fnmatchcase(run[0], pattern) for pattern in only)]
 
     def one(run: tuple[str, tuple[str, ...]]) -> None:
         name, args = run
@@ -101,12 +105,19 @@ def main() -> int:
     parser.add_argument("out", nargs="?", type=Path)
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
     parser.add_argument("--jobs", type=int, default=1, help="logdoctor processes at a time (default 1)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the outputs whose file name matches (repeatable)",
+    )
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare)
     if args.out is None:
         parser.error("give OUT_DIR or --compare A B")
-    snapshot(args.out, args.jobs)
+    snapshot(args.out, args.jobs, tuple(args.only))
     return 0
 
 

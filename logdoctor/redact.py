@@ -104,7 +104,13 @@ PATTERNS: tuple[Pattern, ...] = (
         r"(?P<v>(?-i:(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16})"
         r"|(?-i:eyJ[A-Za-z0-9_-]{8,400}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,})"  # bounded: each `eyJ` scans once
         r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{30,}|xox[abprse]-[A-Za-z0-9-]{10,}"
-        r"|sk-(?:ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{12,}|sk-[A-Za-z0-9]{32,}|glpat-[A-Za-z0-9_-]{20,})",
+        r"|glpat-[A-Za-z0-9_-]{20,}"
+        # OpenAI and Anthropic keys in their issuers' shapes (OpenAI's hold `T3BlbkFJ`, base64 of `OpenAI`;
+        # Anthropic's are 93 characters and `AA` after the kind): a word that merely ends in `sk-` (`task-`,
+        # `disk-` and a hex id) is none of them
+        r"|(?-i:sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ"
+        r"(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})"
+        r"|sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}|sk-ant-(?:api|admin|oat|ort)[0-9]{2}-[A-Za-z0-9_-]{93}AA))",
         "Decode batch tokensghp_abcdefghijklmnopqrstuvwxyz0123456789 x",
         "Decode batch tokens*** x",
     ),
@@ -151,8 +157,17 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ("glued-aws-key", "(AKIAIOSFODNN7EXAMPLEEngineCore pid=3) INFO", "(***EngineCore pid=3) INFO"),
     ("glued-hugging-face", "modelhf_abcdefghijklmnopqrstuvwxyz12345678 x", "model*** x"),
     ("glued-slack", "handlerxoxb-1234567890-abcdefghij x", "handler*** x"),
-    ("glued-openai", "usingsk-proj-abcdefghijklmnop x", "using*** x"),
-    ("glued-anthropic", "withsk-ant-api03-abcdefghijklmnop x", "with*** x"),
+    ("glued-openai", "usingsk-abcdefghij0123456789T3BlbkFJabcdefghij0123456789 x", "using*** x"),
+    (
+        "glued-openai-project",
+        "modelsk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijT3BlbkFJabcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijEngineCore",
+        "model***EngineCore",
+    ),
+    (
+        "glued-anthropic",
+        "withsk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijklmnopqrstuvwxyz012AA x",
+        "with*** x",
+    ),
     ("glued-github-pat", "patgithub_pat_11ABCDEFG0123456789_abcdefghijklmnop", "pat***"),
     (
         "jwt",
@@ -160,6 +175,12 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
         "session:*** x",
     ),
     ("identifiers-kept", "use_hf_transfer=True task-abcdefghijklmnop", "use_hf_transfer=True task-abcdefghijklmnop"),
+    # words that end in `sk-` before a long id are not OpenAI keys (only the issuers' shapes are masked glued)
+    (
+        "sk-words-kept",
+        "mounted disk-0123456789abcdef0123456789abcdef0123456789abcdef task-proj-abcdefghijklmnopqrstuvwxyz0123",
+        "mounted disk-0123456789abcdef0123456789abcdef0123456789abcdef task-proj-abcdefghijklmnopqrstuvwxyz0123",
+    ),
     (
         "token-count-kept",
         "[TP0] Decode batch, #running-req: 4, #token: 57, token usage: 0.01",

@@ -102,7 +102,7 @@ class EngineSpec:
     # diff's port for a composite setting (vocabulary `composite=True`): (setting key, baseline) -> this
     # engine's flag text that sets the baseline's value, or None.
     port: PortFunction | None = None
-    # Remote discovery (logdoctor.sources.discovery), for engines that run as a server process: fragments of
+    # Remote discovery (logdoctor.sources.hostscripts), for engines that run as a server process: fragments of
     # its command line ("vllm serve"), looked at in processes whose command line holds `name`; log file
     # name globs ("*vllm*"), matched in any case; and the distribution name `pip show` knows it by, for the
     # remote version check (default: `name`). `name` and `distribution` must be plain words ([A-Za-z0-9._-]).

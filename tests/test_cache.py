@@ -13,8 +13,9 @@ import pytest
 
 from logdoctor import cache as cache_module
 from logdoctor.cache import VerifiedCache
-from logdoctor.engine import conditions
-from logdoctor.engine.conditions import decode, encode, parse_condition, parse_expression
+from logdoctor.engine import conditioncache
+from logdoctor.engine.conditioncache import decode, encode
+from logdoctor.engine.conditions import parse_condition, parse_expression
 from logdoctor.engine.rules import load_rules, rule_as_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def test_decode_refuses_what_encode_never_writes(damaged: object) -> None:
 
 def test_a_damaged_entry_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = VerifiedCache("conditions", "k", directory=tmp_path)
-    monkeypatch.setattr(conditions, "_caches", [store])
+    monkeypatch.setattr(conditioncache, "_caches", [store])
     text = "mean(spec.acceptance_length) < 1.3 and spec.num_tokens >= 2"
     expected = parse_condition(text)
     store.put(f"condition\0{text}", ["cmp", "~=", ["lit", 1.0]])  # does not decode
@@ -113,7 +114,7 @@ def _load_in_child(cache_home: Path, *extra: str) -> str:
     code = (
         "import json, sys\n"
         "from logdoctor.engine.rules import load_rules, rule_as_dict\n"
-        "from logdoctor.engine.conditions import encode\n"
+        "from logdoctor.engine.conditioncache import encode\n"
         "out = []\n"
         "for r in load_rules():\n"
         "    parts = {k: [(t, encode(n) if n is not None else None, s) for t, n, s in v] for k, v in r.templates.items()}\n"

@@ -87,8 +87,9 @@ GLUED = [
     "AKIAIOSFODNN7EXAMPLE",
     "hf_abcdefghijklmnopqrstuvwxyz12345678",
     "xoxb-1234567890-abcdefghij",
-    "sk-proj-abcdefghijklmnopqrst",
-    "sk-ant-api03-abcdefghijklmnop",
+    "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijT3BlbkFJabcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghij",
+    "sk-abcdefghij0123456789T3BlbkFJabcdefghij0123456789",
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijklmnopqrstuvwxyz012AA",
 ]
 
 
@@ -125,3 +126,35 @@ def test_tokens_glued_to_words_reach_no_output(tmp_path: Path) -> None:
         assert result.exit_code in (0, 1), (args, result.output)
         for secret in GLUED:
             assert secret not in result.output, (args, secret)
+
+
+_LONG_ID = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-" * 2
+OPENAI_AND_ANTHROPIC = [
+    "sk-abcdefghij0123456789T3BlbkFJabcdefghij0123456789",
+    f"sk-proj-{_LONG_ID[:74]}T3BlbkFJ{_LONG_ID[:74]}",
+    f"sk-svcacct-{_LONG_ID[:58]}T3BlbkFJ{_LONG_ID[:58]}",
+    f"sk-admin-{_LONG_ID[:58]}T3BlbkFJ{_LONG_ID[:58]}",
+    f"sk-ant-api03-{_LONG_ID[:93]}AA",
+    f"sk-ant-admin01-{_LONG_ID[:93]}AA",
+]
+
+
+@pytest.mark.parametrize("key", OPENAI_AND_ANTHROPIC)
+def test_openai_and_anthropic_keys_glued_on_both_sides_are_masked(key: str) -> None:
+    assert redact(f"tokens{key}EngineCore pid=3") == f"tokens{MASK}EngineCore pid=3"
+    assert redact(f"({key}) x") == f"({MASK}) x"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mounted disk-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        "task-" + "a1" * 30,
+        "task-proj-" + _LONG_ID[:100],
+        "risk-admin-controller-deployment-7d9f8c6b5-x2x9z-abcdefghijklmnopqrstuvwxyz",
+        "desk-ant-api03-" + _LONG_ID[:60],
+        "ask-" + "0123456789" * 6,
+    ],
+)
+def test_words_that_end_in_sk_before_a_long_id_are_not_keys(text: str) -> None:
+    assert redact(text) == text

@@ -23,6 +23,7 @@ from logdoctor.pipeline import run as pipeline
 from logdoctor.pipeline.run import LineSource, Parsed, merge_parsed, parse_each
 from logdoctor.pipeline.tap import Run, clues_of
 from logdoctor.registry import REGISTRY
+from logdoctor.sources.limits import DEFAULT_MAX_SECONDS
 from logdoctor.sources.local import ReadLimits
 
 if TYPE_CHECKING:
@@ -220,14 +221,16 @@ def diagnose_deployments(
     engine: str | None = None,
     suppressions: Suppressions | None = None,
     perf: PerfOptions | None = None,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> list[Diagnosis]:
     """One diagnosis per deployment, each with its notes (runs, side files, the `diff` pointer) first among
-    its warnings; `perf`: --gpu / --hardware (the expected performance of each)."""
+    its warnings; `perf`: --gpu / --hardware (the expected performance of each); `max_seconds`: --max-seconds,
+    the time each diagnosis may take."""
     out: list[Diagnosis] = []
     for deployment in deployments:
         deployment.parsed.notes.extend(deployment.notes)
         diagnosis, _ = pipeline.diagnose_parsed(
-            deployment.parsed, rules, engine=engine, suppressions=suppressions, perf=perf
+            deployment.parsed, rules, engine=engine, suppressions=suppressions, perf=perf, max_seconds=max_seconds
         )
         out.append(diagnosis)
     if len(deployments) > 1:

@@ -13,6 +13,7 @@ from datetime import date
 from logdoctor import __version__
 from logdoctor.diff.compare import compare, folded, link, rank_rows
 from logdoctor.diff.gap import attribute, attribute_by_model, gap_note, measure_gap
+from logdoctor.engine.deadline import Deadline
 from logdoctor.engine.diffresult import DiffReport, DiffSide
 from logdoctor.engine.evaluate import evaluate, verdict_for
 from logdoctor.engine.result import RuleOutcome, Verdict
@@ -22,6 +23,7 @@ from logdoctor.facts import with_baseline
 from logdoctor.perf.assess import model_gap
 from logdoctor.perf.options import PerfOptions
 from logdoctor.pipeline.run import Parsed, diagnose_parsed
+from logdoctor.sources.limits import DEFAULT_MAX_SECONDS
 
 
 def _lookup(baseline: Parsed, candidate: Parsed) -> Callable[[str, int], str | None]:
@@ -43,13 +45,26 @@ def diff_parsed(
     show_all: bool = False,
     today: date | None = None,
     perf: PerfOptions | None = None,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> DiffReport:
-    """Compare two deployments; findings are the candidate's own plus the regressions against the baseline."""
-    base_diagnosis, base_profile = diagnose_parsed(baseline, rules, engine=baseline_engine, today=today, perf=perf)
-    cand_diagnosis, cand_profile = diagnose_parsed(candidate, rules, engine=candidate_engine, today=today, perf=perf)
+    """Compare two deployments; findings are the candidate's own plus the regressions against the baseline.
+    `max_seconds` (--max-seconds): the time each side's diagnosis, and then the comparison's rules, may take."""
+    base_diagnosis, base_profile = diagnose_parsed(
+        baseline, rules, engine=baseline_engine, today=today, perf=perf, max_seconds=max_seconds
+    )
+    cand_diagnosis, cand_profile = diagnose_parsed(
+        candidate, rules, engine=candidate_engine, today=today, perf=perf, max_seconds=max_seconds
+    )
     combined = with_baseline(cand_profile, base_profile)
+    names = ", ".join(s.name for s in (*baseline.stats, *candidate.stats)) or "the inputs"
     findings, outcomes, warnings = evaluate(
-        rules, combined, _lookup(baseline, candidate), suppressions, today, diff=True
+        rules,
+        combined,
+        _lookup(baseline, candidate),
+        suppressions,
+        today,
+        diff=True,
+        deadline=Deadline(max_seconds, names),
     )
     # the candidate's findings as diagnose gives them (the model's effects and actions where its GPU is known): a box
     # of the diff says the numbers the gap line multiplies, not the rules' hardware-free estimates

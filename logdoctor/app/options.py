@@ -113,7 +113,7 @@ read_limit_options = option_bundle(
             type=click.FloatRange(min=0),
             default=DEFAULT_MAX_SECONDS,
             show_default=True,
-            help="Seconds to spend reading one local input (0: no limit).",
+            help="Seconds one local input may take to read and parse, and again to diagnose (0: no limit).",
         ),
     ],
     _read_limits,

@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from logdoctor.engine.conditions import MISSING, Node
+from logdoctor.engine.deadline import Deadline
 from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import (
     SEVERITY_ORDER,
@@ -289,14 +290,18 @@ def evaluate(
     today: date | None = None,
     *,
     diff: bool = False,
+    deadline: Deadline | None = None,
 ) -> tuple[list[Finding], list[RuleOutcome], list[str]]:
     """All rules against one profile. Returns ranked findings, every outcome, and suppression warnings.
 
     `mode: diff` rules run only with `diff=True`, on a profile that carries the baseline's facts
-    (`facts.with_baseline`); without a baseline they are skipped, not reported as could-not-check."""
+    (`facts.with_baseline`); without a baseline they are skipped, not reported as could-not-check.
+    `deadline`: checked before each rule (InputError, exit 2, once the time is up)."""
     findings: list[Finding] = []
     outcomes: list[RuleOutcome] = []
-    for item in rules:
+    for index, item in enumerate(rules):
+        if deadline is not None:
+            deadline.check(f"at rule {item.id}, {index + 1} of {len(rules)}")
         if item.rule.status == "deprecated" or (item.is_diff and not diff):
             continue
         if item.rule.mode == "warned" and not all(profile.has(name) for name in item.rule.requires):

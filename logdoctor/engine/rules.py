@@ -31,14 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeVar
 
-from logdoctor.engine.conditions import (
-    ConditionError,
-    Node,
-    parse_condition,
-    parse_expression,
-    reads_baseline,
-    save_parse_cache,
-)
+from logdoctor.engine.conditioncache import save_parse_cache
+from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression, reads_baseline
 from logdoctor.errors import RuleError
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.records import Record, field

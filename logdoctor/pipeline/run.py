@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from logdoctor import __version__
 from logdoctor.engine.advisories import LoadedAdvisory, active_advisories, match_advisories
+from logdoctor.engine.deadline import Deadline
 from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, EngineReport, Finding, RuleOutcome, SourceReport
 from logdoctor.engine.rules import LoadedRule
@@ -36,6 +37,7 @@ from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keyword
 from logdoctor.pipeline.pasted import MAX_PASTED_EVENTS, compare_runs, merge_findings
 from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY
+from logdoctor.sources.limits import DEFAULT_MAX_SECONDS
 from logdoctor.sources.local import LocalSource, ReadLimits, open_local
 
 if TYPE_CHECKING:
@@ -364,19 +366,25 @@ def diagnose_parsed(
     today: date | None = None,
     perf: PerfOptions | None = None,
     advisories: Sequence[LoadedAdvisory] | None = None,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> tuple[Diagnosis, Profile]:
-    """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md)."""
+    """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md).
+    `max_seconds` (--max-seconds; 0: no limit): past it, the diagnosis stops with InputError (exit 2)."""
     from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
+    deadline = Deadline(max_seconds, ", ".join(s.name for s in parsed.stats) or "the input")
     profile = profile_of(parsed, engine)
-    findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today)
+    findings, outcomes, warnings = evaluate(rules, profile, parsed.lookup, suppressions, today, deadline=deadline)
+    deadline.check("matching known issues")
     known, known_issues = match_advisories(
         active_advisories() if advisories is None else advisories, profile, suppressions
     )
     if known:  # ranked with the rules' findings by score (an advisory's: its stated slowdown)
         findings = sorted([*findings, *known], key=lambda f: (-f.score, f.cause, f.rule))
+    deadline.check("the expected-performance model")
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
+    deadline.check("comparing pasted runs")
     # Several runs pasted into one input (two commands and their benchmark results): their controlled pair,
     # compared. Only an input with benchmark results, and a short one: the events are decoded again to split them.
     pasted: list[Finding] = []

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from logdoctor.sources.discovery import ServerProcess, remote_command
+from logdoctor.sources.discovery import ServerProcess
+from logdoctor.sources.hostscripts import remote_command
 
 INTERVAL = 5.0  # seconds between the two reads
 READ_TIMEOUT = 5.0  # seconds one read may take

@@ -29,6 +29,17 @@ from logdoctor.sources.bundle import MANIFEST_LIMIT as MANIFEST_LIMIT
 from logdoctor.sources.bundle import saved_bundle_problems as saved_bundle_problems
 from logdoctor.sources.collection import _SAFE_NAME_RE, HostCollection, ProgressCallback, RemoteSource, SshOptions
 from logdoctor.sources.discovery import (
+    Discovery,
+    SourcePlan,
+    parse_discovery,
+    parse_probe,
+    plan_sources,
+    python_candidates,
+    records,
+    surrogate_safe,
+)
+from logdoctor.sources.feed import Feed
+from logdoctor.sources.hostscripts import (
     CONTAINER_SCRIPT,
     CPU_SCRIPT,
     CPU_TITLE,
@@ -40,17 +51,8 @@ from logdoctor.sources.discovery import (
     PROBE_SCRIPT,
     SUDO_PROBE,
     VERSIONS_SCRIPT,
-    Discovery,
-    SourcePlan,
-    parse_discovery,
-    parse_probe,
-    plan_sources,
-    python_candidates,
-    records,
     remote_command,
-    surrogate_safe,
 )
-from logdoctor.sources.feed import Feed
 from logdoctor.sources.limits import DEFAULT_JOBS, DEFAULT_MAX_BYTES
 from logdoctor.sources.remote import (
     CommandResult,

@@ -23,18 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from logdoctor.errors import CollectionError, HostKeyError, InputError, LogdoctorError
-from logdoctor.sources.discovery import (
-    DISCOVERY_SCRIPT,
-    FILE_CHECKS,
-    LIST_SCRIPT,
-    PROBE_SCRIPT,
-    parse_discovery,
-    parse_probe,
-    plan_sources,
-    records,
-    remote_command,
-    surrogate_safe,
-)
+from logdoctor.sources.discovery import parse_discovery, parse_probe, plan_sources, records, surrogate_safe
+from logdoctor.sources.hostscripts import DISCOVERY_SCRIPT, FILE_CHECKS, LIST_SCRIPT, PROBE_SCRIPT, remote_command
 from logdoctor.sources.local import MAX_LINE_BYTES, decode, ere_alternation
 from logdoctor.sources.remote import Connection, RemoteFailure, connect_timeout
 from logdoctor.sources.ssh import SshOptions

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from logdoctor.engine import conditions
-from logdoctor.engine.conditions import ConditionError, _pyparse, _read, encode
+from logdoctor.engine.conditioncache import encode
+from logdoctor.engine.conditiongrammar import _read
+from logdoctor.engine.conditions import ConditionError, _pyparse
 
 
 def _both(kind: str, text: str) -> tuple[Any, Any]:

@@ -54,8 +54,9 @@ GLUED = [
     "ASIAIOSFODNN7EXAMPLE",
     "hf_abcdefghijklmnopqrstuvwxyz12345678",
     "xoxb-1234567890-abcdefghij",
-    "sk-proj-abcdefghijklmnopqrst",
-    "sk-ant-api03-abcdefghijklmnop",
+    "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijT3BlbkFJabcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghij",
+    "sk-abcdefghij0123456789T3BlbkFJabcdefghij0123456789",
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-abcdefghijklmnopqrstuvwxyz012AA",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w",
 ]
 # Where a value sits, for an escape sequence inside it.

@@ -11,19 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from logdoctor.sources import discovery
+from logdoctor.sources import discovery, hostscripts
 from logdoctor.sources.discovery import (
-    LIST_SCRIPT,
-    READ_FILE_SCRIPT,
-    READ_STREAM_SCRIPT,
     ServerProcess,
     parse_discovery,
     plan_sources,
     python_candidates,
     records,
-    remote_command,
     rotation_key,
 )
+from logdoctor.sources.hostscripts import LIST_SCRIPT, READ_FILE_SCRIPT, READ_STREAM_SCRIPT, remote_command
 from logdoctor.sources.local import ere_alternation
 from logdoctor.sources.remote import CommandResult
 from logdoctor.sources.ssh import _LineReader
@@ -285,7 +282,9 @@ def test_versions_ask_pip_only_where_importlib_cannot_run(shell: str, tmp_path: 
     missing = str(tmp_path / "no-such-python")
 
     def versions(*pythons: str) -> tuple[int, str]:
-        proc = subprocess.run([shell, "-c", discovery.VERSIONS_SCRIPT, "sh", *pythons], capture_output=True, text=True)
+        proc = subprocess.run(
+            [shell, "-c", hostscripts.VERSIONS_SCRIPT, "sh", *pythons], capture_output=True, text=True
+        )
         return proc.returncode, proc.stdout
 
     assert versions(missing, empty, found, old) == (0, f"Python: {found}\nName: vllm\nVersion: 0.20.1\n")
@@ -295,8 +294,8 @@ def test_versions_ask_pip_only_where_importlib_cannot_run(shell: str, tmp_path: 
 
 
 def test_server_patterns_are_in_the_discovery_script() -> None:
-    for pattern in discovery.SERVER_PATTERNS:
-        assert shlex.quote(pattern) in discovery.DISCOVERY_SCRIPT
+    for pattern in hostscripts.SERVER_PATTERNS:
+        assert shlex.quote(pattern) in hostscripts.DISCOVERY_SCRIPT
 
 
 def test_docs_show_the_exact_scripts() -> None:
@@ -311,7 +310,7 @@ def test_docs_show_the_exact_scripts() -> None:
         "VERSIONS_SCRIPT",
         "CONTAINER_SCRIPT",
     ):
-        assert f"```sh\n{getattr(discovery, name)}```" in doc, f"docs/ssh.md is out of date for {name}"
+        assert f"```sh\n{getattr(hostscripts, name)}```" in doc, f"docs/ssh.md is out of date for {name}"
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 4096, 1 << 20])

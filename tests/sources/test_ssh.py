@@ -720,7 +720,7 @@ def test_the_servers_cpu_placement_is_collected(ssh_lab: SshLab, fake_vllm_serve
 
 
 def test_docs_show_the_host_fact_scripts() -> None:
-    from logdoctor.sources.discovery import CPU_SCRIPT, GPU_STATE_FIELDS, GPU_STATE_SCRIPT, KERNEL_XID_SCRIPT
+    from logdoctor.sources.hostscripts import CPU_SCRIPT, GPU_STATE_FIELDS, GPU_STATE_SCRIPT, KERNEL_XID_SCRIPT
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ssh.md").read_text(encoding="utf-8")
     assert f"```sh\n{GPU_STATE_SCRIPT}```" in doc, "docs/ssh.md is out of date for GPU_STATE_SCRIPT"

@@ -173,7 +173,9 @@ def diagnose(
         # Several deployments (or server starts of one log) are reported one by one (docs/cli.md).
         with ReadProgress(stderr_console()) as progress:  # a spinner on a terminal's stderr, else nothing
             deployments = parse_deployments(progress.sources(sources), engine, all_runs=all_runs)
-        diagnoses = diagnose_deployments(deployments, rules, engine=engine, suppressions=suppressions, perf=perf)
+        diagnoses = diagnose_deployments(
+            deployments, rules, engine=engine, suppressions=suppressions, perf=perf, max_seconds=limits.max_seconds
+        )
         from logdoctor.sources.bundle import saved_bundle_problems
 
         partial = saved_bundle_problems(targets)  # a --save bundle whose manifest says it is partial

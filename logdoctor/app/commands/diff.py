@@ -190,6 +190,7 @@ def diff(
         suppressions=suppressions,
         show_all=show_all,
         perf=perf,
+        max_seconds=limits.max_seconds,
     )
     with written_to(output):
         emit_diff(report, fmt, verbose, [observed_of(fmt, p.events) for p in (base_parsed, cand_parsed)])

@@ -310,7 +310,7 @@ def parse_table_process(line: LogLine, ctx: ParseContext) -> list[EventBase] | N
     ]
 
 
-# the collector's CPU fact (logdoctor/sources/discovery.py CPU_SCRIPT)
+# the collector's CPU fact (logdoctor/sources/hostscripts.py CPU_SCRIPT)
 _CPU_GOVERNOR_RE = re.compile(r"^cpu governor: (?P<governor>\S+) \((?P<n>\d+) CPUs\)\s*$")
 _CPU_PLACEMENT_RE = re.compile(
     r"^cpu placement: server pid (?P<pid>\d+): cpus (?P<cpus>[\d,\-]*), numa memory nodes (?P<nodes>[\d,\-]*)\s*$"
