@@ -87,6 +87,10 @@ FAILURE_KEYWORDS = (
     "exited on signal",
     "Test CUDA failure",
     "Test NCCL failure",
+    "python: ",
+    "python3: ",
+    "No module named",
+    "can't open file",
 )
 
 _CTRL_C_RE = re.compile(r"^(?:\^C)+")
@@ -95,9 +99,11 @@ _RANK_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")
 # The last line of a traceback: a dotted type, optionally with a cause in brackets (`RayTaskError(ValueError)`),
 # then `: message` or nothing.
 _EXCEPTION_RE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\([\w.]*\))?)(?::\s*(?P<message>.*)|\s*$)")
-# The same outside a traceback: only a type that says it is one (`...Error`, `...Exception`), a message required.
+# The same outside a traceback: only a type that says it is one (`...Error`, `...Exception`), a message required;
+# logged at ERROR it may be the exception's repr, `AssertionError('Only FlashAttention backend is supported')`.
 _LONE_EXCEPTION_RE = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:\([\w.]*\))?): (?P<message>\S.*)"
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:\([\w.]*\))?)"
+    r"(?:: (?P<message>\S.*)|\((?P<repr>(?P<quote>['\"]).*(?P=quote))?\)\s*$)"
 )
 # Lines inside a traceback that are neither code nor its exception: a frame (`File "..."`, also where a process
 # prefix swallowed its indentation), a chained traceback's heading, Python 3.11's `^^^^` marks and exception groups.
@@ -161,6 +167,10 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
         "worker-died",
         False,
     ),
+    # the Python interpreter's own fatal error, printed as `<executable>: <message>` before it exits with status 1:
+    # `/venv/bin/python: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
+    # (ModuleNotFoundError: No module named 'vllm')`, `python3: can't open file '/app/serve.py': [Errno 2] ...`
+    (re.compile(r"^(?:\S*/)?python(?:\d+(?:\.\d+)?)?: \S"), "startup-failed", True),
     # nccl-tests' CUDACHECK / NCCLCHECK (common.h): `node1: Test CUDA failure common.cu:891 'no CUDA-capable device
     # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
     (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),
@@ -311,8 +321,9 @@ class FailureReader:
             return fatal
         if line.level in ("ERROR", "CRITICAL") or (line.header is None and not message[:1].isspace()):
             lone = _LONE_EXCEPTION_RE.match(stripped)
-            if lone is not None:
-                return self._exception(line, lone.group("type"), lone.group("message"), events, rank)
+            if lone is not None and (lone.group("message") is not None or line.level is not None):
+                text = lone.group("message") or (lone.group("repr") or "")[1:-1]
+                return self._exception(line, lone.group("type"), text, events, rank)
         return events
 
     def _open(self, key: str, line: LogLine) -> None:

@@ -400,3 +400,51 @@ def test_tracebacks_inside_docker_and_journald_envelopes() -> None:
         [failure] = failures(text)
         assert (failure.kind, failure.exception) == ("cuda-error", "torch.AcceleratorError")
         assert failure.process is not None and failure.process.role == "EngineCore"
+
+
+def test_an_exception_logged_as_its_repr() -> None:
+    # real: fixtures/logs/realworld6/vllm-r018.log (a 500 answer, then the engine's exception as its repr)
+    text = """\
+INFO 03-19 11:53:56 [cuda.py:282] Using XFormers backend.
+INFO:     127.0.0.1:41950 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+ERROR 03-19 11:54:51 [engine.py:158] AssertionError('Only FlashAttention backend is supported for now.')
+"""
+    [failure] = failures(text)
+    assert (failure.exception, failure.message) == (
+        "AssertionError",
+        "AssertionError: Only FlashAttention backend is supported for now.",
+    )
+    assert_fires(diagnose_text(text), "engine-failure")
+    # constructed: a repr at INFO, or an unheaded repr, is a value printed, not an exception raised
+    assert failures("INFO 03-19 11:54:51 [engine.py:158] AssertionError('x')") == []
+    assert failures("AssertionError('x')") == []
+
+
+def test_the_interpreters_own_fatal_error() -> None:
+    # real: fixtures/logs/realworld6/vllm-r014.log, the whole file
+    text = (
+        "/azureuser/localfiles/wheat-from-chaff/backend/.venv/bin/python: Error while finding module specification "
+        "for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No module named 'vllm')\n"
+    )
+    assert [f.kind for f in failures(text)] == ["startup-failed"]
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+    assert_fires(diagnose_text(text), "engine-failure")
+    # constructed: the same prefix of `python -m` with a missing module, and of a missing script
+    assert [f.kind for f in failures("/usr/bin/python3: No module named vllm")] == ["startup-failed"]
+    assert [f.kind for f in failures("python3.12: can't open file '/app/serve.py': [Errno 2] No such file")] == [
+        "startup-failed"
+    ]
+    # a logged record that names python is no interpreter error
+    assert failures("INFO 03-19 11:54:51 [utils.py:1] python: 3.12 detected") == []
+
+
+def test_a_lone_exception_or_short_traceback_is_a_log() -> None:
+    # constructed: a launch that failed before the engine printed anything of its own
+    for text in (
+        "ModuleNotFoundError: No module named 'vllm'\n",
+        'Traceback (most recent call last):\n  File "/app/serve.py", line 3, in <module>\n    import vllm\n'
+        "ModuleNotFoundError: No module named 'vllm'\n",
+    ):
+        result = diagnose_text(text)
+        assert result.verdict.kind != "not-a-log"
+        assert_fires(result, "engine-failure")
