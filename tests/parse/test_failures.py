@@ -448,3 +448,25 @@ def test_a_lone_exception_or_short_traceback_is_a_log() -> None:
         result = diagnose_text(text)
         assert result.verdict.kind != "not-a-log"
         assert_fires(result, "engine-failure")
+
+
+def test_a_collective_that_stops_progressing_is_a_hang() -> None:
+    # real: fixtures/logs/realworld/nccl-r001.log line 208; constructed: PyTorch's heartbeat monitor and a stuck
+    # watchdog in the same header (their words change with each release; the level and the file do not)
+    for text in (
+        "[rank0]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 0] Timeout at NCCL work: 3, last enqueued NCCL work: 6, "
+        "last completed NCCL work: 2.",
+        "[rank0]:[E1016 04:38:38.361094626 ProcessGroupNCCL.cpp:1423] [PG 0 Rank 0] Heartbeat monitor timed out! "
+        "Process will be terminated after dumping debug info. workMetaList_.size()=1",
+        "[rank1]:[E1016 04:38:38.361 ProcessGroupNCCL.cpp:1512] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+        "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+        "collectives.",
+    ):
+        assert [f.kind for f in failures(text)] == ["nccl-timeout"]
+        assert_fires(diagnose_text(text + "\n"), "engine-failure")
+    # the same file at WARNING is no hang
+    warning = (
+        "[rank0]:[W1016 04:38:38.361 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+        "destroyed before we destruct ProcessGroupNCCL."
+    )
+    assert failures(warning) == []
