@@ -1,5 +1,7 @@
 """Failures read by their structure, not their wording: a Python traceback block, an exception line logged at
-ERROR or CRITICAL, a fatal signal, a process the kernel's OOM killer ended.
+ERROR or CRITICAL (or as its repr, `AssertionError('...')`), a fatal signal, a process the kernel's OOM killer
+ended, a launcher that could not start the engine (the interpreter's `python: ...`, argparse's `prog: error: ...`,
+docker's `Error response from daemon`, the shell's `command not found`).
 
     (APIServer pid=1) Traceback (most recent call last):
     (APIServer pid=1)   File ".../vllm/entrypoints/openai/api_server.py", line 1873, in init_app_state
@@ -61,7 +63,7 @@ _OPEN_LIMIT = 64
 # keywords: without its frames, a traceback's first and last lines still give its failure.
 FAILURE_KEYWORDS = (
     "Traceback (most recent call last)",
-    "Error: ",
+    "rror: ",
     "Error(",
     "Exception: ",
     "Exception(",
@@ -87,10 +89,10 @@ FAILURE_KEYWORDS = (
     "exited on signal",
     "Test CUDA failure",
     "Test NCCL failure",
-    "python: ",
-    "python3: ",
     "No module named",
     "can't open file",
+    "Error response",
+    "not found",
 )
 
 _CTRL_C_RE = re.compile(r"^(?:\^C)+")
@@ -171,6 +173,24 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
     # `/venv/bin/python: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
     # (ModuleNotFoundError: No module named 'vllm')`, `python3: can't open file '/app/serve.py': [Errno 2] ...`
     (re.compile(r"^(?:\S*/)?python(?:\d+(?:\.\d+)?)?: \S"), "startup-failed", True),
+    # a launcher's own error, `<program>: error: <message>` before it exits: argparse's `vllm serve: error:
+    # unrecognized arguments: --foo` (exit status 2), `docker: Error response from daemon: could not select device
+    # driver`, `nvidia-container-cli: initialization error: nvml error: driver not loaded`; an exception's type
+    # (`ValueError: internal error: ...`) is read as the exception it is, Slurm's lines by the pattern below
+    (
+        re.compile(
+            r"^(?![\w.]*(?:Error|Exception|Warning):|srun:|slurmstepd:)(?:\S*/)?[\w.-]+(?: [\w.-]+)?: (?:[a-z]+ )?"
+            r"(?:error: |Error response)"
+        ),
+        "startup-failed",
+        True,
+    ),
+    # the shell could not start the command: `bash: vllm: command not found`, `/bin/sh: 1: sglang: not found`
+    (
+        re.compile(r"^(?:\S*/)?(?:ba|z|da|k)?sh: (?:line )?(?:\d+: )?\S+: (?:command )?not found"),
+        "startup-failed",
+        True,
+    ),
     # nccl-tests' CUDACHECK / NCCLCHECK (common.h): `node1: Test CUDA failure common.cu:891 'no CUDA-capable device
     # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
     (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),

@@ -470,3 +470,26 @@ def test_a_collective_that_stops_progressing_is_a_hang() -> None:
         "destroyed before we destruct ProcessGroupNCCL."
     )
     assert failures(warning) == []
+
+
+def test_a_launcher_that_could_not_start_the_engine() -> None:
+    # real: fixtures/logs/realworld6/vllm-r001.log line 144 (argparse's error, after its usage block)
+    argparse = (
+        "usage: api_server.py [-h] [--host HOST] [--port PORT]\n"
+        "api_server.py: error: unrecognized arguments: --attention-backend FLASHINFER --enable-metrics\n"
+    )
+    assert [f.kind for f in failures(argparse)] == ["startup-failed"]
+    assert_fires(diagnose_text(argparse), "engine-failure")
+    # constructed, in the words docker, the NVIDIA container runtime and the shells print
+    for line in (
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+        "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'two'",
+        "bash: vllm: command not found",
+        "/bin/sh: 1: sglang: not found",
+    ):
+        assert [f.kind for f in failures(line)] == ["startup-failed"], line
+        assert diagnose_text(line + "\n").verdict.kind != "not-a-log"
+    # an exception's type is no program name; a logged record is no launcher line
+    assert [f.exception for f in failures("ValueError: internal error: bad shape")] == ["ValueError"]
+    assert failures("INFO 06-20 20:02:25 [api.py:1] router: error: counts reset") == []
