@@ -17,7 +17,8 @@ timeouts); any other is a start-up failure before the engine served and an excep
 release's new error is read as what it is.
 
 What is not a failure: a traceback logged at DEBUG, INFO or WARNING (the engine handled it and went on), one Python
-prints after `Exception ignored in:` (a destructor at exit), a stop: `KeyboardInterrupt` or `SystemExit` of a server
+prints after `Exception ignored in:` (a destructor at exit), a thread's (`Exception in thread ...:`) after which
+the server starts or serves, a stop: `KeyboardInterrupt` or `SystemExit` of a server
 that served ends the run the way a SIGTERM does, so it becomes the `shutdown` marker after which failure lines are
 teardown; and one request's error: an exception of the serving API server after which the server answers again (an
 HTTP response other than a 5xx, a stats line) becomes `request-error`, which is no failure of the run.
@@ -67,7 +68,7 @@ FAILURE_KEYWORDS = (
     "Error(",
     "Exception: ",
     "Exception(",
-    "Exception ignored in",
+    "Exception i",  # `Exception ignored in:`, `Exception in thread ...:`
     "KeyboardInterrupt",
     "SystemExit",
     "Fatal Python error",
@@ -120,6 +121,8 @@ _SERVING_MARKERS = ("Application startup complete", "Uvicorn running on", 'HTTP/
 # The processes that answer requests (vLLM's API server, SGLang's main process; an unprefixed line may be any).
 _FRONT_ROLES = frozenset({"APIServer", "Main"})
 _IGNORED = "Exception ignored in"
+# Python's threading module before a thread's uncaught exception: the thread died, the process may go on.
+_THREAD = "Exception in thread "
 _STOP_TYPES = frozenset({"KeyboardInterrupt", "SystemExit"})
 _QUIET_TYPES = frozenset({"CancelledError", "GeneratorExit", "StopIteration", "StopAsyncIteration"})
 _NOT_FAILED_LEVELS = frozenset({"DEBUG", "INFO", "WARNING"})
@@ -220,6 +223,7 @@ class _Block:
     start: LogLine
     level: str | None
     ignored: bool
+    thread: bool = False  # Python said a thread (not the process) raised it
     lines: int = 0
     last: int = 0  # the log's line number of its last line
 
@@ -230,6 +234,7 @@ class FailureReader:
     def __init__(self) -> None:
         self._blocks: dict[str, _Block] = {}  # open tracebacks by process prefix
         self._ignored: set[str] = set()  # prefixes whose next traceback follows `Exception ignored in:`
+        self._threads: set[str] = set()  # prefixes whose next traceback follows `Exception in thread ...:`
         self._serving = False
         self._stopping = False
         # Exceptions of the serving API server not yet released: a request's error when the server answers again
@@ -260,6 +265,8 @@ class FailureReader:
         if answer is not None and self._pending and self._outcome is None:
             # a 5xx is the server failing the request it could not serve; any other answer, the server serving on
             self._outcome = "failed" if answer.group("status").startswith("5") else "answered"
+        if self._pending and self._outcome is None and _serving_marker(message):
+            self._outcome = "answered"  # the server started or answers: what was pending did not stop it
         settled = self._settle() if self._pending and self._outcome is not None else []
         if answered or (not self._serving and _serving_marker(message)):
             self._serving = True
@@ -283,6 +290,8 @@ class FailureReader:
         elif isinstance(event, CompileTime):
             if event.kind == "server_ready":
                 self._serving = True
+                if self._pending and self._outcome is None:
+                    self._outcome = "answered"
         elif isinstance(event, EngineVersion) and event.version and (self._serving or self._stopping):
             self._serving = self._stopping = False
 
@@ -299,7 +308,7 @@ class FailureReader:
 
     def carried(self) -> str:
         """What the next line's reading depends on, as text to compare (EventStream.carried_state)."""
-        return repr((sorted(self._blocks), sorted(self._ignored), self._serving, self._stopping))
+        return repr((sorted(self._blocks), sorted(self._ignored), sorted(self._threads), self._serving, self._stopping))
 
     # -- reading ------------------------------------------------------------------------------------
     @property
@@ -336,6 +345,9 @@ class FailureReader:
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
             return events if events is not None else []
+        if stripped.startswith(_THREAD):
+            self._threads.add(key)
+            return events if events is not None else []
         fatal = self._fatal(line, stripped, events, rank)
         if fatal is not None:
             return fatal
@@ -350,8 +362,9 @@ class FailureReader:
         self._blocks.pop(key, None)
         if len(self._blocks) >= _OPEN_LIMIT:
             del self._blocks[next(iter(self._blocks))]
-        self._blocks[key] = _Block(line, line.level, key in self._ignored, last=line.number)
+        self._blocks[key] = _Block(line, line.level, key in self._ignored, key in self._threads, last=line.number)
         self._ignored.discard(key)
+        self._threads.discard(key)
 
     def _expire(self, number: int) -> None:
         for key in [k for k, b in self._blocks.items() if number - b.last > _STALE_LINES]:
@@ -389,7 +402,16 @@ class FailureReader:
         if line.header is None and block.start.header is not None:
             # SGLang's `Scheduler hit an exception: Traceback ...` is its header's; the lines after it are bare
             line = dataclasses.replace(line, header=block.start.header, process=line.process or block.start.process)
-        return self._exception(line, found.group("type"), found.group("message") or "", events, rank)
+        read = self._exception(line, found.group("type"), found.group("message") or "", events, rank)
+        if block.thread:
+            # a thread's exception (the usage-stats reporter offline, say) ends the run only if nothing shows the
+            # engine going on after it: pending, like the API server's, until a ready, stats or answer line
+            died = [
+                e for e in read if isinstance(e, EngineFailure) and e.kind != "shutdown" and e not in (events or ())
+            ]
+            self._pending.extend(died)
+            read = [e for e in read if not any(e is d for d in died)]
+        return read
 
     def _exception(
         self, line: LogLine, exc_type: str, text: str, events: list[EventBase] | None, rank: str | None

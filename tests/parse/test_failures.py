@@ -493,3 +493,22 @@ def test_a_launcher_that_could_not_start_the_engine() -> None:
     # an exception's type is no program name; a logged record is no launcher line
     assert [f.exception for f in failures("ValueError: internal error: bad shape")] == ["ValueError"]
     assert failures("INFO 06-20 20:02:25 [api.py:1] router: error: counts reset") == []
+
+
+# constructed: vLLM's usage-stats reporter thread on a host without internet, then the server serving on
+THREAD_EXCEPTION = """\
+Exception in thread Thread-3 (_report_usage_worker):
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/threading.py", line 1075, in _bootstrap_inner
+    self.run()
+requests.exceptions.ConnectionError: HTTPSConnectionPool(host='stats.vllm.ai', port=443): Max retries exceeded
+"""
+
+
+def test_a_thread_that_died_while_the_engine_went_on_is_no_failure() -> None:
+    text = "(APIServer pid=1) INFO 11-02 09:10:00 [api_server.py:1805] vLLM API server version 0.33.0\n"
+    text += THREAD_EXCEPTION + "(APIServer pid=1) INFO:     Application startup complete.\n" + STATS
+    assert real(failures(text)) == []
+    assert_not_fires(diagnose_text(text), "engine-failure")
+    # the thread's exception as the log's last words is a failure
+    assert [f.exception for f in real(failures(THREAD_EXCEPTION))] == ["requests.exceptions.ConnectionError"]
