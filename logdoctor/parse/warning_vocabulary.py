@@ -171,7 +171,7 @@ _UNMAPPED_RE = re.compile(
     r"mooncake|\bnixl|moriio|connector|encoder|embedding|watermark|browsing|interpreter|progress|serializ|pickle|"
     # Loading the weights (once, at start-up), the host's memory allocation, the disaggregated and tiered caches'
     # transfers, the device lookups of other platforms, profiling and debugging aids, the control plane (health
-    # checks, routers, elastic membership, docs) and output shaping (grammars, pooling, scoring): no cause of
+    # checks, the load publisher, elastic membership, docs) and output shaping (grammars, pooling, scoring): no cause of
     # docs/causes.md follows from them.
     r"weights? (?:load|transfer|cache)|(?:load|loading) weights|checkpoint|load ?format|model loader|safetensors|\bgds\b|\bmmap\b|hugepage|allocator|memory pool|"
     r"\bwsl\b|\bdma\b|\buva\b|staging|\btransfer|\bl3\b|storage|disaggregat|\bpd\b|"
@@ -180,7 +180,7 @@ _UNMAPPED_RE = re.compile(
     r"elastic|static dir|\bdocs\b|grammar|structured output|outlines|json schema|pooling|scor(?:e|ing)\b|"
     r"rerank|maxsim|jpeg|modality|\bvit\b|snapshot|criu|\bshm\b|spinloop|model (?:of )?type|transformers (?:implementation|backend)|"
     r"context parallel|\bcp\b|\bdcp\b|memory saver|sleep mode|\bnvml|pynvml|\bvmm\b|package version|loading workers|\bmr\b|"
-    r"memory regist|\bapi\b"
+    r"memory regist"
 )
 
 # Generic words for an operation's implementation: with no subsystem named, a native or reference path in place of
