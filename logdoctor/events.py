@@ -52,6 +52,8 @@ NcclInfoKind = Literal[
     "rank-assignment",
     "library",
     "library-load-failed",
+    "test-start",
+    "test-done",
     "allreduce-backend",
     "all2all",
 ]

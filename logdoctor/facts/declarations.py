@@ -360,6 +360,9 @@ FACTS: dict[str, FactSpec] = {
         "number", "while requests wait: how many more average running requests the free KV cache holds", _STATS_HINT
     ),
     "startup.incomplete": FactSpec("bool", "the log ends during startup: no ready, serving or failure line"),
+    "nccl.test_unfinished": FactSpec(
+        "bool", "an nccl-tests run started (its parameter line) and no summary or failure line follows"
+    ),
     "platform.gpu_signals": FactSpec(
         "number", "on a CPU/undetected platform: kinds of line showing a GPU was meant (GPU listing, NCCL, ...)"
     ),

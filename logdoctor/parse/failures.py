@@ -1,5 +1,7 @@
 """Failures read by their structure, not their wording: a Python traceback block, an exception line logged at
-ERROR or CRITICAL, a fatal signal, a process the kernel's OOM killer ended.
+ERROR or CRITICAL (or as its repr, `AssertionError('...')`), a fatal signal, a process the kernel's OOM killer
+ended, a launcher that could not start the engine (the interpreter's `python: ...`, argparse's `prog: error: ...`,
+docker's `Error response from daemon`, the shell's `command not found`).
 
     (APIServer pid=1) Traceback (most recent call last):
     (APIServer pid=1)   File ".../vllm/entrypoints/openai/api_server.py", line 1873, in init_app_state
@@ -15,7 +17,8 @@ timeouts); any other is a start-up failure before the engine served and an excep
 release's new error is read as what it is.
 
 What is not a failure: a traceback logged at DEBUG, INFO or WARNING (the engine handled it and went on), one Python
-prints after `Exception ignored in:` (a destructor at exit), a stop: `KeyboardInterrupt` or `SystemExit` of a server
+prints after `Exception ignored in:` (a destructor at exit), a thread's (`Exception in thread ...:`) after which
+the server starts or serves, a stop: `KeyboardInterrupt` or `SystemExit` of a server
 that served ends the run the way a SIGTERM does, so it becomes the `shutdown` marker after which failure lines are
 teardown; and one request's error: an exception of the serving API server after which the server answers again (an
 HTTP response other than a 5xx, a stats line) becomes `request-error`, which is no failure of the run.
@@ -61,11 +64,11 @@ _OPEN_LIMIT = 64
 # keywords: without its frames, a traceback's first and last lines still give its failure.
 FAILURE_KEYWORDS = (
     "Traceback (most recent call last)",
-    "Error: ",
+    "rror: ",
     "Error(",
     "Exception: ",
     "Exception(",
-    "Exception ignored in",
+    "Exception i",  # `Exception ignored in:`, `Exception in thread ...:`
     "KeyboardInterrupt",
     "SystemExit",
     "Fatal Python error",
@@ -87,6 +90,10 @@ FAILURE_KEYWORDS = (
     "exited on signal",
     "Test CUDA failure",
     "Test NCCL failure",
+    "No module named",
+    "can't open file",
+    "Error response",
+    "not found",
 )
 
 _CTRL_C_RE = re.compile(r"^(?:\^C)+")
@@ -95,9 +102,11 @@ _RANK_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")
 # The last line of a traceback: a dotted type, optionally with a cause in brackets (`RayTaskError(ValueError)`),
 # then `: message` or nothing.
 _EXCEPTION_RE = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:\([\w.]*\))?)(?::\s*(?P<message>.*)|\s*$)")
-# The same outside a traceback: only a type that says it is one (`...Error`, `...Exception`), a message required.
+# The same outside a traceback: only a type that says it is one (`...Error`, `...Exception`), a message required;
+# logged at ERROR it may be the exception's repr, `AssertionError('Only FlashAttention backend is supported')`.
 _LONE_EXCEPTION_RE = re.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:\([\w.]*\))?): (?P<message>\S.*)"
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:\([\w.]*\))?)"
+    r"(?:: (?P<message>\S.*)|\((?P<repr>(?P<quote>['\"]).*(?P=quote))?\)\s*$)"
 )
 # Lines inside a traceback that are neither code nor its exception: a frame (`File "..."`, also where a process
 # prefix swallowed its indentation), a chained traceback's heading, Python 3.11's `^^^^` marks and exception groups.
@@ -112,6 +121,8 @@ _SERVING_MARKERS = ("Application startup complete", "Uvicorn running on", 'HTTP/
 # The processes that answer requests (vLLM's API server, SGLang's main process; an unprefixed line may be any).
 _FRONT_ROLES = frozenset({"APIServer", "Main"})
 _IGNORED = "Exception ignored in"
+# Python's threading module before a thread's uncaught exception: the thread died, the process may go on.
+_THREAD = "Exception in thread "
 _STOP_TYPES = frozenset({"KeyboardInterrupt", "SystemExit"})
 _QUIET_TYPES = frozenset({"CancelledError", "GeneratorExit", "StopIteration", "StopAsyncIteration"})
 _NOT_FAILED_LEVELS = frozenset({"DEBUG", "INFO", "WARNING"})
@@ -161,6 +172,28 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
         "worker-died",
         False,
     ),
+    # the Python interpreter's own fatal error, printed as `<executable>: <message>` before it exits with status 1:
+    # `/venv/bin/python: Error while finding module specification for 'vllm.entrypoints.openai.api_server'
+    # (ModuleNotFoundError: No module named 'vllm')`, `python3: can't open file '/app/serve.py': [Errno 2] ...`
+    (re.compile(r"^(?:\S*/)?python(?:\d+(?:\.\d+)?)?: \S"), "startup-failed", True),
+    # a launcher's own error, `<program>: error: <message>` before it exits: argparse's `vllm serve: error:
+    # unrecognized arguments: --foo` (exit status 2), `docker: Error response from daemon: could not select device
+    # driver`, `nvidia-container-cli: initialization error: nvml error: driver not loaded`; an exception's type
+    # (`ValueError: internal error: ...`) is read as the exception it is, Slurm's lines by the pattern below
+    (
+        re.compile(
+            r"^(?![\w.]*(?:Error|Exception|Warning):|srun:|slurmstepd:)(?:\S*/)?[\w.-]+(?: [\w.-]+)?: (?:[a-z]+ )?"
+            r"(?:error: |Error response)"
+        ),
+        "startup-failed",
+        True,
+    ),
+    # the shell could not start the command: `bash: vllm: command not found`, `/bin/sh: 1: sglang: not found`
+    (
+        re.compile(r"^(?:\S*/)?(?:ba|z|da|k)?sh: (?:line )?(?:\d+: )?\S+: (?:command )?not found"),
+        "startup-failed",
+        True,
+    ),
     # nccl-tests' CUDACHECK / NCCLCHECK (common.h): `node1: Test CUDA failure common.cu:891 'no CUDA-capable device
     # is detected'`, `Test NCCL failure common.cu:1005 'unhandled system error'`
     (re.compile(r"Test CUDA failure \S+:\d+ "), "cuda-error", False),
@@ -190,6 +223,7 @@ class _Block:
     start: LogLine
     level: str | None
     ignored: bool
+    thread: bool = False  # Python said a thread (not the process) raised it
     lines: int = 0
     last: int = 0  # the log's line number of its last line
 
@@ -200,6 +234,7 @@ class FailureReader:
     def __init__(self) -> None:
         self._blocks: dict[str, _Block] = {}  # open tracebacks by process prefix
         self._ignored: set[str] = set()  # prefixes whose next traceback follows `Exception ignored in:`
+        self._threads: set[str] = set()  # prefixes whose next traceback follows `Exception in thread ...:`
         self._serving = False
         self._stopping = False
         # Exceptions of the serving API server not yet released: a request's error when the server answers again
@@ -230,6 +265,8 @@ class FailureReader:
         if answer is not None and self._pending and self._outcome is None:
             # a 5xx is the server failing the request it could not serve; any other answer, the server serving on
             self._outcome = "failed" if answer.group("status").startswith("5") else "answered"
+        if self._pending and self._outcome is None and _serving_marker(message):
+            self._outcome = "answered"  # the server started or answers: what was pending did not stop it
         settled = self._settle() if self._pending and self._outcome is not None else []
         if answered or (not self._serving and _serving_marker(message)):
             self._serving = True
@@ -253,6 +290,8 @@ class FailureReader:
         elif isinstance(event, CompileTime):
             if event.kind == "server_ready":
                 self._serving = True
+                if self._pending and self._outcome is None:
+                    self._outcome = "answered"
         elif isinstance(event, EngineVersion) and event.version and (self._serving or self._stopping):
             self._serving = self._stopping = False
 
@@ -269,7 +308,7 @@ class FailureReader:
 
     def carried(self) -> str:
         """What the next line's reading depends on, as text to compare (EventStream.carried_state)."""
-        return repr((sorted(self._blocks), sorted(self._ignored), self._serving, self._stopping))
+        return repr((sorted(self._blocks), sorted(self._ignored), sorted(self._threads), self._serving, self._stopping))
 
     # -- reading ------------------------------------------------------------------------------------
     @property
@@ -306,21 +345,26 @@ class FailureReader:
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
             return events if events is not None else []
+        if stripped.startswith(_THREAD):
+            self._threads.add(key)
+            return events if events is not None else []
         fatal = self._fatal(line, stripped, events, rank)
         if fatal is not None:
             return fatal
         if line.level in ("ERROR", "CRITICAL") or (line.header is None and not message[:1].isspace()):
             lone = _LONE_EXCEPTION_RE.match(stripped)
-            if lone is not None:
-                return self._exception(line, lone.group("type"), lone.group("message"), events, rank)
+            if lone is not None and (lone.group("message") is not None or line.level is not None):
+                text = lone.group("message") or (lone.group("repr") or "")[1:-1]
+                return self._exception(line, lone.group("type"), text, events, rank)
         return events
 
     def _open(self, key: str, line: LogLine) -> None:
         self._blocks.pop(key, None)
         if len(self._blocks) >= _OPEN_LIMIT:
             del self._blocks[next(iter(self._blocks))]
-        self._blocks[key] = _Block(line, line.level, key in self._ignored, last=line.number)
+        self._blocks[key] = _Block(line, line.level, key in self._ignored, key in self._threads, last=line.number)
         self._ignored.discard(key)
+        self._threads.discard(key)
 
     def _expire(self, number: int) -> None:
         for key in [k for k, b in self._blocks.items() if number - b.last > _STALE_LINES]:
@@ -358,7 +402,16 @@ class FailureReader:
         if line.header is None and block.start.header is not None:
             # SGLang's `Scheduler hit an exception: Traceback ...` is its header's; the lines after it are bare
             line = dataclasses.replace(line, header=block.start.header, process=line.process or block.start.process)
-        return self._exception(line, found.group("type"), found.group("message") or "", events, rank)
+        read = self._exception(line, found.group("type"), found.group("message") or "", events, rank)
+        if block.thread:
+            # a thread's exception (the usage-stats reporter offline, say) ends the run only if nothing shows the
+            # engine going on after it: pending, like the API server's, until a ready, stats or answer line
+            died = [
+                e for e in read if isinstance(e, EngineFailure) and e.kind != "shutdown" and e not in (events or ())
+            ]
+            self._pending.extend(died)
+            read = [e for e in read if not any(e is d for d in died)]
+        return read
 
     def _exception(
         self, line: LogLine, exc_type: str, text: str, events: list[EventBase] | None, rank: str | None

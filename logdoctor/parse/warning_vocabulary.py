@@ -115,33 +115,37 @@ _SUBSYSTEMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "cuda-graphs-disabled",
             r"cuda ?graph|graph capture|capture size|enforce eager|eager mode|"
-            r"(?:run|runs|running|execution|fall(?:s|ing)? back) (?:to )?eager",
+            r"(?:run|runs|running|execution|fall(?:s|ing)? back) (?:to )?eager|(?:kept|stays?|remains?|left) eager|graph pool",
         ),
         (
             "no-gpu-backend",
             r"cpu (?:platform|backend|only)|no (?:cuda|gpu)s?\b|cuda (?:is )?not available|running on (?:the )?cpu",
         ),
-        ("custom-allreduce-disabled", r"custom (?:all ?reduce|ar)\b|all ?reduce|allgather|reduce ?scatter"),
+        ("custom-allreduce-disabled", r"custom (?:all ?reduce|ar)\b|all ?reduce|allgather|reduce ?scatter|mscclpp"),
         ("nccl-no-p2p", r"\bnccl\b|\bp2p\b|peer (?:to peer|access)|nvlink|\bipc\b|cumem|symm(?:etric)? mem"),
         ("mamba-hybrid-issue", r"mamba|\bhybrid\b|linear attention|\bgdn\b|\bssm\b|gated delta"),
-        ("spec-net-loss", r"specul|spec decod|\bdraft|\beagle|\bmtp\b|ngram|medusa|proposer"),
-        ("cpu-offload-or-swap", r"offload|\bswap|host memory|cpu memory"),
+        ("spec-net-loss", r"specul|spec decod|\bdraft|\beagle|\bmtp\b|ngram|medusa|proposer|dflash|\bverif"),
+        ("cpu-offload-or-swap", r"offload|\bswap|host memory|cpu memory|hicache|hierarchical cache"),
         (
             "kv-cache-pressure",
-            r"kv ?cache|cache blocks?|gpu blocks|block size|preempt|prefix cach|radix cache|kv (?:pool|block)",
+            r"kv ?cache|cache blocks?|gpu blocks|block size|preempt|prefix cach|radix cache|kv (?:pool|block)|\bevict",
         ),
-        ("torch-compile-or-warmup", r"compil|inductor|dynamo|warm ?up"),
+        ("torch-compile-or-warmup", r"compil|inductor|dynamo|warm ?up|graph module|fx graph"),
         (
             "quantization-kernel-fallback",
             r"quant|\bfp8|\bfp4|\bint[48]\b|w8a8|w4a16|w4a8|\bawq|\bgptq|marlin|cutlass|machete|\bmoe\b|expert|"
             r"\bgemm|deep ?gemm|mxfp|nvfp|\bkernel|autotun|tactics|fast path|\bfused|fusion|\btriton\b|custom op|"
-            r"\bgelu|\brope\b|layer ?norm|rms ?norm|activation|onednn|\blinear\b",
+            r"\bgelu|\brope\b|layer ?norm|rms ?norm|activation|onednn|\blinear\b|deep ?ep|all ?2 ?all|all to all|"
+            r"quantization scheme|\bscheme\b",
         ),
-        ("attention-backend-fallback", r"attention|\battn|flash ?attn|xformers|\bsdpa\b|\bmla\b"),
+        (
+            "attention-backend-fallback",
+            r"attention|\battn|flash ?attn|xformers|\bsdpa\b|\bmla\b|flash ?mla|\bf?mha\b|fmha",
+        ),
         (
             "chunked-prefill-or-batching-config",
             r"chunked prefill|max num (?:batched tokens|seqs)|max running requests|batch size|scheduler|"
-            r"scheduling|max prefill tokens",
+            r"scheduling|max prefill tokens|chunk size|chunking|prefill tile|token budget",
         ),
         ("tp-over-slow-link", r"\bray\b|multi ?node|\bnodes\b|\bgloo\b|\bpcie\b|infiniband|\bnetwork\b"),
     )
@@ -168,7 +172,27 @@ class Classified:
 _UNMAPPED_RE = re.compile(
     r"non ?quantized|unquantized|sampl(?:ing|er)|top ?[pk]\b|\bnuma\b|ulimit|hostname|loopback|\blora\b|tokeni|multimodal|"
     r"\bvision\b|\bimage|\baudio|\bvideo|logging|metrics|tracing|\bdtype|float(?:16|32|64)|precision|"
-    r"mooncake|\bnixl|moriio|connector|encoder|embedding|watermark|browsing|interpreter|progress|serializ|pickle"
+    r"mooncake|\bnixl|moriio|connector|encoder|embedding|watermark|browsing|interpreter|progress|serializ|pickle|"
+    # Loading the weights (once, at start-up), the host's memory allocation, the disaggregated and tiered caches'
+    # transfers, the device lookups of other platforms, profiling and debugging aids, the control plane (health
+    # checks, the load publisher, elastic membership, docs) and output shaping (grammars, pooling, scoring): no cause of
+    # docs/causes.md follows from them.
+    r"weights? (?:load|transfer|cache)|(?:load|loading) weights|checkpoint|load ?format|model loader|safetensors|\bgds\b|\bmmap\b|hugepage|allocator|memory pool|"
+    r"\bwsl\b|\bdma\b|\buva\b|staging|\btransfer|\bl3\b|storage|disaggregat|\bpd\b|"
+    r"device capability|mem get info|amdsmi|gcn|\bxpu\b|xccl|\bnpu\b|\bmusa\b|\bmlx\b|"
+    r"\bamx\b|profil|nvtx|coredump|dump|\bdebug|ssl|certificate|signal handler|health|load publisher|"
+    r"elastic|static dir|\bdocs\b|grammar|structured output|outlines|json schema|pooling|scor(?:e|ing)\b|"
+    r"rerank|maxsim|jpeg|modality|\bvit\b|snapshot|criu|\bshm\b|spinloop|model (?:of )?type|transformers (?:implementation|backend)|"
+    r"context parallel|\bcp\b|\bdcp\b|memory saver|sleep mode|\bnvml|pynvml|\bvmm\b|package version|loading workers|\bmr\b|"
+    r"memory regist"
+)
+
+# Generic words for an operation's implementation: with no subsystem named, a native or reference path in place of
+# the fast one is a slower kernel.
+_IMPLEMENTATION_RE = re.compile(
+    r"(?:torch|pytorch) native|native (?:implementation|path|backend|op\b)|(?:back|fallback) to native|"
+    r"reference (?:path|implementation|kernel)|naive implementation|hw agnostic|\bops?\b|\bjit\b|\bhpc\b|"
+    r"flashinfer|\baiter\b|\basm\b|cute ?dsl|fly ?dsl"
 )
 
 
@@ -176,15 +200,22 @@ def _words(text: str) -> str:
     return text.lower().replace("_", " ").replace("-", " ")
 
 
-def _subsystem(text: str) -> tuple[str | None, str] | None:
+def _subsystem(text: str, *, generic: bool = False) -> tuple[str | None, str] | None:
+    """The cause of the subsystem a text names (None for one with no cause), and the words. A sentence names its
+    subject first: of a mapped and an unmapped subsystem, the one that starts earlier wins ("bitsandbytes
+    quantization ... slower than non-quantized models" is about quantization). With `generic`, the words of an
+    implementation (a native or reference path, an op, a kernel library) name a kernel when nothing else does."""
     words = _words(text)
     unmapped = _UNMAPPED_RE.search(words)
-    if unmapped is not None:
-        return None, unmapped.group(0).strip()
     for cause, pattern in _SUBSYSTEMS:
         m = pattern.search(words)
-        if m is not None:
+        if m is not None and (unmapped is None or m.start() < unmapped.start()):
             return cause, m.group(0).strip()
+    if unmapped is not None:
+        return None, unmapped.group(0).strip()
+    implementation = _IMPLEMENTATION_RE.search(words) if generic else None
+    if implementation is not None:
+        return "quantization-kernel-fallback", implementation.group(0).strip()
     return None
 
 
@@ -204,6 +235,8 @@ def classify(message: str, logger_file: str | None = None, *, nccl: bool = False
         where = "logger"
     if found is None and nccl:
         found, where = ("nccl-no-p2p", "nccl"), "logger"
+    if found is None:
+        found, where = _subsystem(message, generic=True), "message"
     if perf is None:
         return Classified(subsystem=found[1] if found else None, subsystem_from=where if found else None)
     if found is None:

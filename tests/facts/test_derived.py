@@ -76,6 +76,29 @@ def test_a_start_that_never_completes() -> None:
     assert _profile(COMPILE).value("startup.incomplete") is None
 
 
+# real: fixtures/logs/realworld6/nccl-r004.log (the parameter line) and realworld6/nccl-rh01.log (the summary)
+NCCL_TEST_START = (
+    "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+    "validation: 1 graph: 0"
+)
+NCCL_INIT = "llm207:149:157 [1] NCCL INFO NET/IB : No device found."
+NCCL_TEST_DONE = "# Avg bus bandwidth    : 25.0537"
+
+
+def test_an_nccl_test_that_never_finishes() -> None:
+    hung = NCCL_TEST_START + "\n" + NCCL_INIT
+    assert _profile(hung).value("nccl.test_unfinished") is True
+    assert "nccl-test-unfinished" in {f.rule for f in _findings(hung)}
+    assert _profile(hung + "\n" + NCCL_TEST_DONE).value("nccl.test_unfinished") is False
+    # a second run that starts after the first one's summary and never ends is the one that hung
+    assert _profile(hung + "\n" + NCCL_TEST_DONE + "\n" + hung).value("nccl.test_unfinished") is True
+    # constructed: a failure line explains the end (engine-failed covers it)
+    failed = hung + "\nllm207: Test NCCL failure common.cu:1005 'unhandled system error'"
+    assert _profile(failed).value("nccl.test_unfinished") is False
+    # NCCL lines without the test's parameter line are an excerpt: nothing to tell
+    assert _profile(NCCL_INIT).value("nccl.test_unfinished") is None
+
+
 def test_the_only_backend_offered_is_not_a_fallback() -> None:
     only = (
         "(EngineCore_0 pid=1) INFO 08-07 12:00:00 [cuda.py:351] Using TRITON_ATTN attention backend out of "

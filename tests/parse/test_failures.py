@@ -400,3 +400,115 @@ def test_tracebacks_inside_docker_and_journald_envelopes() -> None:
         [failure] = failures(text)
         assert (failure.kind, failure.exception) == ("cuda-error", "torch.AcceleratorError")
         assert failure.process is not None and failure.process.role == "EngineCore"
+
+
+def test_an_exception_logged_as_its_repr() -> None:
+    # real: fixtures/logs/realworld6/vllm-r018.log (a 500 answer, then the engine's exception as its repr)
+    text = """\
+INFO 03-19 11:53:56 [cuda.py:282] Using XFormers backend.
+INFO:     127.0.0.1:41950 - "POST /v1/completions HTTP/1.1" 500 Internal Server Error
+ERROR 03-19 11:54:51 [engine.py:158] AssertionError('Only FlashAttention backend is supported for now.')
+"""
+    [failure] = failures(text)
+    assert (failure.exception, failure.message) == (
+        "AssertionError",
+        "AssertionError: Only FlashAttention backend is supported for now.",
+    )
+    assert_fires(diagnose_text(text), "engine-failure")
+    # constructed: a repr at INFO, or an unheaded repr, is a value printed, not an exception raised
+    assert failures("INFO 03-19 11:54:51 [engine.py:158] AssertionError('x')") == []
+    assert failures("AssertionError('x')") == []
+
+
+def test_the_interpreters_own_fatal_error() -> None:
+    # real: fixtures/logs/realworld6/vllm-r014.log, the whole file
+    text = (
+        "/azureuser/localfiles/wheat-from-chaff/backend/.venv/bin/python: Error while finding module specification "
+        "for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No module named 'vllm')\n"
+    )
+    assert [f.kind for f in failures(text)] == ["startup-failed"]
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+    assert_fires(diagnose_text(text), "engine-failure")
+    # constructed: the same prefix of `python -m` with a missing module, and of a missing script
+    assert [f.kind for f in failures("/usr/bin/python3: No module named vllm")] == ["startup-failed"]
+    assert [f.kind for f in failures("python3.12: can't open file '/app/serve.py': [Errno 2] No such file")] == [
+        "startup-failed"
+    ]
+    # a logged record that names python is no interpreter error
+    assert failures("INFO 03-19 11:54:51 [utils.py:1] python: 3.12 detected") == []
+
+
+def test_a_lone_exception_or_short_traceback_is_a_log() -> None:
+    # constructed: a launch that failed before the engine printed anything of its own
+    for text in (
+        "ModuleNotFoundError: No module named 'vllm'\n",
+        'Traceback (most recent call last):\n  File "/app/serve.py", line 3, in <module>\n    import vllm\n'
+        "ModuleNotFoundError: No module named 'vllm'\n",
+    ):
+        result = diagnose_text(text)
+        assert result.verdict.kind != "not-a-log"
+        assert_fires(result, "engine-failure")
+
+
+def test_a_collective_that_stops_progressing_is_a_hang() -> None:
+    # real: fixtures/logs/realworld/nccl-r001.log line 208; constructed: PyTorch's heartbeat monitor and a stuck
+    # watchdog in the same header (their words change with each release; the level and the file do not)
+    for text in (
+        "[rank0]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 0] Timeout at NCCL work: 3, last enqueued NCCL work: 6, "
+        "last completed NCCL work: 2.",
+        "[rank0]:[E1016 04:38:38.361094626 ProcessGroupNCCL.cpp:1423] [PG 0 Rank 0] Heartbeat monitor timed out! "
+        "Process will be terminated after dumping debug info. workMetaList_.size()=1",
+        "[rank1]:[E1016 04:38:38.361 ProcessGroupNCCL.cpp:1512] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+        "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+        "collectives.",
+    ):
+        assert [f.kind for f in failures(text)] == ["nccl-timeout"]
+        assert_fires(diagnose_text(text + "\n"), "engine-failure")
+    # the same file at WARNING is no hang
+    warning = (
+        "[rank0]:[W1016 04:38:38.361 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+        "destroyed before we destruct ProcessGroupNCCL."
+    )
+    assert failures(warning) == []
+
+
+def test_a_launcher_that_could_not_start_the_engine() -> None:
+    # real: fixtures/logs/realworld6/vllm-r001.log line 144 (argparse's error, after its usage block)
+    argparse = (
+        "usage: api_server.py [-h] [--host HOST] [--port PORT]\n"
+        "api_server.py: error: unrecognized arguments: --attention-backend FLASHINFER --enable-metrics\n"
+    )
+    assert [f.kind for f in failures(argparse)] == ["startup-failed"]
+    assert_fires(diagnose_text(argparse), "engine-failure")
+    # constructed, in the words docker, the NVIDIA container runtime and the shells print
+    for line in (
+        'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+        "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'two'",
+        "bash: vllm: command not found",
+        "/bin/sh: 1: sglang: not found",
+    ):
+        assert [f.kind for f in failures(line)] == ["startup-failed"], line
+        assert diagnose_text(line + "\n").verdict.kind != "not-a-log"
+    # an exception's type is no program name; a logged record is no launcher line
+    assert [f.exception for f in failures("ValueError: internal error: bad shape")] == ["ValueError"]
+    assert failures("INFO 06-20 20:02:25 [api.py:1] router: error: counts reset") == []
+
+
+# constructed: vLLM's usage-stats reporter thread on a host without internet, then the server serving on
+THREAD_EXCEPTION = """\
+Exception in thread Thread-3 (_report_usage_worker):
+Traceback (most recent call last):
+  File "/usr/lib/python3.12/threading.py", line 1075, in _bootstrap_inner
+    self.run()
+requests.exceptions.ConnectionError: HTTPSConnectionPool(host='stats.vllm.ai', port=443): Max retries exceeded
+"""
+
+
+def test_a_thread_that_died_while_the_engine_went_on_is_no_failure() -> None:
+    text = "(APIServer pid=1) INFO 11-02 09:10:00 [api_server.py:1805] vLLM API server version 0.33.0\n"
+    text += THREAD_EXCEPTION + "(APIServer pid=1) INFO:     Application startup complete.\n" + STATS
+    assert real(failures(text)) == []
+    assert_not_fires(diagnose_text(text), "engine-failure")
+    # the thread's exception as the log's last words is a failure
+    assert [f.exception for f in real(failures(THREAD_EXCEPTION))] == ["requests.exceptions.ConnectionError"]

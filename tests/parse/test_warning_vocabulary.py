@@ -29,6 +29,22 @@ def _warnings(text: str, engine: str | None = None) -> list[EngineWarning]:
         # the subsystem only in the logger's file name: half the weight
         ("This path is sub-optimal for the current shape", "custom_all_reduce.py", "custom-allreduce-disabled", 0.75),
         ("Setting is not supported here", "custom_all_reduce.py", "custom-allreduce-disabled", 0.5),
+        # real: fixtures/logs/realworld6/vllm-r004.log; the subject (quantization) comes before the unmapped
+        # comparison (non-quantized models)
+        (
+            "bitsandbytes quantization is not fully optimized yet. The speed can be slower than non-quantized models.",
+            "config.py",
+            "quantization-kernel-fallback",
+            1.0,
+        ),
+        # no subsystem named: the words of an implementation (a native path, an op, a kernel library) name a kernel
+        (
+            "Op rms_norm_gated: No implementation in priority list supports all args, execution fallback to native",
+            "op.py",
+            "quantization-kernel-fallback",
+            1.0,
+        ),
+        ("DEEPEP_CONFIG is not initialized, using default config", "utils.py", "quantization-kernel-fallback", 0.75),
     ],
 )
 def test_a_performance_word_and_a_subsystem_give_a_cause(
@@ -139,3 +155,19 @@ def test_a_line_chosen_only_for_its_warning_words_and_no_warning_is_not_counted(
     stream = EventStream("t", [(1, line)])
     assert list(stream) == []
     assert stream.stats.unrecognised == 0
+
+
+@pytest.mark.parametrize(
+    ("message", "subsystem"),
+    [
+        # the subject first: an unmapped subsystem before a mapped one keeps the line unscored
+        ("Non-quantized layer lm_head falling back to the unquantized method", "non quantized"),
+        ("Weight cache IPC loading failed; falling back to disk loading", "weight cache"),
+        ("Hugepage mmap via libc failed; falling back to plain mmap.", "hugepage"),
+        ("Failed to decode JPEG on GPU, falling back to CPU.", "jpeg"),
+    ],
+)
+def test_a_subsystem_with_no_cause_named_first_gives_none(message: str, subsystem: str) -> None:
+    got = classify(message)
+    assert (got.cause, got.subsystem) == (None, subsystem)
+    assert got.performance is not None

@@ -36,9 +36,17 @@ _ERROR_RE = re.compile(
 )
 
 
+# PyTorch's NCCL process group logs at ERROR (`[E... ProcessGroupNCCL.cpp:N]`) when a collective stops making
+# progress, in words that change with each release (the watchdog's timeout, its heartbeat monitor, the watchdog
+# itself stuck, `Timeout at NCCL work`): at that level and from that file, time words are a hang.
+_STALL_RE = re.compile(r"timed out|time ?out|stuck|hang|without making progress", re.IGNORECASE)
+
+
 def parse_error(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _ERROR_RE.search(line.message)
     if not m:
+        if line.level == "ERROR" and "ProcessGroupNCCL" in line.text and _STALL_RE.search(line.message):
+            return [EngineFailure(**ctx.base(line, _engine(line)), kind="nccl-timeout", message=line.message.strip())]
         return None
     kind: FailureKind = "nccl-timeout" if m.group("timeout") else "nccl-error"
     return [EngineFailure(**ctx.base(line, _engine(line)), kind=kind, message=line.message.strip())]
@@ -130,6 +138,7 @@ GRAMMARS: list[Grammar] = [
             "ncclUnhandledCudaError",
             "ncclSystemError",
             "ncclInternalError",
+            "ProcessGroupNCCL",
         ),
         parse_error,
         (
@@ -144,6 +153,35 @@ GRAMMARS: list[Grammar] = [
                 "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
                 "milliseconds before timing out.",
                 ("engine_failure", {}),
+            ),
+            case(
+                "heartbeat-timeout",
+                "[rank0]:[E1016 04:38:38.361094626 ProcessGroupNCCL.cpp:1423] [PG 0 Rank 0] Heartbeat monitor timed "
+                "out! Process will be terminated after dumping debug info. workMetaList_.size()=1",
+                ("engine_failure", {"kind": "nccl-timeout"}),
+                exact=True,
+            ),
+            case(
+                "watchdog-stuck",
+                "[rank1]:[E1016 04:38:38.361 ProcessGroupNCCL.cpp:1512] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+                "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+                "collectives.",
+                ("engine_failure", {"kind": "nccl-timeout"}),
+                exact=True,
+            ),
+            case(
+                "work-timeout",
+                "[rank0]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 0] Timeout at NCCL work: 3, last enqueued NCCL work: "
+                "6, last completed NCCL work: 2.",
+                ("engine_failure", {"kind": "nccl-timeout"}),
+                exact=True,
+            ),
+            case(
+                "warning-level",
+                "[rank0]:[W1016 04:38:38.361 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been "
+                "destroyed before we destruct ProcessGroupNCCL. On normal program exit, the application should call "
+                "destroy_process_group to ensure that any pending NCCL operations have finished in this process.",
+                exact=True,
             ),
             case(
                 "row-1",

@@ -145,7 +145,48 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return None
 
 
+# nccl-tests (all_reduce_perf and the others) print their parameters first and a summary last; between them one
+# row a message size. A run whose header is in the log and whose summary is not never finished.
+_TEST_START_RE = re.compile(r"^#\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
+_TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
+
+
+def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    """nccl-tests' first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`) and its summary
+    (`# Avg bus bandwidth    : 85.12`)."""
+    text = line.message.strip()
+    m = _TEST_START_RE.match(text)
+    if m is not None:
+        values: Values = {k: int(v) for k, v in m.groupdict().items()}
+        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values=values)]
+    m = _TEST_DONE_RE.match(text)
+    if m is not None:
+        values = {"busbw_gbps": float(m.group("busbw"))}
+        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values=values)]
+    return None
+
+
 GRAMMARS: list[Grammar] = [
+    _grammar(
+        "test",
+        ("nThread ", "Avg bus bandwidth"),
+        parse_test,
+        (
+            case(
+                "test-start",
+                "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
+                "agg iters: 1 validation: 1 graph: 0",
+                ("nccl_info", {"kind": "test-start", "values": {"nthread": 1, "ngpus": 2, "min_bytes": 8}}),
+                exact=True,
+            ),
+            case(
+                "test-done",
+                "# Avg bus bandwidth    : 85.1234 ",
+                ("nccl_info", {"kind": "test-done", "values": {"busbw_gbps": 85.1234}}),
+                exact=True,
+            ),
+        ),
+    ),
     _grammar(
         "info",
         (

@@ -91,7 +91,9 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
         return [Quantization(**base, method=m.group("method"), kernel=m.group("kernel"), message=_msg(line))]
     m = _QUANT_NOT_OPTIMIZED_RE.search(text)
     if m:
-        return [Quantization(**base, method=m.group("method"), message=_msg(line))]
+        # vLLM prints it for every method outside its list of optimized ones: the engine's own word that the
+        # method's kernels are slower than the ones it would choose
+        return [Quantization(**base, method=m.group("method"), fallback=True, message=_msg(line))]
     if _MARLIN_NOTES_RE.search(text):
         return [Quantization(**base, kernel="Marlin", message=_msg(line))]
     m = _GPTQ_MARLIN_KERNEL_RE.search(text)
@@ -216,7 +218,7 @@ GRAMMARS: list[Grammar] = [
                 "**INFO 09-24 15:46:11 gptq_marlin.py:108] The model is convertible to gptq_marlin during runtime. Using "
                 "gptq_marlin kernel.**",
                 ("quantization", {"method": "gptq", "fallback": True}),
-                ("quantization", {"method": "gptq", "fallback": False}),
+                ("quantization", {"method": "gptq", "fallback": True}),
                 ("quantization", {"method": "gptq_marlin", "kernel": "gptq_marlin", "fallback": False}),
             ),
             case(

@@ -28,6 +28,7 @@ from logdoctor.events import (
     GpuP2P,
     GpuTopology,
     KVCache,
+    NcclInfo,
     NcclTransport,
     Platform,
     SchedulerStats,
@@ -93,6 +94,7 @@ class Derived(Combiner):
         "spec.verify_cost",
         "spec.break_even",
         "startup.incomplete",
+        "nccl.test_unfinished",
     )
 
     def __init__(self, b: ProfileBuilder) -> None:
@@ -127,6 +129,7 @@ _KEPT = (
     GpuP2P,
     GpuTopology,
     KVCache,
+    NcclInfo,
     NcclTransport,
     Platform,
     StartupConfig,
@@ -181,6 +184,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     _waiting_at_cap(b, served)
     _queue_share(b, served)
     _startup_incomplete(b, evs, served)
+    _nccl_test_unfinished(b, evs)
     _gpu_signals(b, evs)
     _suggested_graph_batch(b, served)
     _spec_best_k(b, served)
@@ -352,6 +356,22 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
         for e in evs
     )
     b.set("startup.incomplete", not ready, started, "the last startup line" if not ready else "ready lines")
+
+
+def _nccl_test_unfinished(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
+    """nccl.test_unfinished: an nccl-tests run's first line is in the log and neither its summary (`# Avg bus
+    bandwidth`) nor a failure line follows: the collective stopped progressing (a hang), or the log was cut."""
+    last_start: NcclInfo | None = None
+    finished = False
+    for e in evs:
+        if isinstance(e, NcclInfo) and e.kind == "test-start":
+            last_start, finished = e, False
+        elif last_start is not None and e.source == last_start.source and e.line > last_start.line:
+            done = isinstance(e, NcclInfo) and e.kind == "test-done"
+            failed = isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES
+            finished = finished or done or failed
+    if last_start is not None:
+        b.set("nccl.test_unfinished", not finished, last_start, "the test's first line")
 
 
 def _gpu_signals(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
