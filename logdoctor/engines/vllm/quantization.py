@@ -28,6 +28,8 @@ _CONVERTIBLE_RE = re.compile(
     r"The model is convertible to (?P<method>\w+) during runtime\. Using (?P<kernel>\w+) kernel"
 )
 _QUANT_NOT_OPTIMIZED_RE = re.compile(r"(?<!\S)(?P<method>\S+) quantization is not fully optimized yet")
+# Methods vLLM warned of only because its list of optimized methods did not name them yet.
+_LISTED_LATE = frozenset({"mxfp4"})
 _GPTQ_MARLIN_KERNEL_RE = re.compile(r"Using (?P<kernel>\w+) for GPTQMarlinLinearMethod")
 _SELECTED_KERNEL_RE = re.compile(r"Selected (?P<kernel>\w+) for (?P<method>\w+)")
 _NVFP4_GEMM_RE = re.compile(r"Using (?P<kernel>\S+) for NVFP4 GEMM")
@@ -92,8 +94,11 @@ def parse_quantization(line: LogLine, ctx: ParseContext) -> Events | None:
     m = _QUANT_NOT_OPTIMIZED_RE.search(text)
     if m:
         # vLLM prints it for every method outside its list of optimized ones: the engine's own word that the
-        # method's kernels are slower than the ones it would choose
-        return [Quantization(**base, method=m.group("method"), fallback=True, message=_msg(line))]
+        # method's kernels are slower than the ones it would choose. 0.10.1-0.10.2 left mxfp4 (gpt-oss) off the list
+        # while its MoE ran on its own kernels, which their own lines name (the Marlin FP4 fallback among them).
+        method = m.group("method")
+        slow = method.lower() not in _LISTED_LATE
+        return [Quantization(**base, method=method, fallback=slow, message=_msg(line))]
     if _MARLIN_NOTES_RE.search(text):
         return [Quantization(**base, kernel="Marlin", message=_msg(line))]
     m = _GPTQ_MARLIN_KERNEL_RE.search(text)
@@ -208,6 +213,13 @@ GRAMMARS: list[Grammar] = [
                 "[marlin_utils_fp4.py:196] Your GPU does not have native support for FP4 computation but FP4 quantization is "
                 "being used. Weight-only FP4 compression will be used leveraging the Marlin kernel. This may degrade p",
                 ("quantization", {"method": "fp4", "kernel": "Marlin", "fallback": True}),
+            ),
+            case(
+                "not-optimized-listed-late",
+                "(EngineCore_0 pid=1159) WARNING 09-10 23:47:40 [__init__.py:1600] mxfp4 quantization is not fully "
+                "optimized yet. The speed can be slower than non-quantized models.",
+                ("quantization", {"method": "mxfp4", "fallback": False}),
+                exact=True,
             ),
             case(
                 "gptq-forced-markdown-bold",
