@@ -3,7 +3,7 @@
 Small inputs are read line by line in Python, so every line reaches the parser (terminal-wrapped
 pastes can be rejoined, unrecognised lines counted). Files of `PREFILTER_MIN_BYTES` or more are
 prefiltered by `LC_ALL=C grep -n -E` on the caller's keywords (one escaped alternation, see
-`ere_alternation`): it selects the lines the SSH collector's `grep -F` selects on a remote host, and
+`ere_alternation`): it selects the lines the SSH collector's remote grep selects on a host, and
 it is the reason `logdoctor parse` keeps pace with grep on gigabyte logs.
 
 Every read is bounded (`ReadLimits`, docs/security.md): a line longer than `MAX_LINE_BYTES` is skipped

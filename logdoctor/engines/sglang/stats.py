@@ -75,6 +75,19 @@ _BATCH_FIELDS = {
 _INT_FIELDS = {"running", "num_tokens", "queue", "new_tokens", "cached_tokens"}
 
 
+# A batch line's key -> (its SchedulerStats field, the device its `... graph` flag names, its key in `extra`): a busy
+# server prints the same few keys on every line, so each is looked at once.
+_KEY_PLANS: dict[str, tuple[str | None, str | None, str]] = {}
+
+
+def _key_plan(key: str) -> tuple[str | None, str | None, str]:
+    graph = _GRAPH_KEY_RE.match(key) if key.endswith(" graph") else None
+    plan = (_BATCH_FIELDS.get(key), graph.group("device") if graph else None, _extra_key(key))
+    if len(_KEY_PLANS) < 1024:
+        _KEY_PLANS[key] = plan
+    return plan
+
+
 def parse_batch(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     m = _BATCH_RE.search(line.message)
     if not m:
@@ -97,41 +110,19 @@ def parse_batch_fragment(line: LogLine, ctx: ParseContext) -> list[EventBase] | 
     return _batch_events(line, ctx, "Decode", m.group("body"), None, fragment=True)
 
 
+# A body's SchedulerStats fields, its `extra`, its accept len and accept rate.
+_BodyValues = tuple[dict[str, Any], dict[str, float | int | str], float | None, float | None]
+
+
 def _batch_events(
     line: LogLine, ctx: ParseContext, kind: str, body: str, forward_iter: str | None, *, fragment: bool
 ) -> list[EventBase] | None:
     """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
     holds, and the stats only when it still names the running requests."""
-    fields: dict[str, Any] = {}
-    extra: dict[str, float | int | str] = {}
-    accept_len: float | None = None
-    accept_rate: float | None = None
-    for item in body.split(","):
-        key, sep, raw = item.partition(":")
-        key = key.strip()
-        if not sep or not key:
-            continue
-        value = _batch_value(raw)
-        target = _BATCH_FIELDS.get(key)
-        graph = _GRAPH_KEY_RE.match(key) if key.endswith(" graph") else None
-        if graph and isinstance(value, bool):
-            # A prefill batch normally runs without a graph: only the decode flag means eager decoding.
-            if kind == "Decode":
-                fields["cuda_graph"] = value
-            else:
-                extra["cuda_graph"] = str(value)
-            if graph.group("device") != "cuda":
-                extra["graph_device"] = graph.group("device")
-        elif key == "accept len" and isinstance(value, int | float):
-            accept_len = float(value)
-        elif key == "accept rate" and isinstance(value, int | float):
-            accept_rate = float(value)
-        elif target is not None and target not in fields and isinstance(value, int | float):
-            fields[target] = int(value) if target in _INT_FIELDS else float(value)
-        elif not isinstance(value, bool):
-            extra[_extra_key(key)] = value
-        else:
-            extra[_extra_key(key)] = str(value)
+    if kind == "Decode" and not fragment and (standard := _DECODE_BODY_RE.fullmatch(body)) is not None:
+        fields, extra, accept_len, accept_rate = _standard_decode(standard)
+    else:
+        fields, extra, accept_len, accept_rate = _body_values(kind, body)
     base = ctx.base(line, "sglang")
     events: list[EventBase] = []
     if "running" in fields or "new_tokens" in fields:
@@ -150,6 +141,65 @@ def _batch_events(
     if accept_len is not None or accept_rate is not None:
         events.append(_spec_stats(base, accept_len, accept_rate, ctx))
     return events
+
+
+def _body_values(kind: str, body: str) -> _BodyValues:
+    """A batch body's values, item by item."""
+    fields: dict[str, Any] = {}
+    extra: dict[str, float | int | str] = {}
+    accept_len: float | None = None
+    accept_rate: float | None = None
+    for item in body.split(","):
+        key, sep, raw = item.partition(":")
+        key = key.strip()
+        if not sep or not key:
+            continue
+        value = _batch_value(raw)
+        target, device, extra_key = _KEY_PLANS.get(key) or _key_plan(key)
+        if device is not None and isinstance(value, bool):
+            # A prefill batch normally runs without a graph: only the decode flag means eager decoding.
+            if kind == "Decode":
+                fields["cuda_graph"] = value
+            else:
+                extra["cuda_graph"] = str(value)
+            if device != "cuda":
+                extra["graph_device"] = device
+        elif key == "accept len" and isinstance(value, int | float):
+            accept_len = float(value)
+        elif key == "accept rate" and isinstance(value, int | float):
+            accept_rate = float(value)
+        elif target is not None and target not in fields and isinstance(value, int | float):
+            fields[target] = int(value) if target in _INT_FIELDS else float(value)
+        elif not isinstance(value, bool):
+            extra[extra_key] = value
+        else:
+            extra[extra_key] = str(value)
+    return fields, extra, accept_len, accept_rate
+
+
+# The Decode batch body a busy server prints on every line (a speculative one with `accept len` and `accept rate`),
+# read by one match into what `_body_values` gives it. The numbers are short enough that the float of their text is
+# the float of the number `_batch_value` makes of it; any other body is read item by item.
+_INT = r"(\d{1,15})"
+_NUMBER = r"(\d{1,15}(?:\.\d{1,15})?)"
+_DECODE_BODY_RE = re.compile(
+    rf"#running-req: {_INT}, #token: {_INT}, token usage: {_NUMBER}, "
+    rf"(?:accept len: {_NUMBER}, accept rate: {_NUMBER}, )?cuda graph: (True|False), "
+    rf"gen throughput \(token/s\): {_NUMBER}, #queue-req: {_INT}(?:, ?)?"
+)
+
+
+def _standard_decode(m: re.Match[str]) -> _BodyValues:
+    running, tokens, usage, length, rate, graph, throughput, queue = m.groups()
+    fields: dict[str, Any] = {
+        "running": int(running),
+        "num_tokens": int(tokens),
+        "kv_cache_usage": float(usage),
+        "cuda_graph": graph == "True",
+        "generation_throughput": float(throughput),
+        "queue": int(queue),
+    }
+    return fields, {}, None if length is None else float(length), None if rate is None else float(rate)
 
 
 def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, ctx: ParseContext) -> SpecDecodeStats:
