@@ -497,6 +497,22 @@ def _link_actions(eff: effects.Effect, reason: str, dep: Deployment) -> tuple[Ac
     )
 
 
+def _graph_actions(eff: effects.Effect, fix: Sequence[str]) -> tuple[Action, ...]:
+    """CUDA graphs: the rule's first fix line is the one that turns them on at this batch (drop --enforce-eager, the
+    capture mode or sizes), which is what the model computes; it carries the number."""
+    if eff.speedup <= 1.0 or not fix:
+        return ()
+    return (
+        Action(
+            text=fix[0],
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=f"CUDA graphs replayed at this batch by the model: {_tok1(eff.now_tok_s)} -> "
+            f"{_tok1(eff.fixed_tok_s)} tok/s per request",
+        ),
+    )
+
+
 def effect_score(speedup: float) -> int:
     """0-100 from the share of decode time a fix recovers, p = 1 - 1/speedup: 50 at 10% (1.11x), 75 at 30% (1.43x),
     83 at 2x, 89 at 5x."""
@@ -542,7 +558,9 @@ def _apply(finding: Finding, computed: _Computed, measured: float | None, dep: D
             step for step in finding.fix if not _contradicts(step, computed.method)
         ]
     elif computed.actions:
-        fix = [a.text for a in computed.actions] + [step for step in finding.fix if not answered_by_model(step)]
+        fix = list(
+            dict.fromkeys([a.text for a in computed.actions] + [s for s in finding.fix if not answered_by_model(s)])
+        )
     elif computed.fix_line is not None:
         fix = [computed.fix_line, *finding.fix]
     statement = _statement(computed, measured, dep)
@@ -695,6 +713,8 @@ def assess(
         if kind is None or computed is None:
             out.append(finding)
             continue
+        if kind == "cuda-graphs" and not computed.actions:
+            computed = replace(computed, actions=_graph_actions(computed.effect, finding.fix))
         applied = _apply(finding, computed, measured, b.compare)
         assert applied.effect is not None
         applied = applied.model_copy(update={"effect": applied.effect.model_copy(update={"kind": kind})})
