@@ -143,6 +143,9 @@ def test_one_answer(log: Path) -> None:
                 assert modelled and modelled[0].speedup == pytest.approx(pr.effect.speedup, rel=1e-3), texts
             if modelled:
                 assert not any(t.startswith("enable PCIe P2P") for t in texts), texts
+        # CUDA graphs: the line that turns them on carries the model's number
+        if pr.id == "cuda-graphs-disabled" and pr.effect is not None and pr.effect.speedup > 1.001:
+            assert modelled and modelled[0].speedup == pytest.approx(pr.effect.speedup, rel=1e-3), texts
     # what the terminal shows: "N likely problem(s)" boxes, and "Also noted (N" lines, one a problem
     text = _terminal(d)
     likely_boxes = len(re.findall(r"^╭─ \d+\. ", text, flags=re.M))

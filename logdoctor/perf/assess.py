@@ -37,6 +37,7 @@ from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, ModelError, SpecConfig, Step, draft_cost, expected
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
+from logdoctor.perf.nogpu import drop_flag as _drop_flag
 from logdoctor.perf.nogpu import without_gpu
 from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
 
@@ -249,10 +250,6 @@ def _k_flag(engine: str, method: str, k: int) -> str:
     return f'--speculative-config \'{{"method": "{method}", "num_speculative_tokens": {k}}}\''
 
 
-def _drop_flag(engine: str) -> str:
-    return "drop --speculative-algorithm" if engine == "sglang" else "drop --speculative-config"
-
-
 def _mtp_flag(engine: str, k: int, model: str) -> str:
     if engine == "sglang":
         path = f" --speculative-draft-model-path {model}" if model else ""
@@ -402,7 +399,7 @@ def _effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactS
             True,
             "2 * L * (alpha_host - alpha_P2P) per step",
             replace(dep, link="pcie", custom_allreduce=dep.tp <= 2),
-            actions=_link_actions(eff, "nccl", dep),
+            actions=_link_actions(eff, "host-memory", dep),
         )
     if kind == "cuda-graphs":
         # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
@@ -480,12 +477,12 @@ DROP_DISABLE_CUSTOM = "drop --disable-custom-all-reduce"
 
 
 def _link_actions(eff: effects.Effect, reason: str, dep: Deployment) -> tuple[Action, ...]:
-    """`reason`: allreduce.reason for custom all-reduce, "nccl" for NCCL without P2P."""
+    """`reason`: allreduce.reason for custom all-reduce, "host-memory" for NCCL without P2P."""
     if reason in ("spans-nodes", "pcie-more-than-two") or eff.speedup <= 1.0:
         return ()
-    if reason not in ("user", "nccl") and dep.tp > 2 and dep.link in ("pcie", "p2p-off", "unknown"):
+    if reason not in ("user", "host-memory") and dep.tp > 2 and dep.link in ("pcie", "p2p-off", "unknown"):
         return ()
-    text = {"user": DROP_DISABLE_CUSTOM, "nccl": ENABLE_P2P_NCCL}.get(reason, ENABLE_P2P)
+    text = {"user": DROP_DISABLE_CUSTOM, "host-memory": ENABLE_P2P_NCCL}.get(reason, ENABLE_P2P)
     return (
         Action(
             text=text,
@@ -493,6 +490,22 @@ def _link_actions(eff: effects.Effect, reason: str, dep: Deployment) -> tuple[Ac
             speedup=round(eff.speedup, 4),
             note=f"the all-reduces of a step by the model: {_tok1(eff.now_tok_s)} -> {_tok1(eff.fixed_tok_s)} tok/s "
             "per request",
+        ),
+    )
+
+
+def _graph_actions(eff: effects.Effect, fix: Sequence[str]) -> tuple[Action, ...]:
+    """CUDA graphs: the rule's first fix line is the one that turns them on at this batch (drop --enforce-eager, the
+    capture mode or sizes), which is what the model computes; it carries the number."""
+    if eff.speedup <= 1.0 or not fix:
+        return ()
+    return (
+        Action(
+            text=fix[0],
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=f"CUDA graphs replayed at this batch by the model: {_tok1(eff.now_tok_s)} -> "
+            f"{_tok1(eff.fixed_tok_s)} tok/s per request",
         ),
     )
 
@@ -542,7 +555,9 @@ def _apply(finding: Finding, computed: _Computed, measured: float | None, dep: D
             step for step in finding.fix if not _contradicts(step, computed.method)
         ]
     elif computed.actions:
-        fix = [a.text for a in computed.actions] + [step for step in finding.fix if not answered_by_model(step)]
+        fix = list(
+            dict.fromkeys([a.text for a in computed.actions] + [s for s in finding.fix if not answered_by_model(s)])
+        )
     elif computed.fix_line is not None:
         fix = [computed.fix_line, *finding.fix]
     statement = _statement(computed, measured, dep)
@@ -695,6 +710,8 @@ def assess(
         if kind is None or computed is None:
             out.append(finding)
             continue
+        if kind == "cuda-graphs" and not computed.actions:
+            computed = replace(computed, actions=_graph_actions(computed.effect, finding.fix))
         applied = _apply(finding, computed, measured, b.compare)
         assert applied.effect is not None
         applied = applied.model_copy(update={"effect": applied.effect.model_copy(update={"kind": kind})})

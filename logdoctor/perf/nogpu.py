@@ -1,7 +1,7 @@
 """Speculation findings where the GPU is not known: their effect said as unknown rather than a figure the model
 would contradict once the GPU is given, and their k and drop choices without hardware-free speedups.
 
-    findings = without_gpu(findings, rules, "vllm")
+    findings = without_gpu(findings, rules, engine)
     findings[0].estimate   # "speculation as deployed against plain decode: unknown without the GPU (...)"
 """
 
@@ -42,7 +42,7 @@ def without_gpu(findings: Sequence[Finding], rules: Sequence[LoadedRule], engine
         fix: list[str] = []
         for step in f.fix:
             fix.append(_CLAIM.sub("", step) if sets_speculation(step) else step)
-        drop = "drop --speculative-algorithm" if engine == "sglang" else "drop --speculative-config"
+        drop = drop_flag(engine)
         if any(step.startswith(drop) for step in fix) and not any(
             _K_SET.search(step) and "MTP head" not in step for step in fix
         ):
@@ -52,7 +52,12 @@ def without_gpu(findings: Sequence[Finding], rules: Sequence[LoadedRule], engine
     return out
 
 
+def drop_flag(engine: str) -> str:
+    """How an engine's speculation is dropped: SGLang's flag, else vLLM's."""
+    return "drop --speculative-algorithm" if engine == "sglang" else "drop --speculative-config"
+
+
 _K_SET = re.compile(r"num_speculative_tokens\": \d|--speculative-num-steps \d")
 
 
-__all__ = ["SPEC_UNKNOWN", "without_gpu"]
+__all__ = ["SPEC_UNKNOWN", "drop_flag", "without_gpu"]
