@@ -86,7 +86,7 @@ ENGINE_LITERALS_ALLOWED: dict[str, tuple[int, str]] = {
     "logdoctor/parse/cmdline.py": (1, "NCCL_* variables in a pasted command are NCCL's events"),
     "logdoctor/parse/detect.py": (3, "header shape names (EngineSpec.headers keys) and a process prefix"),
     "logdoctor/parse/envelope.py": (7, "header shape names (EngineSpec.headers keys) the envelope recognises"),
-    "logdoctor/parse/failures.py": (7, "which engine printed a traceback, from its header and its words"),
+    "logdoctor/parse/failures.py": (8, "which engine printed a traceback, from its header and its words"),
     "logdoctor/parse/grammar.py": (1, "an example in the docstring"),
     "logdoctor/parse/warning_vocabulary.py": (4, "header shape names; NCCL's own warnings"),
     "logdoctor/perf/adapter.py": (1, "vLLM's weight-memory line read for the model size"),
