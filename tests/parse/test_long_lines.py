@@ -24,10 +24,10 @@ STATS = (
 )
 
 
-def _cost(lines: list[str]) -> float:
-    # This process's CPU time, best of three: other processes on a busy machine do not count, as they do in wall time.
+def _cost(lines: list[str], tries: int = 3) -> float:
+    # This process's CPU time, best of `tries`: other processes on a busy machine do not count, as they do in wall time.
     best = float("inf")
-    for _ in range(3):
+    for _ in range(tries):
         started = time.process_time()
         for line in lines:
             list(EventStream("x.log", [(1, line)]))
@@ -43,15 +43,19 @@ def _lines(keyword: str, fill: str, size: int) -> list[str]:
 def test_every_keyword_line_parses_in_time_linear_in_its_length() -> None:
     """Each line type's keyword with a long run after it and before it: 2,000 against 8,000 characters (4x)
     must cost well under the 16x a scan from every character would. Keywords are timed in groups of 25 so each
-    measurement is long enough to compare."""
+    measurement is long enough to compare; a group is timed once, and three times more only when that once looks
+    slow: what fails is the best of those four, so a group never fails on a single measurement."""
     keywords = candidate_keywords()
     list(EventStream("x.log", [(1, f"{PREFIXES[0]}{keywords[0]}")]))  # the keyword regex is built once, here
     slow = []
     for fill in FILLS:
         for start in range(0, len(keywords), 25):
             group = keywords[start : start + 25]
-            small = _cost([line for k in group for line in _lines(k, fill, 2_000)])
-            large = _cost([line for k in group for line in _lines(k, fill, 8_000)])
+            small_lines = [line for k in group for line in _lines(k, fill, 2_000)]
+            large_lines = [line for k in group for line in _lines(k, fill, 8_000)]
+            small, large = _cost(small_lines, tries=1), _cost(large_lines, tries=1)
+            if large > 0.05 and large / small > 8:
+                small, large = min(small, _cost(small_lines)), min(large, _cost(large_lines))
             if large > 0.05 and large / small > 8:
                 slow.append((fill, group, round(large / small, 1)))
     assert slow == []

@@ -1,6 +1,7 @@
 """Facts merged from parse workers' partials (logdoctor/facts/partial.py) equal the one-process facts exactly.
 
-Every fixture log is diagnosed twice in this process, `diagnose --format json`: once in one process
+One fixture log of each kind (each fixture folder and each engine its golden events name: vLLM, SGLang, NCCL, the
+input kinds, none) is diagnosed twice in this process, `diagnose --format json`: once in one process
 (`LOGDOCTOR_PARSE_WORKERS=0`), once forced into worker processes (the size thresholds that keep small files in one
 process lowered, as tests/pipeline/test_parallel.py lowers them, and `LOGDOCTOR_PREFILTER_PARTS` ranges), and the
 two reports must be the same bytes. The profiles themselves are compared too (every fact's value, series summary,
@@ -11,6 +12,9 @@ A generated 64 MiB log (bench/gen_log.py) is compared the same way, with its rea
 
 from __future__ import annotations
 
+import itertools
+import json
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,36 @@ from logdoctor.facts.series import Series
 from tests.generated import generated_log
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE_LOGS = sorted((ROOT / "fixtures" / "logs").rglob("*.log"))
+ALL_FIXTURE_LOGS = sorted((ROOT / "fixtures" / "logs").rglob("*.log"))
+
+
+def _kind(log: Path) -> tuple[str, str]:
+    """(its fixture folder, the engine most of its golden events name, or "none")."""
+    golden = log.with_name(log.name.removesuffix(".log") + ".events.jsonl")
+    engines: Counter[str] = Counter()
+    if golden.exists():
+        with golden.open(encoding="utf-8") as fh:
+            for line in itertools.islice(fh, 400):
+                engine = json.loads(line).get("engine")
+                if engine:
+                    engines[engine] += 1
+    return log.relative_to(ROOT / "fixtures" / "logs").parts[0], engines.most_common(1)[0][0] if engines else "none"
+
+
+def representative(logs: list[Path], cap: int = 1024 * 1024) -> list[Path]:
+    """One log of each kind: the largest under `cap` bytes (the most ranges to cut and facts to merge), else the
+    smallest; every story log besides."""
+    kinds: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    for log in logs:
+        kinds[_kind(log)].append(log)
+    chosen = {log for log in logs if log.parent.name == "story"}
+    for group in kinds.values():
+        fits = [log for log in group if log.stat().st_size <= cap]
+        chosen.add(max(fits, key=lambda p: p.stat().st_size) if fits else min(group, key=lambda p: p.stat().st_size))
+    return sorted(chosen)
+
+
+FIXTURE_LOGS = representative(ALL_FIXTURE_LOGS)
 
 
 @pytest.fixture
@@ -94,10 +127,11 @@ def _diagnosed(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[A
 
 
 @pytest.mark.usefixtures("small_files")
-def test_every_fixture_diagnosed_from_partials_is_the_one_process_diagnosis(
+def test_one_fixture_of_each_kind_diagnosed_from_partials_is_the_one_process_diagnosis(
     monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
 ) -> None:
-    assert len(FIXTURE_LOGS) > 100
+    assert {_kind(log)[1] for log in FIXTURE_LOGS} >= {"vllm", "sglang", "nccl", "none"}
+    assert {_kind(log)[0] for log in FIXTURE_LOGS} == {_kind(log)[0] for log in ALL_FIXTURE_LOGS}
     merged: list[str] = []
     for path in FIXTURE_LOGS:
         _one_process(monkeypatch)
