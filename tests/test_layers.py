@@ -90,7 +90,7 @@ ENGINE_LITERALS_ALLOWED: dict[str, tuple[int, str]] = {
     "logdoctor/parse/grammar.py": (1, "an example in the docstring"),
     "logdoctor/parse/warning_vocabulary.py": (4, "header shape names; NCCL's own warnings"),
     "logdoctor/perf/adapter.py": (1, "vLLM's weight-memory line read for the model size"),
-    "logdoctor/perf/assess.py": (2, "SGLang's spelling of the speculative-decoding flags"),
+    "logdoctor/perf/fixes.py": (2, "SGLang's spelling of the speculative-decoding flags"),
     "logdoctor/perf/nogpu.py": (1, "SGLang's flag that drops speculation"),
     "logdoctor/redact.py": (2, "a redaction example: an argv"),
     "logdoctor/sources/clickhouse.py": (1, "an example in the docstring"),
