@@ -2,14 +2,13 @@
 
     {"mcpServers": {"logdoctor": {"command": "logdoctor", "args": ["mcp"]}}}
 
-Tools: diagnose, diff, parse (paged), explain, causes, gpus (docs/agents.md). diagnose, diff and parse run the
-CLI itself in a child process (`python -m logdoctor ... --format json`), so the caps on bytes and time, the
-redaction of secrets, the escape sanitising, the known_hosts policy and the exit codes are the CLI's and no
-other; an exit the CLI counts as an error (2 usage or input, 3 collection, 4 internal) comes back as a tool
-error carrying the CLI's one-line message. What the server was started with (the SSH files, --accept-new,
---sudo, the caps) is fixed for the session: no tool argument can change it, and every target is passed
-after `--`, so nothing a model writes is read as an option. explain, causes and gpus read the built-in rule
-set and hardware table in this process.
+Tools: diagnose, diff, parse (paged), explain, causes, gpus (docs/agents.md). diagnose, diff and parse run the CLI
+itself in a child process (`python -m logdoctor ... --format json`), so the caps on bytes and time, the redaction of
+secrets, the escape sanitising, the known_hosts policy and the exit codes are the CLI's and no other; an exit the CLI
+counts as an error (2 usage or input, 3 collection, 4 internal) comes back as a tool error carrying the CLI's one-line
+message. What the server was started with (the SSH files, --accept-new, --sudo, the caps) is fixed for the session: no
+tool argument can change it, and every target is passed after `--`, so nothing a model writes is read as an option.
+explain, causes and gpus read the built-in rule set and hardware table in this process.
 """
 
 import contextlib

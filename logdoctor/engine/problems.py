@@ -1,6 +1,6 @@
 """Problems, not rule hits: findings that share one mechanism are one problem, counted once and ranked by it.
 
-    problems = group(findings)          # findings ranked best first (perf.assess.rank)
+    problems = group(findings)          # findings ranked best first (perf.fixes.rank)
     problems[0].id, problems[0].rules   # "speculation", ["below-break-even", "low-acceptance"]
 
 Two rules can see one mechanism from two sides: speculation that costs more than it gives (its acceptance is below
@@ -41,7 +41,7 @@ def sets_speculation(step: str) -> bool:
     return bool(_K_FLAG.search(step) or _DROP.search(step) or _METHOD.search(step))
 
 
-# The TP link's choices the model answers with a number (perf/assess.py): a rule's line saying the same is dropped.
+# The TP link's choices the model answers with a number (perf/fixes.py): a rule's line saying the same is dropped.
 _LINK = re.compile(r"^enable (?:PCIe |GPU )?P2P|^drop --disable-custom-all-reduce")
 
 

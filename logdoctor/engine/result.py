@@ -204,7 +204,7 @@ class Performance(_Model):
     explained: float | None = None  # the part of `gap` the findings' fixes account for (their combined speedup)
     shares: list[GapShare] = field(default_factory=list)
     summary: str = ""  # "202 tok/s aggregate at batch 26, expected <= 363 on L4 (56%)"
-    # What this hardware could do for the model, beside the bound as deployed (logdoctor/perf/assess.py): without
+    # What this hardware could do for the model, beside the bound as deployed (logdoctor/perf/bound.py): without
     # speculation, at the best k for this drafter, and (never the headline) the method in use at a published typical
     # acceptance; `ratio` is measured / the best of as deployed, without speculation and the best k,
     # `ratio_as_deployed` measured / the bound as deployed. Same basis as `ratio` (per request, or aggregate at the

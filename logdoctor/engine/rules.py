@@ -160,7 +160,7 @@ class Fix(Record):
         return [] if engine in names else [line for name in names for line in self.root.get(name, [])]
 
 
-# The effect functions a rule may name (logdoctor/perf/assess.py maps each to its formula).
+# The effect functions a rule may name (logdoctor/perf/fixes.py maps each to its formula).
 EffectName = Literal["custom-allreduce", "p2p", "cuda-graphs", "spec-k", "kv-concurrency", "cpu-offload"]
 RuleStatus = Literal["stable", "test", "experimental", "deprecated"]
 RuleMode = Literal["diagnose", "diff", "warned"]

@@ -14,7 +14,8 @@ from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import Diagnosis, Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
 from logdoctor.errors import ConfigError
-from logdoctor.perf.assess import ENABLE_P2P, assess, effect_score, rank
+from logdoctor.perf.assess import assess, effect_score, rank
+from logdoctor.perf.fixes import ENABLE_P2P
 from logdoctor.perf.mtp import DEEPSEEK_MTP, QWEN_MTP, mtp_acceptance, mtp_head
 from logdoctor.perf.nogpu import SPEC_UNKNOWN
 from logdoctor.perf.options import PerfOptions, gpu_from_facts, perf_options

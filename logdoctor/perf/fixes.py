@@ -1,0 +1,431 @@
+"""The effect of each finding's fix, computed on the deployment by the model (a faster link, custom all-reduce,
+CUDA graphs, another k or no speculation, no CPU offload) and written into the finding: its speedup, its score on
+the rules' scale, the statement and the actions; findings ranked by what they cost.
+
+    computed = effect_for("cuda-graphs", deployment, table, profile, engine)  # 1.8x faster: scores 89
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from logdoctor.engine.problems import answered_by_model, sets_speculation
+from logdoctor.engine.result import (
+    SEVERITY_ORDER,
+    Action,
+    Finding,
+    FindingEffect,
+    severity_for,
+)
+from logdoctor.facts import speculation
+from logdoctor.perf import effects
+from logdoctor.perf.adapter import FactSource
+from logdoctor.perf.bound import median_positive, median_value, tok1, working_line
+from logdoctor.perf.hardware import HardwareTable
+from logdoctor.perf.model import Deployment, SpecConfig, draft_cost
+from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
+from logdoctor.perf.nogpu import drop_flag as _drop_flag
+
+# A fix that recovers this share of decode time scores 50 (material): score = 100 * p / (p + HALF_SCORE_SHARE).
+# 10% is where the rules' own impacts put "material" (custom-allreduce-off scores 60 for "typically 5-20% of
+# decode time"), so an effect and a rule score mean about the same on one scale.
+HALF_SCORE_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class _Computed:
+    effect: effects.Effect
+    basis: str
+    firm: bool
+    formula: str
+    fixed: Deployment | None  # the deployment with this fix applied (for the combined speedup)
+    fix_line: str | None = None
+    method: str | None = None  # speculative method in use (spec-k)
+    actions: tuple[Action, ...] = ()  # the model's choices, best first (spec-k)
+    spec: _SpecChoices | None = None
+
+
+def _k_flag(engine: str, method: str, k: int) -> str:
+    if engine == "sglang":
+        return f"--speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"
+    return f'--speculative-config \'{{"method": "{method}", "num_speculative_tokens": {k}}}\''
+
+
+def _mtp_flag(engine: str, k: int, model: str) -> str:
+    if engine == "sglang":
+        path = f" --speculative-draft-model-path {model}" if model else ""
+        return (
+            f"--speculative-algorithm EAGLE{path} --speculative-num-steps {k} --speculative-eagle-topk 1 "
+            f"--speculative-num-draft-tokens {k + 1}"
+        )
+    return _k_flag(engine, "mtp", k)
+
+
+@dataclass(frozen=True)
+class _SpecChoices:
+    actions: list[Action]
+    now: float  # as deployed, tok/s per request by the model
+    plain: float  # without speculation
+    fixed: Deployment  # the deployment with the recommended action applied
+    k: int = 0  # as deployed
+    tokens_per_step: float = 1.0  # as deployed, by the measured acceptance
+    break_even_assumed: float | None = None  # the rules' spec.break_even (no GPU: 0.2 plain steps a drafted token)
+
+
+def _spec_choices(
+    engine: str, dep: Deployment, plan: effects.SpecPlan, table: HardwareTable, profile: FactSource
+) -> _SpecChoices:
+    """The fixes of a speculation problem, each with its expected tok/s per request on this hardware, best first:
+    another k for this drafter (never the k already set), no speculation, and the model's own MTP head where the log
+    says it has one (at the published typical acceptance of MTP heads). Only those the model expects to beat the
+    deployment as it is."""
+    spec = dep.spec
+    assert spec is not None
+    now = plan.current.tok_s_per_request
+    plain = plan.choices[0].tok_s_per_request
+    options: list[tuple[Action, Deployment]] = []
+    others = [c for c in plan.choices if c.k >= 1 and c.k != spec.k]
+    if others:
+        best_k = max(others, key=lambda c: c.tok_s_per_request)
+        options.append(
+            (
+                Action(
+                    text=_k_flag(engine, spec.method, best_k.k),
+                    expected_tok_s=round(best_k.tok_s_per_request, 2),
+                    speedup=round(best_k.tok_s_per_request / now, 4),
+                    note=f"k={best_k.k} for this drafter: {best_k.tokens_per_step:.2f} tokens a step by its "
+                    f"measured per-position acceptance (now k={spec.k})",
+                ),
+                replace(dep, spec=replace(spec, k=best_k.k)),
+            )
+        )
+    options.append(
+        (
+            Action(
+                text=_drop_flag(engine),
+                expected_tok_s=round(plain, 2),
+                speedup=round(plain / now, 4),
+                note="plain decode: no drafting or verification cost",
+            ),
+            replace(dep, spec=None),
+        )
+    )
+    head = mtp_head(profile) if not is_mtp(spec.method) else None
+    typical, family = mtp_acceptance(profile)
+    if head is not None and dep.layers is not None:
+        positions = speculation.iid_positions(typical.tau, typical.k)
+        mtp_spec = SpecConfig(
+            k=typical.k,
+            method="mtp",
+            position_acceptance=positions,
+            mean_acceptance_length=typical.tau,
+            overhead_s_per_token=spec.overhead_s_per_token,
+        )
+        mtp_dep = replace(dep, spec=mtp_spec)
+        try:
+            mtp_plan = effects.spec_best_k(mtp_dep, table)
+        except ValueError:
+            mtp_plan = None
+        if mtp_plan is not None:
+            best = max((c for c in mtp_plan.choices if c.k >= 1), key=lambda c: c.tok_s_per_request)
+            options.append(
+                (
+                    Action(
+                        text=_mtp_flag(engine, best.k, str(profile.value("model") or "")),
+                        expected_tok_s=round(best.tok_s_per_request, 2),
+                        speedup=round(best.tok_s_per_request / now, 4),
+                        note=f"the model's own MTP head ({head}), at the typical acceptance length "
+                        f"{typical.tau:g} at k={typical.k} of {family}",
+                        source=typical.source,
+                    ),
+                    replace(mtp_dep, spec=replace(mtp_spec, k=best.k)),
+                )
+            )
+    better = sorted((o for o in options if (o[0].speedup or 0.0) > 1.0), key=lambda o: -(o[0].expected_tok_s or 0.0))
+    assumed = profile.value("spec.break_even")
+    rule = float(assumed) if isinstance(assumed, int | float) else None
+    actions = [a for a, _ in better]
+    fixed = better[0][1] if better else dep
+    return _SpecChoices(actions, now, plain, fixed, plan.current.k, plan.current.tokens_per_step, rule)
+
+
+def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -> str:
+    """Speculation as deployed against plain decode, a loss read as a loss."""
+    ratio = choices.now / choices.plain if choices.plain else 1.0
+    seen = f"{measured:.1f} tok/s per request measured, " if measured is not None else ""
+    words = f"runs at {ratio:.2f}x of plain decode" if ratio < 1 else f"gives {ratio:.2f}x plain decode"
+    out = (
+        f"speculation as deployed {words}: {seen}{tok1(choices.now)} expected as deployed, {tok1(choices.plain)} "
+        f"expected without speculation, tok/s per request on {where}"
+    )
+    # the step in plain steps is the acceptance length that breaks even on this hardware; the rules' figure, made
+    # without the GPU, is said beside it where it differs, so the two are not read as one disagreeing with the other
+    cost = choices.tokens_per_step * choices.plain / choices.now if choices.now else None
+    if cost is not None and choices.k >= 1:
+        out += f"; a step with k={choices.k} costs {cost:.2f} plain decode steps here, the acceptance length that breaks even"
+        rule = choices.break_even_assumed
+        if rule is not None and abs(rule - cost) >= 0.05 * cost:
+            out += f" (the {rule:.1f} above assumes 0.2 plain steps a drafted token, as on small models on fast GPUs)"
+    if choices.actions:
+        best = choices.actions[0]
+        out += f"; recommended: {best.text} ({tok1(best.expected_tok_s or 0.0)} tok/s, {best.speedup:.2f}x)"
+    return out
+
+
+def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSource, engine: str) -> _Computed | None:
+    """The effect of one fix on `dep`, or None where the model lacks what that formula needs."""
+    needs_layers = kind in ("custom-allreduce", "p2p", "cuda-graphs")
+    if needs_layers and dep.layers is None:
+        return None
+    if kind == "custom-allreduce":
+        if dep.tp <= 1 or dep.custom_allreduce is not False:
+            return None
+        eff = effects.custom_allreduce(dep, table)
+        link = "pcie" if dep.link == "p2p-off" else dep.link
+        return _Computed(
+            eff,
+            "per request",
+            dep.link != "unknown",
+            "2 * L * (alpha_NCCL - alpha_custom) per step",
+            replace(dep, custom_allreduce=True, link=link),
+            actions=_link_actions(eff, str(profile.value("allreduce.reason") or ""), dep),
+        )
+    if kind == "p2p":
+        if dep.tp <= 1 or dep.link != "p2p-off":
+            return None
+        eff = effects.p2p_off(dep, table)
+        return _Computed(
+            eff,
+            "per request",
+            True,
+            "2 * L * (alpha_host - alpha_P2P) per step",
+            replace(dep, link="pcie", custom_allreduce=dep.tp <= 2),
+            actions=_link_actions(eff, "host-memory", dep),
+        )
+    if kind == "cuda-graphs":
+        # eager vs graph replay at this batch: graphs off, or on but this batch above the captured sizes
+        eff = effects.cuda_graphs(dep, table)
+        # the launch time is the least the microbenchmark host's CPU took (hardware.yaml): another host launches
+        # faster or slower, so the effect may only raise the rule's score
+        return _Computed(
+            eff, "per request", False, "L * eager overhead per layer, fixed per step", replace(dep, cuda_graphs=True)
+        )
+    if kind == "spec-k":
+        if dep.spec is None:
+            return None
+        try:
+            plan = effects.spec_best_k(dep, table)
+        except ValueError:
+            return None
+        assumed = draft_cost(dep).assumed
+        choices = _spec_choices(engine, dep, plan, table, profile)
+        recommended = choices.actions[0] if choices.actions else None
+        fixed_tps = recommended.expected_tok_s if recommended and recommended.expected_tok_s else choices.now
+        eff = effects.Effect(
+            "spec-net-loss",
+            fixed_tps / choices.now,
+            choices.now,
+            fixed_tps,
+            plan.effect.working,
+            "as deployed is the best the model finds" if recommended is None else recommended.note,
+        )
+        firm = not assumed and dep.spec.position_acceptance is not None and not (recommended and recommended.source)
+        return _Computed(
+            eff,
+            "per request",
+            firm,
+            "tau(k) / (t_verify(B, k+1) + t_draft(k) + overhead(k)) for each choice vs as deployed",
+            choices.fixed,
+            None,
+            dep.spec.method,
+            tuple(choices.actions),
+            choices,
+        )
+    if kind == "cpu-offload":
+        if not dep.host_bytes_per_gpu:
+            return None
+        eff = effects.cpu_offload(dep, table)
+        fixed_weights = (
+            None if dep.weights_bytes_per_gpu is None else dep.weights_bytes_per_gpu + dep.host_bytes_per_gpu
+        )
+        return _Computed(
+            eff,
+            "per request",
+            True,
+            "offloaded bytes / BW_PCIe per step, read from GPU memory once fixed",
+            replace(dep, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed_weights),
+        )
+    if kind == "kv-concurrency":
+        kv_tokens = median_value(profile.value("kv.tokens"))
+        # the queue while there was one: median waiting over intervals with requests waiting
+        waiting = median_positive(profile.value("sched.waiting"))
+        if kv_tokens is None or dep.context_tokens is None or not waiting:
+            return None
+        wanted = dep.batch + round(waiting)
+        eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted)
+        # medians of series the facts do not pair per interval: rough, so it may only raise the rule's score
+        return _Computed(eff, "aggregate", False, "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate", None)
+    return None
+
+
+# The TP link's recommended action, by why custom all-reduce is off (allreduce.reason): turned off by the user, or
+# off for want of P2P (or for a reason the log does not give). Across nodes, or on more than two PCIe-only GPUs
+# (the engines gate it off there), enabling P2P does not bring it back: no modelled action.
+_P2P_HOW = "BIOS ACS off and IOMMU passthrough (in LXC/VMs pass the GPUs through with P2P)"
+ENABLE_P2P = f"enable GPU P2P between the TP GPUs so custom all-reduce runs: {_P2P_HOW}"
+ENABLE_P2P_NCCL = f"enable GPU P2P between the TP GPUs so NCCL stops going through host memory: {_P2P_HOW}"
+DROP_DISABLE_CUSTOM = "drop --disable-custom-all-reduce"
+
+
+def _link_actions(eff: effects.Effect, reason: str, dep: Deployment) -> tuple[Action, ...]:
+    """`reason`: allreduce.reason for custom all-reduce, "host-memory" for NCCL without P2P."""
+    if reason in ("spans-nodes", "pcie-more-than-two") or eff.speedup <= 1.0:
+        return ()
+    if reason not in ("user", "host-memory") and dep.tp > 2 and dep.link in ("pcie", "p2p-off", "unknown"):
+        return ()
+    text = {"user": DROP_DISABLE_CUSTOM, "host-memory": ENABLE_P2P_NCCL}.get(reason, ENABLE_P2P)
+    return (
+        Action(
+            text=text,
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=f"the all-reduces of a step by the model: {tok1(eff.now_tok_s)} -> {tok1(eff.fixed_tok_s)} tok/s "
+            "per request",
+        ),
+    )
+
+
+def graph_actions(eff: effects.Effect, fix: Sequence[str]) -> tuple[Action, ...]:
+    """CUDA graphs: the rule's first fix line is the one that turns them on at this batch (drop --enforce-eager, the
+    capture mode or sizes), which is what the model computes; it carries the number."""
+    if eff.speedup <= 1.0 or not fix:
+        return ()
+    return (
+        Action(
+            text=fix[0],
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=f"CUDA graphs replayed at this batch by the model: {tok1(eff.now_tok_s)} -> "
+            f"{tok1(eff.fixed_tok_s)} tok/s per request",
+        ),
+    )
+
+
+def effect_score(speedup: float) -> int:
+    """0-100 from the share of decode time a fix recovers, p = 1 - 1/speedup: 50 at 10% (1.11x), 75 at 30% (1.43x),
+    83 at 2x, 89 at 5x."""
+    p = max(0.0, 1.0 - 1.0 / speedup) if speedup > 0 else 0.0
+    return max(1, min(100, round(100 * p / (p + HALF_SCORE_SHARE))))
+
+
+def _where(dep: Deployment) -> str:
+    return f"{dep.tp}x {dep.gpu.name}" if dep.tp > 1 else dep.gpu.name
+
+
+def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> str:
+    """The effect in words, on one basis with the numbers the gap line multiplies."""
+    eff = computed.effect
+    if computed.spec is not None:
+        return _spec_statement(computed.spec, measured, _where(dep))
+    unit = "tok/s aggregate" if computed.basis == "aggregate" else "tok/s per request"
+    # these effects are computed on plain decode steps (effects.py): said, so the figures are not read as the
+    # speculative deployment's
+    steps = ", plain decode steps" if dep.spec is not None else ""
+    return (
+        f"fixed: {eff.speedup:.3f}x ({tok1(eff.now_tok_s)} -> {tok1(eff.fixed_tok_s)} {unit} expected on "
+        f"{_where(dep)}{steps})"
+    )
+
+
+def apply_effect(finding: Finding, computed: _Computed, measured: float | None, dep: Deployment) -> Finding:
+    eff = computed.effect
+    base = measured if measured is not None else eff.now_tok_s
+    recovered = base * (eff.speedup - 1.0)
+    escore = effect_score(eff.speedup)
+    score = escore if computed.firm else max(finding.score, escore)
+    lost = 1.0 - 1.0 / eff.speedup if eff.speedup > 0 else 0.0
+    how = "replaces" if computed.firm else "may only raise (an input was assumed)"
+    working = (
+        f"{finding.working}; effect by the model: {eff.speedup:.3f}x ({lost:.1%} of decode time) -> "
+        f"effect score {escore}, which {how} the rule's {finding.score} = {score}"
+    )
+    fix = finding.fix
+    if computed.spec is not None:
+        # the model's choices replace the rule's k, drop and method advice: one answer, never two that disagree
+        fix = [a.text for a in computed.actions] + [
+            step for step in finding.fix if not _contradicts(step, computed.method)
+        ]
+    elif computed.actions:
+        fix = list(
+            dict.fromkeys([a.text for a in computed.actions] + [s for s in finding.fix if not answered_by_model(s)])
+        )
+    elif computed.fix_line is not None:
+        fix = [computed.fix_line, *finding.fix]
+    statement = _statement(computed, measured, dep)
+    return finding.model_copy(
+        update={
+            "score": score,
+            "severity": severity_for(score),
+            "working": working,
+            "fix": fix,
+            "estimate": statement,
+            "effect": FindingEffect(
+                kind="",  # set by the caller (the rule's effect name)
+                speedup=round(eff.speedup, 4),
+                basis="aggregate" if computed.basis == "aggregate" else "per request",
+                expected_now_tok_s=round(eff.now_tok_s, 2),
+                expected_fixed_tok_s=round(eff.fixed_tok_s, 2),
+                tok_s_recovered=round(recovered, 2),
+                formula=computed.formula,
+                working=[working_line(s) for s in eff.working],
+                firm=computed.firm,
+                rule_score=finding.score,
+                note=eff.note,
+                actions=list(computed.actions),
+                statement=statement,
+            ),
+        }
+    )
+
+
+def _contradicts(step: str, method: str | None) -> bool:
+    """A rule's speculation advice that the model's choices answer (another k, no speculation, another method), or
+    advice for a method other than the one in use (a DFlash checkpoint for an MTP deployment)."""
+    if sets_speculation(step):
+        return True
+    return "dflash" in step.lower() and (method or "").lower() != "dflash"
+
+
+def rank(findings: Sequence[Finding]) -> list[Finding]:
+    """By score, where a finding with an effect scores by what its fix recovers (`effect_score`, monotone in the
+    speedup, so those rank by tok/s recovered among themselves) and one without keeps its rule's score: both
+    stay in one list on one scale, and no finding is dropped. Ties: tok/s recovered, then the rule's own score (two
+    findings whose fixes share one effect, such as the speculation rules' spec-k, rank as their rules found them),
+    then severity and ids."""
+    return sorted(
+        findings,
+        key=lambda f: (
+            -f.score,
+            -(f.effect.tok_s_recovered if f.effect else 0.0),
+            -(f.effect.rule_score if f.effect else f.score),
+            -SEVERITY_ORDER[f.severity],
+            f.cause,
+            f.rule,
+        ),
+    )
+
+
+def _merge(into: Deployment, fixed: Deployment, kind: str) -> Deployment:
+    """Apply one fix's change to a deployment that may already carry others."""
+    if kind == "p2p":
+        return replace(into, link=fixed.link, custom_allreduce=fixed.custom_allreduce)
+    if kind == "custom-allreduce":
+        return replace(into, custom_allreduce=True, link="pcie" if into.link == "p2p-off" else into.link)
+    if kind == "cuda-graphs":
+        return replace(into, cuda_graphs=True)
+    if kind == "spec-k":
+        return replace(into, spec=fixed.spec)
+    if kind == "cpu-offload":
+        return replace(into, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed.weights_bytes_per_gpu)
+    return into
