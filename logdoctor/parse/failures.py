@@ -231,6 +231,7 @@ class _Block:
     last: int = 0  # the log's line number of its last line
     frame: str = ""  # its last `File "..."` line
     engine: Engine = "unknown"  # the engine whose package its frames are in (`.../sglang/srt/...`, `.../vllm/...`)
+    known: bool = False  # a line type read its first line as a failure (`Scheduler hit an exception: Traceback`)
 
 
 class FailureReader:
@@ -304,8 +305,10 @@ class FailureReader:
         """The source ended: the exceptions still pending were the server's last words (failures). A traceback
         still open at the end was cut before its exception line (a paste, a log cut short): Python prints one only
         for an exception that propagated, so it is still a failure, of a type the log does not show; one logged
-        at DEBUG to WARNING, after `Exception ignored in:` or in a thread is not."""
-        blocks = [b for b in self._blocks.values() if not (b.ignored or b.thread or b.level in _NOT_FAILED_LEVELS)]
+        at DEBUG to WARNING, after `Exception ignored in:`, in a thread or on a line already read as a failure is not."""
+        blocks = [
+            b for b in self._blocks.values() if not (b.ignored or b.thread or b.known or b.level in _NOT_FAILED_LEVELS)
+        ]
         self._blocks.clear()
         cut: list[EventBase] = []
         for block in blocks:
@@ -369,7 +372,7 @@ class FailureReader:
             return self._in_block(key, block, line, message, events, rank)
         stripped = message.strip()
         if TRACEBACK in message:
-            self._open(key, line)
+            self._open(key, line, events)
             return events if events is not None else []
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
@@ -387,11 +390,14 @@ class FailureReader:
                 return self._exception(line, lone.group("type"), text, events, rank)
         return events
 
-    def _open(self, key: str, line: LogLine) -> None:
+    def _open(self, key: str, line: LogLine, events: list[EventBase] | None) -> None:
         self._blocks.pop(key, None)
         if len(self._blocks) >= _OPEN_LIMIT:
             del self._blocks[next(iter(self._blocks))]
-        self._blocks[key] = _Block(line, line.level, key in self._ignored, key in self._threads, last=line.number)
+        known = any(isinstance(e, EngineFailure) for e in events or ())
+        self._blocks[key] = _Block(
+            line, line.level, key in self._ignored, key in self._threads, last=line.number, known=known
+        )
         self._ignored.discard(key)
         self._threads.discard(key)
 
@@ -405,7 +411,7 @@ class FailureReader:
         block.lines += 1
         stripped = message.strip()
         if TRACEBACK in message:  # a new traceback of the same process: the open one was cut
-            self._open(key, line)
+            self._open(key, line, events)
             return events if events is not None else []
         if line.header is not None and line.level != block.level:
             # another record of the same process printed in between; an unheaded line goes on the record (Python
