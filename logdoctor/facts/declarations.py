@@ -318,7 +318,8 @@ FACTS: dict[str, FactSpec] = {
     ),
     "stall.serving_waits": FactSpec(
         "number",
-        "`No available shared memory broadcast block` waits after serving started (a stuck worker)",
+        "`No available shared memory broadcast block` waits after serving started, or in an excerpt that shows no"
+        " start (a stuck worker)",
         _STATS_HINT,
     ),
     "compile.phase_seconds": FactSpec("number", "wall-clock time between the first and last compile/warm-up line"),
