@@ -263,6 +263,12 @@ FACTS: dict[str, FactSpec] = {
         "the queue could add to the running batch",
         _STATS_HINT,
     ),
+    "sched.queue_draining": FactSpec(
+        "bool",
+        "in every stats interval with requests waiting prompt throughput exceeds generation throughput, and the queue"
+        " falls while the running batch grows from one such interval to the next: a burst admitted at the prefill rate",
+        _STATS_HINT,
+    ),
     "spec.typical_acceptance": FactSpec(
         "number",
         "the mean acceptance length a working drafter of this method reaches at this k (published figures, "
