@@ -153,6 +153,8 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 _TEST_START_RE = re.compile(r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
 _TABLE_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\s+(?:\w+\s+)*time\s+algbw\s+busbw\b")
 _TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
+# printed after the last size's row, just before the average: the run went through every size
+_TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:")
 
 
 def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
@@ -169,13 +171,15 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     if m is not None:
         values = {"busbw_gbps": float(m.group("busbw"))}
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values=values)]
+    if _TEST_CHECKED_RE.match(text):
+        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values={})]
     return None
 
 
 GRAMMARS: list[Grammar] = [
     _grammar(
         "test",
-        ("nThread ", "Avg bus bandwidth", "algbw"),
+        ("nThread ", "Avg bus bandwidth", "algbw", "Out of bounds values"),
         parse_test,
         (
             case(
@@ -196,6 +200,12 @@ GRAMMARS: list[Grammar] = [
                 "test-start-unmarked",
                 "nThread 1 nGpus 2 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20",
                 ("nccl_info", {"kind": "test-start", "values": {"nthread": 1, "ngpus": 2, "min_bytes": 8}}),
+                exact=True,
+            ),
+            case(
+                "test-checked",
+                "# Out of bounds values : 0 OK",
+                ("nccl_info", {"kind": "test-done", "values": {}}),
                 exact=True,
             ),
             case(
