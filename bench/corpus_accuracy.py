@@ -15,7 +15,7 @@ healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log wi
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
 (real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
 fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them), and
-fixtures/logs/realworld4, fixtures/logs/realworld5 and fixtures/logs/realworld6.
+fixtures/logs/realworld4, fixtures/logs/realworld5, fixtures/logs/realworld6 and fixtures/logs/realworld7.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld4",
     REPO / "fixtures" / "logs" / "realworld5",
     REPO / "fixtures" / "logs" / "realworld6",
+    REPO / "fixtures" / "logs" / "realworld7",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90

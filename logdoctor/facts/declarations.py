@@ -263,6 +263,12 @@ FACTS: dict[str, FactSpec] = {
         "the queue could add to the running batch",
         _STATS_HINT,
     ),
+    "sched.queue_draining": FactSpec(
+        "bool",
+        "in every stats interval with requests waiting prompt throughput exceeds generation throughput, and the queue"
+        " falls while the running batch grows from one such interval to the next: a burst admitted at the prefill rate",
+        _STATS_HINT,
+    ),
     "spec.typical_acceptance": FactSpec(
         "number",
         "the mean acceptance length a working drafter of this method reaches at this k (published figures, "
@@ -318,7 +324,8 @@ FACTS: dict[str, FactSpec] = {
     ),
     "stall.serving_waits": FactSpec(
         "number",
-        "`No available shared memory broadcast block` waits after serving started (a stuck worker)",
+        "`No available shared memory broadcast block` waits after serving started, or in an excerpt that shows no"
+        " start (a stuck worker)",
         _STATS_HINT,
     ),
     "compile.phase_seconds": FactSpec("number", "wall-clock time between the first and last compile/warm-up line"),

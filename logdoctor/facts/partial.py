@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from logdoctor.events import EventBase, SchedulerStats, SpecDecodeStats
 from logdoctor.facts.combiners.cuda_graphs import CudaGraphs
-from logdoctor.facts.combiners.derived import Derived
+from logdoctor.facts.combiners.derived import Derived, Draining, queue_entry
 from logdoctor.facts.combiners.failures import Failures
 from logdoctor.facts.combiners.identity import Identity
 from logdoctor.facts.combiners.scheduling import Scheduling
@@ -122,6 +122,7 @@ class Stretch:
     waiting_by_running: dict[int, tuple[int, SchedulerStats]] = field(default_factory=dict)  # of those that wait
     queue_shares: list[float] = field(default_factory=list)  # waiting / (running + waiting) of those that wait
     first_queue: SchedulerStats | None = None
+    queue: Draining = field(default_factory=Draining)  # sched.queue_draining
     spec: _Spec | None = None
     values: int = 0  # values listed, for the cap
 
@@ -263,6 +264,7 @@ def _summarise(stretch: Stretch, ev: EventBase) -> None:
     if running is not None and waiting:
         stretch.queue_shares.append(waiting / (running + waiting))
         stretch.first_queue = stretch.first_queue or ev
+        stretch.queue.add(queue_entry(ev, running, waiting))
         stretch.values += 1
     if running is not None and waiting is not None:
         stretch.counted += 1
@@ -320,7 +322,7 @@ _KNOWN: dict[type[Any], frozenset[str]] = {
     Speculation: frozenset({"b", "first", "interval", "k_from_rate", "cumulative", "position_sums", "position_counts"}),
     Stats: frozenset({"b", "processes", "spec_pids", "ratio"}),
     CudaGraphs: frozenset({"b", "decode_lines", "eager_decode_lines", "eager_examples"}),
-    Failures: frozenset({"b", "failures", "warnings", "serving_sources"}),
+    Failures: frozenset({"b", "failures", "warnings", "serving_sources", "starting_sources"}),
     Scheduling: frozenset({"b", "preemptions"}),
     Derived: frozenset({"b", "events", "served", "last"}),
 }
@@ -329,7 +331,7 @@ _KNOWN_STEADY = frozenset({"held", "streaming"})
 _KNOWN_RATIO = frozenset({"pairs", "prompt", "generated"})
 _KNOWN_SERVED = frozenset({"sources", "slots", "first_slots", "running", "peak_running"})
 _SERVED_WAITING = frozenset(
-    {"counted", "waiting_by_running", "queue_shares", "first_queue"}
+    {"counted", "waiting_by_running", "queue_shares", "first_queue", "queue"}
 )  # present in trees that derive the cap's share and the queue's
 
 
@@ -480,6 +482,7 @@ def _absorb_derived(c: Any, s: Stretch) -> None:
             by_running[running] = (seen[0] + count, seen[1]) if seen else (count, first)
         served.queue_shares.extend(s.queue_shares)
         served.first_queue = served.first_queue or s.first_queue
+        served.queue.extend(s.queue)
 
 
 _ABSORBERS: dict[type[Any], Any] = {

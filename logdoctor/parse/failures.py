@@ -114,6 +114,9 @@ _FRAME_STARTS = ('File "', "During handling of the above exception", "The above 
 _MARKER_STARTS = "^~|+-"
 # A process prefix before an unheaded line, with the one space vLLM prints after it.
 _PROC_PREFIX_RE = re.compile(r"^\s*(?:\([A-Za-z_][\w .=:-]*?\s+pid=\d+(?:,\s*ip=[^)\s]+)?\) ?)+")
+# A frame in an engine's own package (`File ".../site-packages/sglang/srt/managers/scheduler.py"`, a source
+# checkout's `.../vllm/vllm/engine/llm_engine.py`): the traceback is that engine's.
+_ENGINE_FRAME_RE = re.compile(r'^File "[^"]*/(?P<engine>vllm|sglang)/(?:[\w.]+/)*[\w.]+\.py", line \d+')
 # The server answers a request (uvicorn's access line): whatever failed before it was that request's.
 _ANSWER_RE = re.compile(r'HTTP/\d(?:\.\d)?" (?P<status>\d{3})\b')
 # Lines that say the server serves: uvicorn's start-up end, its address, an HTTP response.
@@ -226,6 +229,9 @@ class _Block:
     thread: bool = False  # Python said a thread (not the process) raised it
     lines: int = 0
     last: int = 0  # the log's line number of its last line
+    frame: str = ""  # its last `File "..."` line
+    engine: Engine = "unknown"  # the engine whose package its frames are in (`.../sglang/srt/...`, `.../vllm/...`)
+    known: bool = False  # a line type read its first line as a failure (`Scheduler hit an exception: Traceback`)
 
 
 class FailureReader:
@@ -297,9 +303,35 @@ class FailureReader:
 
     def close(self) -> list[EventBase]:
         """The source ended: the exceptions still pending were the server's last words (failures). A traceback
-        still open was cut before its exception line and says nothing more."""
+        still open at the end was cut before its exception line (a paste, a log cut short): Python prints one only
+        for an exception that propagated, so it is still a failure, of a type the log does not show; one logged
+        at DEBUG to WARNING, after `Exception ignored in:`, in a thread or on a line already read as a failure is not."""
+        blocks = [
+            b for b in self._blocks.values() if not (b.ignored or b.thread or b.known or b.level in _NOT_FAILED_LEVELS)
+        ]
         self._blocks.clear()
-        return list(self._settle())
+        cut: list[EventBase] = []
+        for block in blocks:
+            cut.extend(self._cut(block))
+        return [*self._settle(), *cut]
+
+    def _cut(self, block: _Block) -> list[EventBase]:
+        """The events of a traceback the log's end cut: the failure, at its first line, and the engine its frames
+        name where no header did (a bare paste of a traceback is the engine's when its frames are the engine's)."""
+        start = block.start
+        where = block.frame
+        text = "traceback cut before its exception line" + (f"; last frame: {where}" if where else "")
+        out = self._add(start, exception_kind("", where, self.phase), None, text, None, None)
+        engine = block.engine
+        if engine != "unknown":
+            out = [e.model_copy(update={"engine": engine}) if e.engine == "unknown" else e for e in out]
+            out.insert(
+                0,
+                EngineVersion(
+                    source=start.source, line=start.number, engine=engine, origin="traceback frames", version=None
+                ),
+            )
+        return out
 
     @property
     def open(self) -> bool:
@@ -340,7 +372,7 @@ class FailureReader:
             return self._in_block(key, block, line, message, events, rank)
         stripped = message.strip()
         if TRACEBACK in message:
-            self._open(key, line)
+            self._open(key, line, events)
             return events if events is not None else []
         if stripped.startswith(_IGNORED):
             self._ignored.add(key)
@@ -358,11 +390,14 @@ class FailureReader:
                 return self._exception(line, lone.group("type"), text, events, rank)
         return events
 
-    def _open(self, key: str, line: LogLine) -> None:
+    def _open(self, key: str, line: LogLine, events: list[EventBase] | None) -> None:
         self._blocks.pop(key, None)
         if len(self._blocks) >= _OPEN_LIMIT:
             del self._blocks[next(iter(self._blocks))]
-        self._blocks[key] = _Block(line, line.level, key in self._ignored, key in self._threads, last=line.number)
+        known = any(isinstance(e, EngineFailure) for e in events or ())
+        self._blocks[key] = _Block(
+            line, line.level, key in self._ignored, key in self._threads, last=line.number, known=known
+        )
         self._ignored.discard(key)
         self._threads.discard(key)
 
@@ -376,7 +411,7 @@ class FailureReader:
         block.lines += 1
         stripped = message.strip()
         if TRACEBACK in message:  # a new traceback of the same process: the open one was cut
-            self._open(key, line)
+            self._open(key, line, events)
             return events if events is not None else []
         if line.header is not None and line.level != block.level:
             # another record of the same process printed in between; an unheaded line goes on the record (Python
@@ -388,6 +423,11 @@ class FailureReader:
             or stripped.startswith(_FRAME_STARTS)
             or stripped[:1] in _MARKER_STARTS
         ):
+            if stripped.startswith('File "'):
+                block.frame = stripped
+                m = _ENGINE_FRAME_RE.search(stripped)
+                if m is not None and block.engine == "unknown":
+                    block.engine = m.group("engine")
             if block.lines > _BLOCK_LIMIT:
                 del self._blocks[key]
             return events if events is not None else []

@@ -373,6 +373,26 @@ def test_a_cut_traceback_is_dropped() -> None:
     assert not reader.wants("(APIServer pid=1) INFO 11-02 09:10:00 [x.py:1] one more line")
 
 
+def test_a_traceback_cut_by_the_end_of_the_log_is_a_failure() -> None:
+    # real: fixtures/logs/realworld7/sglang-b006.log (a pasted scheduler traceback that ends in a frame); the
+    # engine is named by the frames' package, the failure has no exception type
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1748, in run_scheduler_process\n'
+        "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)\n"
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 207, in initialize\n'
+    )
+    [failure] = failures(text)
+    assert (failure.kind, failure.exception, failure.engine, failure.line) == ("startup-failed", None, "sglang", 1)
+    assert "model_runner.py" in failure.message
+    result = diagnose_text(text)
+    assert result.verdict.kind != "not-a-log"
+    assert_fires(result, "engine-failure")
+    # constructed: the same cut at WARNING (handled and logged) is no failure
+    warned = "WARNING 11-02 09:10:00 [x.py:1] Traceback (most recent call last):\n" + text.split("\n", 1)[1]
+    assert failures(warned) == []
+
+
 def test_integration_lines_in_a_vllm_process_are_a_log() -> None:
     # constructed: LMCache's own record format, printed in vLLM's engine core process
     text = (

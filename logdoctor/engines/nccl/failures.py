@@ -27,7 +27,16 @@ def parse_warn(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     text = line.message.split("NCCL WARN", 1)[-1].strip()
     # The warning vocabulary reads its words too (docs/warnings.md): a cause, or a warning not understood.
     words = warning_event(line, "nccl", text)
-    return [NcclInfo(**ctx.base(line, "nccl"), kind="warn", message=text), *words]
+    failed: list[EventBase] = []
+    if _CUDA_CHECK_RE.match(text):
+        failed = [EngineFailure(**ctx.base(line, _engine(line)), kind="cuda-error", message=text)]
+    return [NcclInfo(**ctx.base(line, "nccl"), kind="warn", message=text), *words, *failed]
+
+
+# NCCL's CUDA checks (src/include/checks.h: CUDACHECK, CUDACHECKGOTO, CUCHECK) print `Cuda failure '<error>'` (or
+# `Cuda failure 98 '<error>'`) at WARN and return ncclUnhandledCudaError: the NCCL call failed. The check that
+# tolerates a failure (CUDACHECKIGNORE) logs it at INFO.
+_CUDA_CHECK_RE = re.compile(r"Cuda failure (?:\d+ )?'")
 
 
 _ERROR_RE = re.compile(
@@ -112,6 +121,7 @@ GRAMMARS: list[Grammar] = [
                 "node5:236:300 [2] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'",
                 ("nccl_info", {"kind": "warn"}),
                 ("engine_warning", {"cause": None, "level": "WARN"}),  # the vocabulary: no performance word
+                ("engine_failure", {"kind": "cuda-error"}),  # CUDACHECK's WARN: the NCCL call returned an error
                 exact=True,
             ),
             case(

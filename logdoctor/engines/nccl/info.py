@@ -147,29 +147,39 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 # nccl-tests (all_reduce_perf and the others) print their parameters first and a summary last; between them one
 # row a message size. A run whose header is in the log and whose summary is not never finished.
-_TEST_START_RE = re.compile(r"^#\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
+# A paste may lose the `#`. The results table's column header (`#  size  count  type  redop  root  time  algbw  busbw
+# #wrong ...`, its columns differing by test and release) is printed just before the first collective: where the
+# parameters were not pasted, it is the run's start, and names nccl-tests as the program.
+_TEST_START_RE = re.compile(r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
+_TABLE_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\s+(?:\w+\s+)*time\s+algbw\s+busbw\b")
 _TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
+# printed after the last size's row, just before the average: the run went through every size
+_TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:")
 
 
 def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
-    """nccl-tests' first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`) and its summary
-    (`# Avg bus bandwidth    : 85.12`)."""
+    """nccl-tests' first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`) or its results table's
+    column header, and its summary (`# Avg bus bandwidth    : 85.12`)."""
     text = line.message.strip()
     m = _TEST_START_RE.match(text)
     if m is not None:
         values: Values = {k: int(v) for k, v in m.groupdict().items()}
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values=values)]
+    if _TABLE_HEADER_RE.match(text):
+        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values={})]
     m = _TEST_DONE_RE.match(text)
     if m is not None:
         values = {"busbw_gbps": float(m.group("busbw"))}
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values=values)]
+    if _TEST_CHECKED_RE.match(text):
+        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values={})]
     return None
 
 
 GRAMMARS: list[Grammar] = [
     _grammar(
         "test",
-        ("nThread ", "Avg bus bandwidth"),
+        ("nThread ", "Avg bus bandwidth", "algbw", "Out of bounds values"),
         parse_test,
         (
             case(
@@ -177,6 +187,25 @@ GRAMMARS: list[Grammar] = [
                 "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
                 "agg iters: 1 validation: 1 graph: 0",
                 ("nccl_info", {"kind": "test-start", "values": {"nthread": 1, "ngpus": 2, "min_bytes": 8}}),
+                exact=True,
+            ),
+            case(
+                "test-start-table",
+                "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+                "   busbw #wrong",
+                ("nccl_info", {"kind": "test-start", "values": {}}),
+                exact=True,
+            ),
+            case(
+                "test-start-unmarked",
+                "nThread 1 nGpus 2 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20",
+                ("nccl_info", {"kind": "test-start", "values": {"nthread": 1, "ngpus": 2, "min_bytes": 8}}),
+                exact=True,
+            ),
+            case(
+                "test-checked",
+                "# Out of bounds values : 0 OK",
+                ("nccl_info", {"kind": "test-done", "values": {}}),
                 exact=True,
             ),
             case(

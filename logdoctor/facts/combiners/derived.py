@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from logdoctor.eventlog import EventLog
@@ -87,6 +88,7 @@ class Derived(Combiner):
         "platform.gpu_signals",
         "sched.waiting_at_cap_share",
         "sched.queue_share",
+        "sched.queue_draining",
         "spec.best_k",
         "spec.typical_acceptance",
         "spec.best_k_speedup",
@@ -136,6 +138,38 @@ _KEPT = (
 )
 
 
+QueueEntry = tuple[str, int, int, bool]  # an interval with a queue: source, running, waiting, prefilling
+
+
+def queue_entry(ev: SchedulerStats, running: int, waiting: int) -> QueueEntry:
+    prompt, generation = ev.prompt_throughput, ev.generation_throughput
+    return (ev.source, running, waiting, prompt is not None and generation is not None and prompt > generation)
+
+
+def _drains(a: QueueEntry, c: QueueEntry) -> bool:
+    return a[0] == c[0] and c[2] < a[2] and c[1] > a[1]
+
+
+@dataclass
+class Draining:
+    """sched.queue_draining, one interval with a queue at a time (or a stretch of them, merged in order)."""
+
+    count: int = 0
+    first: QueueEntry | None = None
+    last: QueueEntry | None = None
+    holds: bool = True
+
+    def add(self, entry: QueueEntry) -> None:
+        self.holds = self.holds and entry[3] and (self.last is None or _drains(self.last, entry))
+        self.first, self.last, self.count = self.first or entry, entry, self.count + 1
+
+    def extend(self, other: Draining) -> None:
+        if other.first is None:
+            return
+        self.holds = self.holds and other.holds and (self.last is None or _drains(self.last, other.first))
+        self.first, self.last, self.count = self.first or other.first, other.last, self.count + other.count
+
+
 class Served:
     """What the derivations need of the stats and spec-decode lines, gathered one line at a time."""
 
@@ -152,6 +186,7 @@ class Served:
         # sched.queue_share: waiting / (running + waiting) of each interval with a queue
         self.queue_shares = Series()
         self.first_queue: SchedulerStats | None = None
+        self.queue = Draining()  # sched.queue_draining
 
     def add(self, ev: SchedulerStats | SpecDecodeStats) -> None:
         self.sources.add(ev.source)
@@ -164,6 +199,7 @@ class Served:
         if ev.running is not None and waiting:
             self.queue_shares.append(waiting / (ev.running + waiting))
             self.first_queue = self.first_queue or ev
+            self.queue.add(queue_entry(ev, ev.running, waiting))
         if ev.running is not None and waiting is not None:
             self.counted += 1
             if waiting > 0:
@@ -183,6 +219,7 @@ def derive(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:
     _kv_free_request_slots(b, served)
     _waiting_at_cap(b, served)
     _queue_share(b, served)
+    _queue_draining(b, served)
     _startup_incomplete(b, evs, served)
     _nccl_test_unfinished(b, evs)
     _gpu_signals(b, evs)
@@ -331,6 +368,18 @@ def _queue_share(b: ProfileBuilder, served: Served) -> None:
             first,
             f"{shares.seen} intervals with requests waiting",
         )
+
+
+def _queue_draining(b: ProfileBuilder, served: Served) -> None:
+    """sched.queue_draining: in every interval with a queue the engine spends its steps on prefill (prompt
+    throughput above generation throughput), and from each such interval to the next the queue falls while the
+    running batch grows: a burst of requests admitted as fast as their prompts are prefilled. No limit on the batch
+    holds those requests (a cap or a full KV cache keeps the running count flat); each waits for the prefill of
+    the ones before it, which a larger batch does not make faster."""
+    queue = served.queue
+    if queue.count < 2 or served.first_queue is None:
+        return
+    b.set("sched.queue_draining", queue.holds, served.first_queue, f"{queue.count} intervals with requests waiting")
 
 
 def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Served) -> None:

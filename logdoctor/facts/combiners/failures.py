@@ -1,8 +1,9 @@
 """Engine failures, workers stuck on shared memory, and the performance warnings the engine printed.
 
 EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], failure.count = 2
-`No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving)
-    `... found in 60 seconds` before serving     -> compile.startup_wait_seconds += 60 (workers still compiling)
+`No available shared memory broadcast block`  -> compile.shm_waits (+ stall.serving_waits once serving, or in an
+                                                 excerpt that shows no start: workers that stopped answering)
+    `... found in 60 seconds` during a start     -> compile.startup_wait_seconds += 60 (workers still compiling)
 EngineFailure(kind="shutdown")                -> nothing here: a stop is not a failure (derived.py reads it)
 EngineFailure(kind="request-error")           -> nothing here: one request's error, the server served on
 a log with no failure line                    -> failure.count = 0 (the absence of a failure line is evidence)
@@ -12,7 +13,17 @@ from __future__ import annotations
 
 import re
 
-from logdoctor.events import EngineFailure, EventBase, FailureKind, PerfWarning, SchedulerStats, WarningTopic
+from logdoctor.events import (
+    CompileTime,
+    EngineFailure,
+    EngineVersion,
+    EventBase,
+    FailureKind,
+    PerfWarning,
+    SchedulerStats,
+    StartupConfig,
+    WarningTopic,
+)
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -23,7 +34,7 @@ _REQUEST_ERROR: FailureKind = "request-error"
 
 
 class Failures(Combiner):
-    reads = (SchedulerStats, EngineFailure, PerfWarning)
+    reads = (SchedulerStats, EngineFailure, PerfWarning, EngineVersion, StartupConfig, CompileTime)
     produces = (
         "failure.kinds",
         "failure.count",
@@ -38,10 +49,16 @@ class Failures(Combiner):
         self.failures: list[FailureKind] = []
         self.warnings: list[WarningTopic] = []
         self.serving_sources: set[str] = set()  # sources whose stats lines have begun: the server is serving
+        # sources that show a start (a version line, the configuration, loading or compiling): a wait there before
+        # serving is the start still running; in an excerpt that shows neither a start nor serving it is not
+        self.starting_sources: set[str] = set()
 
     def add(self, ev: EventBase) -> None:
         b = self.b
-        if isinstance(ev, SchedulerStats):
+        if isinstance(ev, EngineVersion | StartupConfig | CompileTime):
+            if not isinstance(ev, EngineVersion) or ev.version:
+                self.starting_sources.add(ev.source)
+        elif isinstance(ev, SchedulerStats):
             if ev.source not in self.serving_sources:
                 self.serving_sources.add(ev.source)
                 b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
@@ -52,7 +69,9 @@ class Failures(Combiner):
             if ev.kind == _SHM_WAIT:
                 waits = (b.value("compile.shm_waits") or 0.0) + 1.0
                 b.set("compile.shm_waits", waits, ev, ev.message)
-                if ev.source in self.serving_sources:
+                if ev.source in self.serving_sources or ev.source not in self.starting_sources:
+                    # vLLM: "some processes are hanging or doing some time-consuming work"; with no start in the
+                    # log to do that work, the workers stopped answering
                     stalls = (b.value("stall.serving_waits") or 0.0) + 1.0
                     b.set("stall.serving_waits", stalls, ev, ev.message)
                 else:
