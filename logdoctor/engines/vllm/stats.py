@@ -15,8 +15,10 @@ _STATS_HEAD_RE = re.compile(
     r"Running: (?P<run>\d+) reqs, (?:Swapped: (?P<swap>\d+) reqs, Pending|Waiting): (?P<wait>\d+) reqs"
 )
 # The optional parts after Waiting/Pending, in any order (0.11.1+ joins whichever apply with ", ").
+# `\b` and the bounded device word keep a long run of letters linear: without them every position of the run
+# starts a `[A-Za-z]+` that reads to its end and backs off (quadratic on a 65,536-character line).
 _STATS_PART_RE = re.compile(
-    r"(?P<key>Deferred|Preemptions|Corrupted|(?P<dev>[A-Za-z]+(?: \+ host)?) KV cache usage|"
+    r"\b(?P<key>Deferred|Preemptions|Corrupted|(?P<dev>[A-Za-z]{1,24}(?: \+ host)?) KV cache usage|"
     r"External prefix cache hit rate|MM cache hit rate|Prefix cache hit rate): (?P<val>[\d.]+|nan)(?: reqs|%)?"
 )
 _KV_DEVICE_SEEN = "vllm.kv_device_platform"  # a Platform event was given for the stats lines' KV device
