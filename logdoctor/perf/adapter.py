@@ -64,7 +64,7 @@ _PARAMS_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
 _ACTIVE_RE = re.compile(r"-A(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
 
 
-def _median(series: Any) -> float | None:
+def median_value(series: Any) -> float | None:
     if isinstance(series, list):
         nums = [float(x) for x in series if isinstance(x, int | float) and not isinstance(x, bool)]
         return statistics.median(nums) if nums else None
@@ -73,11 +73,11 @@ def _median(series: Any) -> float | None:
     return None
 
 
-def _median_active(series: Any) -> float | None:
+def median_positive(series: Any) -> float | None:
     """The median of the positive values of a series (intervals in which something ran)."""
     if isinstance(series, list):
-        return _median([x for x in series if isinstance(x, int | float) and not isinstance(x, bool) and x > 0])
-    return _median(series)
+        return median_value([x for x in series if isinstance(x, int | float) and not isinstance(x, bool) and x > 0])
+    return median_value(series)
 
 
 def params_from_name(model: str) -> tuple[float | None, float | None]:
@@ -350,7 +350,7 @@ def deployment_from_profile(
         derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
 
     # intervals in which something ran: an idle interval (0 running) says nothing about the batch of decode
-    running = _median_active(profile.value("sched.running"))
+    running = median_positive(profile.value("sched.running"))
     batch = max(1, round(running)) if running else 1
     if running is None:
         unknown.append(
@@ -368,7 +368,7 @@ def deployment_from_profile(
         derived.append(
             f"KV bytes per token per GPU: {kv_gib} GiB / {kv_tokens:.0f} tokens = {kv_per_token / 1e3:.1f} kB"
         )
-    usage = _median_active(profile.value("kv.usage"))
+    usage = median_positive(profile.value("kv.usage"))
     context = None
     if usage is not None and isinstance(kv_tokens, int | float) and running:
         context = usage * float(kv_tokens) / running
@@ -408,7 +408,7 @@ def deployment_from_profile(
     if profile.value("spec.enabled") is True:
         k = profile.value("spec.num_tokens")
         positions = profile.value("spec.position_acceptance")
-        tau = _median(profile.value("spec.acceptance_length"))
+        tau = median_value(profile.value("spec.acceptance_length"))
         if isinstance(k, int | float) and k > 0:
             method = str(profile.value("spec.method") or "unknown")
             if method == "unknown":
@@ -479,10 +479,10 @@ def deployment_from_profile(
         cuda_graphs=cuda_graphs,
         spec=spec,
     )
-    per_request = _median(profile.value("throughput.per_request"))
+    per_request = median_value(profile.value("throughput.per_request"))
     if per_request is None:
-        per_request = _median(profile.value("bench.per_request"))
-    aggregate = _median_active(profile.value("throughput.generation"))
+        per_request = median_value(profile.value("bench.per_request"))
+    aggregate = median_positive(profile.value("throughput.generation"))
     if per_request is None and aggregate is None:
         unknown.append(
             Missing(

@@ -6,13 +6,12 @@ this hardware could do for the model, and where the measured speed lands against
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from logdoctor.facts import speculation
 from logdoctor.perf import effects
-from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile
+from logdoctor.perf.adapter import FactSource, Inputs, deployment_from_profile, median_value
 from logdoctor.perf.hardware import HardwareTable, ModelShape
 from logdoctor.perf.model import Deployment, Expected, Step, expected
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance
@@ -28,21 +27,6 @@ HEALTHY_HIGH = 0.9
 # Fewer intervals with one running request than this, beside aggregate intervals, are not a per-request
 # measurement (the tail of a batch draining): the aggregate is compared instead.
 MIN_PER_REQUEST_INTERVALS = 3
-
-
-def median_value(value: Any) -> float | None:
-    if isinstance(value, list):
-        nums = [float(v) for v in value if isinstance(v, int | float) and not isinstance(v, bool)]
-        return statistics.median(nums) if nums else None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
-def median_positive(value: Any) -> float | None:
-    if isinstance(value, list):
-        return median_value([v for v in value if isinstance(v, int | float) and not isinstance(v, bool) and v > 0])
-    return median_value(value)
 
 
 def tok(x: float) -> str:

@@ -20,8 +20,8 @@ from logdoctor.engine.result import (
 )
 from logdoctor.facts import speculation
 from logdoctor.perf import effects
-from logdoctor.perf.adapter import FactSource
-from logdoctor.perf.bound import median_positive, median_value, tok1, working_line
+from logdoctor.perf.adapter import FactSource, median_positive, median_value
+from logdoctor.perf.bound import tok1, working_line
 from logdoctor.perf.hardware import HardwareTable
 from logdoctor.perf.model import Deployment, SpecConfig, draft_cost
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
