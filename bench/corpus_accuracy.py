@@ -42,6 +42,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld5",
     REPO / "fixtures" / "logs" / "realworld6",
     REPO / "fixtures" / "logs" / "realworld7",
+    REPO / "fixtures" / "logs" / "realworld8",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
