@@ -446,17 +446,15 @@ def compare_runs(
 ) -> tuple[list[Finding], list[str]]:
     """The regression findings of the input's controlled pair of runs, and a note that says which runs were
     compared; nothing where the input holds one run or no comparable pair."""
-    runs = split_runs(events, lookup)
-    engine = _serving_engine(engine, runs)
-    for run in runs:
+    every = split_runs(events, lookup)
+    engine = _serving_engine(engine, every)
+    for run in every:
         if run.label is not None:
             run.label_config = label_settings(run.label, engine)
-    runs = [run for run in runs if run.speeds() and (run.configs() or run.label_config)]
-    if len(runs) < 2:
-        return [], []
-    pair = best_pair(runs)
+    runs = [run for run in every if run.speeds() and (run.configs() or run.label_config)]
+    pair = best_pair(runs) if len(runs) >= 2 else None
     if pair is None or not math.isfinite(pair.ratio):
-        return [], []
+        return [], _unexplained_gap(every)
     note = pair.note(len(runs))
     if pair.ratio < MIN_GAP:
         return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
@@ -468,6 +466,26 @@ def compare_runs(
         f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
     return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [note]
+
+
+def _unexplained_gap(runs: Sequence[PastedRun]) -> list[str]:
+    """A note for labelled runs that measured apart by more than noise where no setting tells them apart (`baseline`
+    / `after the upgrade`): what was measured, and that nothing is blamed."""
+    named = [run for run in runs if run.label is not None and run.speeds()]
+    for i, a in enumerate(named):
+        for b in named[i + 1 :]:
+            sa, sb = a.speeds(), b.speeds()
+            measure = next((m for m in sa if m in sb and sa[m] > 0 and sb[m] > 0), None)
+            if measure is None:
+                continue
+            (fast, fast_speed), (slow, slow_speed) = sorted(((a, sa[measure]), (b, sb[measure])), key=lambda r: -r[1])
+            if fast_speed / slow_speed >= MIN_GAP:
+                return [
+                    f"{len(named)} labelled runs in this input; {slow.name()} ran {fast_speed / slow_speed:.2f}x slower "
+                    f"than {fast.name()} ({measure}: {slow_speed:.4g} vs {fast_speed:.4g}); neither label nor command "
+                    "names a setting that differs, so no setting is blamed"
+                ]
+    return []
 
 
 def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> list[Finding]:

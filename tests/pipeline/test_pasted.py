@@ -175,6 +175,8 @@ def test_the_setting_a_label_names_is_the_one_that_differs() -> None:
 def test_labels_that_name_no_known_setting_blame_nothing() -> None:
     diagnosis = _diagnose(_labelled("baseline", "after the upgrade"))
     assert not [f for f in diagnosis.findings if f.rule.startswith("diff-")]
+    # the gap is still said, with the runs' names
+    assert any('("baseline") ran 1.86x slower than' in w and "no setting is blamed" in w for w in diagnosis.warnings)
 
 
 def test_a_log_line_above_results_is_not_a_label() -> None:
