@@ -39,8 +39,9 @@ _PROFILE_REST_RE = re.compile(r"the rest of the memory reserved for KV Cache is 
 _PROFILE_TAKES_RE = re.compile(r"Memory profiling takes (?P<s>[\d.]+) seconds")
 _BLOCKS_OVERRIDE_RE = re.compile(r"Overriding num_gpu_blocks=(?P<old>\d+) with num_gpu_blocks_override=(?P<new>\d+)")
 _CACHE_CONFIG_INFO_RE = re.compile(r"cache_config_info with initialization after num_gpu_blocks is: (?P<blocks>\d+)")
+# a number and its unit are printed with or without a space between them, by release (`18.20GiB` in 0.10)
 _KV_RESERVED_RE = re.compile(
-    r"Initial free memory (?P<free>[\d.]+) GiB, reserved (?P<kv>[\d.]+) GiB memory for KV Cache"
+    r"Initial free memory (?P<free>[\d.]+) ?GiB, reserved (?P<kv>[\d.]+) ?GiB memory for KV Cache"
 )
 _KV_BLOCK_SIZE_RE = re.compile(r"(?:Setting|Forcing) kv cache block size to (?P<size>\d+) for (?P<backend>\S+) backend")
 _AUTO_FIT_RE = re.compile(
@@ -234,7 +235,8 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
     ),
     (re.compile("Using \\w+ data type to store kv cache"), _event(KVCache)),
     (
-        re.compile("Using KV cache scaling factor [\\d.]+ for \\w+\\. If this is unintended"),
+        # the advice after the first sentence is reworded between releases (0.5: `This may cause accuracy issues`)
+        re.compile("Using KV cache scaling factor [\\d.]+ for \\w+\\."),
         _event(PerfWarning, topic="fp8-kv-scale"),
     ),
     (
@@ -292,6 +294,13 @@ GRAMMARS: list[Grammar] = [
                 "sample-2",
                 "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
                 ("kv_cache", {}),
+            ),
+            case(
+                "v0.10-kv-cache-memory-bytes",
+                "(EngineCore_DP0 pid=71) INFO 09-20 10:00:00 [gpu_worker.py:251] Initial free memory 44.12 GiB, reserved "
+                "18.20GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
+                ("kv_cache", {"kv_cache_memory_gib": 18.2}),
+                exact=True,
             ),
             case(
                 "sample-3",
@@ -561,6 +570,12 @@ GRAMMARS: list[Grammar] = [
             case(
                 "v0.33-using-kv-cache-scaling-factor",
                 "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [kv_cache.py:165] Using KV cache scaling factor 1.0 for fp8_e4m3. If this is unintended, verify that k/v_scale scaling factors are properly set in the checkpoint.",
+                ("perf_warning", {"topic": "fp8-kv-scale"}),
+            ),
+            case(
+                "v0.5-using-kv-cache-scaling-factor",
+                "WARNING 08-05 10:00:00 kv_cache.py:70] Using KV cache scaling factor 1.0 for fp8_e4m3. This may cause "
+                "accuracy issues. Please make sure k/v_scale scaling factors are available in the fp8 checkpoint.",
                 ("perf_warning", {"topic": "fp8-kv-scale"}),
             ),
             case(
