@@ -104,6 +104,7 @@ FailureKind = Literal[
     "shm-broadcast-wait",
     "rpc-timeout",
     "watchdog",
+    "stalled",  # the engine's own stats say no iteration ran in an interval while requests were running
     "exception",
     "kv-cache-insufficient",
     "gpu-memory-insufficient",
@@ -127,7 +128,7 @@ SchedulerConfigKind = Literal[
     "mixed-chunk",
     "prefill-interval",
 ]
-OffloadKind = Literal["weights", "kv", "swap"]
+OffloadKind = Literal["weights", "kv", "swap", "experts"]  # experts: MoE experts computed on the CPU
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
 HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
@@ -520,7 +521,7 @@ class SchedulerConfig(EventBase):
 
 
 class Offload(EventBase):
-    """Weights or KV cache in host memory: `cpu_offload_gb`, swap space, CPU KV cache."""
+    """Weights or KV cache in host memory: `cpu_offload_gb`, swap space, CPU KV cache, MoE experts on the CPU."""
 
     type: Literal["offload"] = "offload"
     kind: OffloadKind

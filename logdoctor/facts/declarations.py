@@ -343,6 +343,9 @@ FACTS: dict[str, FactSpec] = {
     "offload.cpu_gb": FactSpec("number", "weights offloaded to CPU memory, GiB"),
     "offload.swap_gb": FactSpec("number", "KV swap space, GiB (vLLM V0)"),
     "offload.kv": FactSpec("bool", "KV cache offloaded to host memory"),
+    "offload.cpu_experts": FactSpec(
+        "bool", "MoE experts held in host memory and computed on the CPU (SGLang's KTransformers / kt-kernel experts)"
+    ),
     # failures and warnings
     "failure.kinds": FactSpec("list", "engine failures seen: engine-dead, cuda-oom, nccl-timeout, ..."),
     "failure.count": FactSpec("number", "engine failure events"),
