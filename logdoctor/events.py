@@ -84,6 +84,7 @@ CompileKind = Literal[
     "cache_dir",
     "cache_disabled",
     "compile_disabled",
+    "kernel_build",  # a kernel JIT-compiled (and tuned) as the process runs, not timed
     "compilation",
     "init_engine",
     "memory_profiling",

@@ -318,6 +318,9 @@ FACTS: dict[str, FactSpec] = {
     "compile.graph_capture_seconds": FactSpec("number", "CUDA-graph capture time"),
     "compile.disabled": FactSpec("bool", "torch.compile turned off (eager or TORCH_COMPILE_DISABLE)"),
     "compile.cache_hit": FactSpec("bool", "compiled graphs loaded from cache"),
+    "compile.kernel_builds": FactSpec(
+        "number", "kernels JIT-compiled as the process ran (triton-ascend's `Please DO NOT tune args` lines)"
+    ),
     "compile.shm_waits": FactSpec("number", "`No available shared memory broadcast block` waits"),
     "compile.startup_wait_seconds": FactSpec(
         "number", "seconds the engine core waited on its workers before serving (shared-memory broadcast waits)"

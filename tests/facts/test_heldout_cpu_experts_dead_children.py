@@ -69,3 +69,27 @@ def test_a_normal_process_tree_teardown_is_no_failure() -> None:
 
 def test_an_interval_without_an_iteration_while_requests_run_is_a_stall() -> None:
     assert _ranked_causes(REALWORLD8 / "vllm-b102.log")[:2] == ["engine-failure", "kv-cache-pressure"]
+
+
+# Constructed: vLLM's per-graph DEBUG load lines and the INFO line that ends the load (backends.py).
+GRAPH_LOADS = [
+    "DEBUG 07-01 21:11:24 [backends.py:123] Directly load the 0-th graph for shape 1 from inductor via handle "
+    "('fn7', '/root/.cache/vllm/torch_compile_cache/469366c8cf/rank_0_0/inductor_cache/x3/cx37.py')",
+    "INFO 07-01 21:11:24 [backends.py:167] Directly load the compiled graph(s) for shape 1 from the cache, took 4.428 s",
+    "DEBUG 07-01 21:20:33 [backends.py:123] Directly load the 28-th graph for shape 1 from inductor via handle "
+    "('fhu', '/root/.cache/vllm/torch_compile_cache/250015fb60/rank_0_0/inductor_cache/cd/ccdq.py')",
+]
+
+
+def test_a_compile_cache_load_is_the_compile_time_and_per_graph_lines_bound_no_phase() -> None:
+    profile = _profile("\n".join(GRAPH_LOADS))
+    assert profile.value("compile.torch_seconds") == 4.428
+    assert profile.value("compile.cache_hit") is True
+    # the 28-th graph nine minutes later is another run of the paste, not a 549 s start
+    assert profile.value("compile.phase_seconds") is None
+
+
+def test_kernels_built_while_serving_are_counted_and_ranked() -> None:
+    assert _profile((REALWORLD8 / "vllm-b003.log").read_text()).value("compile.kernel_builds") == 2
+    assert _ranked_causes(REALWORLD8 / "vllm-b003.log")[:1] == ["torch-compile-or-warmup"]
+    assert _ranked_causes(REALWORLD8 / "vllm-b104.log")[:1] == ["torch-compile-or-warmup"]
