@@ -7,6 +7,7 @@ the rules' scale, the statement and the actions; findings ranked by what they co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -71,6 +72,13 @@ class _SpecChoices:
     k: int = 0  # as deployed
     tokens_per_step: float = 1.0  # as deployed, by the measured acceptance
     break_even_assumed: float | None = None  # the rules' spec.break_even (no GPU: 0.2 plain steps a drafted token)
+
+    @property
+    def step_cost(self) -> float | None:
+        """A step as deployed in plain decode steps on this hardware: the acceptance length that breaks even."""
+        if not self.now or self.k < 1:
+            return None
+        return self.tokens_per_step * self.plain / self.now
 
 
 def _spec_choices(
@@ -159,14 +167,11 @@ def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -
         f"speculation as deployed {words}: {seen}{tok1(choices.now)} expected as deployed, {tok1(choices.plain)} "
         f"expected without speculation, tok/s per request on {where}"
     )
-    # the step in plain steps is the acceptance length that breaks even on this hardware; the rules' figure, made
-    # without the GPU, is said beside it where it differs, so the two are not read as one disagreeing with the other
-    cost = choices.tokens_per_step * choices.plain / choices.now if choices.now else None
-    if cost is not None and choices.k >= 1:
+    # the step in plain steps is the acceptance length that breaks even on this hardware; it replaces the rules'
+    # figure (made without the GPU) in the finding's own text (`model_break_even`), so one number is said
+    cost = choices.step_cost
+    if cost is not None:
         out += f"; a step with k={choices.k} costs {cost:.2f} plain decode steps here, the acceptance length that breaks even"
-        rule = choices.break_even_assumed
-        if rule is not None and abs(rule - cost) >= 0.05 * cost:
-            out += f" (the {rule:.1f} above assumes 0.2 plain steps a drafted token, as on small models on fast GPUs)"
     if choices.actions:
         best = choices.actions[0]
         out += f"; recommended: {best.text} ({tok1(best.expected_tok_s or 0.0)} tok/s, {best.speedup:.2f}x)"
@@ -255,6 +260,7 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
             True,
             "offloaded bytes / BW_PCIe per step, read from GPU memory once fixed",
             replace(dep, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed_weights),
+            actions=_offload_actions(eff, dep, profile, engine),
         )
     if kind == "kv-concurrency":
         kv_tokens = median_value(profile.value("kv.tokens"))
@@ -265,8 +271,88 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
         wanted = dep.batch + round(waiting)
         eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted)
         # medians of series the facts do not pair per interval: rough, so it may only raise the rule's score
-        return _Computed(eff, "aggregate", False, "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate", None)
+        return _Computed(
+            eff,
+            "aggregate",
+            False,
+            "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate",
+            None,
+            actions=_kv_actions(dep, table, profile, engine, kv_tokens, wanted),
+        )
     return None
+
+
+# The most of a GPU's memory the engines are run with: vLLM's and SGLang's docs raise the fraction toward it when the
+# KV cache is short, leaving the rest for the CUDA context, activations and graphs. A deployment already at or above it
+# gets no utilization action.
+MAX_MEMORY_FRACTION = 0.95
+_GIB = 2**30
+
+
+def _kv_actions(
+    dep: Deployment, table: HardwareTable, profile: FactSource, engine: str, kv_tokens: float, wanted: int
+) -> tuple[Action, ...]:
+    """KV-bound concurrency: the memory fraction raised to MAX_MEMORY_FRACTION, from the log's numbers (the fraction
+    set, the KV cache's GiB and tokens per GPU, the GPU's memory): the tokens it adds, the requests they hold and the
+    aggregate tok/s at that batch by the model. None where the log lacks one of them (the effect stands alone)."""
+    fraction = median_value(profile.value("memory.fraction"))
+    kv_gib = median_value(profile.value("kv.memory_gib"))
+    context = dep.context_tokens
+    if fraction is None or kv_gib is None or context is None or not kv_tokens or fraction >= MAX_MEMORY_FRACTION:
+        return ()
+    per_token = kv_gib * _GIB / kv_tokens
+    extra = (MAX_MEMORY_FRACTION - fraction) * dep.gpu.memory_gb * 1e9
+    more = kv_tokens + extra / per_token
+    eff = effects.kv_bound_speedup(dep, table, kv_tokens, context, wanted, fixed_kv_tokens=more)
+    if eff.speedup <= 1.0:
+        return ()
+    flag = "--mem-fraction-static" if engine == "sglang" else "--gpu-memory-utilization"
+    return (
+        Action(
+            text=f"{flag} {MAX_MEMORY_FRACTION:g} (now {fraction:g})",
+            expected_tok_s=round(eff.fixed_tok_s, 1),
+            speedup=round(eff.speedup, 4),
+            basis="aggregate",
+            note=(
+                f"{(MAX_MEMORY_FRACTION - fraction) * dep.gpu.memory_gb:.1f} GB more KV a GPU of the "
+                f"{dep.gpu.memory_gb:g} GB: {kv_tokens:,.0f} -> {more:,.0f} tokens at {per_token / 1e3:.0f} kB a token, "
+                f"{eff.note}, at {context:,.0f} tokens a request; aggregate tok/s by the model"
+            ),
+        ),
+    )
+
+
+def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource, engine: str) -> tuple[Action, ...]:
+    """Weights offloaded to host memory: dropping --cpu-offload-gb where the GPU's share of memory holds them with the
+    rest of the weights (the KV cache gives way), with the tok/s without the PCIe reads. Where it cannot hold them,
+    no modelled action: the rule's more GPUs or a smaller checkpoint stand."""
+    offload = median_value(profile.value("offload.cpu_gb"))
+    set_fraction = median_value(profile.value("memory.fraction"))
+    fraction = set_fraction or 0.9  # vLLM's default --gpu-memory-utilization
+    # the whole model on each GPU once fixed: what the load put there plus the offloaded share, else from its size
+    if dep.weights_bytes_per_gpu is not None:
+        whole = dep.weights_bytes_per_gpu + dep.host_bytes_per_gpu
+    elif dep.params is not None:
+        whole = dep.params * dep.dtype_bytes / (dep.tp * dep.pp)
+    else:
+        return ()
+    if not offload or eff.speedup <= 1.0 or engine == "sglang":
+        return ()
+    left = fraction * dep.gpu.memory_gb * 1e9 - whole
+    if left <= 0:
+        return ()
+    return (
+        Action(
+            text=f"drop --cpu-offload-gb {offload:g}",
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=(
+                f"{dep.host_bytes_per_gpu / 1e9:.1f} GB a GPU read over PCIe every step now; the whole model, "
+                f"{whole / 1e9:.1f} GB a GPU, fits in {fraction:g} of its {dep.gpu.memory_gb:g} GB"
+                f"{'' if set_fraction else ' (the default utilization)'} and leaves {left / 1e9:.1f} GB for the KV cache"
+            ),
+        ),
+    )
 
 
 # The TP link's recommended action, by why custom all-reduce is off (allreduce.reason): turned off by the user, or
@@ -312,6 +398,17 @@ def graph_actions(eff: effects.Effect, fix: Sequence[str]) -> tuple[Action, ...]
     )
 
 
+_REPLICAS = re.compile(r"--(?:data-parallel-size|dp-size) \d+ instead of")
+
+
+def _one_gpu_holds(dep: Deployment) -> bool:
+    """Whether one GPU could hold every TP rank's weights (unknown weights: it may). Where the weights are what a
+    step reads (the model's parameter counts), those are the least the GPUs hold."""
+    if dep.weights_bytes_per_gpu is None or dep.tp <= 1:
+        return True
+    return dep.weights_bytes_per_gpu * dep.tp < dep.gpu.memory_gb * 1e9 * 0.9
+
+
 def effect_score(speedup: float) -> int:
     """0-100 from the share of decode time a fix recovers, p = 1 - 1/speedup: 50 at 10% (1.11x), 75 at 30% (1.43x),
     83 at 2x, 89 at 5x."""
@@ -338,8 +435,24 @@ def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> 
     )
 
 
+# The rules' break-even in a finding's text ("break-even is about 4.0", below-break-even's explain), made without the
+# GPU at 0.2 plain steps a drafted token.
+_RULE_BREAK_EVEN = re.compile(r"break-even is about \d+(?:\.\d+)?")
+
+
+def model_break_even(text: str, choices: _SpecChoices, where: str) -> str:
+    """`text` with the rules' assumed break-even replaced by the model's on this hardware, where it has one."""
+    cost = choices.step_cost
+    if cost is None:
+        return text
+    return _RULE_BREAK_EVEN.sub(f"break-even is about {cost:.2f} on {where} (the model's step cost)", text)
+
+
 def apply_effect(finding: Finding, computed: _Computed, measured: float | None, dep: Deployment) -> Finding:
     eff = computed.effect
+    explanation = finding.explanation
+    if computed.spec is not None:
+        explanation = model_break_even(explanation, computed.spec, _where(dep))
     base = measured if measured is not None else eff.now_tok_s
     recovered = base * (eff.speedup - 1.0)
     escore = effect_score(eff.speedup)
@@ -351,15 +464,17 @@ def apply_effect(finding: Finding, computed: _Computed, measured: float | None, 
         f"effect score {escore}, which {how} the rule's {finding.score} = {score}"
     )
     fix = finding.fix
+    if computed.actions and computed.spec is None and not _one_gpu_holds(dep):
+        # replicas in place of TP need one GPU to hold the whole model: where the log's weights say it cannot, the
+        # advice does not fit this deployment
+        fix = [step for step in fix if not _REPLICAS.search(step)]
     if computed.spec is not None:
         # the model's choices replace the rule's k, drop and method advice: one answer, never two that disagree
         fix = [a.text for a in computed.actions] + [
             step for step in finding.fix if not _contradicts(step, computed.method)
         ]
     elif computed.actions:
-        fix = list(
-            dict.fromkeys([a.text for a in computed.actions] + [s for s in finding.fix if not answered_by_model(s)])
-        )
+        fix = list(dict.fromkeys([a.text for a in computed.actions] + [s for s in fix if not answered_by_model(s)]))
     elif computed.fix_line is not None:
         fix = [computed.fix_line, *finding.fix]
     statement = _statement(computed, measured, dep)
@@ -367,6 +482,7 @@ def apply_effect(finding: Finding, computed: _Computed, measured: float | None, 
         update={
             "score": score,
             "severity": severity_for(score),
+            "explanation": explanation,
             "working": working,
             "fix": fix,
             "estimate": statement,
