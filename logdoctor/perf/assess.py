@@ -146,7 +146,7 @@ def assess(
     out: list[Finding] = []
     for finding in _with_gpu(findings, options.gpu, b.dep.gpu.name):
         kind = effect_of.get(finding.rule)
-        computed = effect_for(kind, b.compare, table, profile, engine) if kind else None
+        computed = effect_for(kind, b.compare, table, profile, engine, options.seen) if kind else None
         if kind is None or computed is None:
             out.append(finding)
             continue

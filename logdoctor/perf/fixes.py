@@ -27,6 +27,7 @@ from logdoctor.perf.hardware import HardwareTable
 from logdoctor.perf.model import Deployment, SpecConfig, draft_cost
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
 from logdoctor.perf.nogpu import drop_flag as _drop_flag
+from logdoctor.perf.options import SeenAcceptance, model_tail
 
 # A fix that recovers this share of decode time scores 50 (material): score = 100 * p / (p + HALF_SCORE_SHARE).
 # 10% is where the rules' own impacts put "material" (custom-allreduce-off scores 60 for "typically 5-20% of
@@ -82,7 +83,12 @@ class _SpecChoices:
 
 
 def _spec_choices(
-    engine: str, dep: Deployment, plan: effects.SpecPlan, table: HardwareTable, profile: FactSource
+    engine: str,
+    dep: Deployment,
+    plan: effects.SpecPlan,
+    table: HardwareTable,
+    profile: FactSource,
+    seen: SeenAcceptance | None = None,
 ) -> _SpecChoices:
     """The fixes of a speculation problem, each with its expected tok/s per request on this hardware, best first:
     another k for this drafter (never the k already set), no speculation, and the model's own MTP head where the log
@@ -121,6 +127,12 @@ def _spec_choices(
     )
     head = mtp_head(profile) if not is_mtp(spec.method) else None
     typical, family = mtp_acceptance(profile)
+    if seen is not None and (seen.model != model_tail(profile.value("model")) or not seen.model):
+        seen = None  # another model's acceptance says nothing of this one's head
+    if seen is not None and is_mtp(seen.method) and seen.k >= 1:
+        # the same model's MTP head as another deployment ran it: its measured acceptance, not the published low end
+        typical = speculation.TypicalAcceptance("mtp", seen.tau, seen.k, f"measured by {seen.where}")
+        family = seen.where
     if head is not None and dep.layers is not None:
         positions = speculation.iid_positions(typical.tau, typical.k)
         mtp_spec = SpecConfig(
@@ -143,8 +155,12 @@ def _spec_choices(
                         text=_mtp_flag(engine, best.k, str(profile.value("model") or "")),
                         expected_tok_s=round(best.tok_s_per_request, 2),
                         speedup=round(best.tok_s_per_request / now, 4),
-                        note=f"the model's own MTP head ({head}), at the typical acceptance length "
-                        f"{typical.tau:g} at k={typical.k} of {family}",
+                        note=f"the model's own MTP head ({head}), at the "
+                        + (
+                            f"acceptance length {typical.tau:.2f} at k={typical.k} measured by {family}"
+                            if seen is not None and family == seen.where
+                            else f"typical acceptance length {typical.tau:g} at k={typical.k} of {family}"
+                        ),
                         source=typical.source,
                     ),
                     replace(mtp_dep, spec=replace(mtp_spec, k=best.k)),
@@ -178,8 +194,16 @@ def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -
     return out
 
 
-def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSource, engine: str) -> _Computed | None:
-    """The effect of one fix on `dep`, or None where the model lacks what that formula needs."""
+def effect_for(
+    kind: str,
+    dep: Deployment,
+    table: HardwareTable,
+    profile: FactSource,
+    engine: str,
+    seen: SeenAcceptance | None = None,
+) -> _Computed | None:
+    """The effect of one fix on `dep`, or None where the model lacks what that formula needs. `seen`: the acceptance
+    another deployment of the same model measured (diff), used for its method in place of the published figure."""
     needs_layers = kind in ("custom-allreduce", "p2p", "cuda-graphs")
     if needs_layers and dep.layers is None:
         return None
@@ -224,7 +248,7 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
         except ValueError:
             return None
         assumed = draft_cost(dep).assumed
-        choices = _spec_choices(engine, dep, plan, table, profile)
+        choices = _spec_choices(engine, dep, plan, table, profile, seen)
         recommended = choices.actions[0] if choices.actions else None
         fixed_tps = recommended.expected_tok_s if recommended and recommended.expected_tok_s else choices.now
         eff = effects.Effect(
