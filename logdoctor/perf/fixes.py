@@ -453,9 +453,10 @@ def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> 
     # these effects are computed on plain decode steps (effects.py): said, so the figures are not read as the
     # speculative deployment's
     steps = ", plain decode steps" if dep.spec is not None else ""
+    # the figures at the precision the actions carry (2 decimals), so the box's line and its action print one number
     return (
-        f"fixed: {eff.speedup:.3f}x ({tok1(eff.now_tok_s)} -> {tok1(eff.fixed_tok_s)} {unit} expected on "
-        f"{_where(dep)}{steps})"
+        f"fixed: {eff.speedup:.3f}x ({tok1(round(eff.now_tok_s, 2))} -> {tok1(round(eff.fixed_tok_s, 2))} {unit} "
+        f"expected on {_where(dep)}{steps})"
     )
 
 
