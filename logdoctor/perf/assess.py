@@ -38,7 +38,7 @@ from logdoctor.perf.bound import (
     tok,
     working_line,
 )
-from logdoctor.perf.fixes import apply_effect, effect_for, effect_score, graph_actions, rank
+from logdoctor.perf.fixes import _where, apply_effect, effect_for, effect_score, effect_unknown, graph_actions, rank
 from logdoctor.perf.model import ModelError, SpecConfig
 from logdoctor.perf.nogpu import without_gpu
 from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
@@ -148,6 +148,12 @@ def assess(
         kind = effect_of.get(finding.rule)
         computed = effect_for(kind, b.compare, table, profile, engine, options.seen) if kind else None
         if kind is None or computed is None:
+            why = effect_unknown(kind, b.compare, profile) if kind else None
+            if why is not None:
+                said = f"unknown by the model on {_where(b.compare)}: {why}"
+                finding = finding.model_copy(
+                    update={"estimate": f"{finding.estimate}; {said}" if finding.estimate else said}
+                )
             out.append(finding)
             continue
         if kind == "cuda-graphs" and not computed.actions:

@@ -293,16 +293,35 @@ def effect_for(
         if kv_tokens is None or dep.context_tokens is None or not waiting:
             return None
         wanted = dep.batch + round(waiting)
-        eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted)
+        actions = _kv_actions(dep, table, profile, engine, kv_tokens, wanted)
+        # the problem's effect is its recommended action's (the memory fraction the log allows), else every queued
+        # request running
+        more = actions[0][1] if actions else None
+        eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted, fixed_kv_tokens=more)
         # medians of series the facts do not pair per interval: rough, so it may only raise the rule's score
         return _Computed(
             eff,
             "aggregate",
             False,
-            "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate",
+            "B_fixed / t(B_fixed) vs B_fit / t(B_fit), aggregate",
             None,
-            actions=_kv_actions(dep, table, profile, engine, kv_tokens, wanted),
+            actions=tuple(a for a, _ in actions),
         )
+    return None
+
+
+def effect_unknown(kind: str, dep: Deployment, profile: FactSource) -> str | None:
+    """Why the model has no effect for a KV-pressure or offload fix, where the log lacks what it needs (None where
+    it is not that: another kind, or a fix that does not apply)."""
+    if kind == "kv-concurrency":
+        if median_value(profile.value("kv.tokens")) is None:
+            return "the log gives no KV cache size in tokens (vLLM `GPU KV cache size`, SGLang `max_total_num_tokens`)"
+        if dep.context_tokens is None:
+            return "the stats lines give no KV usage with requests running (the context a request holds)"
+        if not median_positive(profile.value("sched.waiting")):
+            return "the stats lines show no request waiting (how many more would run)"
+    if kind == "cpu-offload" and not dep.host_bytes_per_gpu and profile.value("offload.cpu_gb") is None:
+        return "the log gives no offloaded GiB (--cpu-offload-gb); swapped KV blocks are not modelled"
     return None
 
 
@@ -315,10 +334,11 @@ _GIB = 2**30
 
 def _kv_actions(
     dep: Deployment, table: HardwareTable, profile: FactSource, engine: str, kv_tokens: float, wanted: int
-) -> tuple[Action, ...]:
+) -> tuple[tuple[Action, float], ...]:
     """KV-bound concurrency: the memory fraction raised to MAX_MEMORY_FRACTION, from the log's numbers (the fraction
     set, the KV cache's GiB and tokens per GPU, the GPU's memory): the tokens it adds, the requests they hold and the
-    aggregate tok/s at that batch by the model. None where the log lacks one of them (the effect stands alone)."""
+    aggregate tok/s at that batch by the model, each with the KV tokens it gives. None where the log lacks one of them
+    (the effect stands alone)."""
     fraction = median_value(profile.value("memory.fraction"))
     kv_gib = median_value(profile.value("kv.memory_gib"))
     context = dep.context_tokens
@@ -331,7 +351,7 @@ def _kv_actions(
     if eff.speedup <= 1.0:
         return ()
     flag = "--mem-fraction-static" if engine == "sglang" else "--gpu-memory-utilization"
-    return (
+    action = (
         Action(
             text=f"{flag} {MAX_MEMORY_FRACTION:g} (now {fraction:g})",
             expected_tok_s=round(eff.fixed_tok_s, 1),
@@ -343,7 +363,9 @@ def _kv_actions(
                 f"{eff.note}, at {context:,.0f} tokens a request; aggregate tok/s by the model"
             ),
         ),
+        more,
     )
+    return (action,)
 
 
 def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource, engine: str) -> tuple[Action, ...]:

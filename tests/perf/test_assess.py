@@ -360,3 +360,11 @@ def test_cpu_offload_action_where_the_gpu_holds_the_weights(rules: list[LoadedRu
     small = _diagnose(CONSTRUCTED / "cpu-offload-vllm033-uva-12gib.log", rules, "L4")
     pr = next(p for p in small.problems if p.id == "cpu-offload-or-swap")
     assert not any(a.text.startswith("drop --cpu-offload-gb 12") for a in pr.actions)
+
+
+def test_kv_pressure_effect_unknown_says_what_the_log_lacks(rules: list[LoadedRule]) -> None:
+    # the log prints the KV cache's GiB but not its size in tokens: no concurrency to compute, said so
+    d = _diagnose(CONSTRUCTED / "kv-cache-pressure-vllm033-auto-fit.log", rules, "H100 SXM")
+    kv = next(f for f in d.findings if f.cause == "kv-cache-pressure")
+    assert kv.effect is None and kv.estimate is not None
+    assert "unknown by the model on H100 SXM: the log gives no KV cache size in tokens" in kv.estimate
