@@ -506,8 +506,17 @@ def apply_effect(finding: Finding, computed: _Computed, measured: float | None, 
     score = escore if computed.firm else max(finding.score, escore)
     lost = 1.0 - 1.0 / eff.speedup if eff.speedup > 0 else 0.0
     how = "replaces" if computed.firm else "may only raise (an input was assumed)"
+    rule_working = finding.working
+    spec = computed.spec
+    if spec is not None and spec.step_cost is not None and spec.break_even_assumed is not None:
+        # the rule scored against its own break-even: said as the rules' figure, beside the model's that replaces it
+        rule_working = rule_working.replace(
+            "spec.break_even =",
+            f"spec.break_even {spec.break_even_assumed:.2f} (the rules' 0.2 plain steps a drafted token; "
+            f"{spec.step_cost:.2f} on {_where(dep)} by the model) =",
+        )
     working = (
-        f"{finding.working}; effect by the model: {eff.speedup:.3f}x ({lost:.1%} of decode time) -> "
+        f"{rule_working}; effect by the model: {eff.speedup:.3f}x ({lost:.1%} of decode time) -> "
         f"effect score {escore}, which {how} the rule's {finding.score} = {score}"
     )
     fix = finding.fix

@@ -220,6 +220,8 @@ def test_story_effect_says_the_break_even_on_this_hardware(story: Diagnosis) -> 
     finding = _by_rule(story)["below-break-even"]
     assert f"break-even is about {cost} on 2x RTX A6000" in finding.explanation
     assert "4.0" not in finding.explanation and "assumes 0.2" not in spec.effect.statement
+    # --explain's score line says the rules' figure it scored against as the rules', beside the model's
+    assert f"the rules' 0.2 plain steps a drafted token; {cost} on 2x RTX A6000 by the model" in finding.working
     assert (
         f"break-even is about {cost}" in story.verdict.summary or "break-even is about 4" not in story.verdict.summary
     )
