@@ -136,3 +136,13 @@ def test_a_full_cache_with_a_few_waiting_beside_hundreds_running_is_not_pressure
     assert not [f for f in _findings(text) if f.cause == "kv-cache-pressure"]
     crowded = "\n".join([_stats(18, 43, 95.9, 22), _stats(18, 42, 95.5, 23)])
     assert [f.rule for f in _findings(crowded) if f.cause == "kv-cache-pressure"] == ["kv-saturated"]
+
+
+@pytest.mark.parametrize(("fraction", "offered"), [(0.8, True), (0.95, False)])
+def test_kv_saturated_never_offers_the_memory_fraction_already_set(fraction: float, offered: bool) -> None:
+    args = (
+        f"INFO 07-31 16:21:25 [utils.py:233] non-default args: {{'model': '/m', 'gpu_memory_utilization': {fraction}}}"
+    )
+    text = "\n".join([args, _stats(8, 12, 98.5, 22), _stats(8, 10, 99.1, 23), _stats(8, 11, 98.8, 24)])
+    kv = next(f for f in _findings(text) if f.rule == "kv-saturated")
+    assert ("--gpu-memory-utilization 0.92 (if memory allows)" in kv.fix) is offered
