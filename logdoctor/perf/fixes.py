@@ -28,6 +28,7 @@ from logdoctor.perf.model import Deployment, SpecConfig, draft_cost
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
 from logdoctor.perf.nogpu import drop_flag as _drop_flag
 from logdoctor.perf.options import SeenAcceptance, model_tail
+from logdoctor.registry import REGISTRY
 
 # A fix that recovers this share of decode time scores 50 (material): score = 100 * p / (p + HALF_SCORE_SHARE).
 # 10% is where the rules' own impacts put "material" (custom-allreduce-off scores 60 for "typically 5-20% of
@@ -284,7 +285,7 @@ def effect_for(
             True,
             "offloaded bytes / BW_PCIe per step, read from GPU memory once fixed",
             replace(dep, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed_weights),
-            actions=_offload_actions(eff, dep, profile, engine),
+            actions=_offload_actions(eff, dep, profile),
         )
     if kind == "kv-concurrency":
         kv_tokens = median_value(profile.value("kv.tokens"))
@@ -350,7 +351,11 @@ def _kv_actions(
     eff = effects.kv_bound_speedup(dep, table, kv_tokens, context, wanted, fixed_kv_tokens=more)
     if eff.speedup <= 1.0:
         return ()
-    flag = "--mem-fraction-static" if engine == "sglang" else "--gpu-memory-utilization"
+    spec = REGISTRY.get(engine)
+    spelling = spec.flags.get("memory_fraction") if spec is not None else None
+    if spelling is None or spelling.flag is None:
+        return ()  # an engine that does not say how it sets the fraction
+    flag = spelling.flag
     action = (
         Action(
             text=f"{flag} {MAX_MEMORY_FRACTION:g} (now {fraction:g})",
@@ -368,7 +373,7 @@ def _kv_actions(
     return (action,)
 
 
-def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource, engine: str) -> tuple[Action, ...]:
+def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource) -> tuple[Action, ...]:
     """Weights offloaded to host memory: dropping --cpu-offload-gb where the GPU's share of memory holds them with the
     rest of the weights (the KV cache gives way), with the tok/s without the PCIe reads. Where it cannot hold them,
     no modelled action: the rule's more GPUs or a smaller checkpoint stand."""
@@ -382,7 +387,7 @@ def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource, 
         whole = dep.params * dep.dtype_bytes / (dep.tp * dep.pp)
     else:
         return ()
-    if not offload or eff.speedup <= 1.0 or engine == "sglang":
+    if not offload or eff.speedup <= 1.0:
         return ()
     left = fraction * dep.gpu.memory_gb * 1e9 - whole
     if left <= 0:
