@@ -54,6 +54,9 @@ NcclInfoKind = Literal[
     "library-load-failed",
     "test-start",
     "test-done",
+    "test-row",
+    "test-sizes",
+    "test-rank",
     "allreduce-backend",
     "all2all",
 ]

@@ -35,6 +35,7 @@ _CONFIG_HINT = (
 )
 _MODEL_CONFIG_HINT = "give the model's config.json beside the log: logdoctor diagnose server.log config.json"
 _NCCL_HINT = "run with NCCL_DEBUG=INFO and include the NCCL init lines (Channel ... via ...)"
+_NCCL_TESTS_HINT = "include the nccl-tests results table (its rows of 32 MiB and more)"
 _TOPO_HINT = "include `nvidia-smi topo -m` output (logdoctor diagnose HOST collects it)"
 _ENV_HINT = "include `vllm collect-env` (or `python -m sglang.check_env`) output beside the log"
 _SMI_HINT = "include `nvidia-smi -q` output beside the log"
@@ -232,8 +233,24 @@ FACTS: dict[str, FactSpec] = {
     "nccl.net_channels": FactSpec("number", "NCCL channels connected via NET", _NCCL_HINT),
     "nccl.p2p_disabled_env": FactSpec("bool", "NCCL_P2P_DISABLE=1 (or NCCL_P2P_LEVEL=LOC) in the environment"),
     "nccl.hosts": FactSpec("number", "distinct hosts in the NCCL lines", _NCCL_HINT),
+    "nccl.test_busbw": FactSpec(
+        "number", "nccl-tests: the slowest run's best bus bandwidth at 32 MiB or more, GB/s", _NCCL_TESTS_HINT
+    ),
+    "nccl.test_busbw_ratio": FactSpec(
+        "number", "nccl-tests: the slowest run's large-message bus bandwidth / the fastest run's", _NCCL_TESTS_HINT
+    ),
+    "nccl.test_slow_run_p2p_off": FactSpec(
+        "bool", "nccl-tests: the slowest run was started with P2P off (setting, SHM transport), the fastest was not"
+    ),
+    "nccl.test_rows_complete": FactSpec(
+        "bool", "nccl-tests: the last run's last row is the last size its parameters (-b/-e/-f) sweep"
+    ),
+    "nccl.test_hosts": FactSpec("number", "nccl-tests: distinct hosts in the runs' rank lines"),
     "topology.pcie_only": FactSpec("bool", "GPUs are linked only through PCIe (no NVLink)", _TOPO_HINT),
     "topology.p2p_supported": FactSpec("bool", "nvidia-smi reports P2P between every GPU pair", _TOPO_HINT),
+    "topology.nvlink_links": FactSpec(
+        "number", "the fewest NVLinks between two GPUs of the topology (NV# of nvidia-smi topo -m)", _TOPO_HINT
+    ),
     "comm.backend": FactSpec(
         "str", "the collective backend the engine fell back to when NCCL was not available (gloo)"
     ),
@@ -374,7 +391,8 @@ FACTS: dict[str, FactSpec] = {
     ),
     "startup.incomplete": FactSpec("bool", "the log ends during startup: no ready, serving or failure line"),
     "nccl.test_unfinished": FactSpec(
-        "bool", "an nccl-tests run started (its parameter line) and no summary or failure line follows"
+        "bool",
+        "an nccl-tests run started (its parameter line) and no summary, failure line or row of its last size follows",
     ),
     "platform.gpu_signals": FactSpec(
         "number", "on a CPU/undetected platform: kinds of line showing a GPU was meant (GPU listing, NCCL, ...)"

@@ -111,14 +111,16 @@ C10D_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\[(?P<sev>[IWEF])[^\]]*\] ")
 _FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
 _PROMPT_RE = re.compile(r"^\s*(?:\$|>>>|[\w.-]+@[\w.-]+(?::[^\s#$]*)?[#$]|\([\w.-]+\)\s*\$)\s+\S")
 _ELISION_RE = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\]|\(\.\.\.\)|<snip>|\[snip\])\s*$")
-# A prompt before a server's launch or offline-benchmark command (`$ vllm serve M --enforce-eager`, `root@box:~# CUDA_VISIBLE_DEVICES=0
+# A prompt before a server's launch, offline-benchmark or nccl-tests command (`$ vllm serve M --enforce-eager`, `root@box:~# CUDA_VISIBLE_DEVICES=0
 # python -m sglang.launch_server ...`, `$ docker run ... vllm/vllm-openai ...`): the command is configuration the
 # engines' command-line grammars read, so the line is kept; any other command behind a prompt (`grep ... log`) stays
 # a skipped artefact, so the lines it searched for are not read twice.
 _LAUNCH_RE = re.compile(
     r"\b(?:vllm serve|python\d?(?:\.\d+)? -m (?:vllm\.entrypoints\.|sglang\.launch_server)|sglang serve|"
     r"docker run\b.*\bvllm/vllm-openai|vllm bench (?:latency|throughput)|python\d?(?:\.\d+)? -m sglang\.bench_\w+|"
-    r"python\d?(?:\.\d+)? (?:\S*/)?benchmark_(?:latency|throughput)\.py)(?=[\s:@]|$)"
+    r"python\d?(?:\.\d+)? (?:\S*/)?benchmark_(?:latency|throughput)\.py|"
+    r"(?:all_reduce|all_gather|alltoall|broadcast|reduce_scatter|reduce|sendrecv|scatter|gather|hypercube)_perf"
+    r"(?:_mpi)?)(?=[\s:@]|$)"
 )
 # How a fence or an elision starts once `strip()` has removed what `^\s*` would match: a cheap test before the regexes.
 _ARTEFACT_STARTS = ("```", "~~~", "...", "…", "[...]", "(...)", "<snip>", "[snip]")

@@ -286,6 +286,15 @@ def test_a_version_outside_the_range_or_another_method_does_not() -> None:
     assert "dflash-below-expected-speedup" not in found
 
 
+def test_a_hardware_specific_regression_needs_that_hardware_in_the_log() -> None:
+    # real: vLLM 0.23.0 with an NVFP4 model on two GeForce cards whose name the log does not print
+    # (fixtures/logs/realworld8/vllm-b201.log); the NVFP4 regression was measured on B300/GB300 only
+    text = (REPO / "fixtures" / "logs" / "realworld8" / "vllm-b201.log").read_text()
+    found, issues = _diagnose(text, "vllm-b201.log")
+    assert "nvfp4-scale-buffer-uninitialised" not in found
+    assert "nvfp4-scale-buffer-uninitialised" in issues  # listed: it may apply where the GPU is not known
+
+
 # --- the command and the reports ----------------------------------------------------------------------------
 
 

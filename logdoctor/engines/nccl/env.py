@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from logdoctor.engines.nccl import info
 from logdoctor.engines.nccl.common import _grammar
 from logdoctor.events import (
     EventBase,
@@ -36,8 +37,8 @@ def parse_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 
 def parse_shell_env(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
-    if cmdline.LAUNCH_COMMAND_RE.search(line.message):
-        return None
+    if cmdline.LAUNCH_COMMAND_RE.search(line.message) or info.is_test_command(line.message):
+        return None  # the launch command's grammar reads the settings with the rest of the command
     return cmdline.nccl_env_events(line, ctx, line.message) or None
 
 

@@ -11,6 +11,7 @@ from logdoctor.events import (
     NcclInfo,
     NcclInfoKind,
 )
+from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
@@ -151,7 +152,41 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 # A paste may lose the `#`. The results table's column header (`#  size  count  type  redop  root  time  algbw  busbw
 # #wrong ...`, its columns differing by test and release) is printed just before the first collective: where the
 # parameters were not pasted, it is the run's start, and names nccl-tests as the program.
-_TEST_START_RE = re.compile(r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
+_TEST_START_RE = re.compile(
+    r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)"
+    r"(?: maxBytes (?P<max_bytes>\d+) step: (?P<step>\d+)\((?P<step_kind>factor|bytes)\))?"
+)
+# One row a message size: `size count type redop root time algbw busbw #wrong`, out-of-place then in-place (common.cu
+# writeBenchmarkLinePreamble / writeBenchmarkLineBody). Old releases have no root column; `#wrong` is `N/A` where the
+# test does not check (sendrecv in place, -c 0); options may append columns (cputime, timestamps).
+_NUM = r"[\d.]+(?:e[+-]?\d+)?"
+_TEST_ROW_RE = re.compile(
+    rf"^\s*(?P<size>\d+)\s+(?P<count>\d+)\s+(?P<dtype>[a-z][a-z0-9_]*)\s+(?:[a-z]\w*\s+)?(?:-?\d+\s+)?"
+    rf"(?P<time>{_NUM})\s+(?P<algbw>{_NUM})\s+(?P<busbw>{_NUM})\s+(?P<wrong>\S+)"
+    rf"(?:\s+(?P<ip_time>{_NUM})\s+(?P<ip_algbw>{_NUM})\s+(?P<ip_busbw>{_NUM})\s+(?P<ip_wrong>\S+))?(?:\s.*)?$"
+)
+# The command that started a run (`./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8`, maybe after NCCL_* settings or
+# an mpirun prefix): the sizes it sweeps. Defaults are 32M to 32M; sizes take K/M/G, binary (common.cu parsesize).
+_TEST_COMMAND_RE = re.compile(
+    r"(?:^|[\s/])(?P<test>all_reduce|all_gather|alltoall|broadcast|reduce_scatter|reduce|sendrecv|scatter|gather"
+    r"|hypercube)_perf(?:_mpi)?(?=\s|$)(?P<args>.*)$"
+)
+# the 2.19 banner names the binary too, without running it
+_TEST_STARTING_RE = re.compile(r"^\s*#\s*Collective test starting:")
+_SIZE_OPTION_RE = re.compile(
+    r"(?:^|\s)(?:-(?P<short>[befi])\s*|--(?P<long>minbytes|maxbytes|stepfactor|stepbytes)[=\s]\s*)"
+    r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>[KkMmGg])?(?=\s|$)"
+)
+_SIZE_OPTION = {"b": "min_bytes", "e": "max_bytes", "f": "step_factor", "i": "step_bytes"}
+_SIZE_LONG = {"minbytes": "b", "maxbytes": "e", "stepfactor": "f", "stepbytes": "i"}
+_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3}
+# printed after the parameters when the GPUs' memory cannot hold the largest size (common.cu)
+_TEST_REDUCED_RE = re.compile(r"^#\s*Reducing maxBytes to (?P<max_bytes>\d+) due to memory limitation")
+# `#  Rank  0 Group  0 Pid  31706 on autodl-container-xxxxx device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti`
+_TEST_RANK_RE = re.compile(
+    r"^#?\s*Rank\s+(?P<rank>\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<device>\d+)\s+"
+    r"\[[^\]]*\]\s+(?P<gpu>\S.*?)\s*$"
+)
 _TABLE_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\s+(?:\w+\s+)*time\s+algbw\s+busbw\b")
 _TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
 # printed after the last size's row, just before the average: the run went through every size. The count is
@@ -166,29 +201,72 @@ _RESULT_ROW_RE = re.compile(r"^\s*\d+\s+\d+\s+\S")
 _WRONG_COUNT_RE = re.compile(r"(?P<count>\d+(?:\.\d+)?(?:e\+\d+)?)\*?")  # a whole cell: fullmatch
 
 
+def is_test_command(text: str) -> bool:
+    """Whether a pasted shell line runs an nccl-tests binary (its NCCL_* settings are read with its sizes)."""
+    return _TEST_COMMAND_RE.search(text) is not None and _TEST_STARTING_RE.match(text) is None
+
+
+def _test_command(line: LogLine, ctx: ParseContext, m: re.Match[str]) -> list[EventBase]:
+    """The sizes an nccl-tests command line sweeps, and the NCCL_* settings written before it."""
+    values: Values = {"test": m.group("test"), "min_bytes": 32 * 1024**2, "max_bytes": 32 * 1024**2}
+    for option in _SIZE_OPTION_RE.finditer(m.group("args")):
+        short = option.group("short") or _SIZE_LONG[option.group("long")]
+        unit = _UNITS.get((option.group("unit") or "").lower(), 1)
+        values[_SIZE_OPTION[short]] = int(float(option.group("value")) * unit)
+    settings = cmdline.nccl_env_events(line, ctx, line.message)
+    return [
+        *settings,
+        NcclInfo(**ctx.base(line, "nccl"), kind="test-sizes", message=line.message.strip(), values=values),
+    ]
+
+
+def _test_row(line: LogLine, ctx: ParseContext, m: re.Match[str]) -> list[EventBase]:
+    values: Values = {"size": int(m.group("size")), "time_us": float(m.group("time")), "busbw": float(m.group("busbw"))}
+    if m.group("ip_busbw") is not None:
+        values["ip_busbw"] = float(m.group("ip_busbw"))
+    return [NcclInfo(**ctx.base(line, "nccl"), kind="test-row", message=line.message.strip(), values=values)]
+
+
 def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
-    """nccl-tests' first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`) or its results table's
-    column header, and its summary (`# Avg bus bandwidth    : 85.12`)."""
+    """nccl-tests' output: its command line, first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`),
+    ranks, the results table's column header and rows, and its summary (`# Avg bus bandwidth    : 85.12`)."""
     text = line.message.strip()
+    base = ctx.base(line, "nccl")
+    m = _TEST_ROW_RE.match(text)
+    if m is not None:
+        return _test_row(line, ctx, m)
     m = _TEST_START_RE.match(text)
     if m is not None:
-        values: Values = {k: int(v) for k, v in m.groupdict().items()}
-        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values=values)]
+        values: Values = {k: int(v) for k, v in m.groupdict().items() if v is not None and k != "step_kind"}
+        if m.group("step_kind") is not None:
+            values["step_kind"] = m.group("step_kind")
+        return [NcclInfo(**base, kind="test-start", message=text, values=values)]
     if _TABLE_HEADER_RE.match(text):
         columns = text.lstrip("#").split()
         if "#wrong" in columns:
             ctx.block = _results_table(columns)
-        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values={})]
+        return [NcclInfo(**base, kind="test-start", message=text, values={})]
     m = _TEST_DONE_RE.match(text)
     if m is not None:
         values = {"busbw_gbps": float(m.group("busbw"))}
-        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values=values)]
+        return [NcclInfo(**base, kind="test-done", message=text, values=values)]
     m = _TEST_CHECKED_RE.match(text)
     if m is not None:
-        done: list[EventBase] = [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values={})]
+        done: list[EventBase] = [NcclInfo(**base, kind="test-done", message=text, values={})]
         if m.group("verdict") == "FAILED" and int(m.group("wrong")) > 0:
-            done.append(EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=text))
+            done.append(EngineFailure(**base, kind="wrong-results", message=text))
         return done
+    m = _TEST_RANK_RE.match(text)
+    if m is not None:
+        values = {"rank": int(m.group("rank")), "host": m.group("host"), "device": int(m.group("device"))}
+        values["gpu"] = m.group("gpu")
+        return [NcclInfo(**base, kind="test-rank", message=text, values=values)]
+    m = _TEST_REDUCED_RE.match(text)
+    if m is not None:
+        return [NcclInfo(**base, kind="test-sizes", message=text, values={"max_bytes": int(m.group("max_bytes"))})]
+    m = _TEST_COMMAND_RE.search(line.message)
+    if m is not None and is_test_command(line.message):
+        return _test_command(line, ctx, m)
     return None
 
 
@@ -205,18 +283,20 @@ def _results_table(columns: list[str]) -> BlockFn:
             return []  # the units line under the header, or a bare `#`
         if not _RESULT_ROW_RE.match(text):
             return None
+        row = _TEST_ROW_RE.match(text)
+        events = _test_row(line, ctx, row) if row is not None else []
         cells = text.split()
         if len(cells) < len(columns) - (1 if columns[-1] == "timestamp" else 0):
-            return []  # a row without its out-of-place half (trace replay): its columns do not line up
+            return events  # a row without its out-of-place half (trace replay): its columns do not line up
         wrong = []
         for place, i in zip(places, wrong_at, strict=False):
             m = _WRONG_COUNT_RE.fullmatch(cells[i])
             if m is not None and float(m.group("count")) > 0:
                 wrong.append(f"{place} {int(float(m.group('count')))}")
         if not wrong:
-            return []
+            return events
         message = f"nccl-tests: wrong values at {cells[0]} bytes ({', '.join(wrong)} #wrong): {text}"
-        return [EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=message)]
+        return [*events, EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=message)]
 
     return read_row
 
@@ -224,14 +304,140 @@ def _results_table(columns: list[str]) -> BlockFn:
 GRAMMARS: list[Grammar] = [
     _grammar(
         "test",
-        ("nThread ", "Avg bus bandwidth", "algbw", "Out of bounds values"),
+        (
+            "nThread ",
+            "Avg bus bandwidth",
+            "algbw",
+            "Out of bounds values",
+            "Reducing maxBytes",
+            " Pid ",
+            "_perf",
+            " float ",
+            " half ",
+            " bfloat16 ",
+            " double ",
+            " int32 ",
+            " int8 ",
+            " uint8 ",
+        ),
         parse_test,
         (
+            case(
+                "row",
+                "  1073741824     268435456     float     sum      -1    67075   16.01   24.01      0    66560   16.13   "
+                "24.20      0",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "test-row",
+                        "values": {"size": 1073741824, "time_us": 67075.0, "busbw": 24.01, "ip_busbw": 24.20},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "row-sendrecv-na",
+                "   134217728      33554432     float     sum      -1   1211.2  110.81  110.81      0   1211.8  110.76  "
+                "110.76    N/A",
+                ("nccl_info", {"kind": "test-row", "values": {"size": 134217728, "busbw": 110.81}}),
+                exact=True,
+            ),
+            case(  # constructed: the other data types nccl-tests prints (-d)
+                "row-types",
+                "     1048576        524288      half     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0\n"
+                "     1048576        524288  bfloat16     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0\n"
+                "     1048576        131072    double     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0\n"
+                "     1048576        262144     int32     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0\n"
+                "     1048576       1048576      int8     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0\n"
+                "     1048576       1048576     uint8     sum      -1    35.93   29.18   51.07      0    35.48   29.55   "
+                "51.72      0",
+                *(("nccl_info", {"kind": "test-row", "values": {"size": 1048576, "busbw": 51.07}}),) * 6,
+                exact=True,
+            ),
+            case(  # old nccl-tests: no root column, #wrong as a float
+                "row-no-root",
+                "    8388608       2097152   float     sum    8.577   97.80  183.38  0e+00    8.575   97.83  183.42  0e+00",
+                ("nccl_info", {"kind": "test-row", "values": {"size": 8388608, "busbw": 183.38, "ip_busbw": 183.42}}),
+                exact=True,
+            ),
+            case(
+                "command",
+                "root@autodl-container-xxxxx:~/nccl-tests# ./build/all_reduce_perf -b 8 -e 1024M -f 2 -g2",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "test-sizes",
+                        "values": {"test": "all_reduce", "min_bytes": 8, "max_bytes": 1073741824, "step_factor": 2},
+                    },
+                ),
+                exact=True,
+            ),
+            case(
+                "command-with-settings",
+                "NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 1G -e 10G -f 2 -g 4",
+                ("nccl_env", {"name": "NCCL_P2P_DISABLE", "value": "1"}),
+                ("nccl_info", {"kind": "test-sizes", "values": {"min_bytes": 1073741824, "max_bytes": 10737418240}}),
+                exact=True,
+            ),
+            case(
+                "command-defaults",
+                "mpirun -np 8 ./build/sendrecv_perf --stepfactor 2",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "test-sizes",
+                        "values": {"test": "sendrecv", "min_bytes": 33554432, "max_bytes": 33554432},
+                    },
+                ),
+                exact=True,
+            ),
+            case("not-a-command", "# Collective test starting: all_reduce_perf"),
+            case(
+                "reduced",
+                "# Reducing maxBytes to 7635497642 due to memory limitation",
+                ("nccl_info", {"kind": "test-sizes", "values": {"max_bytes": 7635497642}}),
+                exact=True,
+            ),
+            case(
+                "rank",
+                "#  Rank  0 Group  0 Pid  31706 on autodl-container-xxxxx device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti",
+                (
+                    "nccl_info",
+                    {
+                        "kind": "test-rank",
+                        "values": {
+                            "rank": 0,
+                            "host": "autodl-container-xxxxx",
+                            "device": 0,
+                            "gpu": "NVIDIA GeForce RTX 2080 Ti",
+                        },
+                    },
+                ),
+                exact=True,
+            ),
             case(
                 "test-start",
                 "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
                 "agg iters: 1 validation: 1 graph: 0",
-                ("nccl_info", {"kind": "test-start", "values": {"nthread": 1, "ngpus": 2, "min_bytes": 8}}),
+                (
+                    "nccl_info",
+                    {
+                        "kind": "test-start",
+                        "values": {
+                            "nthread": 1,
+                            "ngpus": 2,
+                            "min_bytes": 8,
+                            "max_bytes": 134217728,
+                            "step": 2,
+                            "step_kind": "factor",
+                        },
+                    },
+                ),
                 exact=True,
             ),
             case(
@@ -274,7 +480,10 @@ GRAMMARS: list[Grammar] = [
                 "    6.08    N/A\n"
                 "# Out of bounds values : 1 FAILED",
                 ("nccl_info", {"kind": "test-start"}),
+                ("nccl_info", {"kind": "test-row", "line": 3, "values": {"size": 1048576, "busbw": 5.6}}),
+                ("nccl_info", {"kind": "test-row", "line": 4}),
                 ("engine_failure", {"kind": "wrong-results", "line": 4}),
+                ("nccl_info", {"kind": "test-row", "line": 5}),
                 ("nccl_info", {"kind": "test-done"}),
                 ("engine_failure", {"kind": "wrong-results", "line": 6}),
                 exact=True,
@@ -286,6 +495,7 @@ GRAMMARS: list[Grammar] = [
                 "       65536          8192   float     sum    16.57    1.98    1.98  2e-07    13.83    2.37    2.37  0e+00\n"
                 "# Out of bounds values : 0 OK",
                 ("nccl_info", {"kind": "test-start"}),
+                ("nccl_info", {"kind": "test-row", "values": {"size": 65536, "busbw": 1.98}}),
                 ("nccl_info", {"kind": "test-done"}),
                 exact=True,
             ),

@@ -23,6 +23,7 @@ from logdoctor.facts.combiners.host import Host
 from logdoctor.facts.combiners.hybrid import Hybrid
 from logdoctor.facts.combiners.identity import Identity
 from logdoctor.facts.combiners.memory import Memory
+from logdoctor.facts.combiners.nccltests import NcclTests
 from logdoctor.facts.combiners.platform import PlatformModel
 from logdoctor.facts.combiners.scheduling import Scheduling
 from logdoctor.facts.combiners.speculative import Speculation
@@ -37,6 +38,7 @@ COMBINERS: tuple[type[Combiner], ...] = (
     CudaGraphs,
     Compilation,
     Communication,
+    NcclTests,
     Attention,
     Memory,
     Hybrid,

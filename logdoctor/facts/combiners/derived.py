@@ -409,18 +409,25 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
 
 def _nccl_test_unfinished(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
     """nccl.test_unfinished: an nccl-tests run's first line is in the log and neither its summary (`# Avg bus
-    bandwidth`) nor a failure line follows: the collective stopped progressing (a hang), or the log was cut."""
+    bandwidth`) nor a failure line follows, nor a row of the last size its parameters sweep: the collective stopped
+    progressing (a hang), or the log was cut. nccl-tests prints a row once a size's iterations complete, so a hang
+    stops the table before a size; a table that reaches the last size and lacks only the summary is an excerpt."""
     last_start: NcclInfo | None = None
-    finished = False
+    finished = rows = False
     for e in evs:
         if isinstance(e, NcclInfo) and e.kind == "test-start":
-            last_start, finished = e, False
+            last_start, finished, rows = e, False, False
         elif last_start is not None and e.source == last_start.source and e.line > last_start.line:
             done = isinstance(e, NcclInfo) and e.kind == "test-done"
             failed = isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES
             finished = finished or done or failed
-    if last_start is not None:
-        b.set("nccl.test_unfinished", not finished, last_start, "the test's first line")
+            rows = rows or (isinstance(e, NcclInfo) and e.kind == "test-row")
+    if last_start is None:
+        return
+    if not finished and rows and b.value("nccl.test_rows_complete") is True:
+        b.set("nccl.test_unfinished", False, last_start, "the table's last row is the run's largest size")
+        return
+    b.set("nccl.test_unfinished", not finished, last_start, "the test's first line")
 
 
 def _gpu_signals(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:

@@ -2,18 +2,30 @@
 
 `nvidia-smi topo -m` with only PHB / SYS links  -> topology.pcie_only = True
 `nvidia-smi topo -p2p r` with NS between 0-1     -> topology.p2p_supported = False
+`nvidia-smi topo -m` with NV18 between every pair -> topology.nvlink_links = 18
 """
 
 from __future__ import annotations
+
+import re
 
 from logdoctor.events import EventBase, GpuInfo, GpuP2P, GpuTopology, HostInfo, P2PCheck, Platform
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
+_NVLINKS = re.compile(r"^NV(\d+)$", re.I)  # `NV18`: a bonded set of 18 NVLinks between the two GPUs
+
 
 class Host(Combiner):
     reads = (Platform, GpuInfo, GpuTopology, GpuP2P, P2PCheck, HostInfo)
-    produces = ("gpu.name", "gpu.count", "topology.pcie_only", "topology.p2p_supported", "host.container")
+    produces = (
+        "gpu.name",
+        "gpu.count",
+        "topology.pcie_only",
+        "topology.p2p_supported",
+        "topology.nvlink_links",
+        "host.container",
+    )
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
@@ -35,6 +47,10 @@ class Host(Combiner):
             if links:
                 pcie_only = not any(link.upper().startswith("NV") for link in links)
                 b.set("topology.pcie_only", pcie_only, ev, "nvidia-smi topo -m: " + ", ".join(sorted(set(links))))
+                counts = [_NVLINKS.match(link) for link in links]
+                if all(counts):
+                    fewest = min(int(m.group(1)) for m in counts if m)
+                    b.set("topology.nvlink_links", float(fewest), ev, "nvidia-smi topo -m: NV" + str(fewest))
         elif isinstance(ev, GpuP2P):
             statuses = list(ev.status.values())
             if statuses:

@@ -103,8 +103,8 @@ def parse_matrix_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | N
         return None
     rest = m.group("rest").strip()
     gpus = 1 + len(m.group("more").split())
-    if "CPU Affinity" in rest or rest.startswith(("NIC", "mlx")):
-        kind = "topo"
+    if "CPU Affinity" in rest or rest.startswith(("NIC", "mlx")) or rest in ("...", "…"):
+        kind = "topo"  # `...`: the paste elided the columns after the GPUs; the GPU cells are still read
     elif not rest:
         kind = "p2p"
     else:
@@ -369,6 +369,14 @@ GRAMMARS: list[Grammar] = [
                 "GPU topology: GPU0      CPU Affinity    NUMA Affinity   GPU NUMA ID\nGPU0     X      0-31,64-95      0"
                 "               N/A",
                 ("gpu_topology", {"gpus": 1, "links": {}}),
+                exact=True,
+            ),
+            case(
+                # a paste that elides the columns after the GPUs (eugenesiow/LLM-Insights, DGX H100)
+                "elided-columns",
+                "        GPU0    GPU1    GPU2    ...\nGPU0     X      NV18    NV18    ...\nGPU1    NV18     X      NV18    ...\n"
+                "GPU2    NV18    NV18     X      ...",
+                ("gpu_topology", {"gpus": 3, "links": {"0-1": "NV18", "0-2": "NV18", "1-2": "NV18"}}),
                 exact=True,
             ),
         ),
