@@ -109,6 +109,7 @@ FailureKind = Literal[
     "gpu-memory-insufficient",
     "memory-leak",
     "kv-transfer",
+    "wrong-results",  # a collective test's check found values out of bounds (nccl-tests' `#wrong`)
     "request-error",  # an exception the serving API server answered as one request's error and served on
     "shutdown",  # a stop began (SIGTERM, `Shutting down`, `shutdown triggered`): not a failure, the marker after
     # which failure lines are teardown (facts: failure.shutdown_only)

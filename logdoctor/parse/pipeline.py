@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import EngineFailure, EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
@@ -44,6 +44,11 @@ _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 MAX_PARSED_CHARS = 64 * 1024
 _REDACT_MARGIN = 4096
 _LONG_NOTES = 3
+# A run's label: a short line of prose at most this many lines above its command or results (a blank line or a
+# Markdown fence between them), kept with the evidence (logdoctor.pipeline.pasted reads it).
+_LABEL_MAX_CHARS = 160
+_LABEL_GAP = 3
+_RUN_EVENTS = frozenset({BenchmarkResult, StartupConfig})
 _WARNING_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL"})
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
@@ -245,6 +250,9 @@ class EventStream:
         # Redacted text of every line that produced an event (evidence for findings), when asked for: held
         # compressed, as an event-dense log has as many of them as events.
         self.texts: LineTexts | None = LineTexts() if keep_text else None
+        # The last short line no line type wanted: kept as evidence when a run's command or results follow it, as
+        # it is then the label a user wrote above that run (`Without --enforce-eager:`; logdoctor.pipeline.pasted).
+        self._prose: tuple[int, str] | None = None
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -279,9 +287,22 @@ class EventStream:
             return None
         if events and len(line.text) >= _HUGE_NUMBER_DIGITS and _HUGE_NUMBER.search(line.text) and _too_big(events):
             return None
+        if self._prose is not None and self.texts is not None:
+            self._keep_label(line.number, events)
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
         return events
+
+    def _keep_label(self, number: int, events: list[EventBase] | None) -> None:
+        """The prose line right above a line that begins a run (a command, a configuration dump, a benchmark's
+        results or the block that holds them) is kept with the evidence, before that line's own text."""
+        assert self._prose is not None and self.texts is not None
+        label_number, text = self._prose
+        self._prose = None
+        if number - label_number > _LABEL_GAP:
+            return
+        if self.context.block is not None or any(type(e) in _RUN_EVENTS for e in events or ()):
+            self.texts[label_number] = text[:2000]
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
@@ -440,6 +461,8 @@ class EventStream:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
+                if text and len(text) <= _LABEL_MAX_CHARS and not text.isspace() and not text.startswith("```"):
+                    self._prose = (number, text)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix

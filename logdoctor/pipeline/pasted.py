@@ -8,7 +8,10 @@ numbers it measured, compared the way `logdoctor diff` compares two deployments.
                                                                              -> diff-eager-vs-graphs, run 2 vs run 1
 
 A run begins at a configuration event (a pasted command, a `non-default args` / `server_args` dump) that follows
-the measurements of the run before it, or, where results are noted above their commands, ends at one. Its
+the measurements of the run before it, or, where results are noted above their commands, ends at one. A line of
+prose right above a run's command or results (`Without --enforce-eager:`, `For FP8:`, `**TP=2**`) begins a run too
+and names it; where it names a setting the engine's vocabulary knows (a flag, a short parallelism setting, a
+quantization format, eager mode or CUDA graphs), that setting is the run's as if its command had set it. Its
 measurements are the benchmark results (`vllm bench`, SGLang's offline benchmarks, `LLM.generate`'s progress bar,
 serving benchmark blocks) and the engine's periodic stats lines. Two runs are compared when they measured the same
 thing with the same tool, ran the same model and workload (the benchmark's own arguments: batch size, lengths,
@@ -35,6 +38,11 @@ from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.events import BenchmarkResult, EventBase, SchedulerStats, StartupConfig
 from logdoctor.facts import build_profile, with_baseline
+from logdoctor.parse import cmdline
+from logdoctor.parse.envelope import parse_envelope
+from logdoctor.registry import REGISTRY
+
+Lookup = Callable[[str, int], "str | None"]
 
 # Runs pasted by hand are short: a longer input (a server log with a benchmark result beside it) is not split.
 MAX_PASTED_EVENTS = 5000
@@ -91,6 +99,27 @@ _SPEC_KEYS = ("speculative_config", "speculative_algorithm")
 _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
 
 
+# A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line.
+_LABEL_GAP = 3
+# Markdown around a label: `**With eager**`, `### TP=2`, `> baseline:`, `- run 2`, and its closing colon.
+_LABEL_MARKUP_RE = re.compile(r"^[\s>#*_`-]+|[\s*_`:]+$")
+_LETTER_RE = re.compile(r"[A-Za-z]")
+# Words that turn a setting the label names off: `Without --enforce-eager`, `no CUDA graphs`, `w/o eager`.
+_NEGATION_RE = re.compile(r"\b(?:without|w/o|no|not|disabled?|off)\b", re.IGNORECASE)
+_LABEL_PUNCTUATION = ":,;.()[]*`'\""
+# The short names of the parallelism settings (`TP=2`, `tp 4`, `-tp 2`), as vLLM's and SGLang's short flags.
+_SHORT_SETTING_RE = re.compile(r"(?<![A-Za-z])(?P<name>tp|pp|dp)\s*[=:]?\s*(?P<value>\d+)\b", re.IGNORECASE)
+_SHORT_SETTINGS = {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size"}
+# A weight format named alone (`For FP8:`): a quantization method, or the unquantized 16/32-bit formats.
+_FORMAT_RE = re.compile(
+    r"(?<![\w-])(fp8|awq|gptq|int8|int4|w4a16|w8a8|w4a8|nvfp4|mxfp4|bnb|gguf|fp16|bf16|float16|bfloat16|fp32)(?![\w-])",
+    re.IGNORECASE,
+)
+_UNQUANTIZED = frozenset({"fp16", "bf16", "float16", "bfloat16", "fp32"})
+_EAGER_RE = re.compile(r"\beager\b", re.IGNORECASE)
+_GRAPHS_RE = re.compile(r"\bcuda[ -]?graphs?\b", re.IGNORECASE)
+
+
 @dataclass
 class PastedRun:
     """One run of the input: its events (in line order), its lines and what it measured."""
@@ -99,16 +128,33 @@ class PastedRun:
     events: list[EventBase] = field(default_factory=list)
     first: int = 0
     last: int = 0
+    label: str | None = None  # the prose line above the run
+    label_config: dict[str, Any] = field(default_factory=dict)  # the settings its label names
 
     def configs(self) -> list[StartupConfig]:
         return [e for e in self.events if isinstance(e, StartupConfig) and e.origin != "env"]
 
     def command(self) -> dict[str, Any]:
-        """The settings its configuration events give (a later event's key wins), without the workload's."""
-        merged: dict[str, Any] = {}
+        """The settings its label and configuration events give (a later event's key wins), without the
+        workload's."""
+        merged: dict[str, Any] = dict(self.label_config)
         for event in self.configs():
             merged.update(event.config)
         return merged
+
+    def profile_events(self, engine: str) -> list[EventBase]:
+        """Its events, with the settings its label names as a configuration event of their own."""
+        if not self.label_config:
+            return self.events
+        anchor = self.events[0]
+        named = StartupConfig(
+            source=anchor.source, line=anchor.line, engine=engine, origin="command line", config=self.label_config
+        )
+        return [named, *self.events]
+
+    def name(self) -> str:
+        where = f"lines {self.first}-{self.last}"
+        return f'{where} ("{self.label}")' if self.label else where
 
     def workload(self) -> dict[str, Any]:
         return {k: v for k, v in self.command().items() if k in _WORKLOAD_KEYS}
@@ -153,11 +199,44 @@ def _is_measurement(event: EventBase) -> bool:
     )
 
 
-def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
+def run_label(event: EventBase, lookup: Lookup, taken: set[int]) -> str | None:
+    """The line of prose right above `event`'s line (a blank line or a fence between them), where the parser kept
+    it: not a log line (no header, no process prefix), not another event's line, and holding a word."""
+    for number in range(event.line - 1, max(event.line - 1 - _LABEL_GAP, 0), -1):
+        if number in taken:
+            return None
+        text = lookup(event.source, number)
+        if text is None:
+            continue
+        line = parse_envelope(event.source, number, text)
+        if line.header is not None or line.process is not None or line.skip:
+            return None
+        label = _LABEL_MARKUP_RE.sub("", line.message).strip()
+        return label if _LETTER_RE.search(label) else None
+    return None
+
+
+def _labels(ordered: Sequence[EventBase], lookup: Lookup | None) -> dict[int, str]:
+    """The label above each configuration and benchmark result event that has one, by the event's id."""
+    if lookup is None:
+        return {}
+    taken = {n for e in ordered for n in range(e.line, (e.end_line or e.line) + 1)}
+    labels: dict[int, str] = {}
+    for event in ordered:
+        if _is_config(event) or isinstance(event, BenchmarkResult):
+            label = run_label(event, lookup, taken)
+            if label is not None:
+                labels[id(event)] = label
+    return labels
+
+
+def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> list[PastedRun]:
     """The input's runs. Most pastes give each command before its output: a configuration event after a measurement
     begins the next run. Where the input's first measurement comes before its first configuration (results noted
-    as comments above each command), each run ends at its configuration instead."""
+    as comments above each command), each run ends at its configuration instead. With `lookup` (the evidence
+    lines), a labelled command or result after a measurement begins the next run too, and names it."""
     ordered = sorted(events, key=lambda e: e.line)
+    labels = _labels(ordered, lookup)
     first = next((e for e in ordered if _is_config(e) or _is_measurement(e)), None)
     results_first = first is not None and _is_measurement(first)
     runs: list[PastedRun] = []
@@ -165,10 +244,13 @@ def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
     measured = False
     for event in ordered:
         config = _is_config(event)
-        if config and measured and not results_first:
+        label = labels.get(id(event))
+        if measured and ((config and not results_first) or label is not None):
             runs.append(current)
             current = PastedRun(len(runs) + 1)
             measured = False
+        if label is not None and current.label is None and not measured:
+            current.label = label
         if not current.events:
             current.first = event.line
         current.events.append(event)
@@ -181,6 +263,57 @@ def split_runs(events: Iterable[EventBase]) -> list[PastedRun]:
     if current.events:
         runs.append(current)
     return runs
+
+
+def label_settings(label: str, engine: str) -> dict[str, Any]:
+    """The settings a run's label names, keyed as the engine's configuration dump keys them: a flag of the engine's
+    vocabulary (`--enforce-eager`, `--tensor-parallel-size 2`; off after `without` / `no`), a short parallelism
+    setting (`TP=2`), one weight format (`FP8`; `FP16` / `BF16` unquantized), eager mode or CUDA graphs."""
+    spec = REGISTRY.get(engine)
+    if spec is None:
+        return {}
+    valued: dict[str, str] = {}  # a flag that takes a value -> its dump key
+    switches: dict[str, str] = {}  # a flag that is on or off -> its key
+    for spelling in spec.flags.values():
+        for token in (spelling.flag or "").split():
+            if not token.startswith("--") or "." in token:
+                continue
+            if spelling.config_keys:
+                valued[token] = spelling.config_keys[0]
+            elif not token.endswith("-config"):  # a JSON configuration: a bare mention sets nothing
+                switches[token] = token[2:].replace("-", "_")
+    out: dict[str, Any] = {}
+    words = label.split()
+    for i, word in enumerate(words):
+        name, _, raw = word.strip(_LABEL_PUNCTUATION).partition("=")
+        negated = bool(_NEGATION_RE.search(" ".join(words[:i])))
+        if name in valued:
+            raw = raw or (words[i + 1].strip(_LABEL_PUNCTUATION) if i + 1 < len(words) else "")
+            if raw and not raw.startswith("-"):
+                out[valued[name]] = cmdline.value(raw)
+        elif name in switches:
+            out[switches[name]] = not negated
+        elif name.startswith("--no-") and "--" + name[5:] in switches:
+            out[switches["--" + name[5:]]] = False
+    for short in _SHORT_SETTING_RE.finditer(label):
+        parallel = spec.flags.get(_SHORT_SETTINGS[short.group("name").lower()])
+        if parallel is not None and parallel.config_keys:
+            out.setdefault(parallel.config_keys[0], int(short.group("value")))
+    formats = {f.lower() for f in _FORMAT_RE.findall(label)}
+    quant = spec.flags.get("quantization")
+    if len(formats) == 1 and quant is not None and quant.config_keys:
+        (fmt,) = formats
+        out.setdefault(quant.config_keys[0], "none" if fmt in _UNQUANTIZED else fmt)
+    # eager mode and CUDA graphs: the engine's switch for them (vLLM --enforce-eager, SGLang --disable-cuda-graph)
+    graphs = spec.flags.get("cuda_graphs")
+    eager_keys = [switches[t] for t in ((graphs.flag or "") if graphs else "").split() if t in switches]
+    if eager_keys and eager_keys[0] not in out:
+        for regex, eager in ((_EAGER_RE, True), (_GRAPHS_RE, False)):
+            said = regex.search(label)
+            if said is not None:
+                out[eager_keys[0]] = eager != bool(_NEGATION_RE.search(label[: said.start()]))
+                break
+    return out
 
 
 def _is_bool(value: Any) -> bool:
@@ -218,8 +351,9 @@ def _with_defaults(run: PastedRun, other: PastedRun, engine: str) -> list[EventB
             filled[key] = "none"
         elif key in _SPEC_KEYS:
             filled[key] = None  # no speculative decoding unless a command asks for it
+    events = run.profile_events(engine)
     if not filled:
-        return run.events
+        return events
     configs = run.configs()
     anchor = configs[0] if configs else run.events[0]
     default = StartupConfig(
@@ -229,7 +363,7 @@ def _with_defaults(run: PastedRun, other: PastedRun, engine: str) -> list[EventB
         origin="command line",
         config=filled,
     )
-    return [default, *run.events]
+    return [default, *events]
 
 
 @dataclass
@@ -251,8 +385,8 @@ class Comparison:
         changed = ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in self.differs.items())
         base, cand = self.baseline, self.candidate
         return (
-            f"{runs} runs in this input; lines {cand.first}-{cand.last} run {self.ratio:.2f}x slower than lines "
-            f"{base.first}-{base.last} ({self.measure}: {self.candidate_speed:.4g} vs {self.baseline_speed:.4g}); "
+            f"{runs} runs in this input; {cand.name()} run {self.ratio:.2f}x slower than {base.name()} "
+            f"({self.measure}: {self.candidate_speed:.4g} vs {self.baseline_speed:.4g}); "
             f"the commands differ in: {changed} (compared as `logdoctor diff` compares two deployments)"
         )
 
@@ -290,6 +424,17 @@ def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
     return best
 
 
+def _serving_engine(engine: str, runs: Sequence[PastedRun]) -> str:
+    """The engine the runs ran on: the input's, or, for benchmark output alone (no engine line), the one the
+    benchmark tools name (`vllm-offline`, `sglang-bench-one-batch`)."""
+    serving = REGISTRY.names("serving")
+    if engine in serving:
+        return engine
+    tools = {e.tool.split("-", 1)[0] for run in runs for e in run.events if isinstance(e, BenchmarkResult)}
+    named = [name for name in serving if name in tools]
+    return named[0] if len(named) == 1 else engine
+
+
 def compare_runs(
     events: Iterable[EventBase],
     engine: str,
@@ -301,12 +446,15 @@ def compare_runs(
 ) -> tuple[list[Finding], list[str]]:
     """The regression findings of the input's controlled pair of runs, and a note that says which runs were
     compared; nothing where the input holds one run or no comparable pair."""
-    runs = [run for run in split_runs(events) if run.speeds() and run.configs()]
-    if len(runs) < 2:
-        return [], []
-    pair = best_pair(runs)
+    every = split_runs(events, lookup)
+    engine = _serving_engine(engine, every)
+    for run in every:
+        if run.label is not None:
+            run.label_config = label_settings(run.label, engine)
+    runs = [run for run in every if run.speeds() and (run.configs() or run.label_config)]
+    pair = best_pair(runs) if len(runs) >= 2 else None
     if pair is None or not math.isfinite(pair.ratio):
-        return [], []
+        return [], _unexplained_gap(every)
     note = pair.note(len(runs))
     if pair.ratio < MIN_GAP:
         return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
@@ -315,10 +463,29 @@ def compare_runs(
     diff_rules = [item for item in rules if item.is_diff]
     findings, _, _ = evaluate(diff_rules, with_baseline(cand, base), lookup, suppressions, today, diff=True)
     measured = (
-        f" (measured: lines {pair.candidate.first}-{pair.candidate.last} {pair.ratio:.2f}x slower than lines "
-        f"{pair.baseline.first}-{pair.baseline.last}, {pair.measure})"
+        f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
     return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [note]
+
+
+def _unexplained_gap(runs: Sequence[PastedRun]) -> list[str]:
+    """A note for labelled runs that measured apart by more than noise where no setting tells them apart (`baseline`
+    / `after the upgrade`): what was measured, and that nothing is blamed."""
+    named = [run for run in runs if run.label is not None and run.speeds()]
+    for i, a in enumerate(named):
+        for b in named[i + 1 :]:
+            sa, sb = a.speeds(), b.speeds()
+            measure = next((m for m in sa if m in sb and sa[m] > 0 and sb[m] > 0), None)
+            if measure is None:
+                continue
+            (fast, fast_speed), (slow, slow_speed) = sorted(((a, sa[measure]), (b, sb[measure])), key=lambda r: -r[1])
+            if fast_speed / slow_speed >= MIN_GAP:
+                return [
+                    f"{len(named)} labelled runs in this input; {slow.name()} ran {fast_speed / slow_speed:.2f}x slower "
+                    f"than {fast.name()} ({measure}: {slow_speed:.4g} vs {fast_speed:.4g}); neither label nor command "
+                    "names a setting that differs, so no setting is blamed"
+                ]
+    return []
 
 
 def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> list[Finding]:

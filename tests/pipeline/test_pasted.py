@@ -6,7 +6,7 @@ sglang/bench_one_batch.py); the numbers are illustrative."""
 from __future__ import annotations
 
 from logdoctor.engine.rules import load_rules
-from logdoctor.pipeline.pasted import best_pair, split_runs
+from logdoctor.pipeline.pasted import best_pair, label_settings, split_runs
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
 
 _RUN_A = (
@@ -138,3 +138,64 @@ def test_results_at_another_concurrency_are_not_compared() -> None:
     pair = best_pair(split_runs(parse_sources([_source(same)]).events))
     assert pair is not None and pair.measure == "vllm-bench-serve output tok/s at concurrency 1"
     assert pair.differs == {"enforce_eager": (False, True)}
+
+
+_SERVE_RESULT = (
+    "============ Serving Benchmark Result ============\n"
+    "Successful requests:                     200\n"
+    "Maximum request concurrency:             16\n"
+    "Benchmark duration (s):                  {duration}\n"
+    "Output token throughput (tok/s):         {output}\n"
+    "==================================================\n"
+)
+
+
+def _labelled(first: str, second: str, slow: str = "531.06", fast: str = "989.01") -> str:
+    return (
+        f"{first}\n{_SERVE_RESULT.format(duration='96.41', output=slow)}\n"
+        f"{second}\n{_SERVE_RESULT.format(duration='51.77', output=fast)}"
+    )
+
+
+def test_a_prose_label_above_results_begins_and_names_a_run() -> None:
+    parsed = parse_sources([_source(_labelled("With --enforce-eager:", "Without --enforce-eager:"))])
+    runs = split_runs(parsed.events, parsed.lookup)
+    assert [(r.label, r.first) for r in runs] == [("With --enforce-eager", 2), ("Without --enforce-eager", 10)]
+    # without the evidence lines the labels are not seen: one run, as before
+    assert len(split_runs(parsed.events)) == 1
+
+
+def test_the_setting_a_label_names_is_the_one_that_differs() -> None:
+    diagnosis = _diagnose(_labelled("With --enforce-eager:", "Without --enforce-eager:"))
+    assert diagnosis.findings[0].rule == "diff-eager-vs-graphs"
+    assert '("With --enforce-eager") 1.86x slower' in diagnosis.findings[0].explanation
+    assert any("enforce_eager False -> True" in w for w in diagnosis.warnings)
+
+
+def test_labels_that_name_no_known_setting_blame_nothing() -> None:
+    diagnosis = _diagnose(_labelled("baseline", "after the upgrade"))
+    assert not [f for f in diagnosis.findings if f.rule.startswith("diff-")]
+    # the gap is still said, with the runs' names
+    assert any('("baseline") ran 1.86x slower than' in w and "no setting is blamed" in w for w in diagnosis.warnings)
+
+
+def test_a_log_line_above_results_is_not_a_label() -> None:
+    text = _labelled(
+        "INFO 05-01 14:39:06 [api_server.py:1] vLLM API server version 0.11.0",
+        "INFO 05-01 14:49:06 [api_server.py:1] vLLM API server version 0.11.0",
+    )
+    parsed = parse_sources([_source(text)])
+    assert [r.label for r in split_runs(parsed.events, parsed.lookup)] == [None]
+
+
+def test_label_settings_read_flags_short_settings_formats_and_graphs() -> None:
+    assert label_settings("Without --enforce-eager:", "vllm") == {"enforce_eager": False}
+    assert label_settings("with --tensor-parallel-size 4", "vllm") == {"tensor_parallel_size": 4}
+    assert label_settings("**TP=2**", "vllm") == {"tensor_parallel_size": 2}
+    assert label_settings("tp 4, no CUDA graphs", "sglang") == {"tp_size": 4, "disable_cuda_graph": True}
+    assert label_settings("For FP8:", "vllm") == {"quantization": "fp8"}
+    assert label_settings("For FP16:", "vllm") == {"quantization": "none"}
+    assert label_settings("FP8 vs BF16", "vllm") == {}  # two formats: which one ran is not said
+    assert label_settings("eager mode", "vllm") == {"enforce_eager": True}
+    assert label_settings("with speculative decoding", "vllm") == {}
+    assert label_settings("baseline", "unknown-engine") == {}

@@ -6,12 +6,13 @@ import re
 
 from logdoctor.engines.nccl.common import Values, _grammar
 from logdoctor.events import (
+    EngineFailure,
     EventBase,
     NcclInfo,
     NcclInfoKind,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
 
 # --- facts worth keeping ---------------------------------------------------------------------------
 
@@ -153,8 +154,16 @@ def parse_info(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 _TEST_START_RE = re.compile(r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)")
 _TABLE_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\s+(?:\w+\s+)*time\s+algbw\s+busbw\b")
 _TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
-# printed after the last size's row, just before the average: the run went through every size
-_TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:")
+# printed after the last size's row, just before the average: the run went through every size. The count is
+# of result cells (one size, out-of-place or in-place) whose check found a value outside the bounds that the
+# data type's rounding allows (src/util.cu writeResultFooter, common.cu CheckData): any is a wrong result.
+_TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(?:(?P<wrong>\d+)\s+(?P<verdict>FAILED|OK))?")
+# A results row (src/util.cu writeBenchmarkLinePreamble/Body): size and count in the first two columns, then one
+# token a column named by the header. `#wrong` is the number of elements the check found wrong (`%6g`, so a
+# large count reads `1.04858e+06`; `N/A` when the run was not checked, `-c 0`). Releases before 2.13 printed a
+# max-deviation `error` column instead, whose small nonzero values are rounding: only `#wrong` is read.
+_RESULT_ROW_RE = re.compile(r"^\s*\d+\s+\d+\s+\S")
+_WRONG_COUNT_RE = re.compile(r"(?P<count>\d+(?:\.\d+)?(?:e\+\d+)?)\*?")  # a whole cell: fullmatch
 
 
 def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
@@ -166,14 +175,50 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         values: Values = {k: int(v) for k, v in m.groupdict().items()}
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values=values)]
     if _TABLE_HEADER_RE.match(text):
+        columns = text.lstrip("#").split()
+        if "#wrong" in columns:
+            ctx.block = _results_table(columns)
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-start", message=text, values={})]
     m = _TEST_DONE_RE.match(text)
     if m is not None:
         values = {"busbw_gbps": float(m.group("busbw"))}
         return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values=values)]
-    if _TEST_CHECKED_RE.match(text):
-        return [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values={})]
+    m = _TEST_CHECKED_RE.match(text)
+    if m is not None:
+        done: list[EventBase] = [NcclInfo(**ctx.base(line, "nccl"), kind="test-done", message=text, values={})]
+        if m.group("verdict") == "FAILED" and int(m.group("wrong")) > 0:
+            done.append(EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=text))
+        return done
     return None
+
+
+def _results_table(columns: list[str]) -> BlockFn:
+    """The rows under a results table's column header, read by the header's columns: a row whose `#wrong` is
+    not zero is a collective that returned wrong values. The table ends at the first line that is not a row or
+    a `#` line of the header (the summary, a log line, a blank line), which is then parsed as any other."""
+    places = ("out-of-place", "in-place")
+    wrong_at = [i for i, name in enumerate(columns) if name == "#wrong"]
+
+    def read_row(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = line.message.strip()
+        if not text.lstrip("#").strip() or (text.startswith("#") and "(elements)" in text):
+            return []  # the units line under the header, or a bare `#`
+        if not _RESULT_ROW_RE.match(text):
+            return None
+        cells = text.split()
+        if len(cells) < len(columns) - (1 if columns[-1] == "timestamp" else 0):
+            return []  # a row without its out-of-place half (trace replay): its columns do not line up
+        wrong = []
+        for place, i in zip(places, wrong_at, strict=False):
+            m = _WRONG_COUNT_RE.fullmatch(cells[i])
+            if m is not None and float(m.group("count")) > 0:
+                wrong.append(f"{place} {int(float(m.group('count')))}")
+        if not wrong:
+            return []
+        message = f"nccl-tests: wrong values at {cells[0]} bytes ({', '.join(wrong)} #wrong): {text}"
+        return [EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=message)]
+
+    return read_row
 
 
 GRAMMARS: list[Grammar] = [
@@ -206,6 +251,42 @@ GRAMMARS: list[Grammar] = [
                 "test-checked",
                 "# Out of bounds values : 0 OK",
                 ("nccl_info", {"kind": "test-done", "values": {}}),
+                exact=True,
+            ),
+            case(
+                "test-checked-failed",
+                "# Out of bounds values : 50 FAILED",
+                ("nccl_info", {"kind": "test-done", "values": {}}),
+                ("engine_failure", {"kind": "wrong-results", "engine": "nccl"}),
+                exact=True,
+            ),
+            case(
+                "table-rows-wrong",
+                "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw"
+                "   busbw #wrong\n"
+                "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)"
+                "  (GB/s)       \n"
+                "     1048576        262144     float     sum      -1    187.3    5.60    5.60      0    186.9    5.61"
+                "    5.61      0\n"
+                "     2097152        524288     float     sum      -1    351.0    5.97    5.97  1.04858e+06    350.2"
+                "    5.99    5.99     12\n"
+                "     4194304       1048576     float     sum      -1    690.4    6.08    6.08      0    689.7    6.08"
+                "    6.08    N/A\n"
+                "# Out of bounds values : 1 FAILED",
+                ("nccl_info", {"kind": "test-start"}),
+                ("engine_failure", {"kind": "wrong-results", "line": 4}),
+                ("nccl_info", {"kind": "test-done"}),
+                ("engine_failure", {"kind": "wrong-results", "line": 6}),
+                exact=True,
+            ),
+            case(
+                "table-rows-error-column",
+                "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw"
+                "  error\n"
+                "       65536          8192   float     sum    16.57    1.98    1.98  2e-07    13.83    2.37    2.37  0e+00\n"
+                "# Out of bounds values : 0 OK",
+                ("nccl_info", {"kind": "test-start"}),
+                ("nccl_info", {"kind": "test-done"}),
                 exact=True,
             ),
             case(

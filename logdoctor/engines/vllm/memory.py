@@ -234,7 +234,8 @@ _NOTICES: tuple[tuple[re.Pattern[str], NoticeBuild], ...] = (
     ),
     (re.compile("Using \\w+ data type to store kv cache"), _event(KVCache)),
     (
-        re.compile("Using KV cache scaling factor [\\d.]+ for \\w+\\. If this is unintended"),
+        # the advice after the first sentence is reworded between releases (0.5: `This may cause accuracy issues`)
+        re.compile("Using KV cache scaling factor [\\d.]+ for \\w+\\."),
         _event(PerfWarning, topic="fp8-kv-scale"),
     ),
     (
@@ -561,6 +562,12 @@ GRAMMARS: list[Grammar] = [
             case(
                 "v0.33-using-kv-cache-scaling-factor",
                 "(Worker_TP0 pid=226) WARNING 11-30 10:00:00 [kv_cache.py:165] Using KV cache scaling factor 1.0 for fp8_e4m3. If this is unintended, verify that k/v_scale scaling factors are properly set in the checkpoint.",
+                ("perf_warning", {"topic": "fp8-kv-scale"}),
+            ),
+            case(
+                "v0.5-using-kv-cache-scaling-factor",
+                "WARNING 08-05 10:00:00 kv_cache.py:70] Using KV cache scaling factor 1.0 for fp8_e4m3. This may cause "
+                "accuracy issues. Please make sure k/v_scale scaling factors are available in the fp8 checkpoint.",
                 ("perf_warning", {"topic": "fp8-kv-scale"}),
             ),
             case(
