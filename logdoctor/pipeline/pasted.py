@@ -99,8 +99,14 @@ _SPEC_KEYS = ("speculative_config", "speculative_algorithm")
 _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
 
 
-# A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line.
-_LABEL_GAP = 3
+# A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line
+# (a heading may sit above the command that ran the run, and its fences).
+_LABEL_GAP = 8
+# A command pasted above the results (`python3 benchmark/gsm8k/bench_sglang.py`) that no line type read: not a label,
+# the heading above it is.
+_SHELL_COMMAND_RE = re.compile(
+    r"^\s*(?:\$\s*)?(?:\w+=\S*\s+)*(?:python\d?(?:\.\d+)?|torchrun|bash|sh|vllm|sglang|docker)\s+\S"
+)
 # Markdown around a label: `**With eager**`, `### TP=2`, `> baseline:`, `- run 2`, and its closing colon.
 _LABEL_MARKUP_RE = re.compile(r"^[\s>#*_`-]+|[\s*_`:]+$")
 _LETTER_RE = re.compile(r"[A-Za-z]")
@@ -117,6 +123,8 @@ _FORMAT_RE = re.compile(
 )
 _UNQUANTIZED = frozenset({"fp16", "bf16", "float16", "bfloat16", "fp32"})
 _EAGER_RE = re.compile(r"\beager\b", re.IGNORECASE)
+# Clauses of a label: `piecewise cuda graph is enabled but decode cuda graph is disabled` says two things.
+_CLAUSE_RE = re.compile(r"[,;]|\b(?:but|and|while|whereas|versus|vs)\b", re.IGNORECASE)
 _GRAPHS_RE = re.compile(r"\bcuda[ -]?graphs?\b", re.IGNORECASE)
 
 
@@ -211,6 +219,8 @@ def run_label(event: EventBase, lookup: Lookup, taken: set[int]) -> str | None:
         line = parse_envelope(event.source, number, text)
         if line.header is not None or line.process is not None or line.skip:
             return None
+        if _SHELL_COMMAND_RE.match(line.message):
+            continue
         label = _LABEL_MARKUP_RE.sub("", line.message).strip()
         return label if _LETTER_RE.search(label) else None
     return None
@@ -309,9 +319,11 @@ def label_settings(label: str, engine: str) -> dict[str, Any]:
     eager_keys = [switches[t] for t in ((graphs.flag or "") if graphs else "").split() if t in switches]
     if eager_keys and eager_keys[0] not in out:
         for regex, eager in ((_EAGER_RE, True), (_GRAPHS_RE, False)):
-            said = regex.search(label)
-            if said is not None:
-                out[eager_keys[0]] = eager != bool(_NEGATION_RE.search(label[: said.start()]))
+            # Each clause that names it, negated before or after (`without CUDA graphs`, `decode cuda graph is
+            # disabled`): CUDA graphs off in any clause is eager decode for that part of the model.
+            clauses = [bool(_NEGATION_RE.search(c)) for c in _CLAUSE_RE.split(label) if regex.search(c)]
+            if clauses:
+                out[eager_keys[0]] = (not all(clauses)) if eager else any(clauses)
                 break
     return out
 

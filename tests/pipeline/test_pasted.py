@@ -5,6 +5,8 @@ sglang/bench_one_batch.py); the numbers are illustrative."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from logdoctor.engine.rules import load_rules
 from logdoctor.pipeline.pasted import best_pair, label_settings, split_runs
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
@@ -199,3 +201,35 @@ def test_label_settings_read_flags_short_settings_formats_and_graphs() -> None:
     assert label_settings("eager mode", "vllm") == {"enforce_eager": True}
     assert label_settings("with speculative decoding", "vllm") == {}
     assert label_settings("baseline", "unknown-engine") == {}
+
+
+_REALWORLD8 = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld8"
+
+
+def _diagnose_file(name: str):  # type: ignore[no-untyped-def]
+    path = _REALWORLD8 / name
+    return _diagnose(path.read_text(encoding="utf-8"))
+
+
+def test_a_heading_above_the_command_names_the_run_below_it() -> None:
+    # Two gsm8k runs (SGLang benchmark/gsm8k/bench_sglang.py), each under a Markdown heading that sits above the
+    # command and its fence; the second heading turns the decode CUDA graph off in its second clause.
+    diagnosis = _diagnose_file("sglang-b201.log")
+    assert diagnosis.findings[0].cause == "cuda-graphs-disabled"
+    assert diagnosis.findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_a_graph_clause_negated_after_its_mention_is_eager() -> None:
+    label = "When only piecewise cuda graph is enabled but decode cuda graph is disabled"
+    assert label_settings(label, "sglang") == {"disable_cuda_graph": True}
+    assert label_settings("When both decode cuda graph and piecewise cuda graph is enabled", "sglang") == {
+        "disable_cuda_graph": False
+    }
+    assert label_settings("With CUDA graph disabled", "vllm") == {"enforce_eager": True}
+
+
+def test_the_spec_decode_example_output_is_read_as_acceptance() -> None:
+    # vLLM examples/offline_inference/spec_decode.py: the engine's counters printed by the example, EAGLE-3 k=3.
+    diagnosis = _diagnose_file("vllm-b108.log")
+    assert diagnosis.verdict.kind != "not-a-log"
+    assert diagnosis.findings[0].cause == "spec-low-acceptance"
