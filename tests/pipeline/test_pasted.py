@@ -233,3 +233,39 @@ def test_the_spec_decode_example_output_is_read_as_acceptance() -> None:
     diagnosis = _diagnose_file("vllm-b108.log")
     assert diagnosis.verdict.kind != "not-a-log"
     assert diagnosis.findings[0].cause == "spec-low-acceptance"
+
+
+def test_a_heading_names_the_slow_path_clause_by_clause() -> None:
+    # constructed headings
+    from logdoctor.pipeline.pasted import heading_cause
+
+    assert heading_cause("results of CPU + DISK offload, no optimization") == (
+        "cpu-offload-or-swap",
+        "results of CPU + DISK offload",
+    )
+    assert heading_cause("Result (without Moe config)") is not None
+    assert heading_cause("Result (without Moe config)")[0] == "quantization-kernel-fallback"  # type: ignore[index]
+    assert heading_cause("Before tuning") == ("quantization-kernel-fallback", "Before tuning")
+    assert heading_cause("After tuning") is None  # the tuned kernel is the fast path
+    assert heading_cause("Result (with Moe config)") is None
+    assert heading_cause("Baseline, no offload") is None
+    assert heading_cause("With CUDA graphs") is None
+    assert heading_cause("No CUDA graphs") == ("cuda-graphs-disabled", "No CUDA graphs")
+
+
+def test_one_run_under_a_heading_that_names_a_slow_setting_is_a_modest_finding() -> None:
+    # sglang.bench_serving against vLLM with LMCache's CPU and disk offload, pasted without its title line
+    diagnosis = _diagnose_file("vllm-b005.log")
+    top = diagnosis.findings[0]
+    assert (top.cause, top.rule) == ("cpu-offload-or-swap", "offload-warned")
+    assert top.score < 50
+    assert any(e.line == 1 for e in top.evidence)
+    for name in ("sglang-b001.log", "sglang-b203.log"):
+        assert _diagnose_file(name).findings[0].cause == "quantization-kernel-fallback"
+
+
+def test_a_heading_that_names_no_slow_setting_gives_no_finding() -> None:
+    # constructed: the same result block under a heading that names the fast path
+    block = (_REALWORLD8 / "vllm-b005.log").read_text(encoding="utf-8").splitlines()[1:]
+    diagnosis = _diagnose("# results without offload\n" + "\n".join(block) + "\n")
+    assert not [f for f in diagnosis.findings if f.cause == "cpu-offload-or-swap"]
