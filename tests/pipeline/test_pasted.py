@@ -269,3 +269,11 @@ def test_a_heading_that_names_no_slow_setting_gives_no_finding() -> None:
     block = (_REALWORLD8 / "vllm-b005.log").read_text(encoding="utf-8").splitlines()[1:]
     diagnosis = _diagnose("# results without offload\n" + "\n".join(block) + "\n")
     assert not [f for f in diagnosis.findings if f.cause == "cpu-offload-or-swap"]
+
+
+def test_bench_one_batch_warm_up_and_measured_pass_are_not_two_deployments() -> None:
+    # sglang.bench_one_batch: the warm-up pass, then `Benchmark ...` and the measured pass
+    diagnosis = _diagnose_file("sglang-b207.log")
+    assert [(f.cause, f.rule) for f in diagnosis.findings] == [("torch-compile-or-warmup", "bench-warmup-pass")]
+    assert diagnosis.findings[0].score < 50
+    assert not any("runs in this input" in w for w in diagnosis.warnings)

@@ -505,8 +505,28 @@ _OFFLINE_PREFILL_RE = re.compile(
 _OFFLINE_PREFILL = "bench.offline_prefill"
 
 
+# bench_one_batch runs one warm-up pass (first-call kernel JIT, autotuning, lazy initialisation) before it prints
+# `Benchmark ...` and the measured passes: the warm-up's first decode step, against the measured pass's median, is
+# what warming up cost (`Decode.  latency: 1.75760 s` then, after `Benchmark ...`, a median of 0.02719 s).
+_OFFLINE_STEP_RE = re.compile(r"^\s*(?:#\s*)?Decode\.\s+latency: (?P<latency>[\d.]+) s, throughput:")
+_OFFLINE_BENCHMARK_RE = re.compile(r"^\s*Benchmark \.\.\.\s*$")
+_OFFLINE_FIRST_STEP = "bench.offline_first_step"  # the first decode step of the pass being read
+_OFFLINE_PREVIOUS_STEP = "bench.offline_previous_step"  # that of the pass whose median was read last
+_OFFLINE_WARMUP = "bench.offline_warmup"  # the warm-up pass's first decode step, once `Benchmark ...` was read
+
+
 def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     """`python -m sglang.bench_one_batch`: per-step lines give the batch size, the median line the result."""
+    if _OFFLINE_BENCHMARK_RE.match(line.text):
+        first = ctx.state.pop(_OFFLINE_PREVIOUS_STEP, None)
+        if not isinstance(first, float):
+            return None
+        ctx.state[_OFFLINE_WARMUP] = first
+        return []
+    m = _OFFLINE_STEP_RE.match(line.text)
+    if m:
+        ctx.state.setdefault(_OFFLINE_FIRST_STEP, float(m.group("latency")))
+        return []
     m = _OFFLINE_BATCH_RE.match(line.text)
     if m:
         ctx.state[_OFFLINE_BS] = int(m.group("bs"))
@@ -529,6 +549,10 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     prefill = ctx.state.pop(_OFFLINE_PREFILL, None)
     if isinstance(prefill, float):
         result.values["prefill_throughput"] = prefill
+    ctx.state[_OFFLINE_PREVIOUS_STEP] = ctx.state.pop(_OFFLINE_FIRST_STEP, None)
+    warmup = ctx.state.pop(_OFFLINE_WARMUP, None)
+    if isinstance(warmup, float):
+        result.values["warmup_first_decode_latency_s"] = warmup
     return _emit(result, ctx)
 
 
@@ -757,9 +781,30 @@ GRAMMARS: list[Grammar] = [
     Grammar(
         "bench.one_batch_offline",
         "bench",
-        ("median throughput:", ". Batch size: ", "Prefill. latency: "),
+        ("median throughput:", ". Batch size: ", "Prefill. latency: ", "Decode.  latency: ", "Benchmark ..."),
         parse_offline,
         (
+            case(
+                "warm-up-pass-then-benchmark",
+                "Prefill. latency: 1.82421 s, throughput:     70.17 token/s\n"
+                "Decode.  latency: 1.75760 s, throughput:      0.57 token/s\n"
+                "Decode.  latency: 0.02740 s, throughput:     36.49 token/s\n"
+                "Decode.  median latency: 0.02711 s, median throughput:     36.88 token/s\n"
+                "Total. latency:  3.745 s, throughput:     36.32 token/s\n"
+                "Benchmark ...\n"
+                "Prefill. latency: 0.16921 s, throughput:    756.48 token/s\n"
+                "Decode.  latency: 0.02716 s, throughput:     36.81 token/s\n"
+                "Decode.  median latency: 0.02719 s, median throughput:     36.78 token/s",
+                ("benchmark_result", {"output_throughput": 36.88, "values": {"median_decode_latency_s": 0.02711}}),
+                (
+                    "benchmark_result",
+                    {
+                        "output_throughput": 36.78,
+                        "values": {"median_decode_latency_s": 0.02719, "warmup_first_decode_latency_s": 1.7576},
+                    },
+                ),
+                exact=True,
+            ),
             case(
                 "sample-1",
                 "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",
