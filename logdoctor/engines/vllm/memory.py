@@ -39,8 +39,9 @@ _PROFILE_REST_RE = re.compile(r"the rest of the memory reserved for KV Cache is 
 _PROFILE_TAKES_RE = re.compile(r"Memory profiling takes (?P<s>[\d.]+) seconds")
 _BLOCKS_OVERRIDE_RE = re.compile(r"Overriding num_gpu_blocks=(?P<old>\d+) with num_gpu_blocks_override=(?P<new>\d+)")
 _CACHE_CONFIG_INFO_RE = re.compile(r"cache_config_info with initialization after num_gpu_blocks is: (?P<blocks>\d+)")
+# a number and its unit are printed with or without a space between them, by release (`18.20GiB` in 0.10)
 _KV_RESERVED_RE = re.compile(
-    r"Initial free memory (?P<free>[\d.]+) GiB, reserved (?P<kv>[\d.]+) GiB memory for KV Cache"
+    r"Initial free memory (?P<free>[\d.]+) ?GiB, reserved (?P<kv>[\d.]+) ?GiB memory for KV Cache"
 )
 _KV_BLOCK_SIZE_RE = re.compile(r"(?:Setting|Forcing) kv cache block size to (?P<size>\d+) for (?P<backend>\S+) backend")
 _AUTO_FIT_RE = re.compile(
@@ -293,6 +294,13 @@ GRAMMARS: list[Grammar] = [
                 "sample-2",
                 "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
                 ("kv_cache", {}),
+            ),
+            case(
+                "v0.10-kv-cache-memory-bytes",
+                "(EngineCore_DP0 pid=71) INFO 09-20 10:00:00 [gpu_worker.py:251] Initial free memory 44.12 GiB, reserved "
+                "18.20GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling.",
+                ("kv_cache", {"kv_cache_memory_gib": 18.2}),
+                exact=True,
             ),
             case(
                 "sample-3",
