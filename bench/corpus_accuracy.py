@@ -8,7 +8,9 @@ A case is a `<case>.log` with a label `<case>.yaml` beside it (the `.yaml` that 
 `.expect.yaml`; first cause = primary, `healthy` for a run without a problem). Each log runs
 through the same pipeline as `logdoctor diagnose` (built-in rules, no suppressions). The report
 gives, per corpus and for all corpora together: the primary cause ranked 1st and within the top 3
-(problem logs; causes are ranked by their best finding), and the highest finding score on a
+(problem logs; causes are ranked by their best finding), the primary cause's problem ranked 1st (the report's
+unit: causes of one mechanism, such as spec-net-loss and spec-low-acceptance, are one problem; engine/problems.py),
+and the highest finding score on a
 healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log with a finding of
 50 or more; the exit status is 0 when all corpora together meet them.
 
@@ -23,11 +25,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from logdoctor.engine.problems import problem_id
 from logdoctor.engine.rules import load_rules
 from logdoctor.pipeline.run import LineSource, diagnose_sources
 from logdoctor.sources.local import open_local
@@ -55,6 +58,7 @@ class Row:
     case: str
     label: str
     ranked: list[tuple[str, str, int]]  # (cause, rule, score), best first
+    problems: list[str] = field(default_factory=list)  # the report's problems (engine/problems.py), best first
 
     @property
     def healthy(self) -> bool:
@@ -72,6 +76,13 @@ class Row:
     def rank(self) -> int | None:
         causes = self.causes
         return causes.index(self.label) + 1 if self.label in causes else None
+
+    @property
+    def problem_rank(self) -> int | None:
+        """The rank of the problem the primary cause belongs to, as the report counts them: a cause that shares
+        one mechanism with a higher finding (spec-low-acceptance under below-break-even) is in the same problem."""
+        wanted = problem_id(self.label)
+        return self.problems.index(wanted) + 1 if wanted in self.problems else None
 
     @property
     def top_score(self) -> int:
@@ -100,7 +111,7 @@ def run(corpus: Path) -> list[Row]:
         diagnosis = diagnose_sources([LineSource(name=log.name, lines=source.lines())], rules)
         case = log.relative_to(corpus).with_suffix("").as_posix()
         ranked = [(f.cause, f.rule, f.score) for f in diagnosis.findings]
-        rows.append(Row(corpus.name, case, primary, ranked))
+        rows.append(Row(corpus.name, case, primary, ranked, [p.id for p in diagnosis.problems]))
     return rows
 
 
@@ -111,6 +122,7 @@ class Summary:
     top3: int
     healthy: int
     worst_healthy: int
+    top1_problem: int = 0
 
     @classmethod
     def of(cls, rows: list[Row]) -> Summary:
@@ -122,6 +134,7 @@ class Summary:
             top3=sum(1 for r in problems if r.rank is not None and r.rank <= 3),
             healthy=len(healthy),
             worst_healthy=max((r.top_score for r in healthy), default=0),
+            top1_problem=sum(1 for r in problems if r.problem_rank == 1),
         )
 
     def line(self, name: str) -> str:
@@ -130,7 +143,8 @@ class Summary:
 
         return (
             f"{name}: problem logs {self.problems}; primary cause ranked 1st: {self.top1} ({pct(self.top1)}), "
-            f"in top 3: {self.top3} ({pct(self.top3)}); healthy logs {self.healthy}; "
+            f"in top 3: {self.top3} ({pct(self.top3)}); its problem ranked 1st: {self.top1_problem} "
+            f"({pct(self.top1_problem)}); healthy logs {self.healthy}; "
             f"highest finding score on a healthy log: {self.worst_healthy}"
         )
 

@@ -252,6 +252,10 @@ def story_effects(table: HardwareTable, fixtures: Path) -> list[str]:
         hidden_size=shape.hidden_size,
         unread_bytes_per_gpu=shape.unread_bytes_per_gpu(2, 2.0),
         lm_head_bytes_per_gpu=shape.lm_head_bytes_per_gpu(2),
+        vocab_size=shape.vocab_size,
+        shape_read_params=shape.read_params,
+        shape_params=shape.params,
+        shape_source=f"the models: entry {found[0]}",
     )
     dep = inputs.deployment
     assert dep is not None and dep.spec is not None

@@ -84,6 +84,7 @@ CompileKind = Literal[
     "cache_dir",
     "cache_disabled",
     "compile_disabled",
+    "kernel_build",  # a kernel JIT-compiled (and tuned) as the process runs, not timed
     "compilation",
     "init_engine",
     "memory_profiling",
@@ -104,6 +105,7 @@ FailureKind = Literal[
     "shm-broadcast-wait",
     "rpc-timeout",
     "watchdog",
+    "stalled",  # the engine's own stats say no iteration ran in an interval while requests were running
     "exception",
     "kv-cache-insufficient",
     "gpu-memory-insufficient",
@@ -127,7 +129,7 @@ SchedulerConfigKind = Literal[
     "mixed-chunk",
     "prefill-interval",
 ]
-OffloadKind = Literal["weights", "kv", "swap"]
+OffloadKind = Literal["weights", "kv", "swap", "experts"]  # experts: MoE experts computed on the CPU
 # "container": the SSH collector records `container: lxc (...)`, and facts reads HostInfo(kind="container")
 # into host.container, but no host grammar parses those lines yet.
 HostInfoKind = Literal["driver", "hypervisor", "container", "version", "package", "env", "cpu"]
@@ -520,7 +522,7 @@ class SchedulerConfig(EventBase):
 
 
 class Offload(EventBase):
-    """Weights or KV cache in host memory: `cpu_offload_gb`, swap space, CPU KV cache."""
+    """Weights or KV cache in host memory: `cpu_offload_gb`, swap space, CPU KV cache, MoE experts on the CPU."""
 
     type: Literal["offload"] = "offload"
     kind: OffloadKind

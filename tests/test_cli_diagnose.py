@@ -158,3 +158,13 @@ def test_not_a_log_is_one_line_and_exit_2(tmp_path: Path, content: bytes) -> Non
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a log: no line of a vLLM, SGLang or NCCL format" in lines[0]
     assert "healthy" not in result.output
+
+
+def test_more_than_two_pcie_gpus_get_pairs_not_a_p2p_check() -> None:
+    # real: vLLM 0.9.2 at TP=4 whose workers warn "not supported on more than two PCIe-only GPUs"; the engines
+    # keep custom all-reduce off there even with P2P, so a P2P check would not bring it back
+    log = ROOT / "fixtures" / "logs" / "realworld" / "vllm-r013.log"
+    _, out, _ = run("diagnose", str(log), "--format", "json")
+    finding = next(f for f in json.loads(out)["findings"] if f["rule"] == "custom-allreduce-off")
+    assert any(step.startswith("TP groups of two PCIe GPUs: --tensor-parallel-size 2") for step in finding["fix"])
+    assert not any(step.startswith("check P2P") for step in finding["fix"])

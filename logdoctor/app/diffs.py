@@ -8,6 +8,7 @@ causes found, and the rows are ranked (docs/diff.md).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date
 
 from logdoctor import __version__
@@ -19,11 +20,29 @@ from logdoctor.engine.evaluate import evaluate, verdict_for
 from logdoctor.engine.result import RuleOutcome, Verdict
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
-from logdoctor.facts import with_baseline
+from logdoctor.facts import Profile, with_baseline
+from logdoctor.perf.adapter import median_value
 from logdoctor.perf.assess import model_gap
-from logdoctor.perf.options import PerfOptions
+from logdoctor.perf.options import PerfOptions, SeenAcceptance, model_tail
 from logdoctor.pipeline.run import Parsed, diagnose_parsed
 from logdoctor.sources.limits import DEFAULT_MAX_SECONDS
+
+
+def _with_seen(perf: PerfOptions | None, base: Profile, baseline: Parsed) -> PerfOptions | None:
+    """The candidate's performance options with the acceptance the baseline measured (its method, k and median
+    acceptance length), which the candidate's choices of that method use for the same model (perf/fixes.py): the
+    baseline ran it, so its figure, not the published one, says what it gives."""
+    if perf is None or not base.value("spec.enabled"):
+        return perf
+    method, k = base.value("spec.method"), base.value("spec.num_tokens")
+    tau = median_value(base.value("spec.acceptance_length"))
+    if not method or not isinstance(k, int | float) or k < 1 or tau is None:
+        return perf
+    names = ", ".join(s.name for s in baseline.stats) or "the baseline log"
+    seen = SeenAcceptance(
+        str(method), float(tau), int(k), f"the baseline ({base.engine}, {names})", model_tail(base.value("model"))
+    )
+    return replace(perf, seen=seen)
 
 
 def _lookup(baseline: Parsed, candidate: Parsed) -> Callable[[str, int], str | None]:
@@ -53,7 +72,12 @@ def diff_parsed(
         baseline, rules, engine=baseline_engine, today=today, perf=perf, max_seconds=max_seconds
     )
     cand_diagnosis, cand_profile = diagnose_parsed(
-        candidate, rules, engine=candidate_engine, today=today, perf=perf, max_seconds=max_seconds
+        candidate,
+        rules,
+        engine=candidate_engine,
+        today=today,
+        perf=_with_seen(perf, base_profile, baseline),
+        max_seconds=max_seconds,
     )
     combined = with_baseline(cand_profile, base_profile)
     names = ", ".join(s.name for s in (*baseline.stats, *candidate.stats)) or "the inputs"

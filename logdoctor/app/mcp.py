@@ -250,7 +250,7 @@ def report_of(finished: Finished) -> Any:
 
 
 def _action_text(action: dict[str, Any]) -> str:
-    """`FLAG -> 49.5 tok/s per request expected (2.26x)`, as the terminal's box says it."""
+    """`FLAG -> 50.4 tok/s per request expected (2.26x)`, as the terminal's box says it."""
     text = str(action.get("text") or "")
     if action.get("expected_tok_s") is None:
         return text

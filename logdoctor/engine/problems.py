@@ -43,11 +43,14 @@ def sets_speculation(step: str) -> bool:
 
 # The TP link's choices the model answers with a number (perf/fixes.py): a rule's line saying the same is dropped.
 _LINK = re.compile(r"^enable (?:PCIe |GPU )?P2P|^drop --disable-custom-all-reduce")
+# The KV cache's memory fraction and the CPU offload (perf/fixes.py: the fraction the log's numbers allow, dropping
+# --cpu-offload-gb where the GPU holds the weights): a rule's line setting the same is dropped.
+_MEMORY = re.compile(r"^(?:--gpu-memory-utilization|--mem-fraction-static) |^drop --cpu-offload-gb$")
 
 
 def answered_by_model(step: str) -> bool:
     """A rule's fix line that the model's actions answer (with their expected tok/s) where it has them."""
-    return sets_speculation(step) or bool(_LINK.search(step))
+    return sets_speculation(step) or bool(_LINK.search(step)) or bool(_MEMORY.search(step))
 
 
 def _actions(members: Sequence[Finding]) -> list[Action]:

@@ -323,6 +323,9 @@ FACTS: dict[str, FactSpec] = {
     "compile.graph_capture_seconds": FactSpec("number", "CUDA-graph capture time"),
     "compile.disabled": FactSpec("bool", "torch.compile turned off (eager or TORCH_COMPILE_DISABLE)"),
     "compile.cache_hit": FactSpec("bool", "compiled graphs loaded from cache"),
+    "compile.kernel_builds": FactSpec(
+        "number", "kernels JIT-compiled as the process ran (triton-ascend's `Please DO NOT tune args` lines)"
+    ),
     "compile.shm_waits": FactSpec("number", "`No available shared memory broadcast block` waits"),
     "compile.startup_wait_seconds": FactSpec(
         "number", "seconds the engine core waited on its workers before serving (shared-memory broadcast waits)"
@@ -348,6 +351,9 @@ FACTS: dict[str, FactSpec] = {
     "offload.cpu_gb": FactSpec("number", "weights offloaded to CPU memory, GiB"),
     "offload.swap_gb": FactSpec("number", "KV swap space, GiB (vLLM V0)"),
     "offload.kv": FactSpec("bool", "KV cache offloaded to host memory"),
+    "offload.cpu_experts": FactSpec(
+        "bool", "MoE experts held in host memory and computed on the CPU (SGLang's KTransformers / kt-kernel experts)"
+    ),
     # failures and warnings
     "failure.kinds": FactSpec("list", "engine failures seen: engine-dead, cuda-oom, nccl-timeout, ..."),
     "failure.count": FactSpec("number", "engine failure events"),

@@ -338,10 +338,13 @@ TYPICAL_ACCEPTANCE: dict[str, TypicalAcceptance] = {
     ),
 }
 
-# What the acceptance rules compare a drafter with (`spec.typical_acceptance`): the figures above, and methods whose
-# published figure is only a floor for the bound above (EAGLE-1 on one benchmark).
+# What the acceptance rules compare a drafter with (`spec.typical_acceptance`): one published figure a method, and for
+# an MTP head one a model family (its own head's; another family's says nothing of it), each at the k it was measured
+# at (../shared/research-users-tools-roofline.md §3.2 and the sources named). A method without one (n-gram and suffix
+# lookup, whose acceptance is the workload's repetition; Medusa; a draft model, which is any model) is unknown: the
+# rule does not judge it.
 ACCEPTANCE_BY_METHOD: dict[str, TypicalAcceptance] = {
-    **TYPICAL_ACCEPTANCE,
+    "dflash": TYPICAL_ACCEPTANCE["dflash"],
     "eagle": TypicalAcceptance(
         "eagle",
         1.89,
@@ -349,41 +352,88 @@ ACCEPTANCE_BY_METHOD: dict[str, TypicalAcceptance] = {
         "EAGLE-1 in vLLM V1, Llama-3-8B on MT-Bench: acceptance length 1.89 at k=2, 2.08 at k=4 "
         "(https://github.com/vllm-project/vllm/pull/16035)",
     ),
+    "eagle3": TypicalAcceptance(
+        "eagle3",
+        2.26,
+        3,
+        "EAGLE-3 in vLLM on MT-Bench at k=3: mean acceptance length 2.60 (Llama-3.1-8B), 2.26 (Qwen3-8B), 2.56 "
+        "(gpt-oss-20b) with RedHatAI's speculators (https://github.com/vllm-project/vllm/pull/32030); the low end",
+    ),
 }
+ACCEPTANCE_BY_MTP_FAMILY: dict[str, TypicalAcceptance] = {
+    # a head drafts one position after another, so the first three of k=6 are what k=3 accepts
+    "Qwen3.x": TypicalAcceptance(
+        "mtp",
+        2.52,
+        3,
+        "Qwen3.6-27B MTP in vLLM 0.20.1 on 2x RTX 3090: per-position acceptance 0.740, 0.473, 0.309 over the first "
+        "three drafts, 2.52 tokens a step at k=3; 0.917, 0.837, 0.648 (3.40) on other requests "
+        "(https://github.com/noonghunna/club-3090/issues/105); the low end",
+    ),
+    "DeepSeek": TYPICAL_ACCEPTANCE["mtp"],
+}
+MTP_METHODS = frozenset({"mtp", "nextn", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "mimo_mtp", "ernie_mtp"})
 
-# Where a method has no published figure (or an unknown one): the acceptance per drafted token of a working drafter
-# on chat, α ≈ 0.7 (the EAGLE paper's ~0.65 acceptance rate, https://github.com/SafeAILab/EAGLE/issues/169; the
-# i.i.d. table of ../shared/research-users-tools-roofline.md §3.1: τ = 2.19 at k=2, 2.53 at k=3), and the k a
-# deployment without a known k most often runs (3).
+
+def mtp_family(architecture: str) -> str | None:
+    """The model family whose MTP head figure applies, from the architecture the log names; None for a family
+    without a published figure (MiMo, GLM, ERNIE) or an architecture not in the log."""
+    arch = architecture.lower()
+    if arch.startswith("qwen3"):
+        return "Qwen3.x"
+    if arch.startswith("deepseek"):
+        return "DeepSeek"
+    return None
+
+
+def published_acceptance(method: str | None, architecture: str = "") -> TypicalAcceptance | None:
+    """The published acceptance of a working drafter of this method (an MTP head: of this model family), or None
+    where none is published for it."""
+    m = (method or "").lower()
+    if m in MTP_METHODS or "mtp" in m:
+        family = mtp_family(architecture)
+        return ACCEPTANCE_BY_MTP_FAMILY[family] if family else None
+    return ACCEPTANCE_BY_METHOD.get(m)
+
+
+# Where the log names no method: the acceptance per drafted token of a working drafter on chat, α ≈ 0.7 (the EAGLE
+# paper's ~0.65 acceptance rate, https://github.com/SafeAILab/EAGLE/issues/169; the i.i.d. table of
+# ../shared/research-users-tools-roofline.md §3.1: τ = 2.19 at k=2, 2.53 at k=3), and the k a deployment without a
+# known k most often runs (3).
 GENERIC_ALPHA = 0.7
 GENERIC_K = 3
 GENERIC_SOURCE = (
-    "a working drafter accepts about 0.7 of each drafted token (EAGLE paper, SafeAILab/EAGLE#169); "
-    "τ(k) = 1 + Σ 0.7^(i+1)"
+    "the log names no method: a working drafter accepts about 0.7 of each drafted token (EAGLE paper, "
+    "SafeAILab/EAGLE#169); τ(k) = 1 + Σ 0.7^(i+1)"
 )
 
 
-def typical_acceptance(method: str, k: int | None) -> tuple[float, str]:
-    """The mean acceptance length a working drafter of `method` reaches at `k` drafted tokens, and its source: the
-    published (τ, k) of the method carried to this k with the i.i.d. per-token rate it implies (a drafter's
-    acceptance falls with depth, so this is an estimate), else the generic rate."""
-    known = ACCEPTANCE_BY_METHOD.get(method)
-    if known is not None:
-        at = known.k if k is None or k < 1 else k
-        alpha_positions = iid_positions(known.tau, known.k)
-        alpha = alpha_positions[0] if alpha_positions else GENERIC_ALPHA
-        tau = 1.0 + sum(alpha ** (i + 1) for i in range(at))
-        return round(tau, 3), f"{known.source}; at k={at} with the per-token rate {alpha:.2f} that implies"
-    at = GENERIC_K if k is None or k < 1 else k
-    return round(1.0 + sum(GENERIC_ALPHA ** (i + 1) for i in range(at)), 3), f"{GENERIC_SOURCE}, k={at}"
+def typical_acceptance(method: str | None, k: int | None, architecture: str = "") -> tuple[float, str] | None:
+    """The mean acceptance length a working drafter of `method` (an MTP head: of the model family `architecture`
+    names) reaches at `k` drafted tokens, and its source: the published (τ, k) carried to this k with the i.i.d.
+    per-token rate it implies (a drafter's acceptance falls with depth, so this is an estimate); the generic rate
+    where the log names no method; None where the method has no published figure."""
+    if not method:
+        at = GENERIC_K if k is None or k < 1 else k
+        return round(1.0 + sum(GENERIC_ALPHA ** (i + 1) for i in range(at)), 3), f"{GENERIC_SOURCE}, k={at}"
+    known = published_acceptance(method, architecture)
+    if known is None:
+        return None
+    at = known.k if k is None or k < 1 else k
+    alpha_positions = iid_positions(known.tau, known.k)
+    alpha = alpha_positions[0] if alpha_positions else GENERIC_ALPHA
+    tau = 1.0 + sum(alpha ** (i + 1) for i in range(at))
+    return round(tau, 3), f"{known.source}; at k={at} with the per-token rate {alpha:.2f} that implies"
 
 
 __all__ = [
     "ACCEPTANCE_BY_METHOD",
+    "ACCEPTANCE_BY_MTP_FAMILY",
     "DEFAULT_DRAFT_COST",
     "DRAFTER_KINDS",
     "DRAFTER_LAYERS",
     "GENERIC_ALPHA",
+    "MTP_METHODS",
     "OVERHEAD_PER_DRAFTED_TOKEN",
     "OVERHEAD_SECONDS_DEFAULT",
     "OVERHEAD_SECONDS_PER_DRAFTED_TOKEN",
@@ -400,9 +450,11 @@ __all__ = [
     "drafter_kind",
     "hardware_free_cost",
     "iid_positions",
+    "mtp_family",
     "overhead_plain_steps",
     "overhead_seconds",
     "passes",
+    "published_acceptance",
     "sweep",
     "tokens_per_step",
     "typical_acceptance",

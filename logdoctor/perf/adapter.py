@@ -240,8 +240,9 @@ def _read_from_shape(
     loaded: float | None,
     derived: list[str],
     unknown: list[Missing],
+    where: str = "the config.json's shape",
 ) -> float | None:
-    """The bytes one decode step reads per GPU from the model's config.json: its layers' weights (the routed
+    """The bytes one decode step reads per GPU from the model's config.json (or its `models:` entry): its layers' weights (the routed
     experts a token uses) at the weights' bytes, plus the LM head at 2 bytes (quantised checkpoints keep it in 16
     bits); not the input embedding, a vision tower or MTP layers, which the loaded figure counts. None without a
     config, or when the config does not match the load (said in `unknown`)."""
@@ -260,7 +261,7 @@ def _read_from_shape(
         )
         return None
     derived.append(
-        f"weights a step reads per GPU from the config.json's shape: ({read_params / 1e9:.3g}e9 read parameters - "
+        f"weights a step reads per GPU from {where}: ({read_params / 1e9:.4g}e9 read parameters - "
         f"LM head {head / 1e9:.3g}e9) x {dtype_bytes:g} B + LM head x 2 B, / {shards} = {read / 1e9:.2f} GB"
         + (f" (of {loaded / 1e9:.2f} GB loaded)" if loaded is not None else "")
     )
@@ -277,9 +278,13 @@ def deployment_from_profile(
     unread_bytes_per_gpu: float = 0.0,
     lm_head_bytes_per_gpu: float | None = None,
     vocab_size: int | None = None,
+    shape_read_params: float | None = None,
+    shape_params: float | None = None,
+    shape_source: str = "the config.json's shape",
 ) -> Inputs:
     """Build the model's inputs from facts; `gpu` (a `--gpu` name) wins over `gpu.name` from the logs. The model's
-    config.json, where given (`model.read_params`, `spec.draft_layers`, ...), says what a step reads."""
+    config.json, where given (`model.read_params`, `spec.draft_layers`, ...), says what a step reads; else the
+    parameter counts of the model's `models:` entry (`shape_read_params`, `shape_params`, from `shape_source`)."""
     table = table or load_hardware()
     unknown: list[Missing] = []
     derived: list[str] = []
@@ -318,6 +323,11 @@ def deployment_from_profile(
     total, active = params_from_name(model) if model else (None, None)
     config_params = _number(profile.value("model.params"))
     read_params = _number(profile.value("model.read_params"))
+    if read_params is None and shape_read_params:
+        # the models: table's counts for this model (its shape, cited there) stand where no config.json was given
+        config_params, read_params = _number(shape_params) or config_params, _number(shape_read_params)
+    else:
+        shape_source = "the config.json's shape"
     if config_params:
         # the config's shape, not the name's rounding: a step reads `read_params` of them (MoE: the routed experts)
         total, active = config_params, read_params
@@ -341,10 +351,21 @@ def deployment_from_profile(
     _architecture(profile, active, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
     active_fraction = 1.0
     from_shape = _read_from_shape(
-        read_params, config_params, vocab_size, hidden_size, dtype_bytes, tp * pp, weights_bytes, derived, unknown
+        read_params,
+        config_params,
+        vocab_size,
+        hidden_size,
+        dtype_bytes,
+        tp * pp,
+        weights_bytes,
+        derived,
+        unknown,
+        shape_source,
     )
     if from_shape is not None:
         weights_bytes, unread_bytes_per_gpu, active = from_shape, 0.0, None
+        # the read parameters leave the vision encoder out: the bound is no longer conservative by it
+        derived[:] = [d for d in derived if not d.startswith("multimodal architecture")]
     if active is not None and total:
         active_fraction = active / total
         derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
@@ -463,6 +484,7 @@ def deployment_from_profile(
         tp=tp,
         pp=pp,
         weights_bytes_per_gpu=weights_bytes,
+        weights_read_from=shape_source if from_shape is not None else "",
         params=total,
         active_fraction=active_fraction,
         dtype_bytes=dtype_bytes,

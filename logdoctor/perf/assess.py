@@ -38,7 +38,7 @@ from logdoctor.perf.bound import (
     tok,
     working_line,
 )
-from logdoctor.perf.fixes import apply_effect, effect_for, effect_score, graph_actions, rank
+from logdoctor.perf.fixes import _where, apply_effect, effect_for, effect_score, effect_unknown, graph_actions, rank
 from logdoctor.perf.model import ModelError, SpecConfig
 from logdoctor.perf.nogpu import without_gpu
 from logdoctor.perf.options import PerfOptions, _fact_names, gpu_from_facts, unknown_gpu_how
@@ -95,6 +95,24 @@ def summary_line(p: Performance) -> str:
     return f"expected <= {tok(p.expected_per_request_tok_s)} tok/s per request on {where} (nothing measured)"
 
 
+# How a rule's text names a fact the log lacks (engine/evaluate.py); a rule that names the GPU (tp-over-pcie) says
+# this of `gpu.name` when the GPU came from --gpu, not the log.
+_GPU_NOT_IN_LOG = "GPU unknown (not in the log)"
+
+
+def _with_gpu(findings: Sequence[Finding], given: str | None, name: str) -> list[Finding]:
+    """The findings with a GPU the user gave (--gpu) named where a rule's text said the log does not name one."""
+    if not given:
+        return list(findings)
+    said = f"GPU {name} (--gpu)"
+    return [
+        f.model_copy(update={"explanation": f.explanation.replace(_GPU_NOT_IN_LOG, said)})
+        if _GPU_NOT_IN_LOG in f.explanation
+        else f
+        for f in findings
+    ]
+
+
 def assess(
     findings: Sequence[Finding],
     profile: FactSource,
@@ -126,10 +144,16 @@ def assess(
     effect_of = {item.id: item.rule.effect for item in rules if item.rule.effect is not None}
     measured = b.measured_per_request if b.basis == "per request" else None
     out: list[Finding] = []
-    for finding in findings:
+    for finding in _with_gpu(findings, options.gpu, b.dep.gpu.name):
         kind = effect_of.get(finding.rule)
-        computed = effect_for(kind, b.compare, table, profile, engine) if kind else None
+        computed = effect_for(kind, b.compare, table, profile, engine, options.seen) if kind else None
         if kind is None or computed is None:
+            why = effect_unknown(kind, b.compare, profile) if kind else None
+            if why is not None:
+                said = f"unknown by the model on {_where(b.compare)}: {why}"
+                finding = finding.model_copy(
+                    update={"estimate": f"{finding.estimate}; {said}" if finding.estimate else said}
+                )
             out.append(finding)
             continue
         if kind == "cuda-graphs" and not computed.actions:

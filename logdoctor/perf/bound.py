@@ -71,6 +71,9 @@ def model_inputs(profile: FactSource, options: PerfOptions, table: HardwareTable
         unread_bytes_per_gpu=shape[1].unread_bytes_per_gpu(tp, 2.0) if shape else 0.0,
         lm_head_bytes_per_gpu=shape[1].lm_head_bytes_per_gpu(tp) if shape else None,
         vocab_size=shape[1].vocab_size if shape else None,
+        shape_read_params=shape[1].read_params if shape else None,
+        shape_params=shape[1].params if shape else None,
+        shape_source=f"the models: entry {shape[0]}" if shape else "the config.json's shape",
     )
     if shape is not None:
         inputs.derived.append(f"model shape: {shape[0]} ({shape[1].layers} layers, h={shape[1].hidden_size})")

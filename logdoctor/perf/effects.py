@@ -226,22 +226,37 @@ def kv_concurrency(kv_tokens: float, context_tokens: float, *, spec_k: int = 0) 
 
 
 def kv_bound_speedup(
-    dep: Deployment, table: HardwareTable, kv_tokens: float, context_tokens: float, wanted: int
+    dep: Deployment,
+    table: HardwareTable,
+    kv_tokens: float,
+    context_tokens: float,
+    wanted: int,
+    fixed_kv_tokens: float | None = None,
 ) -> Effect:
     """Aggregate speedup if `wanted` requests could run instead of the KV-bound number (more KV memory or a
-    shorter context): each step serves more sequences while it stays bandwidth-bound. Here `now_tok_s` and
+    shorter context): each step serves more sequences while it stays bandwidth-bound. With `fixed_kv_tokens` (a
+    cache of that size, e.g. at a higher memory utilization) as many of them as it holds. Here `now_tok_s` and
     `fixed_tok_s` are aggregate tok/s, not per request."""
     work = _Work()
     k = dep.spec.k if dep.spec else 0
     fits = max(1, int(kv_concurrency(kv_tokens, context_tokens, spec_k=k).max_requests))
     running = min(fits, wanted)
+    target = wanted
+    if fixed_kv_tokens is not None:
+        target = max(running, min(wanted, int(kv_concurrency(fixed_kv_tokens, context_tokens, spec_k=k).max_requests)))
     work.prefix = "as deployed: "
     now = step_time(replace(dep, spec=None, batch=running, context_tokens=context_tokens), table, 1, work).total
     work.prefix = "fixed: "
-    fixed = step_time(replace(dep, spec=None, batch=wanted, context_tokens=context_tokens), table, 1, work).total
+    fixed = step_time(replace(dep, spec=None, batch=target, context_tokens=context_tokens), table, 1, work).total
     # aggregate: B / t
     return _effect(
-        "kv-cache-pressure", now, fixed, float(running), float(wanted), work, f"{running} of {wanted} requests fit"
+        "kv-cache-pressure",
+        now,
+        fixed,
+        float(running),
+        float(target),
+        work,
+        f"{running} of {wanted} requests fit" + (f"; {target} fit fixed" if fixed_kv_tokens is not None else ""),
     )
 
 

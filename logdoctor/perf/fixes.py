@@ -7,6 +7,7 @@ the rules' scale, the statement and the actions; findings ranked by what they co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -26,6 +27,8 @@ from logdoctor.perf.hardware import HardwareTable
 from logdoctor.perf.model import Deployment, SpecConfig, draft_cost
 from logdoctor.perf.mtp import is_mtp, mtp_acceptance, mtp_head
 from logdoctor.perf.nogpu import drop_flag as _drop_flag
+from logdoctor.perf.options import SeenAcceptance, model_tail
+from logdoctor.registry import REGISTRY
 
 # A fix that recovers this share of decode time scores 50 (material): score = 100 * p / (p + HALF_SCORE_SHARE).
 # 10% is where the rules' own impacts put "material" (custom-allreduce-off scores 60 for "typically 5-20% of
@@ -72,9 +75,21 @@ class _SpecChoices:
     tokens_per_step: float = 1.0  # as deployed, by the measured acceptance
     break_even_assumed: float | None = None  # the rules' spec.break_even (no GPU: 0.2 plain steps a drafted token)
 
+    @property
+    def step_cost(self) -> float | None:
+        """A step as deployed in plain decode steps on this hardware: the acceptance length that breaks even."""
+        if not self.now or self.k < 1:
+            return None
+        return self.tokens_per_step * self.plain / self.now
+
 
 def _spec_choices(
-    engine: str, dep: Deployment, plan: effects.SpecPlan, table: HardwareTable, profile: FactSource
+    engine: str,
+    dep: Deployment,
+    plan: effects.SpecPlan,
+    table: HardwareTable,
+    profile: FactSource,
+    seen: SeenAcceptance | None = None,
 ) -> _SpecChoices:
     """The fixes of a speculation problem, each with its expected tok/s per request on this hardware, best first:
     another k for this drafter (never the k already set), no speculation, and the model's own MTP head where the log
@@ -113,6 +128,12 @@ def _spec_choices(
     )
     head = mtp_head(profile) if not is_mtp(spec.method) else None
     typical, family = mtp_acceptance(profile)
+    if seen is not None and (seen.model != model_tail(profile.value("model")) or not seen.model):
+        seen = None  # another model's acceptance says nothing of this one's head
+    if seen is not None and is_mtp(seen.method) and seen.k >= 1:
+        # the same model's MTP head as another deployment ran it: its measured acceptance, not the published low end
+        typical = speculation.TypicalAcceptance("mtp", seen.tau, seen.k, f"measured by {seen.where}")
+        family = seen.where
     if head is not None and dep.layers is not None:
         positions = speculation.iid_positions(typical.tau, typical.k)
         mtp_spec = SpecConfig(
@@ -135,8 +156,12 @@ def _spec_choices(
                         text=_mtp_flag(engine, best.k, str(profile.value("model") or "")),
                         expected_tok_s=round(best.tok_s_per_request, 2),
                         speedup=round(best.tok_s_per_request / now, 4),
-                        note=f"the model's own MTP head ({head}), at the typical acceptance length "
-                        f"{typical.tau:g} at k={typical.k} of {family}",
+                        note=f"the model's own MTP head ({head}), at the "
+                        + (
+                            f"acceptance length {typical.tau:.2f} at k={typical.k} measured by {family}"
+                            if seen is not None and family == seen.where
+                            else f"typical acceptance length {typical.tau:g} at k={typical.k} of {family}"
+                        ),
                         source=typical.source,
                     ),
                     replace(mtp_dep, spec=replace(mtp_spec, k=best.k)),
@@ -159,22 +184,27 @@ def _spec_statement(choices: _SpecChoices, measured: float | None, where: str) -
         f"speculation as deployed {words}: {seen}{tok1(choices.now)} expected as deployed, {tok1(choices.plain)} "
         f"expected without speculation, tok/s per request on {where}"
     )
-    # the step in plain steps is the acceptance length that breaks even on this hardware; the rules' figure, made
-    # without the GPU, is said beside it where it differs, so the two are not read as one disagreeing with the other
-    cost = choices.tokens_per_step * choices.plain / choices.now if choices.now else None
-    if cost is not None and choices.k >= 1:
+    # the step in plain steps is the acceptance length that breaks even on this hardware; it replaces the rules'
+    # figure (made without the GPU) in the finding's own text (`model_break_even`), so one number is said
+    cost = choices.step_cost
+    if cost is not None:
         out += f"; a step with k={choices.k} costs {cost:.2f} plain decode steps here, the acceptance length that breaks even"
-        rule = choices.break_even_assumed
-        if rule is not None and abs(rule - cost) >= 0.05 * cost:
-            out += f" (the {rule:.1f} above assumes 0.2 plain steps a drafted token, as on small models on fast GPUs)"
     if choices.actions:
         best = choices.actions[0]
         out += f"; recommended: {best.text} ({tok1(best.expected_tok_s or 0.0)} tok/s, {best.speedup:.2f}x)"
     return out
 
 
-def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSource, engine: str) -> _Computed | None:
-    """The effect of one fix on `dep`, or None where the model lacks what that formula needs."""
+def effect_for(
+    kind: str,
+    dep: Deployment,
+    table: HardwareTable,
+    profile: FactSource,
+    engine: str,
+    seen: SeenAcceptance | None = None,
+) -> _Computed | None:
+    """The effect of one fix on `dep`, or None where the model lacks what that formula needs. `seen`: the acceptance
+    another deployment of the same model measured (diff), used for its method in place of the published figure."""
     needs_layers = kind in ("custom-allreduce", "p2p", "cuda-graphs")
     if needs_layers and dep.layers is None:
         return None
@@ -219,7 +249,7 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
         except ValueError:
             return None
         assumed = draft_cost(dep).assumed
-        choices = _spec_choices(engine, dep, plan, table, profile)
+        choices = _spec_choices(engine, dep, plan, table, profile, seen)
         recommended = choices.actions[0] if choices.actions else None
         fixed_tps = recommended.expected_tok_s if recommended and recommended.expected_tok_s else choices.now
         eff = effects.Effect(
@@ -255,6 +285,7 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
             True,
             "offloaded bytes / BW_PCIe per step, read from GPU memory once fixed",
             replace(dep, host_bytes_per_gpu=0.0, weights_bytes_per_gpu=fixed_weights),
+            actions=_offload_actions(eff, dep, profile),
         )
     if kind == "kv-concurrency":
         kv_tokens = median_value(profile.value("kv.tokens"))
@@ -263,10 +294,116 @@ def effect_for(kind: str, dep: Deployment, table: HardwareTable, profile: FactSo
         if kv_tokens is None or dep.context_tokens is None or not waiting:
             return None
         wanted = dep.batch + round(waiting)
-        eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted)
+        actions = _kv_actions(dep, table, profile, engine, kv_tokens, wanted)
+        # the problem's effect is its recommended action's (the memory fraction the log allows), else every queued
+        # request running
+        more = actions[0][1] if actions else None
+        eff = effects.kv_bound_speedup(dep, table, kv_tokens, dep.context_tokens, wanted, fixed_kv_tokens=more)
         # medians of series the facts do not pair per interval: rough, so it may only raise the rule's score
-        return _Computed(eff, "aggregate", False, "B_wanted / t(B_wanted) vs B_fit / t(B_fit), aggregate", None)
+        return _Computed(
+            eff,
+            "aggregate",
+            False,
+            "B_fixed / t(B_fixed) vs B_fit / t(B_fit), aggregate",
+            None,
+            actions=tuple(a for a, _ in actions),
+        )
     return None
+
+
+def effect_unknown(kind: str, dep: Deployment, profile: FactSource) -> str | None:
+    """Why the model has no effect for a KV-pressure or offload fix, where the log lacks what it needs (None where
+    it is not that: another kind, or a fix that does not apply)."""
+    if kind == "kv-concurrency":
+        if median_value(profile.value("kv.tokens")) is None:
+            return "the log gives no KV cache size in tokens (vLLM `GPU KV cache size`, SGLang `max_total_num_tokens`)"
+        if dep.context_tokens is None:
+            return "the stats lines give no KV usage with requests running (the context a request holds)"
+        if not median_positive(profile.value("sched.waiting")):
+            return "the stats lines show no request waiting (how many more would run)"
+    if kind == "cpu-offload" and not dep.host_bytes_per_gpu and profile.value("offload.cpu_gb") is None:
+        return "the log gives no offloaded GiB (--cpu-offload-gb); swapped KV blocks are not modelled"
+    return None
+
+
+# The most of a GPU's memory the engines are run with: vLLM's and SGLang's docs raise the fraction toward it when the
+# KV cache is short, leaving the rest for the CUDA context, activations and graphs. A deployment already at or above it
+# gets no utilization action.
+MAX_MEMORY_FRACTION = 0.95
+_GIB = 2**30
+
+
+def _kv_actions(
+    dep: Deployment, table: HardwareTable, profile: FactSource, engine: str, kv_tokens: float, wanted: int
+) -> tuple[tuple[Action, float], ...]:
+    """KV-bound concurrency: the memory fraction raised to MAX_MEMORY_FRACTION, from the log's numbers (the fraction
+    set, the KV cache's GiB and tokens per GPU, the GPU's memory): the tokens it adds, the requests they hold and the
+    aggregate tok/s at that batch by the model, each with the KV tokens it gives. None where the log lacks one of them
+    (the effect stands alone)."""
+    fraction = median_value(profile.value("memory.fraction"))
+    kv_gib = median_value(profile.value("kv.memory_gib"))
+    context = dep.context_tokens
+    if fraction is None or kv_gib is None or context is None or not kv_tokens or fraction >= MAX_MEMORY_FRACTION:
+        return ()
+    per_token = kv_gib * _GIB / kv_tokens
+    extra = (MAX_MEMORY_FRACTION - fraction) * dep.gpu.memory_gb * 1e9
+    more = kv_tokens + extra / per_token
+    eff = effects.kv_bound_speedup(dep, table, kv_tokens, context, wanted, fixed_kv_tokens=more)
+    if eff.speedup <= 1.0:
+        return ()
+    spec = REGISTRY.get(engine)
+    spelling = spec.flags.get("memory_fraction") if spec is not None else None
+    if spelling is None or spelling.flag is None:
+        return ()  # an engine that does not say how it sets the fraction
+    flag = spelling.flag
+    action = (
+        Action(
+            text=f"{flag} {MAX_MEMORY_FRACTION:g} (now {fraction:g})",
+            expected_tok_s=round(eff.fixed_tok_s, 1),
+            speedup=round(eff.speedup, 4),
+            basis="aggregate",
+            note=(
+                f"{(MAX_MEMORY_FRACTION - fraction) * dep.gpu.memory_gb:.1f} GB more KV a GPU of the "
+                f"{dep.gpu.memory_gb:g} GB: {kv_tokens:,.0f} -> {more:,.0f} tokens at {per_token / 1e3:.0f} kB a token, "
+                f"{eff.note}, at {context:,.0f} tokens a request; aggregate tok/s by the model"
+            ),
+        ),
+        more,
+    )
+    return (action,)
+
+
+def _offload_actions(eff: effects.Effect, dep: Deployment, profile: FactSource) -> tuple[Action, ...]:
+    """Weights offloaded to host memory: dropping --cpu-offload-gb where the GPU's share of memory holds them with the
+    rest of the weights (the KV cache gives way), with the tok/s without the PCIe reads. Where it cannot hold them,
+    no modelled action: the rule's more GPUs or a smaller checkpoint stand."""
+    offload = median_value(profile.value("offload.cpu_gb"))
+    set_fraction = median_value(profile.value("memory.fraction"))
+    fraction = set_fraction or 0.9  # vLLM's default --gpu-memory-utilization
+    # the whole model on each GPU once fixed: what the load put there plus the offloaded share, else from its size
+    if dep.weights_bytes_per_gpu is not None:
+        whole = dep.weights_bytes_per_gpu + dep.host_bytes_per_gpu
+    elif dep.params is not None:
+        whole = dep.params * dep.dtype_bytes / (dep.tp * dep.pp)
+    else:
+        return ()
+    if not offload or eff.speedup <= 1.0:
+        return ()
+    left = fraction * dep.gpu.memory_gb * 1e9 - whole
+    if left <= 0:
+        return ()
+    return (
+        Action(
+            text=f"drop --cpu-offload-gb {offload:g}",
+            expected_tok_s=round(eff.fixed_tok_s, 2),
+            speedup=round(eff.speedup, 4),
+            note=(
+                f"{dep.host_bytes_per_gpu / 1e9:.1f} GB a GPU read over PCIe every step now; the whole model, "
+                f"{whole / 1e9:.1f} GB a GPU, fits in {fraction:g} of its {dep.gpu.memory_gb:g} GB"
+                f"{'' if set_fraction else ' (the default utilization)'} and leaves {left / 1e9:.1f} GB for the KV cache"
+            ),
+        ),
+    )
 
 
 # The TP link's recommended action, by why custom all-reduce is off (allreduce.reason): turned off by the user, or
@@ -312,6 +449,17 @@ def graph_actions(eff: effects.Effect, fix: Sequence[str]) -> tuple[Action, ...]
     )
 
 
+_REPLICAS = re.compile(r"--(?:data-parallel-size|dp-size) \d+ instead of")
+
+
+def _one_gpu_holds(dep: Deployment) -> bool:
+    """Whether one GPU could hold every TP rank's weights (unknown weights: it may). Where the weights are what a
+    step reads (the model's parameter counts), those are the least the GPUs hold."""
+    if dep.weights_bytes_per_gpu is None or dep.tp <= 1:
+        return True
+    return dep.weights_bytes_per_gpu * dep.tp < dep.gpu.memory_gb * 1e9 * 0.9
+
+
 def effect_score(speedup: float) -> int:
     """0-100 from the share of decode time a fix recovers, p = 1 - 1/speedup: 50 at 10% (1.11x), 75 at 30% (1.43x),
     83 at 2x, 89 at 5x."""
@@ -332,34 +480,62 @@ def _statement(computed: _Computed, measured: float | None, dep: Deployment) -> 
     # these effects are computed on plain decode steps (effects.py): said, so the figures are not read as the
     # speculative deployment's
     steps = ", plain decode steps" if dep.spec is not None else ""
+    # the figures at the precision the actions carry (2 decimals), so the box's line and its action print one number
     return (
-        f"fixed: {eff.speedup:.3f}x ({tok1(eff.now_tok_s)} -> {tok1(eff.fixed_tok_s)} {unit} expected on "
-        f"{_where(dep)}{steps})"
+        f"fixed: {eff.speedup:.3f}x ({tok1(round(eff.now_tok_s, 2))} -> {tok1(round(eff.fixed_tok_s, 2))} {unit} "
+        f"expected on {_where(dep)}{steps})"
     )
+
+
+# The rules' break-even in a finding's text ("break-even is about 4.0", below-break-even's explain), made without the
+# GPU at 0.2 plain steps a drafted token.
+_RULE_BREAK_EVEN = re.compile(r"break-even is about \d+(?:\.\d+)?")
+
+
+def model_break_even(text: str, choices: _SpecChoices, where: str) -> str:
+    """`text` with the rules' assumed break-even replaced by the model's on this hardware, where it has one."""
+    cost = choices.step_cost
+    if cost is None:
+        return text
+    return _RULE_BREAK_EVEN.sub(f"break-even is about {cost:.2f} on {where} (the model's step cost)", text)
 
 
 def apply_effect(finding: Finding, computed: _Computed, measured: float | None, dep: Deployment) -> Finding:
     eff = computed.effect
+    explanation = finding.explanation
+    if computed.spec is not None:
+        explanation = model_break_even(explanation, computed.spec, _where(dep))
     base = measured if measured is not None else eff.now_tok_s
     recovered = base * (eff.speedup - 1.0)
     escore = effect_score(eff.speedup)
     score = escore if computed.firm else max(finding.score, escore)
     lost = 1.0 - 1.0 / eff.speedup if eff.speedup > 0 else 0.0
     how = "replaces" if computed.firm else "may only raise (an input was assumed)"
+    rule_working = finding.working
+    spec = computed.spec
+    if spec is not None and spec.step_cost is not None and spec.break_even_assumed is not None:
+        # the rule scored against its own break-even: said as the rules' figure, beside the model's that replaces it
+        rule_working = rule_working.replace(
+            "spec.break_even =",
+            f"spec.break_even {spec.break_even_assumed:.2f} (the rules' 0.2 plain steps a drafted token; "
+            f"{spec.step_cost:.2f} on {_where(dep)} by the model) =",
+        )
     working = (
-        f"{finding.working}; effect by the model: {eff.speedup:.3f}x ({lost:.1%} of decode time) -> "
+        f"{rule_working}; effect by the model: {eff.speedup:.3f}x ({lost:.1%} of decode time) -> "
         f"effect score {escore}, which {how} the rule's {finding.score} = {score}"
     )
     fix = finding.fix
+    if computed.actions and computed.spec is None and not _one_gpu_holds(dep):
+        # replicas in place of TP need one GPU to hold the whole model: where the log's weights say it cannot, the
+        # advice does not fit this deployment
+        fix = [step for step in fix if not _REPLICAS.search(step)]
     if computed.spec is not None:
         # the model's choices replace the rule's k, drop and method advice: one answer, never two that disagree
         fix = [a.text for a in computed.actions] + [
             step for step in finding.fix if not _contradicts(step, computed.method)
         ]
     elif computed.actions:
-        fix = list(
-            dict.fromkeys([a.text for a in computed.actions] + [s for s in finding.fix if not answered_by_model(s)])
-        )
+        fix = list(dict.fromkeys([a.text for a in computed.actions] + [s for s in fix if not answered_by_model(s)]))
     elif computed.fix_line is not None:
         fix = [computed.fix_line, *finding.fix]
     statement = _statement(computed, measured, dep)
@@ -367,6 +543,7 @@ def apply_effect(finding: Finding, computed: _Computed, measured: float | None, 
         update={
             "score": score,
             "severity": severity_for(score),
+            "explanation": explanation,
             "working": working,
             "fix": fix,
             "estimate": statement,

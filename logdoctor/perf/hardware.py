@@ -79,6 +79,11 @@ class ModelShape(Record):
     hidden_size: int
     vocab_size: int | None = None
     tied_embeddings: bool = True  # True: no separate input embedding to discount (the safe default: W stays whole)
+    # what one decode step reads for one token (the layers and the LM head: not the input embedding, a vision tower
+    # or MTP layers) and the text model's total, counted from the config as `model.read_params` / `model.params` are;
+    # None where the entry gives only the shape
+    read_params: float | None = None
+    params: float | None = None
     aliases: list[str] = record_field(default_factory=list)
     source: str
 

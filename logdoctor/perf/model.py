@@ -89,6 +89,9 @@ class Deployment:
     tp: int = 1
     pp: int = 1
     weights_bytes_per_gpu: float | None = None
+    # where weights_bytes_per_gpu is already what a step reads (the model's parameter counts), what it was counted
+    # from; "" where it is the loaded figure
+    weights_read_from: str = ""
     params: float | None = None  # total parameters (used when weights_bytes_per_gpu is unknown)
     active_fraction: float = 1.0  # MoE: active / total parameters (a token reads only its experts)
     unread_bytes_per_gpu: float = 0.0  # loaded but not read by a decode step: untied input embedding, vision encoder
@@ -227,15 +230,26 @@ def weights_per_gpu(dep: Deployment, work: _Work | None = None) -> float:
 
 def _weights_held(dep: Deployment, work: _Work | None) -> float:
     if dep.weights_bytes_per_gpu is not None:
+        w = dep.weights_bytes_per_gpu
         if work is not None:
-            work.add(
-                "weights loaded per GPU",
-                "W_gpu (given)",
-                {"W_gpu": _fmt_bytes(dep.weights_bytes_per_gpu)},
-                _fmt_bytes(dep.weights_bytes_per_gpu),
-                "the deployment (e.g. vLLM `Model loading took X GiB`, per worker)",
+            # counted from the model's parameters, W is what a step reads; else it is the loaded figure
+            what, formula, name, source = (
+                (
+                    "weights a decode step reads per GPU",
+                    "W_read (the layers and the LM head: not the input embedding, a vision tower or MTP layers)",
+                    "W_read",
+                    dep.weights_read_from,
+                )
+                if dep.weights_read_from
+                else (
+                    "weights loaded per GPU",
+                    "W_gpu (given)",
+                    "W_gpu",
+                    "the deployment (e.g. vLLM `Model loading took X GiB`, per worker)",
+                )
             )
-        return dep.weights_bytes_per_gpu
+            work.add(what, formula, {name: _fmt_bytes(w)}, _fmt_bytes(w), source)
+        return w
     if dep.params is None:
         raise ModelError("the weights per GPU are unknown (no `Model loading took X GiB` line, no parameter count)")
     w = dep.params * dep.dtype_bytes / (dep.tp * dep.pp)

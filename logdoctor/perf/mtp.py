@@ -29,17 +29,9 @@ MTP_ARCHITECTURES = frozenset(
     }
 )
 
-# What a model family's own MTP head reaches (docs/expected-performance.md, "Typical acceptance"): the low end of
-# the published figures. Qwen3.x: vLLM's per-position counters on Qwen3.6-27B, the first three positions of k=6
-# (a head drafts one position after another, so the first three are what k=3 accepts).
-QWEN_MTP = speculation.TypicalAcceptance(
-    "mtp",
-    2.52,
-    3,
-    "Qwen3.6-27B MTP in vLLM 0.20.1 on 2x RTX 3090: per-position acceptance 0.740, 0.473, 0.309 over the first "
-    "three drafts, 2.52 tokens a step at k=3; 0.917, 0.837, 0.648 (3.40) on other requests "
-    "(https://github.com/noonghunna/club-3090/issues/105); the low end",
-)
+# What a model family's own MTP head reaches (docs/expected-performance.md, "Typical acceptance"): the one table the
+# acceptance rule reads too (logdoctor/facts/speculation.py ACCEPTANCE_BY_MTP_FAMILY).
+QWEN_MTP = speculation.ACCEPTANCE_BY_MTP_FAMILY["Qwen3.x"]
 DEEPSEEK_MTP = speculation.TYPICAL_ACCEPTANCE["mtp"]
 
 

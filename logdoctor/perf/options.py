@@ -27,11 +27,30 @@ GPU_NAME_FACTS = ("gpu.name", "host.gpu_name", "gpu.model", "env.gpu_name")
 
 
 @dataclass(frozen=True)
+class SeenAcceptance:
+    """The acceptance another deployment of the same model measured (`diff`: the baseline's), which the model's
+    choices of that method use in place of its published figure."""
+
+    method: str
+    tau: float  # mean acceptance length, bonus token included
+    k: int
+    where: str  # "the baseline (sglang, sglang-mtp-tp2-a6000.log)"
+    model: str  # the served model's last path component: the acceptance is used only for the same model
+
+
+def model_tail(model: object) -> str:
+    """The served model's last path component, lower case (`/root/models/Qwen3.6-27B` -> `qwen3.6-27b`)."""
+    return str(model or "").rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+@dataclass(frozen=True)
 class PerfOptions:
-    """`--gpu` and the hardware table (built-in plus `--hardware` files)."""
+    """`--gpu` and the hardware table (built-in plus `--hardware` files); in `diff`, the acceptance the other
+    deployment of the same model measured."""
 
     gpu: str | None = None
     table: HardwareTable | None = None
+    seen: SeenAcceptance | None = None
 
     def hardware(self) -> HardwareTable:
         return self.table if self.table is not None else _builtin_table()

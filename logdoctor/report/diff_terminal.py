@@ -2,7 +2,7 @@
 port, why the rows matter, then the findings.
 
     candidate is 4.0x slower per request (18.2 vs 73.5 tok/s)
-      by the model: speculation 2.26x of 4.04x; the other 1.79x the model does not explain (each problem's recommended action, the numbers diagnose gives)
+      by the model: speculation 2.76x of 4.04x; the other 1.46x the model does not explain (each problem's recommended action, the numbers diagnose gives)
     ! speculative_method    mtp                       dflash
                             --speculative-algorithm   --speculative-config
     to set the baseline's values on vllm 0.20.1:

@@ -59,24 +59,49 @@ def test_a_queue_as_large_as_the_batch_with_free_kv_still_is() -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "k", "expected"),
+    ("method", "k", "architecture", "expected"),
     [
-        ("dflash", 15, 6.3),  # sglang#16818: the published figure at its own k
-        ("mtp", 3, 2.5),  # sglang#3582, the low end
-        ("eagle", 2, 1.89),  # vllm#16035
-        ("unknown", 3, 2.533),  # 1 + 0.7 + 0.49 + 0.343
-        ("unknown", 1, 1.7),
+        ("dflash", 15, "", 6.3),  # sglang#16818: the published figure at its own k
+        ("mtp", 3, "DeepseekV3ForCausalLM", 2.5),  # sglang#3582, the low end
+        ("mtp", 3, "Qwen3_5ForConditionalGeneration", 2.52),  # Qwen3.6-27B's own head, club-3090#105
+        ("eagle", 2, "", 1.89),  # vllm#16035
+        ("eagle3", 3, "", 2.26),  # vllm#32030, the low end of three models
+        (None, 3, "", 2.533),  # the log names no method: 1 + 0.7 + 0.49 + 0.343
+        (None, 1, "", 1.7),
     ],
 )
-def test_typical_acceptance_by_method_and_k(method: str, k: int, expected: float) -> None:
-    tau, source = typical_acceptance(method, k)
+def test_typical_acceptance_by_method_family_and_k(
+    method: str | None, k: int, architecture: str, expected: float
+) -> None:
+    found = typical_acceptance(method, k, architecture)
+    assert found is not None
+    tau, source = found
     assert tau == pytest.approx(expected, abs=0.01)
     assert source
 
 
+@pytest.mark.parametrize(
+    ("method", "architecture"),
+    [
+        ("ngram", ""),  # a lookup accepts what the workload repeats: no method figure
+        ("medusa", ""),
+        ("draft_model", ""),
+        ("mtp", "Glm4MoeForCausalLM"),  # no figure for GLM's head: DeepSeek's says nothing of it
+        ("mtp", ""),  # the family is not in the log
+    ],
+)
+def test_typical_acceptance_is_unknown_without_a_published_figure(method: str, architecture: str) -> None:
+    assert typical_acceptance(method, 3, architecture) is None
+
+
 def test_typical_acceptance_is_carried_to_another_k() -> None:
-    assert typical_acceptance("mtp", 1)[0] < typical_acceptance("mtp", 3)[0] < typical_acceptance("mtp", 5)[0]
-    assert typical_acceptance("mtp", 1)[0] <= 2.0  # at most k + 1
+    def tau(k: int) -> float:
+        found = typical_acceptance("mtp", k, "DeepseekV3ForCausalLM")
+        assert found is not None
+        return found[0]
+
+    assert tau(1) < tau(3) < tau(5)
+    assert tau(1) <= 2.0  # at most k + 1
 
 
 def test_eagle_at_its_published_acceptance_is_not_low() -> None:
@@ -111,3 +136,13 @@ def test_a_full_cache_with_a_few_waiting_beside_hundreds_running_is_not_pressure
     assert not [f for f in _findings(text) if f.cause == "kv-cache-pressure"]
     crowded = "\n".join([_stats(18, 43, 95.9, 22), _stats(18, 42, 95.5, 23)])
     assert [f.rule for f in _findings(crowded) if f.cause == "kv-cache-pressure"] == ["kv-saturated"]
+
+
+@pytest.mark.parametrize(("fraction", "offered"), [(0.8, True), (0.95, False)])
+def test_kv_saturated_never_offers_the_memory_fraction_already_set(fraction: float, offered: bool) -> None:
+    args = (
+        f"INFO 07-31 16:21:25 [utils.py:233] non-default args: {{'model': '/m', 'gpu_memory_utilization': {fraction}}}"
+    )
+    text = "\n".join([args, _stats(8, 12, 98.5, 22), _stats(8, 10, 99.1, 23), _stats(8, 11, 98.8, 24)])
+    kv = next(f for f in _findings(text) if f.rule == "kv-saturated")
+    assert ("--gpu-memory-utilization 0.92 (if memory allows)" in kv.fix) is offered

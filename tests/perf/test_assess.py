@@ -78,8 +78,25 @@ def test_story_bound_ratio_and_summary(story: Diagnosis) -> None:
     assert p.working and any("memory time per step" in w for w in p.working)
     # every line of the working says what it computes: the weights a step reads are not called unread
     assert not any("does not read" in w for w in p.working)
+    # the weights a step reads come from the model's parameter counts (models: entry), not the loaded figure, which
+    # holds the vision tower and the drafter that a text decode step does not read
+    assert any("25.62e9 read parameters" in d and "of 29.43 GB loaded" in d for d in p.derived)
     reads = next(w for w in p.working if w.startswith("weights a decode step reads per GPU"))
-    assert "W_gpu - W_unread" in reads
+    assert "25.62 GB" in reads and not any(w.startswith("weights loaded per GPU") for w in p.working)
+    assert not any(x.startswith("multimodal architecture") for x in p.derived)
+
+
+def test_mtp_story_bound_counts_each_draft_pass_and_the_text_model_only(rules: list[LoadedRule]) -> None:
+    # SGLang's MTP: 3 draft passes a step (2 in the draft, 1 extending after verification), each reading the MTP
+    # layer and the shared LM head (1.27 GB per GPU at TP=2); the target reads the text model's 25.62e9 parameters,
+    # not the 28.8 GB loaded with the vision tower
+    d = _diagnose(SGLANG_STORY, rules, "RTX A6000")
+    p = d.performance
+    assert p is not None and p.expected_per_request_tok_s is not None
+    assert any("25.62e9 read parameters" in x for x in p.derived)
+    assert 62 < p.expected_per_request_tok_s < 66
+    draft = next(w for w in p.working if w.startswith("drafting time per step"))
+    assert re.search(r"^drafting time per step: 7\.\d+ ms", draft)
 
 
 def test_story_gap_is_the_product_of_the_problems_effects(story: Diagnosis) -> None:
@@ -180,8 +197,16 @@ def test_story_tp_link_has_a_modelled_action(story: Diagnosis) -> None:
     assert first.speedup is not None and first.speedup > 1
     assert first.speedup == pytest.approx(link.effect.speedup, rel=1e-3)
     assert not any(a.text.startswith("enable PCIe P2P") for a in link.actions)
+    # replicas in place of TP=2 need one RTX A6000 (48 GB) to hold 2 x 25.6 GB of weights: not offered
+    assert not any("--data-parallel-size 2 instead of" in a.text for a in link.actions)
     # its effect is on plain decode steps, and says so beside a speculative deployment's figures
     assert "plain decode steps" in link.effect.statement
+
+
+def test_story_link_finding_names_the_gpu_given(story: Diagnosis) -> None:
+    # the rule reads gpu.name, which the log lacks; --gpu named it, so the finding does not say it is unknown
+    link = _by_rule(story)["tp-over-pcie"]
+    assert "GPU RTX A6000 (--gpu)" in link.explanation and "GPU unknown" not in link.explanation
 
 
 def test_story_effect_says_the_break_even_on_this_hardware(story: Diagnosis) -> None:
@@ -189,7 +214,17 @@ def test_story_effect_says_the_break_even_on_this_hardware(story: Diagnosis) -> 
     assert spec.effect is not None
     m = re.search(r"a step with k=15 costs ([0-9.]+) plain decode steps here", spec.effect.statement)
     assert m and 1.0 < float(m.group(1)) < 2.0
-    assert "assumes 0.2 plain steps a drafted token" in spec.effect.statement
+    # the model's break-even replaces the rules' assumed one (0.2 plain steps a drafted token) in the finding's own
+    # text, which every renderer prints: one number, never two
+    cost = m.group(1)
+    finding = _by_rule(story)["below-break-even"]
+    assert f"break-even is about {cost} on 2x RTX A6000" in finding.explanation
+    assert "4.0" not in finding.explanation and "assumes 0.2" not in spec.effect.statement
+    # --explain's score line says the rules' figure it scored against as the rules', beside the model's
+    assert f"the rules' 0.2 plain steps a drafted token; {cost} on 2x RTX A6000 by the model" in finding.working
+    assert (
+        f"break-even is about {cost}" in story.verdict.summary or "break-even is about 4" not in story.verdict.summary
+    )
 
 
 def test_mtp_acceptance_is_the_model_familys() -> None:
@@ -298,3 +333,40 @@ def test_kv_bound_effect_is_aggregate_and_only_raises(rules: list[LoadedRule]) -
     assert 1.0 < kv.effect.speedup < 1.5
     assert d.performance is not None and d.performance.basis == "aggregate" and d.performance.band == "healthy"
     assert d.verdict.kind == "healthy"
+
+
+CONSTRUCTED = ROOT / "fixtures" / "logs" / "constructed"
+
+
+def test_kv_pressure_action_from_the_logs_memory_numbers(rules: list[LoadedRule]) -> None:
+    # SGLang at --mem-fraction-static 0.7 with requests queued behind a full pool: the fraction the log's numbers
+    # allow, the tokens it adds and the aggregate tok/s at the batch they hold, in place of the rule's fixed 0.9
+    d = _diagnose(CONSTRUCTED / "preemptions-sglang054-retract.log", rules, "H100 SXM")
+    kv = next(pr for pr in d.problems if pr.id == "kv-cache-pressure")
+    first = kv.actions[0]
+    assert first.text == "--mem-fraction-static 0.95 (now 0.7)" and first.basis == "aggregate"
+    assert first.expected_tok_s is not None and first.speedup is not None and first.speedup > 1
+    assert kv.effect is not None and first.speedup == pytest.approx(kv.effect.speedup, rel=1e-3)
+    assert "193,024 -> " in first.note
+    assert "--mem-fraction-static 0.9" not in [a.text for a in kv.actions]
+
+
+def test_cpu_offload_action_where_the_gpu_holds_the_weights(rules: list[LoadedRule]) -> None:
+    d = _diagnose(CONSTRUCTED / "cpu-offload-vllm033-uva-12gib.log", rules, "H100 SXM")
+    offload = next(pr for pr in d.problems if pr.id == "cpu-offload-or-swap")
+    first = offload.actions[0]
+    assert first.text == "drop --cpu-offload-gb 12" and first.expected_tok_s is not None
+    assert "read over PCIe every step" in first.note
+    assert [a.text for a in offload.actions].count("drop --cpu-offload-gb") == 0
+    # on a GPU that cannot hold the whole model no action is modelled: the rule's more GPUs stand
+    small = _diagnose(CONSTRUCTED / "cpu-offload-vllm033-uva-12gib.log", rules, "L4")
+    pr = next(p for p in small.problems if p.id == "cpu-offload-or-swap")
+    assert not any(a.text.startswith("drop --cpu-offload-gb 12") for a in pr.actions)
+
+
+def test_kv_pressure_effect_unknown_says_what_the_log_lacks(rules: list[LoadedRule]) -> None:
+    # the log prints the KV cache's GiB but not its size in tokens: no concurrency to compute, said so
+    d = _diagnose(CONSTRUCTED / "kv-cache-pressure-vllm033-auto-fit.log", rules, "H100 SXM")
+    kv = next(f for f in d.findings if f.cause == "kv-cache-pressure")
+    assert kv.effect is None and kv.estimate is not None
+    assert "unknown by the model on H100 SXM: the log gives no KV cache size in tokens" in kv.estimate

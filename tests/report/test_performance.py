@@ -133,9 +133,14 @@ def test_diff_attributes_the_gap_by_the_model() -> None:
     assert gap["method"] == "model"
     assert [s["problem"] for s in gap["attribution"]] == ["speculation"]
     assert "custom-allreduce-off" in gap["left_out"]
+    # the factor is the effect the diff's own speculation box carries: the model's MTP head at the acceptance the
+    # baseline measured (3.08 at k=3), above what `diagnose` alone gives at the published 2.52
+    spec = next(f for f in report["findings"] if f["rule"] == "below-break-even")
+    assert gap["attribution"][0]["factor"] == pytest.approx(spec["effect"]["speedup"], rel=1e-3)
+    assert "measured by the baseline" in spec["effect"]["actions"][0]["note"]
     _, diagnosis, _ = run("diagnose", str(STORY), *GPU, "--format", "json")
     problems = {p["id"]: p for p in json.loads(diagnosis)["problems"]}
-    assert gap["attribution"][0]["factor"] == pytest.approx(problems["speculation"]["effect"]["speedup"], rel=1e-3)
+    assert gap["attribution"][0]["factor"] > problems["speculation"]["effect"]["speedup"]
     explained = gap["attribution"][0]["factor"]
     assert gap["unexplained_share"] == pytest.approx(1 - math.log(explained) / math.log(gap["ratio"]), abs=1e-3)
     _, text, _ = run("diff", str(SGLANG), str(STORY), *GPU)

@@ -25,6 +25,7 @@ CONFIG_FACTS = (
     "attention.backend",
     "attention.drafter_backend",
     "model.runner",
+    "offload.cpu_experts",
 )
 
 # speculative_algorithm -> the engine-neutral method (NEXTN is printed as EAGLE in the dump; see below).
@@ -68,6 +69,12 @@ def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -
             b.set("spec.num_tokens", float(max(steps - 1, 1)), event, f"{origin}: speculative_num_draft_tokens={steps}")
     elif "speculative_algorithm" in cfg:
         b.set("spec.enabled", False, event, origin, keep_first=True)
+    kt_weights = cfg.get("kt_weight_path")
+    if isinstance(kt_weights, str) and not is_none_like(kt_weights):
+        # --kt-weight-path turns on KTransformers' CPU experts: every routed expert beyond
+        # --kt-num-gpu-experts is computed on the CPU from host memory (sglang/srt/layers/moe/kt_ep_wrapper.py).
+        gpu_experts = cfg.get("kt_num_gpu_experts")
+        b.set("offload.cpu_experts", True, event, f"{origin}: kt_weight_path set, kt_num_gpu_experts={gpu_experts}")
     if as_bool(cfg.get("disable_custom_all_reduce")) is True:
         b.set("allreduce.custom", False, event, origin)
         b.set("allreduce.reason", "user", event, origin)

@@ -216,6 +216,10 @@ _MEMORY_RULES = [
     ),
     Rule(re.compile("Not enough host memory for request \\S+"), _ev(Offload, kind="kv")),
     Rule(re.compile("Enable offload kv cache for decode side"), _ev(Offload, kind="kv")),
+    # kt-kernel (KTransformers), which SGLang's --kt-weight-path loads, prints this (printf, no header) as it
+    # builds each MoE layer's CPU operator, one per NUMA node: the layer's routed experts beyond
+    # --kt-num-gpu-experts live in host memory and run on the CPU's AMX units.
+    Rule(re.compile("Creating AMX_MOE_TP \\d+ at numa \\d+"), _ev(Offload, kind="experts")),
     Rule(
         re.compile("Allocating (?P<gib__gb>[\\d.]+) GB host memory for V4 paged pool '(?:kv)'"), _ev(Offload, kind="kv")
     ),
@@ -260,6 +264,7 @@ GRAMMARS: list[Grammar] = [
             "mamba checkpoint pool:",
             "Not enough host memory for request",
             "Enable offload kv cache for decode side",
+            "Creating AMX_MOE_TP",
             "host memory for V4 paged pool",
             "Hierarchical cache storage backend is not enabled",
             "NIXL KVManager initialized with backend:",
@@ -562,6 +567,12 @@ GRAMMARS: list[Grammar] = [
                 "v0.5.23-not-enough-host-memory-for-request",
                 "[2025-11-30 10:00:00 TP0] Not enough host memory for request r-1",
                 ("offload", {"kind": "kv"}),
+            ),
+            case(
+                "kt-kernel-amx-moe-operator",
+                "Creating AMX_MOE_TP 1 at numa 1",
+                ("offload", {"kind": "experts"}),
+                exact=True,
             ),
             case(
                 "v0.5.23-enable-offload-kv-cache-for-decode-side",

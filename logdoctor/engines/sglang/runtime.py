@@ -54,6 +54,14 @@ _RUNTIME_RULES = [
     Rule(re.compile(r"[Ww]atchdog timeout \("), _failure("watchdog")),
     Rule(re.compile(r"Scheduler hit an exception"), _failure("exception")),
     Rule(re.compile(r"Received sigquit from a child"), _failure("worker-died")),
+    # The launcher's and the tokenizer manager's own words when a child process (a scheduler, the
+    # detokenizer) has died: the crash-dump path finds no scheduler left, the running-phase SIGQUIT
+    # handler and the subprocess watchdog name the dead child. A scheduler killed from outside (the
+    # OOM killer, a segfault in native code) prints no traceback; these lines are all that is left.
+    Rule(re.compile(r"No live scheduler processes found"), _failure("worker-died")),
+    Rule(re.compile(r"SIGQUIT received\..*It usually means one child failed"), _failure("worker-died")),
+    Rule(re.compile(r"Subprocess \S+ \(pid=\d+\) crashed with exit code"), _failure("worker-died")),
+    Rule(re.compile(r"Rank \d+ scheduler died during initialization"), _failure("worker-died")),
     Rule(re.compile(r"memory leak detected!"), _failure("memory-leak")),
     Rule(re.compile(r"(?<![\w-])(?P<method>[\w-]+) quantization is not fully optimized yet"), _quant_slow),
     Rule(re.compile(r"Casting (?P<from>torch\.\w+) to (?P<to>torch\.\w+)\."), _cast),
@@ -125,6 +133,10 @@ GRAMMARS: list[Grammar] = [
             "atchdog timeout (",
             "Scheduler hit an exception",
             "Received sigquit from a child",
+            "No live scheduler processes found",
+            "It usually means one child failed",
+            ") crashed with exit code",
+            "scheduler died during initialization",
             "memory leak detected!",
             "quantization is not fully optimized yet",
             "Casting torch.",
@@ -197,6 +209,31 @@ GRAMMARS: list[Grammar] = [
                 "[2025-02-09 21:23:00] Received sigquit from a child proces. It usually means the child failed.",
                 ("engine_failure", {"kind": "worker-died"}),
                 exact=True,
+            ),
+            case(
+                "v0.5.23-no-live-scheduler-processes",
+                "[2026-08-27 03:49:55] No live scheduler processes found; skipping py-spy and CUDA coredump.",
+                ("engine_failure", {"kind": "worker-died"}),
+                exact=True,
+            ),
+            case(
+                "v0.5.23-running-phase-sigquit",
+                "[2025-11-30 10:00:00] SIGQUIT received. signum=3, frame=None. It usually means one child failed.",
+                ("engine_failure", {"kind": "worker-died"}),
+                exact=True,
+            ),
+            case(
+                "v0.5.23-subprocess-watchdog",
+                "[2025-11-30 10:00:00] Subprocess scheduler_0 (pid=4211) crashed with exit code -9. "
+                "Triggering SIGQUIT for cleanup...",
+                ("engine_failure", {"kind": "worker-died"}),
+                exact=True,
+            ),
+            case(
+                "v0.5.23-scheduler-died-during-init",
+                "RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 "
+                "(SIGKILL), a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.",
+                ("engine_failure", {"kind": "worker-died"}),
             ),
             case(
                 "row-6",

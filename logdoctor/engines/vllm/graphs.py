@@ -84,7 +84,12 @@ _GRAPH_CACHE_SAVE_RE = re.compile(
 )
 _GRAPH_CACHE_LOAD_RE = re.compile(
     r"Directly load the compiled graph(?:\(s\))? for .*? from the cache(?:, took (?P<s>[\d.]+) s)?"
+    # the per-graph DEBUG line of the same load (backends.py CompilerManager.load): one line a piecewise graph
+    r"|Directly load the \d+-th graph for (?:dynamic shape|shape \S+) from \w+ via handle"
 )
+# triton-ascend prints this each time it JIT-compiles a Triton kernel launched with num_warps / num_stages (which
+# it manages itself): on vllm-ascend, kernels being built in the worker as it runs.
+_TRITON_ASCEND_BUILD_RE = re.compile(r"Please DO NOT tune args \[[^\]]*\]!")
 _AOT_RE = re.compile(r"(?P<load>Directly load AOT compilation from path)|saved AOT compiled function to")
 _COMPILE_AND_WARMUP_RE = re.compile(r"torch\.compile and initial profiling/warmup run together took (?P<s>[\d.]+) s")
 _TORCH_COMPILE_TOTAL_RE = re.compile(r"torch\.compile (?:takes|took) (?P<s>[\d.]+) s in total")
@@ -245,6 +250,8 @@ def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:
         return [CompileTime(**base, kind="cache_load" if hit else "cache_save", cache_hit=hit, message=_msg(line))]
     if _COMPILE_CACHE_DIR_RE.search(text):
         return [CompileTime(**base, kind="cache_dir", message=_msg(line))]
+    if _TRITON_ASCEND_BUILD_RE.search(text):
+        return [CompileTime(**base, kind="kernel_build", message=_msg(line))]
     if _COMPILE_CACHE_DISABLED_RE.search(text):
         return [CompileTime(**base, kind="cache_disabled", cache_hit=False, message=_msg(line))]
     if any(p.search(text) for p in _COMPILE_OFF_RES):
@@ -531,6 +538,8 @@ GRAMMARS: list[Grammar] = [
             "Compiling a graph for",
             "Cache the graph",
             "Directly load the compiled graph",
+            "-th graph for ",
+            "Please DO NOT tune args",
             "AOT compilation from path",
             "saved AOT compiled function",
             "torch.compile takes",
@@ -568,6 +577,20 @@ GRAMMARS: list[Grammar] = [
                 "(Worker_TP0 pid=119) INFO 05-15 16:02:37 [backends.py:292] Directly load the compiled graph(s) for "
                 "compile range (1, 8192) from the cache, took 5.958 s",
                 ("compile_time", {}),
+            ),
+            case(
+                "v1-0.9-per-graph-cache-load",
+                "DEBUG 07-01 21:20:33 [backends.py:123] Directly load the 28-th graph for shape 1 from inductor via "
+                "handle ('fhu67rrnvc35buqntqu3cckyijpmigkuhnw2f4czeby4womoyu74', '/root/.cache/vllm/torch_compile_cache/"
+                "250015fb60/rank_0_0/inductor_cache/cd/ccdqxkqebrqnhlnyzlmblhaolao245amjndrrhp2akftnnmo6nki.py')",
+                ("compile_time", {"kind": "cache_load", "cache_hit": True}),
+                exact=True,
+            ),
+            case(
+                "ascend-triton-kernel-build",
+                "(Worker_TP0_EP0 pid=370) [WARNING] Please DO NOT tune args ['num_warps', 'num_stages']!",
+                ("compile_time", {"kind": "kernel_build"}),
+                exact=True,
             ),
             case(
                 "sample-5",

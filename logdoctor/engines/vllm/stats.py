@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _labelled_values, _msg, _pct
-from logdoctor.events import EventBase, PerfWarning, Platform, Preemption, SchedulerStats
+from logdoctor.events import EngineFailure, EventBase, PerfWarning, Platform, Preemption, SchedulerStats
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
 
@@ -135,15 +135,22 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
         platform.append(
             Platform(**_base(line, ctx), platform=device.split()[0].lower(), message=f"{device} KV cache usage")
         )
+    running = int(head["run"] or 0)
+    stalled: list[EventBase] = []
+    if extra.get("max_iteration_time") == 0 and running and not float(head["pp"] or 0) and not float(head["gen"] or 0):
+        # The stats lines that time the engine's iterations ("Max iteration time: 0.0 ms") say no step finished
+        # in the whole interval while requests were running: the engine loop is stuck, not slow.
+        stalled.append(EngineFailure(**_base(line, ctx), kind="stalled", phase="serving", message=_msg(line)))
     return [
         *platform,
+        *stalled,
         SchedulerStats(
             **_base(line, ctx),
             format="vllm-v0" if v0 else "vllm-v1",
             engine_index=_i(head["eng"]),
             prompt_throughput=float(head["pp"] or 0),
             generation_throughput=float(head["gen"] or 0),
-            running=int(head["run"] or 0),
+            running=running,
             waiting=_i(head["wait"]),
             swapped=_i(head["swap"]),
             deferred=int(deferred) if deferred is not None else None,
@@ -246,6 +253,24 @@ GRAMMARS: list[Grammar] = [
                         "extra": {"avg_batch_size": 11.5},
                     },
                 ),
+                exact=True,
+            ),
+            case(
+                "v0-2024-iteration-timer-stalled",
+                "INFO 02-01 06:36:20 llm_engine.py:921] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+                "0.0 tokens/s, Max iteration time: 0.0 ms, Avg time/tok:0.0 ms, Running: 35 reqs, Swapped: 0 reqs, "
+                "Pending: 116 reqs, GPU KV cache usage: 99.0%, CPU KV cache usage: 0.0%",
+                ("engine_failure", {"kind": "stalled", "phase": "serving"}),
+                ("scheduler_stats", {"format": "vllm-v0", "running": 35, "waiting": 116, "kv_cache_usage": 0.99}),
+                exact=True,
+            ),
+            case(
+                "constructed-v0-2024-iteration-timer-serving",
+                # Constructed: the same line shape with iterations timed, a server that is serving.
+                "INFO 02-01 06:36:25 llm_engine.py:921] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+                "612.4 tokens/s, Max iteration time: 41.2 ms, Avg time/tok:1.6 ms, Running: 35 reqs, Swapped: 0 reqs, "
+                "Pending: 116 reqs, GPU KV cache usage: 99.0%, CPU KV cache usage: 0.0%",
+                ("scheduler_stats", {"format": "vllm-v0", "running": 35, "generation_throughput": 612.4}),
                 exact=True,
             ),
             case(

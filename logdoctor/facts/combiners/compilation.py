@@ -1,6 +1,8 @@
 """torch.compile, engine init and warm-up: how long start-up took and whether compiled graphs were cached.
 
 CompileTime(kind="torch_compile", seconds=82.29)  -> compile.torch_seconds = 82.29
+CompileTime(kind="cache_load", seconds=4.43)      -> compile.torch_seconds = 4.43 when no total was printed
+CompileTime(kind="kernel_build") x 8              -> compile.kernel_builds = 8
 first and last compile/warm-up line of a process  -> compile.phase_seconds (the longest process)
 """
 
@@ -45,11 +47,14 @@ class Compilation(Combiner):
         "compile.cache_hit",
         "compile.phase_seconds",
         "compile.startup_seconds",
+        "compile.kernel_builds",
     )
 
     def __init__(self, b: ProfileBuilder) -> None:
         super().__init__(b)
         self.times: list[tuple[float, CompileTime]] = []
+        self.cache_load: CompileTime | None = None
+        self.kernel_builds: list[CompileTime] = []
 
     def add(self, ev: EventBase) -> None:
         if not isinstance(ev, CompileTime):
@@ -63,8 +68,16 @@ class Compilation(Combiner):
             b.set("compile.init_seconds", ev.seconds, ev, ev.message, keep_first=True)
         elif ev.kind == "compile_disabled":
             b.set("compile.disabled", True, ev, ev.message)
+        elif ev.kind == "cache_load" and ev.seconds is not None:
+            self.cache_load = self.cache_load or ev
+        elif ev.kind == "kernel_build":
+            self.kernel_builds.append(ev)
         if ev.cache_hit is not None:
             b.set("compile.cache_hit", ev.cache_hit, ev, ev.message, keep_first=True)
+        if ev.kind == "cache_load" and "-th graph for " in ev.message:
+            # One piecewise graph loaded (vLLM's per-graph DEBUG line): a cache hit, not the bound of a phase; the
+            # line that ends the load carries its time. Two runs pasted without process ids stay two phases.
+            return
         stamp = _seconds(ev.timestamp)
         if stamp is not None:
             self.times.append((stamp, ev))
@@ -88,6 +101,14 @@ class Compilation(Combiner):
         if best is not None:
             b.set("compile.phase_seconds", float(best[0]), best[2], "compile/warm-up line timestamps")
             b.add_ref("compile.phase_seconds", best[1])
+        if self.kernel_builds:
+            builds = self.kernel_builds
+            b.set("compile.kernel_builds", float(len(builds)), builds[0], "kernel build lines")
+            for ev in builds[1:3]:
+                b.add_ref("compile.kernel_builds", ev)
+        if self.cache_load is not None and b.value("compile.torch_seconds") is None:
+            # A warm start whose `torch.compile takes X s in total` is not in the log: the load is its compile time.
+            b.set("compile.torch_seconds", self.cache_load.seconds, self.cache_load, self.cache_load.message)
         candidates = [name for name in _DURATIONS if isinstance(b.value(name), float | int)]
         if candidates:
             longest = max(candidates, key=lambda n: float(b.value(n)))

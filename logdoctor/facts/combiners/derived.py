@@ -505,8 +505,12 @@ def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
         )
     if b.value("spec.acceptance_length") is not None and b.value("spec.enabled") is not False:
         k_known = int(k_conf) if isinstance(k_conf, float) and k_conf >= 1 else None
-        tau, source = speculation.typical_acceptance(method, k_known)
-        b.set("spec.typical_acceptance", tau, None, source)
+        named = b.value("spec.method")
+        typical = speculation.typical_acceptance(
+            str(named) if named else None, k_known, str(b.value("model.architecture") or "")
+        )
+        if typical is not None:
+            b.set("spec.typical_acceptance", typical[0], None, typical[1])
     positions = b.value("spec.position_acceptance")
     if not isinstance(positions, list) or not positions:
         return

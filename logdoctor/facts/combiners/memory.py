@@ -2,6 +2,7 @@
 
 `GPU KV cache size: 262,144 tokens`  -> kv.tokens = 262144
 `cpu_offload_gb=8`                   -> offload.cpu_gb = 8
+`Creating AMX_MOE_TP 0 at numa 0`     -> offload.cpu_experts = True
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from logdoctor.facts.combiner import Combiner
 
 class Memory(Combiner):
     reads = (KVCache, Offload)
-    produces = ("kv.tokens", "kv.max_concurrency", "kv.memory_gib", "offload.cpu_gb", "offload.swap_gb", "offload.kv")
+    produces = (
+        "kv.tokens",
+        "kv.max_concurrency",
+        "kv.memory_gib",
+        "offload.cpu_gb",
+        "offload.swap_gb",
+        "offload.kv",
+        "offload.cpu_experts",
+    )
 
     def add(self, ev: EventBase) -> None:
         b = self.b
@@ -31,3 +40,5 @@ class Memory(Combiner):
                 b.set("offload.swap_gb", ev.gib, ev, ev.message)
             elif ev.kind == "kv":
                 b.set("offload.kv", True, ev, ev.message)
+            elif ev.kind == "experts":
+                b.set("offload.cpu_experts", True, ev, ev.message, keep_first=True)
