@@ -321,6 +321,11 @@ FACTS: dict[str, FactSpec] = {
     "bench.per_request": FactSpec("series", "per-request decode tok/s from pasted benchmark results"),
     "bench.output_throughput": FactSpec("series", "aggregate output tok/s from pasted benchmark results"),
     "bench.concurrency": FactSpec("series", "concurrency of each pasted benchmark row"),
+    "bench.warmup_slowdown": FactSpec(
+        "number",
+        "a benchmark's warm-up pass against its measured pass: the warm-up's first decode step over the measured "
+        "median step (sglang.bench_one_batch, whose `Benchmark ...` line ends the warm-up)",
+    ),
     # hybrid models
     "hybrid.is_hybrid": FactSpec("bool", "mamba / linear-attention hybrid model"),
     "hybrid.attention_block_size": FactSpec("number", "attention block size forced by mamba page alignment"),

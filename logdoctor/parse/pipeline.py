@@ -49,6 +49,10 @@ _LONG_NOTES = 3
 _LABEL_MAX_CHARS = 160
 _LABEL_GAP = 3
 _RUN_EVENTS = frozenset({BenchmarkResult, StartupConfig})
+# A heading above a run (`### Without CUDA graphs`, `Result (without MoE config):`) may sit above the command that
+# ran it and its fences too: it is kept when the run begins within this many lines.
+_HEADING_GAP = 8
+_HEADING_RE = re.compile(r"^\s*(?:#{1,6}\s|\*\*).*\S|.*[A-Za-z)]\**:\s*$")
 _WARNING_LEVELS = frozenset({"WARNING", "WARN", "ERROR", "CRITICAL"})
 _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain substrings before the keyword regex
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
@@ -253,6 +257,7 @@ class EventStream:
         # The last short line no line type wanted: kept as evidence when a run's command or results follow it, as
         # it is then the label a user wrote above that run (`Without --enforce-eager:`; logdoctor.pipeline.pasted).
         self._prose: tuple[int, str] | None = None
+        self._heading: tuple[int, str] | None = None  # the last heading-shaped prose line (_HEADING_RE)
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -287,7 +292,7 @@ class EventStream:
             return None
         if events and len(line.text) >= _HUGE_NUMBER_DIGITS and _HUGE_NUMBER.search(line.text) and _too_big(events):
             return None
-        if self._prose is not None and self.texts is not None:
+        if (self._prose is not None or self._heading is not None) and self.texts is not None:
             self._keep_label(line.number, events)
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
@@ -296,13 +301,15 @@ class EventStream:
     def _keep_label(self, number: int, events: list[EventBase] | None) -> None:
         """The prose line right above a line that begins a run (a command, a configuration dump, a benchmark's
         results or the block that holds them) is kept with the evidence, before that line's own text."""
-        assert self._prose is not None and self.texts is not None
-        label_number, text = self._prose
-        self._prose = None
-        if number - label_number > _LABEL_GAP:
+        assert self.texts is not None
+        prose, heading = self._prose, self._heading
+        self._prose = self._heading = None
+        if self.context.block is None and not any(type(e) in _RUN_EVENTS for e in events or ()):
             return
-        if self.context.block is not None or any(type(e) in _RUN_EVENTS for e in events or ()):
-            self.texts[label_number] = text[:2000]
+        if prose is not None and number - prose[0] <= _LABEL_GAP:
+            self.texts[prose[0]] = prose[1][:2000]
+        if heading is not None and number - heading[0] <= _HEADING_GAP:
+            self.texts[heading[0]] = heading[1][:2000]
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
@@ -463,6 +470,8 @@ class EventStream:
             if not self._is_candidate(text):
                 if text and len(text) <= _LABEL_MAX_CHARS and not text.isspace() and not text.startswith("```"):
                     self._prose = (number, text)
+                    if _HEADING_RE.match(text):
+                        self._heading = (number, text)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix

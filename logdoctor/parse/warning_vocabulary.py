@@ -219,6 +219,12 @@ def _subsystem(text: str, *, generic: bool = False) -> tuple[str | None, str] | 
     return None
 
 
+def subsystem_named(text: str) -> tuple[str | None, str] | None:
+    """The cause of the subsystem a text names and the words (None for a subsystem with no cause), or None: the
+    vocabulary's subsystem words without its performance words (a run's heading names a setting, not a symptom)."""
+    return _subsystem(text)
+
+
 def classify(message: str, logger_file: str | None = None, *, nccl: bool = False) -> Classified:
     """The vocabulary's reading of one warning: noise, a cause with its words, or no cause.
 

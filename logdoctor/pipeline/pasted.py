@@ -20,6 +20,8 @@ the controlled comparison; its faster run is the baseline and its slower run the
 rules (`mode: diff`, docs/diff.md) run on them. A flag that one command gives and the other does not has the
 engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
 checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
+Where no pair is compared, the heading of the slowest run that names a slow setting of the cause vocabulary
+(`# results of CPU + DISK offload`, `Result (without Moe config):`) is a finding of that cause's `warned` rule.
 """
 
 from __future__ import annotations
@@ -36,10 +38,11 @@ from logdoctor.engine.evaluate import evaluate
 from logdoctor.engine.result import SEVERITY_ORDER, Finding
 from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
-from logdoctor.events import BenchmarkResult, EventBase, SchedulerStats, StartupConfig
+from logdoctor.events import BenchmarkResult, EngineWarning, EventBase, SchedulerStats, StartupConfig
 from logdoctor.facts import build_profile, with_baseline
 from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.warning_vocabulary import subsystem_named
 from logdoctor.registry import REGISTRY
 
 Lookup = Callable[[str, int], "str | None"]
@@ -99,8 +102,14 @@ _SPEC_KEYS = ("speculative_config", "speculative_algorithm")
 _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
 
 
-# A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line.
-_LABEL_GAP = 3
+# A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line
+# (a heading may sit above the command that ran the run, and its fences).
+_LABEL_GAP = 8
+# A command pasted above the results (`python3 benchmark/gsm8k/bench_sglang.py`) that no line type read: not a label,
+# the heading above it is.
+_SHELL_COMMAND_RE = re.compile(
+    r"^\s*(?:\$\s*)?(?:\w+=\S*\s+)*(?:python\d?(?:\.\d+)?|torchrun|bash|sh|vllm|sglang|docker)\s+\S"
+)
 # Markdown around a label: `**With eager**`, `### TP=2`, `> baseline:`, `- run 2`, and its closing colon.
 _LABEL_MARKUP_RE = re.compile(r"^[\s>#*_`-]+|[\s*_`:]+$")
 _LETTER_RE = re.compile(r"[A-Za-z]")
@@ -117,6 +126,8 @@ _FORMAT_RE = re.compile(
 )
 _UNQUANTIZED = frozenset({"fp16", "bf16", "float16", "bfloat16", "fp32"})
 _EAGER_RE = re.compile(r"\beager\b", re.IGNORECASE)
+# Clauses of a label: `piecewise cuda graph is enabled but decode cuda graph is disabled` says two things.
+_CLAUSE_RE = re.compile(r"[,;]|\b(?:but|and|while|whereas|versus|vs)\b", re.IGNORECASE)
 _GRAPHS_RE = re.compile(r"\bcuda[ -]?graphs?\b", re.IGNORECASE)
 
 
@@ -129,6 +140,7 @@ class PastedRun:
     first: int = 0
     last: int = 0
     label: str | None = None  # the prose line above the run
+    label_line: int | None = None  # its line
     label_config: dict[str, Any] = field(default_factory=dict)  # the settings its label names
 
     def configs(self) -> list[StartupConfig]:
@@ -202,6 +214,12 @@ def _is_measurement(event: EventBase) -> bool:
 def run_label(event: EventBase, lookup: Lookup, taken: set[int]) -> str | None:
     """The line of prose right above `event`'s line (a blank line or a fence between them), where the parser kept
     it: not a log line (no header, no process prefix), not another event's line, and holding a word."""
+    found = label_line(event, lookup, taken)
+    return found[1] if found is not None else None
+
+
+def label_line(event: EventBase, lookup: Lookup, taken: set[int]) -> tuple[int, str] | None:
+    """`run_label`'s line: its number and its text without markup."""
     for number in range(event.line - 1, max(event.line - 1 - _LABEL_GAP, 0), -1):
         if number in taken:
             return None
@@ -211,22 +229,25 @@ def run_label(event: EventBase, lookup: Lookup, taken: set[int]) -> str | None:
         line = parse_envelope(event.source, number, text)
         if line.header is not None or line.process is not None or line.skip:
             return None
+        if _SHELL_COMMAND_RE.match(line.message):
+            continue
         label = _LABEL_MARKUP_RE.sub("", line.message).strip()
-        return label if _LETTER_RE.search(label) else None
+        return (number, label) if _LETTER_RE.search(label) else None
     return None
 
 
-def _labels(ordered: Sequence[EventBase], lookup: Lookup | None) -> dict[int, str]:
-    """The label above each configuration and benchmark result event that has one, by the event's id."""
+def _labels(ordered: Sequence[EventBase], lookup: Lookup | None) -> dict[int, tuple[int, str]]:
+    """The label above each configuration and benchmark result event that has one (its line, its text), by the
+    event's id."""
     if lookup is None:
         return {}
     taken = {n for e in ordered for n in range(e.line, (e.end_line or e.line) + 1)}
-    labels: dict[int, str] = {}
+    labels: dict[int, tuple[int, str]] = {}
     for event in ordered:
         if _is_config(event) or isinstance(event, BenchmarkResult):
-            label = run_label(event, lookup, taken)
-            if label is not None:
-                labels[id(event)] = label
+            found = label_line(event, lookup, taken)
+            if found is not None:
+                labels[id(event)] = found
     return labels
 
 
@@ -250,7 +271,7 @@ def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> lis
             current = PastedRun(len(runs) + 1)
             measured = False
         if label is not None and current.label is None and not measured:
-            current.label = label
+            current.label_line, current.label = label
         if not current.events:
             current.first = event.line
         current.events.append(event)
@@ -309,9 +330,11 @@ def label_settings(label: str, engine: str) -> dict[str, Any]:
     eager_keys = [switches[t] for t in ((graphs.flag or "") if graphs else "").split() if t in switches]
     if eager_keys and eager_keys[0] not in out:
         for regex, eager in ((_EAGER_RE, True), (_GRAPHS_RE, False)):
-            said = regex.search(label)
-            if said is not None:
-                out[eager_keys[0]] = eager != bool(_NEGATION_RE.search(label[: said.start()]))
+            # Each clause that names it, negated before or after (`without CUDA graphs`, `decode cuda graph is
+            # disabled`): CUDA graphs off in any clause is eager decode for that part of the model.
+            clauses = [bool(_NEGATION_RE.search(c)) for c in _CLAUSE_RE.split(label) if regex.search(c)]
+            if clauses:
+                out[eager_keys[0]] = (not all(clauses)) if eager else any(clauses)
                 break
     return out
 
@@ -454,7 +477,8 @@ def compare_runs(
     runs = [run for run in every if run.speeds() and (run.configs() or run.label_config)]
     pair = best_pair(runs) if len(runs) >= 2 else None
     if pair is None or not math.isfinite(pair.ratio):
-        return [], _unexplained_gap(every)
+        named = heading_findings(every, engine, rules, lookup, suppressions, today)
+        return named, [] if named else _unexplained_gap(every)
     note = pair.note(len(runs))
     if pair.ratio < MIN_GAP:
         return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
@@ -496,3 +520,89 @@ def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> lis
         if kept is None or finding.score > kept.score:
             by_rule[finding.rule] = finding
     return sorted(by_rule.values(), key=lambda f: (-f.score, -SEVERITY_ORDER[f.severity], f.cause, f.rule))
+
+
+# A run's heading that names a setting of the cause vocabulary (the warning vocabulary's subsystem words): causes whose
+# setting is the slow path when the heading names it (`CPU + DISK offload`), and causes whose setting is the fast path,
+# slow only when the heading says it is absent (`without MoE config`, `Before tuning:`, `no CUDA graphs`).
+_PRESENT_IS_SLOW = frozenset({"cpu-offload-or-swap", "no-gpu-backend", "tp-over-slow-link"})
+_ABSENT_IS_SLOW = frozenset(
+    {
+        "cuda-graphs-disabled",
+        "quantization-kernel-fallback",
+        "torch-compile-or-warmup",
+        "custom-allreduce-disabled",
+        "nccl-no-p2p",
+        "attention-backend-fallback",
+    }
+)
+# Absence in a heading: the label's negations, and a run measured before a setting was made (`Before tuning:`).
+_HEADING_ABSENT_RE = re.compile(r"\b(?:without|w/o|no|not|disabled?|off|before|untuned|default)\b", re.IGNORECASE)
+# The engines' kernel tuning (fused-MoE and block-FP8 GEMM configs, `benchmark_moe.py --tune`): a tuned config is the
+# kernel's fast path.
+_TUNING_RE = re.compile(r"\b(?:un)?tun(?:ed|ing)\b", re.IGNORECASE)
+# How strongly a heading says it, for the warned rules' score (a warning with a weak performance word and its
+# subsystem in the message: docs/warnings.md): the author's words, not the engine's, and no measurement against another.
+_HEADING_STRENGTH = 0.75
+
+
+def heading_cause(label: str) -> tuple[str, str] | None:
+    """The cause a run's heading names, and the words: a setting of the cause vocabulary that is the slow path as the
+    heading puts it, clause by clause."""
+    for clause in _CLAUSE_RE.split(label):
+        found = subsystem_named(clause)
+        cause = found[0] if found is not None else None
+        if cause is None and _TUNING_RE.search(clause):
+            cause = "quantization-kernel-fallback"
+        if cause is None:
+            continue
+        absent = _HEADING_ABSENT_RE.search(clause) is not None
+        if (cause in _PRESENT_IS_SLOW and not absent) or (cause in _ABSENT_IS_SLOW and absent):
+            return cause, clause.strip()
+    return None
+
+
+def heading_findings(
+    runs: Sequence[PastedRun],
+    engine: str,
+    rules: Sequence[LoadedRule],
+    lookup: Lookup,
+    suppressions: Suppressions | None = None,
+    today: date | None = None,
+) -> list[Finding]:
+    """Where no pair of runs was compared: the setting the heading of the input's slowest measured run names, as a
+    finding of that cause's `warned` rule (a modest score: the author's words are the evidence, not a measurement)."""
+    measured = [run for run in runs if run.speeds() and run.label is not None and run.label_line is not None]
+    if not measured:
+        return []
+    slowest = measured[0]
+    if len(measured) > 1:
+        common = [m for m in measured[0].speeds() if all(m in run.speeds() for run in measured)]
+        if not common:
+            return []
+        slowest = min(measured, key=lambda run: run.speeds()[common[0]])
+    assert slowest.label is not None and slowest.label_line is not None
+    named = heading_cause(slowest.label)
+    if named is None:
+        return []
+    cause, words = named
+    anchor = slowest.events[0]
+    heading = EngineWarning(
+        source=anchor.source,
+        line=slowest.label_line,
+        engine=engine,
+        cause=cause,
+        subsystem=words,
+        subsystem_from="message",
+        strength=_HEADING_STRENGTH,
+        message=slowest.label,
+    )
+    warned = [item for item in rules if item.rule.mode == "warned" and item.rule.cause == cause]
+    profile = build_profile([heading], engine=engine)
+    findings, _, _ = evaluate(warned, profile, lookup, suppressions, today)
+    explanation = (
+        f'the heading above {slowest.name()} names "{words}" ({cause}): the run was measured that way; no run '
+        "without it is in the input to measure the cost"
+    )
+    title = f"The run's heading names a slow setting: {words}"
+    return [f.model_copy(update={"explanation": explanation, "title": title}) for f in findings]

@@ -5,6 +5,8 @@ sglang/bench_one_batch.py); the numbers are illustrative."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from logdoctor.engine.rules import load_rules
 from logdoctor.pipeline.pasted import best_pair, label_settings, split_runs
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
@@ -199,3 +201,79 @@ def test_label_settings_read_flags_short_settings_formats_and_graphs() -> None:
     assert label_settings("eager mode", "vllm") == {"enforce_eager": True}
     assert label_settings("with speculative decoding", "vllm") == {}
     assert label_settings("baseline", "unknown-engine") == {}
+
+
+_REALWORLD8 = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld8"
+
+
+def _diagnose_file(name: str):  # type: ignore[no-untyped-def]
+    path = _REALWORLD8 / name
+    return _diagnose(path.read_text(encoding="utf-8"))
+
+
+def test_a_heading_above_the_command_names_the_run_below_it() -> None:
+    # Two gsm8k runs (SGLang benchmark/gsm8k/bench_sglang.py), each under a Markdown heading that sits above the
+    # command and its fence; the second heading turns the decode CUDA graph off in its second clause.
+    diagnosis = _diagnose_file("sglang-b201.log")
+    assert diagnosis.findings[0].cause == "cuda-graphs-disabled"
+    assert diagnosis.findings[0].rule == "diff-eager-vs-graphs"
+
+
+def test_a_graph_clause_negated_after_its_mention_is_eager() -> None:
+    label = "When only piecewise cuda graph is enabled but decode cuda graph is disabled"
+    assert label_settings(label, "sglang") == {"disable_cuda_graph": True}
+    assert label_settings("When both decode cuda graph and piecewise cuda graph is enabled", "sglang") == {
+        "disable_cuda_graph": False
+    }
+    assert label_settings("With CUDA graph disabled", "vllm") == {"enforce_eager": True}
+
+
+def test_the_spec_decode_example_output_is_read_as_acceptance() -> None:
+    # vLLM examples/offline_inference/spec_decode.py: the engine's counters printed by the example, EAGLE-3 k=3.
+    diagnosis = _diagnose_file("vllm-b108.log")
+    assert diagnosis.verdict.kind != "not-a-log"
+    assert diagnosis.findings[0].cause == "spec-low-acceptance"
+
+
+def test_a_heading_names_the_slow_path_clause_by_clause() -> None:
+    # constructed headings
+    from logdoctor.pipeline.pasted import heading_cause
+
+    assert heading_cause("results of CPU + DISK offload, no optimization") == (
+        "cpu-offload-or-swap",
+        "results of CPU + DISK offload",
+    )
+    assert heading_cause("Result (without Moe config)") is not None
+    assert heading_cause("Result (without Moe config)")[0] == "quantization-kernel-fallback"  # type: ignore[index]
+    assert heading_cause("Before tuning") == ("quantization-kernel-fallback", "Before tuning")
+    assert heading_cause("After tuning") is None  # the tuned kernel is the fast path
+    assert heading_cause("Result (with Moe config)") is None
+    assert heading_cause("Baseline, no offload") is None
+    assert heading_cause("With CUDA graphs") is None
+    assert heading_cause("No CUDA graphs") == ("cuda-graphs-disabled", "No CUDA graphs")
+
+
+def test_one_run_under_a_heading_that_names_a_slow_setting_is_a_modest_finding() -> None:
+    # sglang.bench_serving against vLLM with LMCache's CPU and disk offload, pasted without its title line
+    diagnosis = _diagnose_file("vllm-b005.log")
+    top = diagnosis.findings[0]
+    assert (top.cause, top.rule) == ("cpu-offload-or-swap", "offload-warned")
+    assert top.score < 50
+    assert any(e.line == 1 for e in top.evidence)
+    for name in ("sglang-b001.log", "sglang-b203.log"):
+        assert _diagnose_file(name).findings[0].cause == "quantization-kernel-fallback"
+
+
+def test_a_heading_that_names_no_slow_setting_gives_no_finding() -> None:
+    # constructed: the same result block under a heading that names the fast path
+    block = (_REALWORLD8 / "vllm-b005.log").read_text(encoding="utf-8").splitlines()[1:]
+    diagnosis = _diagnose("# results without offload\n" + "\n".join(block) + "\n")
+    assert not [f for f in diagnosis.findings if f.cause == "cpu-offload-or-swap"]
+
+
+def test_bench_one_batch_warm_up_and_measured_pass_are_not_two_deployments() -> None:
+    # sglang.bench_one_batch: the warm-up pass, then `Benchmark ...` and the measured pass
+    diagnosis = _diagnose_file("sglang-b207.log")
+    assert [(f.cause, f.rule) for f in diagnosis.findings] == [("torch-compile-or-warmup", "bench-warmup-pass")]
+    assert diagnosis.findings[0].score < 50
+    assert not any("runs in this input" in w for w in diagnosis.warnings)

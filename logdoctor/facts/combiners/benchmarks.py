@@ -11,7 +11,7 @@ from logdoctor.facts.combiner import Combiner
 
 class Benchmarks(Combiner):
     reads = (BenchmarkResult,)
-    produces = ("bench.per_request", "bench.output_throughput", "bench.concurrency")
+    produces = ("bench.per_request", "bench.output_throughput", "bench.concurrency", "bench.warmup_slowdown")
 
     def add(self, ev: EventBase) -> None:
         if not isinstance(ev, BenchmarkResult):
@@ -25,3 +25,6 @@ class Benchmarks(Combiner):
             b.append("bench.output_throughput", ev.output_throughput, ev, "pasted benchmark")
         if ev.concurrency is not None:
             b.append("bench.concurrency", ev.concurrency, ev, "pasted benchmark")
+        warmup, step = ev.values.get("warmup_first_decode_latency_s"), ev.values.get("median_decode_latency_s")
+        if isinstance(warmup, int | float) and isinstance(step, int | float) and step > 0:
+            b.set("bench.warmup_slowdown", warmup / step, ev, "warm-up's first decode step / measured median step")

@@ -1,5 +1,7 @@
 """Benchmark results users paste beside a log (catalogue/sglang-nccl.md §10): the story's concurrency table,
-`vllm bench serve` / `benchmark_serving.py` and `sglang.bench_serving` result blocks, `bench_one_batch_server`.
+`vllm bench serve` / `benchmark_serving.py` and `sglang.bench_serving` result blocks (also pasted without their
+title line), `bench_one_batch_server`, SGLang's accuracy benchmarks (`benchmark/gsm8k/bench_sglang.py`) and vLLM's
+speculative-decoding example (`examples/offline_inference/spec_decode.py`).
 
     C | Agg tok/s | Per-req tok/s | TTFT(s) | Tokens | Wall(s) | Ok | Fail      -> one BenchmarkResult a row
     1 | 18.0      | 18.0          | 0.21    | 512    | 28.6    | 1  | 0
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from logdoctor.events import BenchmarkResult, EventBase
+from logdoctor.events import BenchmarkResult, EventBase, SpecDecodeStats
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
@@ -176,6 +178,181 @@ def parse_serving_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | 
     return []
 
 
+# sglang.bench_serving prints `Backend:` as its first row (`{:<40} {:<10}`): a block pasted without its title line
+# begins there.
+_SERVING_FIRST_ROW_RE = re.compile(r"^\s*Backend:\s{20,}(?P<value>\S+)\s*$")
+
+
+def parse_serving_first_row(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _SERVING_FIRST_ROW_RE.match(line.text)
+    if not m:
+        return None
+    result = _Result(tool="sglang-bench-serving", first=line, end=line.number)
+    result.values["backend"] = m.group("value")
+    ctx.state[_OPEN] = result
+    ctx.block = _read_serving(result)
+    return []
+
+
+# --- SGLang's accuracy benchmarks (benchmark/gsm8k/bench_sglang.py, mmlu, hellaswag, ...) ------------------------
+
+# They print four lines at the end of a run; the latency is the whole run's, the throughput its generated tokens
+# over that time:
+#   Accuracy: 0.955 / Invalid: 0.000 / Latency: 5.809 s / Output throughput: 4113.320 token/s
+_OPEN_ACCURACY = "bench.open_accuracy"
+_ACCURACY_RE = re.compile(r"^\s*Accuracy: (?P<value>[\d.]+)\s*$")
+_ACCURACY_ROW_RE = re.compile(
+    r"^\s*(?:Invalid: (?P<invalid>[\d.]+)|Latency: (?P<latency>[\d.]+) s|Output throughput: (?P<tps>[\d.]+) token/s)\s*$"
+)
+
+
+def _read_accuracy(result: _Result) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        m = _ACCURACY_ROW_RE.match(line.text)
+        if m:
+            result.end = line.number
+            if m.group("invalid"):
+                result.values["invalid"] = float(m.group("invalid"))
+            elif m.group("latency"):
+                result.values["latency_s"] = float(m.group("latency"))
+            else:
+                result.set("output_throughput", float(m.group("tps")))
+            return []
+        ctx.block = None
+        events = _accuracy_events(result, ctx)
+        if blocks.is_blank(line):
+            return events
+        blocks.stash(ctx, events)
+        return None
+
+    return read
+
+
+def _accuracy_events(result: _Result, ctx: ParseContext) -> list[EventBase]:
+    """The result, once it holds a latency or a throughput (an `Accuracy:` line alone measures no speed)."""
+    ctx.state.pop(_OPEN_ACCURACY, None)
+    return _emit(result, ctx) if "latency_s" in result.values or result.fields else []
+
+
+def parse_accuracy(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _ACCURACY_RE.match(line.text)
+    if not m:
+        return None
+    result = _Result(tool="sglang-bench-accuracy", first=line, end=line.number)
+    result.values["accuracy"] = float(m.group("value"))
+    ctx.state[_OPEN_ACCURACY] = result
+    ctx.block = _read_accuracy(result)
+    return []
+
+
+# --- vLLM's examples/offline_inference/spec_decode.py --------------------------------------------------------
+
+# The example reads the engine's spec-decode counters (`LLM.get_metrics()`) at the end of the run and prints them:
+# until 2025 as `num_drafts: N` rows and `acceptance at token i: r`, since then as a `Speculative Decoding Stats`
+# block (`Number of drafts:`, `Mean acceptance length:`, `Output token throughput (tok/s):`).
+_SPEC_TITLE_RE = re.compile(r"^\s*=+ ?Speculative Decoding Stats ?=+\s*$")
+_SPEC_FIRST_ROW_RE = re.compile(r"^\s*(?:total_num_output_tokens|num_drafts): \d+\s*$")
+_SPEC_ROW_RE = re.compile(r"^\s*(?P<label>[A-Za-z_][\w ()/]*?):\s+(?P<value>[\d.]+)\s*$")
+_SPEC_POSITION_RE = re.compile(r"\bacceptance at token (?P<i>\d+)\b")
+_SPEC_FIELDS = {
+    "num_drafts": "num_drafts",
+    "number of drafts": "num_drafts",
+    "num_draft_tokens": "drafted",
+    "draft tokens generated": "drafted",
+    "num_accepted_tokens": "accepted",
+    "accepted tokens": "accepted",
+    "mean acceptance length": "length",
+    "output token throughput (tok/s)": "output_throughput",
+}
+
+
+@dataclass
+class _SpecRun:
+    first: LogLine
+    titled: bool  # opened by the block's title: blank lines inside it do not end it
+    end: int = 0
+    numbers: dict[str, float] = field(default_factory=dict)
+    positions: dict[int, float] = field(default_factory=dict)
+
+    def events(self, ctx: ParseContext) -> list[EventBase]:
+        n = self.numbers
+        drafts, drafted, accepted = n.get("num_drafts"), n.get("drafted"), n.get("accepted")
+        length = n.get("length") or (1 + accepted / drafts if drafts and accepted is not None else None)
+        if length is None:
+            return []
+        positions = [self.positions[i] for i in sorted(self.positions)]
+        k = len(positions) or (round(drafted / drafts) if drafts and drafted else None)
+        base = ctx.base(self.first, "vllm")
+        base["end_line"] = self.end if self.end != self.first.number else None
+        spec = SpecDecodeStats(
+            **base,
+            format="metrics",  # the engine's own counters, over the whole run: one interval
+            mean_acceptance_length=length,
+            acceptance_rate=round(accepted / drafted, 4) if drafted and accepted is not None else None,
+            per_position_acceptance=positions or None,
+            num_speculative_tokens=k,
+            accepted_tokens=int(accepted) if accepted is not None else None,
+            drafted_tokens=int(drafted) if drafted is not None else None,
+            num_drafts=int(drafts) if drafts is not None else None,
+            extra={"tool": "vllm-spec-decode-example"},
+        )
+        result = BenchmarkResult(
+            **{**base, "engine": "bench"},
+            tool="vllm-spec-decode-example",
+            output_throughput=n.get("output_throughput"),
+            acceptance_length=length,
+        )
+        return [spec, result]
+
+
+def _read_spec(run: _SpecRun) -> BlockFn:
+    def read(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+        text = line.text
+        rule = _RULE_RE.match(text)
+        closing = run.titled and rule is not None and rule.group("c") == "=" and not rule.group("title")
+        if closing or (rule is not None and rule.group("c") == "-"):
+            run.end = line.number
+            if not closing:
+                return []
+            ctx.block = None
+            ctx.state.pop(_OPEN_SPEC, None)
+            return run.events(ctx)
+        m = _SPEC_ROW_RE.match(text)
+        if m:
+            label, value = m.group("label").strip().lower(), float(m.group("value"))
+            position = _SPEC_POSITION_RE.match(label)
+            if position:
+                run.positions[int(position.group("i"))] = value
+            elif label in _SPEC_FIELDS:
+                run.numbers[_SPEC_FIELDS[label]] = value
+            run.end = line.number
+            return []
+        if run.titled and blocks.is_blank(line) and not line.skip:
+            return []
+        ctx.block = None
+        ctx.state.pop(_OPEN_SPEC, None)
+        events = run.events(ctx)
+        if blocks.is_blank(line):
+            return events
+        blocks.stash(ctx, events)
+        return None
+
+    return read
+
+
+def parse_spec_example(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    titled = _SPEC_TITLE_RE.match(line.text) is not None
+    if not titled and not _SPEC_FIRST_ROW_RE.match(line.text):
+        return None
+    run = _SpecRun(first=line, titled=titled, end=line.number)
+    ctx.state[_OPEN_SPEC] = run
+    ctx.block = _read_spec(run)
+    return [] if titled else ctx.block(line, ctx)
+
+
+_OPEN_SPEC = "bench.open_spec"
+
+
 # --- tables: the story's concurrency table, the bench_one_batch_server summary -------------------------
 
 _SEPARATOR_RE = re.compile(r"^[\s|:+=-]*-[\s|:+=-]*$")
@@ -328,8 +505,28 @@ _OFFLINE_PREFILL_RE = re.compile(
 _OFFLINE_PREFILL = "bench.offline_prefill"
 
 
+# bench_one_batch runs one warm-up pass (first-call kernel JIT, autotuning, lazy initialisation) before it prints
+# `Benchmark ...` and the measured passes: the warm-up's first decode step, against the measured pass's median, is
+# what warming up cost (`Decode.  latency: 1.75760 s` then, after `Benchmark ...`, a median of 0.02719 s).
+_OFFLINE_STEP_RE = re.compile(r"^\s*(?:#\s*)?Decode\.\s+latency: (?P<latency>[\d.]+) s, throughput:")
+_OFFLINE_BENCHMARK_RE = re.compile(r"^\s*Benchmark \.\.\.\s*$")
+_OFFLINE_FIRST_STEP = "bench.offline_first_step"  # the first decode step of the pass being read
+_OFFLINE_PREVIOUS_STEP = "bench.offline_previous_step"  # that of the pass whose median was read last
+_OFFLINE_WARMUP = "bench.offline_warmup"  # the warm-up pass's first decode step, once `Benchmark ...` was read
+
+
 def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     """`python -m sglang.bench_one_batch`: per-step lines give the batch size, the median line the result."""
+    if _OFFLINE_BENCHMARK_RE.match(line.text):
+        first = ctx.state.pop(_OFFLINE_PREVIOUS_STEP, None)
+        if not isinstance(first, float):
+            return None
+        ctx.state[_OFFLINE_WARMUP] = first
+        return []
+    m = _OFFLINE_STEP_RE.match(line.text)
+    if m:
+        ctx.state.setdefault(_OFFLINE_FIRST_STEP, float(m.group("latency")))
+        return []
     m = _OFFLINE_BATCH_RE.match(line.text)
     if m:
         ctx.state[_OFFLINE_BS] = int(m.group("bs"))
@@ -352,6 +549,10 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     prefill = ctx.state.pop(_OFFLINE_PREFILL, None)
     if isinstance(prefill, float):
         result.values["prefill_throughput"] = prefill
+    ctx.state[_OFFLINE_PREVIOUS_STEP] = ctx.state.pop(_OFFLINE_FIRST_STEP, None)
+    warmup = ctx.state.pop(_OFFLINE_WARMUP, None)
+    if isinstance(warmup, float):
+        result.values["warmup_first_decode_latency_s"] = warmup
     return _emit(result, ctx)
 
 
@@ -439,6 +640,98 @@ def parse_vllm_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | No
 
 GRAMMARS: list[Grammar] = [
     Grammar(
+        "bench.serving_result_untitled",
+        "bench",
+        ("Backend:",),
+        parse_serving_first_row,
+        (
+            case(
+                "sglang-bench-serving-pasted-without-its-title",
+                "Backend:                                 vllm      \n"
+                "Traffic request rate:                    256.0     \n"
+                "Successful requests:                     1024      \n"
+                "Output token throughput (tok/s):         2120.64   \n"
+                "Median ITL (ms):                         26.52     ",
+                (
+                    "benchmark_result",
+                    {"tool": "sglang-bench-serving", "output_throughput": 2120.64, "completed": 1024},
+                ),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "bench.accuracy",
+        "bench",
+        ("Accuracy: ",),
+        parse_accuracy,
+        (
+            case(
+                "gsm8k-bench-sglang",
+                "Accuracy: 0.955\nInvalid: 0.000\nLatency: 5.809 s\nOutput throughput: 4113.320 token/s",
+                (
+                    "benchmark_result",
+                    {
+                        "tool": "sglang-bench-accuracy",
+                        "output_throughput": 4113.32,
+                        "values": {"accuracy": 0.955, "invalid": 0.0, "latency_s": 5.809},
+                    },
+                ),
+                exact=True,
+            ),
+            case("accuracy-alone-measures-no-speed", "Accuracy: 0.955\nsomething else"),
+        ),
+    ),
+    Grammar(
+        "bench.spec_decode_example",
+        "bench",
+        ("total_num_output_tokens: ", "num_drafts: ", "Speculative Decoding Stats"),
+        parse_spec_example,
+        (
+            case(
+                "rows-2025",
+                "total_num_output_tokens: 213421\nnum_drafts: 154015\nnum_draft_tokens: 462045\n"
+                "num_accepted_tokens: 57143\nmean acceptance length: 1.37\n"
+                "--------------------------------------------------\n"
+                "acceptance at token 0: 0.29\nacceptance at token 1: 0.07\nacceptance at token 2: 0.01",
+                (
+                    "spec_decode_stats",
+                    {
+                        "format": "metrics",
+                        "mean_acceptance_length": 1.37,
+                        "acceptance_rate": 0.1237,
+                        "per_position_acceptance": [0.29, 0.07, 0.01],
+                        "num_speculative_tokens": 3,
+                    },
+                ),
+                ("benchmark_result", {"tool": "vllm-spec-decode-example", "acceptance_length": 1.37}),
+                exact=True,
+            ),
+            case(
+                "stats-block-2026",
+                "=========== Speculative Decoding Stats ============\n"
+                "Total input tokens:                      31000     \n"
+                "Total output tokens:                     25600     \n"
+                "\n"
+                "Input token throughput (tok/s):          9000.00   \n"
+                "Output token throughput (tok/s):         2500.00   \n"
+                "\n"
+                "Number of drafts:                        10000     \n"
+                "Draft tokens generated:                  30000     \n"
+                "Draft utilization rate:                  50.0      \n"
+                "Accepted tokens:                         15000     \n"
+                "Mean acceptance length:                  2.50      \n"
+                "====================================================",
+                (
+                    "spec_decode_stats",
+                    {"mean_acceptance_length": 2.5, "acceptance_rate": 0.5, "num_speculative_tokens": 3},
+                ),
+                ("benchmark_result", {"output_throughput": 2500.0, "acceptance_length": 2.5}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
         "bench.serving_result",
         "bench",
         ("Serving Benchmark Result", "Offline Throughput Benchmark Result"),
@@ -488,9 +781,30 @@ GRAMMARS: list[Grammar] = [
     Grammar(
         "bench.one_batch_offline",
         "bench",
-        ("median throughput:", ". Batch size: ", "Prefill. latency: "),
+        ("median throughput:", ". Batch size: ", "Prefill. latency: ", "Decode.  latency: ", "Benchmark ..."),
         parse_offline,
         (
+            case(
+                "warm-up-pass-then-benchmark",
+                "Prefill. latency: 1.82421 s, throughput:     70.17 token/s\n"
+                "Decode.  latency: 1.75760 s, throughput:      0.57 token/s\n"
+                "Decode.  latency: 0.02740 s, throughput:     36.49 token/s\n"
+                "Decode.  median latency: 0.02711 s, median throughput:     36.88 token/s\n"
+                "Total. latency:  3.745 s, throughput:     36.32 token/s\n"
+                "Benchmark ...\n"
+                "Prefill. latency: 0.16921 s, throughput:    756.48 token/s\n"
+                "Decode.  latency: 0.02716 s, throughput:     36.81 token/s\n"
+                "Decode.  median latency: 0.02719 s, median throughput:     36.78 token/s",
+                ("benchmark_result", {"output_throughput": 36.88, "values": {"median_decode_latency_s": 0.02711}}),
+                (
+                    "benchmark_result",
+                    {
+                        "output_throughput": 36.78,
+                        "values": {"median_decode_latency_s": 0.02719, "warmup_first_decode_latency_s": 1.7576},
+                    },
+                ),
+                exact=True,
+            ),
             case(
                 "sample-1",
                 "Decode.  median latency: 0.01362 s, median throughput:     73.42 token/s",
@@ -599,4 +913,12 @@ def finish(context: ParseContext) -> list[EventBase]:
     if isinstance(result, _Result):
         context.block = None
         events.extend(_emit(result, context))
+    accuracy = context.state.get(_OPEN_ACCURACY)
+    if isinstance(accuracy, _Result):
+        context.block = None
+        events.extend(_accuracy_events(accuracy, context))
+    spec = context.state.pop(_OPEN_SPEC, None)
+    if isinstance(spec, _SpecRun):
+        context.block = None
+        events.extend(spec.events(context))
     return blocks.drain(context) + events
