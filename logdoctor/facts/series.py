@@ -30,6 +30,7 @@ SHARED_VALUES = 4096  # distinct float values a series keeps one object for (a t
 
 
 _NEGATIVE_ZERO = array("d", [-0.0]).tobytes()
+_MIN_RUN = 64  # values shared by one map over the table at least; a smaller room is filled one value at a time
 
 
 def _has_negative_zero(values: list[float]) -> bool:
@@ -118,13 +119,25 @@ class Series(list[float]):
 
     def _shared_values(self, values: list[float]) -> list[float]:
         """`values` with each float replaced by the object kept for an equal one, as `append` shares them: at C
-        speed where every value is a finite float other than -0.0 and the table cannot fill up on the way."""
+        speed where every value is a finite float other than -0.0: runs no longer than the room left in the table,
+        then, once it is full, one map of lookups."""
         shared = self._shared
         if set(map(type, values)) == {float} and all(map(isfinite, values)) and not _has_negative_zero(values):
-            if len(shared) + len(values) <= SHARED_VALUES:
-                return list(map(shared.setdefault, values, values))
-            if len(shared) >= SHARED_VALUES:
-                return list(map(shared.get, values, values))
+            # While the table has room, a run no longer than that room cannot fill it past its size.
+            kept: list[float] = []
+            at, count = 0, len(values)
+            while at < count and len(shared) < SHARED_VALUES:
+                room = SHARED_VALUES - len(shared)
+                run = values[at : at + max(room, _MIN_RUN)]
+                kept.extend(map(shared.setdefault, run, run) if room >= _MIN_RUN else self._shared_one_by_one(run))
+                at += len(run)
+            rest = values[at:]
+            kept.extend(map(shared.get, rest, rest))  # a full table: shared where it holds the value
+            return kept
+        return self._shared_one_by_one(values)
+
+    def _shared_one_by_one(self, values: list[float]) -> list[float]:
+        shared = self._shared
         kept = []
         for value in values:
             if type(value) is float and (value or copysign(1.0, value) > 0.0):  # as `append` shares them

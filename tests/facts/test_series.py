@@ -7,7 +7,7 @@ import itertools
 import statistics
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
@@ -118,11 +118,16 @@ _VALUE = st.floats(allow_nan=True) | st.integers(-5, 5) | st.sampled_from([0.0, 
 @settings(max_examples=300)
 @given(
     cap=st.sampled_from([2, 4, 8, 32]),
-    table=st.sampled_from([1, 3, 16, 4096]),
+    table=st.sampled_from([1, 3, 16, 100, 4096]),
     chunks=st.lists(
-        st.lists(_VALUE, max_size=60) | st.lists(st.sampled_from([0.25, 0.5, 0.75, 1.0, 3.0]), max_size=60),
+        st.lists(_VALUE, max_size=150)
+        | st.lists(st.sampled_from([0.25, 0.5, 0.75, 1.0, 3.0]), max_size=150)
+        | st.lists(st.floats(0, 1000).map(lambda v: round(v, 1)), max_size=200),
         max_size=8,
     ),
+)
+@example(
+    cap=1024, table=100, chunks=[[float(i) for i in range(10)], [float(i) for i in range(1000, 1300)], [7.0, 1250.0]]
 )
 def test_extend_past_a_small_cap_and_a_full_table_is_append_of_each_value(
     cap: int, table: int, chunks: list[list[float]]
