@@ -98,6 +98,25 @@ def test_fixture_events_convert_as_pydantic_converts_them() -> None:
         assert pickle.loads(pickle.dumps(event)) == event  # noqa: S301 - our own bytes
 
 
+def test_events_built_unchecked_hold_what_the_constructor_would_keep() -> None:
+    """`model_construct` takes values as they are: every event a line type builds with it (the batch lines of a busy
+    SGLang server) must hold exactly what the checking constructor makes of the same values, types included."""
+    logs = sorted((ROOT / "fixtures" / "logs").rglob("sglang*.log"))
+    events = [
+        event
+        for log in logs
+        for event in EventStream(str(log), enumerate(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1))
+        if event.type in ("scheduler_stats", "spec_decode_stats")
+    ]
+    assert len(events) > 100
+    for event in events:
+        checked = type(event)(**{name: value for name, value in vars(event).items()})
+        assert checked == event
+        for name in type(event).model_fields:
+            assert type(getattr(checked, name)) is type(getattr(event, name)), (event, name)
+        assert checked.model_dump_json() == event.model_dump_json()
+
+
 AWKWARD: list[Any] = [
     "82.29", "82", " 7 ", "1_000", "1.0", "1e3", "", "x", "inf", 82, 82.0, 82.5, True, False, 0, 1, 2, None,
     [1, 2], (1, 2), ["a"], {"a": 1}, {"a": True}, {1: 2}, b"5", 1e-5, 1e-7, 2**70, "yes", "off", "sglang", "metrics",

@@ -18,14 +18,30 @@ a series at the cap holds ~0.5 MB instead of ~2 MB. Sharing is invisible: floats
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from functools import reduce
 from itertools import chain
-from math import copysign
+from math import copysign, isfinite
 from operator import add
 
 SERIES_CAP = 65_536  # values kept exactly; 65,536 stats lines are 7.6 days of one process at vLLM's 10 s
 SHARED_VALUES = 4096  # distinct float values a series keeps one object for (a table of ~250 KB at most)
+
+
+_NEGATIVE_ZERO = array("d", [-0.0]).tobytes()
+_MIN_RUN = 64  # values shared by one map over the table at least; a smaller room is filled one value at a time
+
+
+def _has_negative_zero(values: list[float]) -> bool:
+    """Whether a -0.0 is among `values` (it equals 0.0, so `in` cannot tell), by its eight bytes at a float's place."""
+    data = array("d", values).tobytes()
+    at = data.find(_NEGATIVE_ZERO)
+    while at >= 0:
+        if at % 8 == 0:
+            return True
+        at = data.find(_NEGATIVE_ZERO, at + 1)
+    return False
 
 
 class Series(list[float]):
@@ -72,23 +88,55 @@ class Series(list[float]):
             self.stride *= 2
 
     def extend(self, values: Iterable[float]) -> None:
-        """Each value appended in turn: the summary and the sample are those `append` of each keeps. Where no value
-        would be dropped (nothing sampled yet, and the cap not reached), the summary is taken at once: the sum
-        `reduce`d in order (as the appends add), the minimum and maximum by `min`/`max`, which replace their
-        running value exactly where `append` would (a strictly smaller or larger value; NaN never)."""
+        """Each value appended in turn: the summary and the sample are those `append` of each keeps, taken at once
+        (a parse worker's range of a series, merged in the parent: facts/partial.py). The sum is `reduce`d in order
+        (as the appends add), the minimum and maximum by `min`/`max`, which replace their running value exactly
+        where `append` would (a strictly smaller or larger value; NaN never); the values kept are every
+        `stride`-th by their place among all appended, a run at a time up to the cap, where the sample halves
+        and the stride doubles, as `append` does it."""
         values = values if isinstance(values, list) else list(values)
-        if self.stride != 1 or len(self) + len(values) >= SERIES_CAP:
-            append = self.append
-            for value in values:
-                append(value)
-            return
         if not values:
             return
-        self.seen += len(values)
+        count = len(values)
+        seen = self.seen
+        self.seen = seen + count
         self.total = reduce(add, values, self.total)
         self.low = min(chain((self.low,), values))
         self.high = max(chain((self.high,), values))
         self.latest = values[-1]
+        at = 0
+        while at < count:
+            stride = self.stride
+            first = at + (-(seen + at)) % stride  # the next value whose place is a multiple of the stride
+            picked = values[first::stride][: SERIES_CAP - len(self)]
+            if not picked:
+                return
+            list.extend(self, self._shared_values(picked))
+            at = first + (len(picked) - 1) * stride + 1
+            if len(self) >= SERIES_CAP:
+                del self[1::2]
+                self.stride = stride * 2
+
+    def _shared_values(self, values: list[float]) -> list[float]:
+        """`values` with each float replaced by the object kept for an equal one, as `append` shares them: at C
+        speed where every value is a finite float other than -0.0: runs no longer than the room left in the table,
+        then, once it is full, one map of lookups."""
+        shared = self._shared
+        if set(map(type, values)) == {float} and all(map(isfinite, values)) and not _has_negative_zero(values):
+            # While the table has room, a run no longer than that room cannot fill it past its size.
+            kept: list[float] = []
+            at, count = 0, len(values)
+            while at < count and len(shared) < SHARED_VALUES:
+                room = SHARED_VALUES - len(shared)
+                run = values[at : at + max(room, _MIN_RUN)]
+                kept.extend(map(shared.setdefault, run, run) if room >= _MIN_RUN else self._shared_one_by_one(run))
+                at += len(run)
+            rest = values[at:]
+            kept.extend(map(shared.get, rest, rest))  # a full table: shared where it holds the value
+            return kept
+        return self._shared_one_by_one(values)
+
+    def _shared_one_by_one(self, values: list[float]) -> list[float]:
         shared = self._shared
         kept = []
         for value in values:
@@ -99,7 +147,7 @@ class Series(list[float]):
                 elif value == value and len(shared) < SHARED_VALUES:
                     shared[value] = value
             kept.append(value)
-        list.extend(self, kept)
+        return kept
 
     def __reduce__(self) -> tuple[object, ...]:  # pickle and copy keep the summary, not only the kept values
         return (_rebuild, (list(self), self.seen, self.total, self.low, self.high, self.latest, self.stride))

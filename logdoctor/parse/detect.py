@@ -45,6 +45,26 @@ class Detection:
     # Engines named without a version (a Prometheus scrape's `vllm:` families): (engine, origin, line)
     named: list[tuple[str, str, int]] = field(default_factory=list)
 
+    def merge(self, other: Detection) -> None:
+        """Add what `other` saw after what this one saw (the next range of a source parsed apart)."""
+        for header, count in other.header_counts.items():
+            self.header_counts[header] = self.header_counts.get(header, 0) + count
+        for name, count in other.process_names.items():
+            self.process_names[name] = self.process_names.get(name, 0) + count
+        for header, line in other.first_line.items():
+            self.first_line.setdefault(header, line)
+        self.versions.extend(other.versions)
+        if not self.named:
+            self.named.extend(other.named)
+
+    def after(self, before: Detection) -> Detection:
+        """This detection of a range's lines as it would be had `before` (the lines ahead of the range) been seen
+        first: what the engine of a line without an engine of its own is decided by."""
+        whole = Detection(forced=self.forced)
+        whole.merge(before)
+        whole.merge(self)
+        return whole
+
     def observe_line(self, line: LogLine) -> None:
         header, process = line.header, line.process
         if header:

@@ -266,6 +266,9 @@ class EventStream:
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
         self.final = True
         self.cut_clean = True
+        # A range's parse (`begin_range`): what the lines before it detected, and the engines decided from it.
+        self._detected_before: Detection | None = None
+        self.engines_guessed: list[tuple[Detection, str]] = []
 
     def peek_close(self) -> tuple[list[EventBase], SourceStats, Detection, LineTexts | None] | None:
         """What `close()` would give now, without closing the stream: its events, and the stats, detection
@@ -410,7 +413,17 @@ class EventStream:
         return events or []
 
     def _engine_of(self, line: LogLine) -> str:
-        return self.detection.forced or line.engine_hint or self.detection.engine
+        engine = self.detection.forced or line.engine_hint
+        if engine:
+            return engine
+        before = self._detected_before
+        if before is None:
+            return self.detection.engine
+        # A range parsed apart: the detection of the lines before the range is a guess (the file's head, the
+        # ranges this worker parsed before), which the parent checks against the ranges before it.
+        engine = self.detection.after(before).engine
+        self.engines_guessed.append((copy.deepcopy(self.detection), engine))
+        return engine
 
     def _unrecognised(self, line: LogLine) -> None:
         self.stats.unrecognised += 1
@@ -572,6 +585,9 @@ class EventStream:
         carried from the lines parsed so far: a range's parse after the lines that lead up to it."""
         self._lines = lines
         self.stats = stats
+        before = self._detected_before
+        self._detected_before = self.detection if before is None else self.detection.after(before)
+        self.engines_guessed = []
         self.detection = Detection(forced=self.detection.forced)
         if self.texts is not None:
             self.texts = LineTexts()

@@ -28,7 +28,7 @@ import pickle
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.errors import InputError
@@ -71,6 +71,9 @@ class RangeParse:
     # Its fact partials (logdoctor.facts.partial): the periodic events summed up in stretches, the others whole,
     # in order; None where the range gave up on them (the parent then reads its events one by one).
     facts: list[Stretch | EventBase] | None = None
+    # Each line whose engine the detection so far decided (a warning with no engine header): the range's detection up
+    # to it and the engine it was given, checked in the parent against the detection of the ranges before.
+    engines_guessed: list[tuple[Detection, str]] = field(default_factory=list)
 
 
 def _warmup_end(source: LocalSource, start: int) -> int:
@@ -165,6 +168,7 @@ def _parse_range(
         end_state=stream.carried_state(),
         clean=stream.cut_clean,
         facts=facts.segments(),
+        engines_guessed=stream.engines_guessed,
     )
 
 
@@ -369,6 +373,9 @@ class _Merged:
         last = self._last
         if last is not None and (not last.clean or part.start_state != last.end_state):
             return False
+        before = self.detection if self.detection is not None else Detection(forced=part.detection.forced)
+        if any(seen.after(before).engine != engine for seen, engine in part.engines_guessed):
+            return False  # a line's engine was decided from a wrong guess at the detection before the range
         self._last = part
         self.ranges += 1
         for blob, count in part.events:
@@ -386,19 +393,9 @@ class _Merged:
         if room > 0:
             stat.unrecognised_samples.extend(s.unrecognised_samples[:room])
         self.unrecognised.extend(s.unrecognised_lines)
-        d = part.detection
         if self.detection is None:
-            self.detection = Detection(forced=d.forced)
-        detection = self.detection
-        for header, count in d.header_counts.items():
-            detection.header_counts[header] = detection.header_counts.get(header, 0) + count
-        for proc_name, count in d.process_names.items():
-            detection.process_names[proc_name] = detection.process_names.get(proc_name, 0) + count
-        for header, line in d.first_line.items():
-            detection.first_line.setdefault(header, line)
-        detection.versions.extend(d.versions)
-        if not detection.named:
-            detection.named.extend(d.named)
+            self.detection = Detection(forced=part.detection.forced)
+        self.detection.merge(part.detection)
         return True
 
     def done(self, total_lines: int) -> tuple[EventLog, Detection, LineTexts]:

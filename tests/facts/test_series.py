@@ -6,7 +6,8 @@ import copy
 import itertools
 import statistics
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from logdoctor.engine.aggregations import AGGREGATIONS, aggregate
@@ -109,6 +110,51 @@ def test_extend_is_append_of_each_value(head: list[float], chunks: list[list[flo
             one.append(value)
         many.extend(chunk)
     assert _state(many) == _state(one)
+
+
+_VALUE = st.floats(allow_nan=True) | st.integers(-5, 5) | st.sampled_from([0.0, -0.0, 0.5, 1.5, 2.0])
+
+
+@settings(max_examples=300)
+@given(
+    cap=st.sampled_from([2, 4, 8, 32]),
+    table=st.sampled_from([1, 3, 16, 100, 4096]),
+    chunks=st.lists(
+        st.lists(_VALUE, max_size=150)
+        | st.lists(st.sampled_from([0.25, 0.5, 0.75, 1.0, 3.0]), max_size=150)
+        | st.lists(st.floats(0, 1000).map(lambda v: round(v, 1)), max_size=200),
+        max_size=8,
+    ),
+)
+@example(
+    cap=1024, table=100, chunks=[[float(i) for i in range(10)], [float(i) for i in range(1000, 1300)], [7.0, 1250.0]]
+)
+def test_extend_past_a_small_cap_and_a_full_table_is_append_of_each_value(
+    cap: int, table: int, chunks: list[list[float]]
+) -> None:
+    """With the cap and the table of shared floats made small, `extend` passes through every halving of the sample
+    and a full table, and keeps what `append` of each value keeps, the same objects shared."""
+    from logdoctor.facts import series
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(series, "SERIES_CAP", cap)
+        patch.setattr(series, "SHARED_VALUES", table)
+        one, many = Series(), Series()
+        for chunk in chunks:
+            for value in chunk:
+                one.append(value)
+            many.extend(chunk)
+            assert _state(many) == _state(one)
+            assert [id(v) for v in many] == [id(v) for v in one] or _shared_alike(many, one)
+
+
+def _shared_alike(a: Series, b: Series) -> bool:
+    """The same positions hold one object in both (the objects themselves may differ: a value not shared)."""
+    first_a: dict[int, int] = {}
+    first_b: dict[int, int] = {}
+    return [first_a.setdefault(id(v), i) for i, v in enumerate(a)] == [
+        first_b.setdefault(id(v), i) for i, v in enumerate(b)
+    ]
 
 
 def test_extend_past_the_cap_samples_as_appending_does() -> None:

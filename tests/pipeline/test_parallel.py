@@ -235,3 +235,21 @@ def test_the_warm_up_stops_at_the_periodic_events_it_wants_and_stops_its_grep() 
         served[0] += 2 if number % 2 else 0  # a stats line every other line, two events each
     assert taken == list(range(1, parallel.WARMUP_SERVING_EVENTS))
     assert closed == [True]
+
+
+def test_an_engine_decided_from_a_wrong_guess_at_the_lines_before_a_range_fails_the_check() -> None:
+    """A warning line without an engine header takes the engine the lines before it detected; a range's worker only
+    guesses those lines' detection, so the parent checks each such engine against the ranges merged before it."""
+    from logdoctor.pipeline.parallel import RangeParse, _Merged
+
+    source = open_local(str(STORY))
+    nccl = Detection(header_counts={"nccl": 40})
+    first = RangeParse([], SourceStats(name="a"), nccl, [], None, "state", True)
+    vllm_guess = (Detection(header_counts={"c10d": 1}), "vllm")  # the worker's head said vLLM
+    nccl_guess = (Detection(header_counts={"c10d": 1}), "nccl")
+    merged = _Merged(source, SourceStats(name="a"))
+    assert merged.add(first)
+    wrong = RangeParse([], SourceStats(name="a"), Detection(), [], "state", "next", True, engines_guessed=[vllm_guess])
+    assert not merged.add(wrong)
+    right = RangeParse([], SourceStats(name="a"), Detection(), [], "state", "next", True, engines_guessed=[nccl_guess])
+    assert merged.add(right)

@@ -119,8 +119,10 @@ def _batch_events(
 ) -> list[EventBase] | None:
     """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
     holds, and the stats only when it still names the running requests."""
-    if kind == "Decode" and not fragment and (standard := _DECODE_BODY_RE.fullmatch(body)) is not None:
-        fields, extra, accept_len, accept_rate = _standard_decode(standard)
+    match = _DECODE_BODY_RE.fullmatch(body) if kind == "Decode" and not fragment else None
+    standard = match is not None
+    if match is not None:
+        fields, extra, accept_len, accept_rate = _standard_decode(match)
     else:
         fields, extra, accept_len, accept_rate = _body_values(kind, body)
     base = ctx.base(line, "sglang")
@@ -128,8 +130,10 @@ def _batch_events(
     if "running" in fields or "new_tokens" in fields:
         if forward_iter:
             extra["forward_iter"] = int(forward_iter)
+        # The standard body's values are of their fields' exact types (ints, floats, a bool): built unchecked.
+        make = SchedulerStats.model_construct if standard else SchedulerStats
         events.append(
-            SchedulerStats(
+            make(
                 **base,
                 format="sglang-decode" if kind == "Decode" else "sglang-prefill",
                 extra=extra,
@@ -221,8 +225,9 @@ def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, 
             per_draft = abs(new_k - (slots - 1)) < abs(old_k - (slots - 1))
         else:
             per_draft = _whole_within(length - 1, rate) or not _whole_within(length, rate)
+    # Every value is a float, an int or None, as its field holds it: built unchecked (a batch line of a busy server).
     if per_draft and length is not None and rate:
-        return SpecDecodeStats(
+        return SpecDecodeStats.model_construct(
             **base,
             format="sglang-per-draft",
             interval=True,
@@ -230,7 +235,9 @@ def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, 
             acceptance_rate=rate,
             num_speculative_tokens=max(1, round((length - 1) / rate)),
         )
-    return SpecDecodeStats(**base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate)
+    return SpecDecodeStats.model_construct(
+        **base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate
+    )
 
 
 GRAMMARS: list[Grammar] = [
