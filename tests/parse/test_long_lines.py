@@ -96,6 +96,16 @@ def test_a_long_warning_is_classified_by_its_head(head: str) -> None:
     assert large / small < 3, (small, large)
 
 
+@pytest.mark.parametrize("fill", ["a", "eyJ", "a ", "a="])
+def test_a_run_inside_a_stats_line_is_read_in_linear_time(fill: str) -> None:
+    """The fuzz harness's slowest input: a run pasted into the middle of a stats line, fields after it (the KV-cache
+    device word was looked for from each letter of the run: 30x the cost for 8x the run, 155 s at the parse cap)."""
+    head, tail = STATS.split("GPU KV cache us")
+    small = _cost([f"{head}GPU KV cache us{(fill * 250)[:250]}{tail}"], tries=3)
+    large = _cost([f"{head}GPU KV cache us{(fill * 2_000)[:2_000]}{tail}"], tries=3)
+    assert large / small < GROWTH_LIMIT, (small, large)
+
+
 @pytest.mark.parametrize("fill", ["a", "a.", "key=", "eyJ", "'a': ", "https://a"])
 def test_redaction_is_linear_on_long_lines(fill: str) -> None:
     def cost(size: int) -> float:
