@@ -80,7 +80,7 @@ FUZZ_EXAMPLES ?= 25000
 FUZZ_JOBS     ?= 2
 FUZZ_SEED     ?= 0
 fuzz: $(if $(wildcard $(BIN)/pytest),,$(STAMP))
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=$$(( $(FUZZ_JOBS) * 4 )) FUZZ_SEED=$(FUZZ_SEED) \
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SHARDS=$$(( $(FUZZ_JOBS) * 16 )) FUZZ_SEED=$(FUZZ_SEED) \
 	  $(BIN)/pytest tests/fuzz -n $(FUZZ_JOBS) -p no:cacheprovider -W ignore::hypothesis.errors.HypothesisWarning
 
 golden: $(STAMP)

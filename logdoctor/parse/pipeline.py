@@ -42,6 +42,10 @@ _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
 # starts with `{` is a JSON document (a benchmark tool's report, one line of several hundred kB): read whole, under the
 # read cap, by the JSON reader, which is linear.
 MAX_PARSED_CHARS = 64 * 1024
+# A line's line type is chosen by the keywords in its first KEYWORD_HEAD characters (docs/security.md, *Bounded*):
+# engines print a message's words first, and what a prompt, a dump or a paste appends after them would otherwise be
+# scanned for ~770 keywords. The line type chosen still reads the whole parsed line (a 14,000-character config dump).
+KEYWORD_HEAD = 4096
 _REDACT_MARGIN = 4096
 _LONG_NOTES = 3
 # A run's label: a short line of prose at most this many lines above its command or results (a blank line or a
@@ -167,7 +171,8 @@ class KeywordIndex:
         return (best_at, best) if best_at >= 0 else None
 
     def search(self, text: str) -> str | None:
-        """The first keyword in `text` (the leftmost, the longest there), or None."""
+        """The first keyword in the head of `text` (the leftmost, the longest there), or None."""
+        text = text[:KEYWORD_HEAD]
         if not self._plain(text):
             m = self.regex().search(text)
             return m.group(0) if m is not None else None
@@ -175,7 +180,9 @@ class KeywordIndex:
         return found[1] if found is not None else None
 
     def findall(self, text: str) -> list[str]:
-        """Every keyword in `text`, left to right, each found after the end of the one before (regex finditer)."""
+        """Every keyword in the head of `text`, left to right, each found after the end of the one before (regex
+        finditer)."""
+        text = text[:KEYWORD_HEAD]
         if not self._plain(text):
             return [m.group(0) for m in self.regex().finditer(text)]
         found: list[str] = []
@@ -617,6 +624,8 @@ class EventStream:
         # mostly repeat a keyword or two (stats, SpecDecoding), and a substring test for those costs ~0.1 us.
         # A line holding a keyword is one the regex matches, so the answer is the same.
         self._warning_only = False
+        if len(text) > KEYWORD_HEAD:
+            text = text[:KEYWORD_HEAD]
         for keyword in self._recent_keywords:
             if keyword in text:
                 return True

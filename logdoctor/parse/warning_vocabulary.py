@@ -152,6 +152,9 @@ _SUBSYSTEMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 MESSAGE_LIMIT = 300  # characters of a warning's text kept in its event
+# Characters of a warning's text read for its words: they come first, and a prompt or a dump after them would cost
+# ~60 regex scans a character (docs/security.md, *Bounded*).
+CLASSIFIED_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,7 @@ def classify(message: str, logger_file: str | None = None, *, nccl: bool = False
 
     A cause needs a performance word and a subsystem word; the subsystem may come from the logger's file
     name (`fused_moe.py`), or from the header of an NCCL line (`nccl`), at a lower strength."""
+    message = message[:CLASSIFIED_CHARS]
     if _NOISE_RE.search(message):
         return Classified(noise=True)
     strong = _STRONG_PERF_RE.search(message)
@@ -281,15 +285,13 @@ def read_warning(line: LogLine, engine: str) -> list[EventBase] | None:
     if found is None:
         return None
     level, message, logger_file = found
-    text = message.strip()
+    text = message[:CLASSIFIED_CHARS].strip()
     if not text or message[:1].isspace() or failure_line(text):
         return None
-    if levelless:
-        verdict = classify(text, logger_file)
-        if verdict.cause is None or _STRONG_PERF_RE.search(text) is None:
-            # No level to say it is a warning, and no cause to say it is about performance: an ordinary line (read
-            # only for its performance word), not one left unread.
-            return []
+    # No level to say it is a warning, and no cause to say it is about performance: an ordinary line (read only for its
+    # performance word), not one left unread. The strong word first: one regex, where the vocabulary is some twenty.
+    if levelless and (_STRONG_PERF_RE.search(text) is None or classify(text, logger_file).cause is None):
+        return []
     return warning_event(line, engine, text, level=None if levelless else level, logger_file=logger_file)
 
 

@@ -61,8 +61,9 @@ GLUED = [
 ]
 # Where a value sits, for an escape sequence inside it.
 _VALUE_STARTS = [b"=", b": ", b"'", b'"', b"(", b"/"]
-# A run long enough to pass the parse cap (logdoctor/parse/pipeline.py MAX_PARSED_CHARS), of what a long line holds.
-_LONG_UNITS = [b"a", b"1", b"a=", b"a.", b"x, ", b"'a': ", b"{", b"-", b" ", b"eyJ", b"key=", b"\x1b"]
+# A run long enough to pass the parse cap (logdoctor/parse/pipeline.py MAX_PARSED_CHARS), of what a long line holds
+# (words and spaces: a regex read from each word of such a run to the run's end, 14 s a line at the cap).
+_LONG_UNITS = [b"a", b"a ", b"1", b"a=", b"a.", b"x, ", b"'a': ", b"{", b"-", b" ", b"eyJ", b"key=", b"\x1b"]
 # (planted text, the secret part that must appear in no output)
 SECRETS = [
     ("otlp_traces_endpoint=https://otel:Pa55w0rdX@collector:4317", "Pa55w0rdX"),

@@ -7,6 +7,7 @@ types in logdoctor/engines/vllm/ and run in tests/test_line_types.py.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from logdoctor.engines import vllm
+from logdoctor.engines.vllm import graphs as vllm_graphs
 from logdoctor.engines.vllm import spec as vllm_spec
 from logdoctor.events import EngineFailure
 from logdoctor.parse.pipeline import EventStream, parse_text
@@ -103,6 +105,33 @@ def test_spec_positions_read_as_the_lazy_pattern_did(rates: list[str], tail: str
     assert greedy.group("rate") == lazy.group("rate")
     assert greedy.group("pos").split(",")[:-1] == lazy.group("pos").split(",")[:-1]
     assert greedy.group("pos").split(",")[-1].strip() == lazy.group("pos").split(",")[-1].strip()
+
+
+# --- a kernel compiled during inference, read from the phrase out as the regex read it from every word --------------
+
+_JIT_PIECES = ["Triton", " ", "JIT", "-", "a", "x.y", "(", ".", "\t", ":", "_k", " during inference: ", "inference:"]
+
+
+@given(st.lists(st.sampled_from(_JIT_PIECES), max_size=16).map("".join))
+def test_jit_during_inference_reads_what_its_regex_matches(text: str) -> None:
+    expected = vllm_graphs._JIT_DURING_INFERENCE_RE.search(text) is not None
+    assert vllm_graphs._jit_during_inference(text) == expected
+
+
+def test_jit_during_inference_is_linear_in_a_run_of_words() -> None:
+    """The regex from each word to the run's end was quadratic: 8,000 characters of words cost 16x 2,000."""
+
+    def cost(size: int) -> float:
+        text = "Triton JIT compilation " + ("a " * size)[:size] + ", during inference: \t"
+        best = float("inf")
+        for _ in range(3):
+            started = time.process_time()
+            vllm_graphs._jit_during_inference(text)
+            best = min(best, time.process_time() - started)
+        return best
+
+    small, large = cost(2_000), cost(8_000)
+    assert large < 0.002 or large / small < 8, (small, large)
 
 
 def test_keywords_are_specific() -> None:

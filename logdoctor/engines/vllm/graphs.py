@@ -220,12 +220,34 @@ def parse_cuda_graphs(line: LogLine, ctx: ParseContext) -> Events | None:
 _JIT_DURING_INFERENCE_RE = re.compile(
     r"(?<!\w)(?P<backend>\w+) (?P<event>[\w -]+?) during inference: (?P<fn>\S+?)[ .(]"
 )
+_JIT_PHRASE = " during inference: "
+_JIT_REACH = 256  # characters of the kernel and its event before the phrase, and of the function after it
+_JIT_FUNCTION_RE = re.compile(r"\S+?[ .(]")
+_WORD_THEN_SPACE_RE = re.compile(r"\w ")
+_EVENT_CHARS_RE = re.compile(r"[\w -]*")
+
+
+def _jit_during_inference(text: str) -> bool:
+    """What `_JIT_DURING_INFERENCE_RE.search` says, in time linear in the text: run over a long run of words, the regex
+    reads from each word to the run's end. Read from each ` during inference: ` instead: a function follows it, and
+    the run of event characters before it holds a word and a space with something after them (the backend's word,
+    then the event)."""
+    start, at = 0, text.find(_JIT_PHRASE)
+    while at >= 0:
+        after = at + len(_JIT_PHRASE)
+        if _JIT_FUNCTION_RE.match(text, after, after + _JIT_REACH):
+            before = text[max(start, at - _JIT_REACH) : at]
+            event = _EVENT_CHARS_RE.match(before[::-1])
+            if event is not None and _WORD_THEN_SPACE_RE.search(text, at - event.end(), at - 1):
+                return True
+        start, at = after, text.find(_JIT_PHRASE, after)
+    return False
 
 
 def parse_compile(line: LogLine, ctx: ParseContext) -> Events | None:
     text = line.message
     base = _base(line, ctx)
-    if _JIT_DURING_INFERENCE_RE.search(text):
+    if _jit_during_inference(text):
         return [PerfWarning(**base, topic="jit-during-inference", message=_msg(line))]
     durations: tuple[tuple[CompileKind, re.Pattern[str]], ...] = (
         ("dynamo", _DYNAMO_RE),
