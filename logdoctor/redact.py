@@ -170,6 +170,11 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ),
     ("glued-github-pat", "patgithub_pat_11ABCDEFG0123456789_abcdefghijklmnop", "pat***"),
     (
+        "glued-into-a-count-key",  # a fuzz input: a token pasted into the key of an SGLang batch line's count
+        "#new-token: 6, #ghp_abcdefghijklmnopqrstuvwxyz0123456789cached-token: 0, token usage: 0.00",
+        "#new-token: 6, #***-token: 0, token usage: 0.00",
+    ),
+    (
         "jwt",
         "session:eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w x",
         "session:*** x",
@@ -222,6 +227,9 @@ _TOKEN_MARKER = re.compile(
     r"|--[\w-]*token(?:\s|=|['\"],)"
 )
 _GITHUB_MARKER = re.compile(r"gh[pousr]_|github_pat_")
+# A key the keyed form keeps (a count, `None`) may itself hold a token glued into it (`#ghp_...cached-token: 0`):
+# the keyed match starts where the token does and wins the alternation, so the kept text is searched again.
+_GLUED = re.compile(next(p.regex for p in PATTERNS if p.name == "glued-token-shape"), re.IGNORECASE)
 _AWS_MARKER = re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)")
 
 
@@ -232,9 +240,9 @@ def _mask(m: re.Match[str]) -> str:
     if PATTERNS[index].name == "keyed-secret":
         key = m.group(f"k{index}")
         if value.lower() in _KEEP:
-            return m.group(0)  # nothing secret: empty, masked already, None
+            return _GLUED.sub(MASK, m.group(0))  # nothing secret in the value: empty, masked already, None
         if _NUMBER.fullmatch(value) and key.lower().endswith("token"):
-            return m.group(0)  # a count (`#token: 57`), not a secret
+            return _GLUED.sub(MASK, m.group(0))  # a count (`#token: 57`), not a secret
     if value[:2] == '\\"':
         masked = f'\\"{MASK}\\"'
     elif value[:1] == "[":
