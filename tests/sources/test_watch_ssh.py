@@ -75,8 +75,9 @@ def test_appended_lines_change_the_view(ssh_lab: SshLab, remote_log: Path) -> No
         assert "tp-link" in first and "speculation" not in first
         with remote_log.open("a", encoding="utf-8") as handle:
             handle.write(REST)
-        changed = watch.next_line("speculation")
-        assert "top: speculation" in changed and "| speculation 82" in changed
+        # the follow may deliver the appended lines in parts, each redrawing the view: wait for the whole
+        changed = watch.next_line("| speculation 82")
+        assert "top: speculation" in changed
     finally:
         code = watch.end(signal.SIGINT)
     assert code == 0, watch.err
@@ -95,8 +96,7 @@ def test_a_dropped_connection_is_reconnected_and_the_follow_goes_on(ssh_lab: Ssh
         watch.wait_err("connecting to", count=2)
         with remote_log.open("a", encoding="utf-8") as handle:
             handle.write(REST)
-        changed = watch.next_line("speculation")
-        assert "top: speculation" in changed
+        watch.next_line("top: speculation")  # a view drawn from part of the lines may come first
     finally:
         code = watch.end(signal.SIGTERM)
     assert code == 0, watch.err
@@ -109,7 +109,7 @@ def test_rotation_on_the_host_starts_a_new_segment(ssh_lab: SshLab, remote_log: 
         watch.next_line("likely problem")
         remote_log.rename(remote_log.with_name("vllm serve.log.1"))
         remote_log.write_text(REST, encoding="utf-8")
-        changed = watch.next_line("speculation")
+        changed = watch.next_line("top: speculation")  # a view drawn from part of the lines may come first
         assert "tp-link" in changed  # the old file's start-up lines still count
     finally:
         code = watch.end()
