@@ -92,6 +92,7 @@ ENGINE_LITERALS_ALLOWED: dict[str, tuple[int, str]] = {
     "logdoctor/perf/adapter.py": (1, "vLLM's weight-memory line read for the model size"),
     "logdoctor/perf/fixes.py": (2, "SGLang's spelling of the speculative-decoding flags"),
     "logdoctor/perf/nogpu.py": (1, "SGLang's flag that drops speculation"),
+    "logdoctor/inputs/bench/specexample.py": (1, "vLLM's speculative-decoding example prints vLLM's own counters"),
     "logdoctor/redact.py": (2, "a redaction example: an argv"),
     "logdoctor/sources/clickhouse.py": (1, "an example in the docstring"),
     "logdoctor/sources/prometheus.py": (2, "examples in the docstring"),

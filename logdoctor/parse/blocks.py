@@ -12,11 +12,15 @@ pipeline; `bench.finish` drains the stash at the end of the source, so nothing i
 
 from __future__ import annotations
 
+import re
+
 from logdoctor.events import EventBase
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import ParseContext
 
 _PENDING = "blocks.pending"
+# a rule line of a result block: `=====`, `-----`, or a title between `=` runs (`==== Serving Benchmark Result ====`)
+RULE_RE = re.compile(r"^\s*(?P<c>[=-])(?P=c){4,}(?P<title>[^=-].*?)?(?P=c)*\s*$")
 
 
 def stash(ctx: ParseContext, events: list[EventBase]) -> None:
