@@ -203,12 +203,10 @@ def _words(text: str) -> str:
     return text.lower().replace("_", " ").replace("-", " ")
 
 
-def _subsystem(text: str, *, generic: bool = False) -> tuple[str | None, str] | None:
-    """The cause of the subsystem a text names (None for one with no cause), and the words. A sentence names its
+def _named(words: str) -> tuple[str | None, str] | None:
+    """The cause of the subsystem words name (None for one with no cause), and the words. A sentence names its
     subject first: of a mapped and an unmapped subsystem, the one that starts earlier wins ("bitsandbytes
-    quantization ... slower than non-quantized models" is about quantization). With `generic`, the words of an
-    implementation (a native or reference path, an op, a kernel library) name a kernel when nothing else does."""
-    words = _words(text)
+    quantization ... slower than non-quantized models" is about quantization)."""
     unmapped = _UNMAPPED_RE.search(words)
     for cause, pattern in _SUBSYSTEMS:
         m = pattern.search(words)
@@ -216,16 +214,20 @@ def _subsystem(text: str, *, generic: bool = False) -> tuple[str | None, str] | 
             return cause, m.group(0).strip()
     if unmapped is not None:
         return None, unmapped.group(0).strip()
-    implementation = _IMPLEMENTATION_RE.search(words) if generic else None
-    if implementation is not None:
-        return "quantization-kernel-fallback", implementation.group(0).strip()
     return None
+
+
+def _implementation(words: str) -> tuple[str | None, str] | None:
+    """The words of an implementation (a native or reference path, an op, a kernel library): a kernel, named
+    when nothing else is."""
+    implementation = _IMPLEMENTATION_RE.search(words)
+    return None if implementation is None else ("quantization-kernel-fallback", implementation.group(0).strip())
 
 
 def subsystem_named(text: str) -> tuple[str | None, str] | None:
     """The cause of the subsystem a text names and the words (None for a subsystem with no cause), or None: the
     vocabulary's subsystem words without its performance words (a run's heading names a setting, not a symptom)."""
-    return _subsystem(text)
+    return _named(_words(text))
 
 
 def classify(message: str, logger_file: str | None = None, *, nccl: bool = False) -> Classified:
@@ -238,15 +240,16 @@ def classify(message: str, logger_file: str | None = None, *, nccl: bool = False
         return Classified(noise=True)
     strong = _STRONG_PERF_RE.search(message)
     perf = strong or _WEAK_PERF_RE.search(message)
-    found = _subsystem(message)
+    words = _words(message)  # read once: the subsystem words, then (when nothing else names one) an implementation
+    found = _named(words)
     where: Literal["message", "logger"] = "message"
     if found is None and logger_file:
-        found = _subsystem(logger_file.rsplit("/", 1)[-1].removesuffix(".py"))
+        found = _named(_words(logger_file.rsplit("/", 1)[-1].removesuffix(".py")))
         where = "logger"
     if found is None and nccl:
         found, where = ("nccl-no-p2p", "nccl"), "logger"
     if found is None:
-        found, where = _subsystem(message, generic=True), "message"
+        found, where = _implementation(words), "message"
     if perf is None:
         return Classified(subsystem=found[1] if found else None, subsystem_from=where if found else None)
     if found is None:
