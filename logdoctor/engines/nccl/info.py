@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from logdoctor.engines.nccl import results
 from logdoctor.engines.nccl.common import Values, _grammar
 from logdoctor.events import (
     EngineFailure,
@@ -13,7 +14,7 @@ from logdoctor.events import (
 )
 from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import BlockFn, Grammar, ParseContext, case
+from logdoctor.parse.grammar import Grammar, ParseContext, case
 
 # --- facts worth keeping ---------------------------------------------------------------------------
 
@@ -156,15 +157,6 @@ _TEST_START_RE = re.compile(
     r"^#?\s*nThread (?P<nthread>\d+) nGpus (?P<ngpus>\d+) minBytes (?P<min_bytes>\d+)"
     r"(?: maxBytes (?P<max_bytes>\d+) step: (?P<step>\d+)\((?P<step_kind>factor|bytes)\))?"
 )
-# One row a message size: `size count type redop root time algbw busbw #wrong`, out-of-place then in-place (common.cu
-# writeBenchmarkLinePreamble / writeBenchmarkLineBody). Old releases have no root column; `#wrong` is `N/A` where the
-# test does not check (sendrecv in place, -c 0); options may append columns (cputime, timestamps).
-_NUM = r"[\d.]+(?:e[+-]?\d+)?"
-_TEST_ROW_RE = re.compile(
-    rf"^\s*(?P<size>\d+)\s+(?P<count>\d+)\s+(?P<dtype>[a-z][a-z0-9_]*)\s+(?:[a-z]\w*\s+)?(?:-?\d+\s+)?"
-    rf"(?P<time>{_NUM})\s+(?P<algbw>{_NUM})\s+(?P<busbw>{_NUM})\s+(?P<wrong>\S+)"
-    rf"(?:\s+(?P<ip_time>{_NUM})\s+(?P<ip_algbw>{_NUM})\s+(?P<ip_busbw>{_NUM})\s+(?P<ip_wrong>\S+))?(?:\s.*)?$"
-)
 # The command that started a run (`./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8`, maybe after NCCL_* settings or
 # an mpirun prefix): the sizes it sweeps. Defaults are 32M to 32M; sizes take K/M/G, binary (common.cu parsesize).
 _TEST_COMMAND_RE = re.compile(
@@ -187,18 +179,11 @@ _TEST_RANK_RE = re.compile(
     r"^#?\s*Rank\s+(?P<rank>\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<device>\d+)\s+"
     r"\[[^\]]*\]\s+(?P<gpu>\S.*?)\s*$"
 )
-_TABLE_HEADER_RE = re.compile(r"^#\s+size\s+count\s+type\s+(?:\w+\s+)*time\s+algbw\s+busbw\b")
 _TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
 # printed after the last size's row, just before the average: the run went through every size. The count is
 # of result cells (one size, out-of-place or in-place) whose check found a value outside the bounds that the
 # data type's rounding allows (src/util.cu writeResultFooter, common.cu CheckData): any is a wrong result.
 _TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(?:(?P<wrong>\d+)\s+(?P<verdict>FAILED|OK))?")
-# A results row (src/util.cu writeBenchmarkLinePreamble/Body): size and count in the first two columns, then one
-# token a column named by the header. `#wrong` is the number of elements the check found wrong (`%6g`, so a
-# large count reads `1.04858e+06`; `N/A` when the run was not checked, `-c 0`). Releases before 2.13 printed a
-# max-deviation `error` column instead, whose small nonzero values are rounding: only `#wrong` is read.
-_RESULT_ROW_RE = re.compile(r"^\s*\d+\s+\d+\s+\S")
-_WRONG_COUNT_RE = re.compile(r"(?P<count>\d+(?:\.\d+)?(?:e\+\d+)?)\*?")  # a whole cell: fullmatch
 
 
 def is_test_command(text: str) -> bool:
@@ -220,31 +205,23 @@ def _test_command(line: LogLine, ctx: ParseContext, m: re.Match[str]) -> list[Ev
     ]
 
 
-def _test_row(line: LogLine, ctx: ParseContext, m: re.Match[str]) -> list[EventBase]:
-    values: Values = {"size": int(m.group("size")), "time_us": float(m.group("time")), "busbw": float(m.group("busbw"))}
-    if m.group("ip_busbw") is not None:
-        values["ip_busbw"] = float(m.group("ip_busbw"))
-    return [NcclInfo(**ctx.base(line, "nccl"), kind="test-row", message=line.message.strip(), values=values)]
-
-
 def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     """nccl-tests' output: its command line, first line (`# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 ...`),
     ranks, the results table's column header and rows, and its summary (`# Avg bus bandwidth    : 85.12`)."""
     text = line.message.strip()
     base = ctx.base(line, "nccl")
-    m = _TEST_ROW_RE.match(text)
-    if m is not None:
-        return _test_row(line, ctx, m)
+    row = results.read_row(text, results.last_columns(ctx))
+    if row is not None:
+        return results.row_events(line, ctx, row, check=False)
     m = _TEST_START_RE.match(text)
     if m is not None:
         values: Values = {k: int(v) for k, v in m.groupdict().items() if v is not None and k != "step_kind"}
         if m.group("step_kind") is not None:
             values["step_kind"] = m.group("step_kind")
         return [NcclInfo(**base, kind="test-start", message=text, values=values)]
-    if _TABLE_HEADER_RE.match(text):
-        columns = text.lstrip("#").split()
-        if "#wrong" in columns:
-            ctx.block = _results_table(columns)
+    columns = results.header_columns(text)
+    if columns is not None:
+        results.open_table(ctx, columns)
         return [NcclInfo(**base, kind="test-start", message=text, values={})]
     m = _TEST_DONE_RE.match(text)
     if m is not None:
@@ -268,37 +245,6 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     if m is not None and is_test_command(line.message):
         return _test_command(line, ctx, m)
     return None
-
-
-def _results_table(columns: list[str]) -> BlockFn:
-    """The rows under a results table's column header, read by the header's columns: a row whose `#wrong` is
-    not zero is a collective that returned wrong values. The table ends at the first line that is not a row or
-    a `#` line of the header (the summary, a log line, a blank line), which is then parsed as any other."""
-    places = ("out-of-place", "in-place")
-    wrong_at = [i for i, name in enumerate(columns) if name == "#wrong"]
-
-    def read_row(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
-        text = line.message.strip()
-        if not text.lstrip("#").strip() or (text.startswith("#") and "(elements)" in text):
-            return []  # the units line under the header, or a bare `#`
-        if not _RESULT_ROW_RE.match(text):
-            return None
-        row = _TEST_ROW_RE.match(text)
-        events = _test_row(line, ctx, row) if row is not None else []
-        cells = text.split()
-        if len(cells) < len(columns) - (1 if columns[-1] == "timestamp" else 0):
-            return events  # a row without its out-of-place half (trace replay): its columns do not line up
-        wrong = []
-        for place, i in zip(places, wrong_at, strict=False):
-            m = _WRONG_COUNT_RE.fullmatch(cells[i])
-            if m is not None and float(m.group("count")) > 0:
-                wrong.append(f"{place} {int(float(m.group('count')))}")
-        if not wrong:
-            return events
-        message = f"nccl-tests: wrong values at {cells[0]} bytes ({', '.join(wrong)} #wrong): {text}"
-        return [*events, EngineFailure(**ctx.base(line, "nccl"), kind="wrong-results", message=message)]
-
-    return read_row
 
 
 GRAMMARS: list[Grammar] = [
