@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
 from logdoctor.facts.combiners.derived import step_cost, verify_cost
-from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 STATS = (
     "(APIServer pid=23283) INFO 08-01 21:34:49 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
@@ -27,26 +23,17 @@ OOM = (
 )
 
 
-def _profile(text: str, engine: str | None = None) -> Profile:
-    return build_profile(parse_text(text, "t.log", engine), engine=engine)
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def test_teardown_after_serving_is_not_a_failure() -> None:
-    profile = _profile(STATS + "\n" + TEARDOWN)
+    profile = helpers.profile(STATS + "\n" + TEARDOWN)
     assert profile.value("failure.count") == 2
     assert profile.value("failure.shutdown_only") is True
-    assert "engine-failed" not in {f.rule for f in _findings(STATS + "\n" + TEARDOWN)}
+    assert "engine-failed" not in {f.rule for f in helpers.findings(STATS + "\n" + TEARDOWN)}
 
 
 def test_a_failure_with_its_own_cause_still_counts() -> None:
     text = STATS + "\n" + OOM + "\n" + TEARDOWN
-    assert _profile(text).value("failure.shutdown_only") is False
-    assert "engine-failed" in {f.rule for f in _findings(text)}
+    assert helpers.profile(text).value("failure.shutdown_only") is False
+    assert "engine-failed" in {f.rule for f in helpers.findings(text)}
 
 
 def test_free_request_slots_make_a_small_batch_queue_kv_bound() -> None:
@@ -55,8 +42,8 @@ def test_free_request_slots_make_a_small_batch_queue_kv_bound() -> None:
         "44.9 tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV cache usage: 82.1%, "
         "CPU KV cache usage: 0.0%"
     )
-    assert _profile(line).value("kv.free_request_slots") == pytest.approx(0.179 * 2 / 0.821, abs=1e-3)
-    causes = [f.cause for f in _findings(line)]
+    assert helpers.profile(line).value("kv.free_request_slots") == pytest.approx(0.179 * 2 / 0.821, abs=1e-3)
+    causes = [f.cause for f in helpers.findings(line)]
     assert causes[:1] == ["kv-cache-pressure"]
     assert "chunked-prefill-or-batching-config" not in causes
 
@@ -70,10 +57,10 @@ INIT = (
 
 
 def test_a_start_that_never_completes() -> None:
-    assert _profile(BANNER + "\n" + COMPILE).value("startup.incomplete") is True
-    assert _profile(BANNER + "\n" + COMPILE + "\n" + INIT).value("startup.incomplete") is False
+    assert helpers.profile(BANNER + "\n" + COMPILE).value("startup.incomplete") is True
+    assert helpers.profile(BANNER + "\n" + COMPILE + "\n" + INIT).value("startup.incomplete") is False
     # an excerpt without the start's beginning cannot tell a cut paste from a death
-    assert _profile(COMPILE).value("startup.incomplete") is None
+    assert helpers.profile(COMPILE).value("startup.incomplete") is None
 
 
 # real: fixtures/logs/realworld6/nccl-r004.log (the parameter line) and realworld6/nccl-rh01.log (the summary)
@@ -87,16 +74,16 @@ NCCL_TEST_DONE = "# Avg bus bandwidth    : 25.0537"
 
 def test_an_nccl_test_that_never_finishes() -> None:
     hung = NCCL_TEST_START + "\n" + NCCL_INIT
-    assert _profile(hung).value("nccl.test_unfinished") is True
-    assert "nccl-test-unfinished" in {f.rule for f in _findings(hung)}
-    assert _profile(hung + "\n" + NCCL_TEST_DONE).value("nccl.test_unfinished") is False
+    assert helpers.profile(hung).value("nccl.test_unfinished") is True
+    assert "nccl-test-unfinished" in {f.rule for f in helpers.findings(hung)}
+    assert helpers.profile(hung + "\n" + NCCL_TEST_DONE).value("nccl.test_unfinished") is False
     # a second run that starts after the first one's summary and never ends is the one that hung
-    assert _profile(hung + "\n" + NCCL_TEST_DONE + "\n" + hung).value("nccl.test_unfinished") is True
+    assert helpers.profile(hung + "\n" + NCCL_TEST_DONE + "\n" + hung).value("nccl.test_unfinished") is True
     # constructed: a failure line explains the end (engine-failed covers it)
     failed = hung + "\nllm207: Test NCCL failure common.cu:1005 'unhandled system error'"
-    assert _profile(failed).value("nccl.test_unfinished") is False
+    assert helpers.profile(failed).value("nccl.test_unfinished") is False
     # NCCL lines without the test's parameter line are an excerpt: nothing to tell
-    assert _profile(NCCL_INIT).value("nccl.test_unfinished") is None
+    assert helpers.profile(NCCL_INIT).value("nccl.test_unfinished") is None
 
 
 def test_the_only_backend_offered_is_not_a_fallback() -> None:
@@ -105,19 +92,19 @@ def test_the_only_backend_offered_is_not_a_fallback() -> None:
         "potential backends: ('TRITON_ATTN',)"
     )
     several = only.replace("('TRITON_ATTN',)", "('FLASH_ATTN', 'TRITON_ATTN')")
-    assert _profile(only).value("attention.model_required") is True
-    assert _profile(several).value("attention.model_required") is False
-    assert "vllm-slow-attention-backend" not in {f.rule for f in _findings(only)}
-    assert "vllm-slow-attention-backend" in {f.rule for f in _findings(several)}
+    assert helpers.profile(only).value("attention.model_required") is True
+    assert helpers.profile(several).value("attention.model_required") is False
+    assert "vllm-slow-attention-backend" not in {f.rule for f in helpers.findings(only)}
+    assert "vllm-slow-attention-backend" in {f.rule for f in helpers.findings(several)}
 
 
 def test_cpu_platform_without_gpu_signals_is_a_note() -> None:
     cpu = "INFO 06-25 17:38:01 [__init__.py:239] Automatically detected platform cpu."
-    assert _profile(cpu).value("platform.gpu_signals") == 0
-    (finding,) = [f for f in _findings(cpu) if f.rule == "cpu-platform"]
+    assert helpers.profile(cpu).value("platform.gpu_signals") == 0
+    (finding,) = [f for f in helpers.findings(cpu) if f.rule == "cpu-platform"]
     assert finding.score < 50
     unspecified = "INFO 04-01 18:01:58 [__init__.py:243] No platform detected, vLLM is running on UnspecifiedPlatform"
-    (finding,) = [f for f in _findings(unspecified) if f.rule == "cpu-platform"]
+    (finding,) = [f for f in helpers.findings(unspecified) if f.rule == "cpu-platform"]
     assert finding.score >= 90
 
 
@@ -133,7 +120,7 @@ def test_sglang_graph_size_fix_uses_the_batch_seen() -> None:
         f"cuda graph: {n <= 32}, gen throughput (token/s): 900.00, #queue-req: 0"
         for i, n in enumerate([16, 40, 46, 44, 8])
     )
-    (finding,) = [f for f in _findings(lines) if f.rule == "batch-above-graph-size"]
+    (finding,) = [f for f in helpers.findings(lines) if f.rule == "batch-above-graph-size"]
     assert any(fix.startswith("--cuda-graph-max-bs 48 ") for fix in finding.fix), finding.fix
     assert not any("<" in fix for fix in finding.fix)
 
@@ -143,14 +130,14 @@ def test_allreduce_fixes_follow_the_reason() -> None:
         "(APIServer pid=1) INFO 05-01 14:19:21 [utils.py:326] non-default args: {'model': 'm', "
         "'tensor_parallel_size': 2, 'disable_custom_all_reduce': True}"
     )
-    (finding,) = [f for f in _findings(user) if f.rule == "custom-allreduce-off"]
+    (finding,) = [f for f in helpers.findings(user) if f.rule == "custom-allreduce-off"]
     assert finding.fix == ["drop --disable-custom-all-reduce"]
     p2p = (
         "(Worker_TP0 pid=7) WARNING 05-01 14:19:30 [custom_all_reduce.py:137] Custom allreduce is disabled because "
         "your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
         "disable_custom_all_reduce=True explicitly."
     )
-    (finding,) = [f for f in _findings(p2p) if f.rule == "custom-allreduce-off"]
+    (finding,) = [f for f in helpers.findings(p2p) if f.rule == "custom-allreduce-off"]
     assert any(fix.startswith("check P2P") for fix in finding.fix)
     assert not any("drop --disable-custom-all-reduce" in fix for fix in finding.fix)
 
@@ -179,19 +166,19 @@ def _ngram_log(running: int) -> str:
 def test_break_even_accounts_for_batch_size() -> None:
     # acceptance 2.5 at k=4 pays at batch 1 (break-even 1.8) but not with 600 requests verifying 5 tokens each
     small, large = _ngram_log(1), _ngram_log(600)
-    assert _profile(small).value("spec.verify_cost") == 1.0
-    assert _profile(large).value("spec.verify_cost") == pytest.approx(5.0)
-    assert "below-break-even" not in {f.rule for f in _findings(small)}
-    (finding,) = [f for f in _findings(large) if f.rule == "below-break-even"]
+    assert helpers.profile(small).value("spec.verify_cost") == 1.0
+    assert helpers.profile(large).value("spec.verify_cost") == pytest.approx(5.0)
+    assert "below-break-even" not in {f.rule for f in helpers.findings(small)}
+    (finding,) = [f for f in helpers.findings(large) if f.rule == "below-break-even"]
     assert finding.score >= 75
-    assert _profile(large).value("spec.best_k") == 0
+    assert helpers.profile(large).value("spec.best_k") == 0
     assert any(fix.startswith("drop --speculative-config") for fix in finding.fix)
     # 0.6, 0.45, 0.3, 0.15 at batch 1, n-gram (no drafter pass) and the per-step overhead of 0.2 a drafted token
     # (speculation.with_overhead): k=3 (2.35 tokens for 1.6 plain steps, 1.47x) beats k=4 (2.5 for 1.8, 1.39x)
-    assert _profile(small).value("spec.best_k") == 3
-    assert _profile(small).value("spec.break_even") == pytest.approx(1.8)
+    assert helpers.profile(small).value("spec.best_k") == 3
+    assert helpers.profile(small).value("spec.break_even") == pytest.approx(1.8)
     # at 600 running requests the verification of 5 tokens costs 5 plain steps: the overhead adds, 5 + 0.8
-    assert _profile(large).value("spec.break_even") == pytest.approx(5.8)
+    assert helpers.profile(large).value("spec.break_even") == pytest.approx(5.8)
 
 
 def _stats(running: int, waiting: int, usage: float) -> str:
@@ -209,12 +196,12 @@ def test_waiting_at_the_cap_counts_only_intervals_where_both_hold() -> None:
     """The running count and the queue come from the same line: a queue below the cap (requests arriving faster
     than prefill admits them) and the cap reached with nothing waiting are not the cap holding requests back."""
     lines = [ARGS_CAP_8, _stats(8, 0, 30.0), _stats(5, 6, 25.0), _stats(8, 4, 28.0), _stats(3, 0, 10.0)]
-    profile = _profile("\n".join(lines))
+    profile = helpers.profile("\n".join(lines))
     assert profile.value("sched.waiting_at_cap_share") == pytest.approx(0.25)
-    assert "queue-at-admission-cap" in {f.rule for f in _findings("\n".join(lines))}
+    assert "queue-at-admission-cap" in {f.rule for f in helpers.findings("\n".join(lines))}
     apart = [ARGS_CAP_8, _stats(8, 0, 30.0), _stats(5, 6, 25.0), _stats(3, 0, 10.0)]
-    assert _profile("\n".join(apart)).value("sched.waiting_at_cap_share") == 0
-    assert "queue-at-admission-cap" not in {f.rule for f in _findings("\n".join(apart))}
+    assert helpers.profile("\n".join(apart)).value("sched.waiting_at_cap_share") == 0
+    assert "queue-at-admission-cap" not in {f.rule for f in helpers.findings("\n".join(apart))}
 
 
 def test_a_backend_vllm_forces_for_the_model_is_required_without_the_users_args() -> None:
@@ -228,5 +215,5 @@ def test_a_backend_vllm_forces_for_the_model_is_required_without_the_users_args(
             "(EngineCore pid=40474) INFO 08-02 10:27:21 [cuda.py:416] Using AttentionBackendEnum.TRITON_ATTN backend.",
         ]
     )
-    assert _profile(text).value("attention.model_required") is True
-    assert "vllm-slow-attention-backend" not in {f.rule for f in _findings(text)}
+    assert helpers.profile(text).value("attention.model_required") is True
+    assert "vllm-slow-attention-backend" not in {f.rule for f in helpers.findings(text)}

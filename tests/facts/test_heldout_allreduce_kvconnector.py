@@ -3,11 +3,7 @@ line does and does not say."""
 
 from __future__ import annotations
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
-from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 TP_CUSTOM = (
     "(Worker pid=60651) INFO 07-01 09:41:21 [cuda_communicator.py:237] Using ['CUSTOM', 'SYMM_MEM', 'PYNCCL'] "
@@ -30,29 +26,20 @@ STATS = (
 )
 
 
-def _profile(text: str) -> Profile:
-    return build_profile(parse_text(text, "t.log"))
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def test_only_the_tp_group_decides_custom_allreduce() -> None:
     # vLLM never gives the expert-parallel group a custom all-reduce; its NCCL-only list is not a TP fallback.
-    assert _profile(TP_CUSTOM + "\n" + EP_NCCL).value("allreduce.custom") is True
-    assert _profile(EP_NCCL + "\n" + TP_CUSTOM).value("allreduce.custom") is True
-    assert _profile(EP_NCCL).value("allreduce.custom") is None
-    assert _profile(TP_NCCL).value("allreduce.custom") is False
+    assert helpers.profile(TP_CUSTOM + "\n" + EP_NCCL).value("allreduce.custom") is True
+    assert helpers.profile(EP_NCCL + "\n" + TP_CUSTOM).value("allreduce.custom") is True
+    assert helpers.profile(EP_NCCL).value("allreduce.custom") is None
+    assert helpers.profile(TP_NCCL).value("allreduce.custom") is False
 
 
 def test_a_kv_connector_is_not_kv_in_host_memory() -> None:
     text = CONNECTOR + "\n" + STATS
-    profile = _profile(text)
+    profile = helpers.profile(text)
     assert profile.value("offload.kv") is None
     assert profile.value("disagg.connector") == "kv-connector-v1"
-    assert "host-memory" not in {f.rule for f in _findings(text)}
+    assert "host-memory" not in {f.rule for f in helpers.findings(text)}
 
 
 BANNER = "(APIServer pid=1) INFO 03-10 20:08:20 [utils.py:287] vLLM API server version 0.16.0"
@@ -72,17 +59,17 @@ def _wait(minute: int) -> str:
 
 def test_waits_before_serving_are_startup_time_and_the_start_is_unfinished() -> None:
     text = "\n".join([BANNER, LOADED, *(_wait(m) for m in range(12, 21))])
-    profile = _profile(text)
+    profile = helpers.profile(text)
     assert profile.value("compile.startup_wait_seconds") == 540
     assert profile.value("compile.startup_seconds") >= 540
     assert profile.value("startup.incomplete") is True
-    rules = {f.rule for f in _findings(text)}
+    rules = {f.rule for f in helpers.findings(text)}
     assert {"long-startup", "start-never-completed"} <= rules
     assert "hung-workers" not in rules
 
 
 def test_waits_after_serving_are_a_stall_not_startup() -> None:
     stats = STATS.replace("06-15 14:55:05", "03-10 20:11:50")
-    profile = _profile("\n".join([BANNER, LOADED, stats, _wait(13), _wait(14)]))
+    profile = helpers.profile("\n".join([BANNER, LOADED, stats, _wait(13), _wait(14)]))
     assert profile.value("compile.startup_wait_seconds") is None
     assert profile.value("stall.serving_waits") == 2

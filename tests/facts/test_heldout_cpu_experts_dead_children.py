@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
-from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 REALWORLD8 = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld8"
 
@@ -29,26 +25,17 @@ PLAIN_DUMP = (
 )
 
 
-def _profile(text: str) -> Profile:
-    return build_profile(parse_text(text, "t.log"))
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def _ranked_causes(path: Path) -> list[str]:
     causes: list[str] = []
-    for finding in _findings(path.read_text()):
+    for finding in helpers.findings(path.read_text()):
         if finding.cause not in causes:
             causes.append(finding.cause)
     return causes
 
 
 def test_kt_weight_path_in_the_dump_puts_experts_on_the_cpu() -> None:
-    assert _profile(KT_DUMP).value("offload.cpu_experts") is True
-    assert _profile(PLAIN_DUMP).value("offload.cpu_experts") is None
+    assert helpers.profile(KT_DUMP).value("offload.cpu_experts") is True
+    assert helpers.profile(PLAIN_DUMP).value("offload.cpu_experts") is None
 
 
 def test_cpu_expert_operators_rank_the_host_memory_first() -> None:
@@ -64,7 +51,7 @@ def test_a_server_whose_scheduler_is_gone_failed() -> None:
 def test_a_normal_process_tree_teardown_is_no_failure() -> None:
     # Constructed: the shutdown path calls kill_process_tree on the children only (include_parent=False).
     text = "[2026-08-27 04:10:00] kill_process_tree called: parent_pid=7680, include_parent=False, pid=7680"
-    assert not [f for f in _findings(text) if f.cause == "engine-failure"]
+    assert not [f for f in helpers.findings(text) if f.cause == "engine-failure"]
 
 
 def test_an_interval_without_an_iteration_while_requests_run_is_a_stall() -> None:
@@ -82,7 +69,7 @@ GRAPH_LOADS = [
 
 
 def test_a_compile_cache_load_is_the_compile_time_and_per_graph_lines_bound_no_phase() -> None:
-    profile = _profile("\n".join(GRAPH_LOADS))
+    profile = helpers.profile("\n".join(GRAPH_LOADS))
     assert profile.value("compile.torch_seconds") == 4.428
     assert profile.value("compile.cache_hit") is True
     # the 28-th graph nine minutes later is another run of the paste, not a 549 s start
@@ -90,6 +77,6 @@ def test_a_compile_cache_load_is_the_compile_time_and_per_graph_lines_bound_no_p
 
 
 def test_kernels_built_while_serving_are_counted_and_ranked() -> None:
-    assert _profile((REALWORLD8 / "vllm-b003.log").read_text()).value("compile.kernel_builds") == 2
+    assert helpers.profile((REALWORLD8 / "vllm-b003.log").read_text()).value("compile.kernel_builds") == 2
     assert _ranked_causes(REALWORLD8 / "vllm-b003.log")[:1] == ["torch-compile-or-warmup"]
     assert _ranked_causes(REALWORLD8 / "vllm-b104.log")[:1] == ["torch-compile-or-warmup"]

@@ -3,11 +3,7 @@ requests, SGLang's decode-graph cap against what it admits, and the lines behind
 
 from __future__ import annotations
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
-from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 V0_STATS = (
     "INFO 12-16 00:58:06 llm_engine.py:649] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 311.1 "
@@ -43,35 +39,26 @@ SERVING = [
 ] * 3
 
 
-def _profile(text: str) -> Profile:
-    return build_profile(parse_text(text, "t.log"))
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def _rules(text: str) -> set[str]:
-    return {f.rule for f in _findings(text)}
+    return {f.rule for f in helpers.findings(text)}
 
 
 def test_a_log_that_ends_on_the_stop_waiting_for_requests_is_a_stalled_stop() -> None:
     text = "\n".join([V0_STATS, STOP, WAIT_TASKS])
-    assert _profile(text).value("failure.shutdown_stalled") is True
+    assert helpers.profile(text).value("failure.shutdown_stalled") is True
     assert "shutdown-never-completed" in _rules(text)
 
 
 def test_a_stop_that_went_on_past_its_wait_is_not_stalled() -> None:
     text = "\n".join([V0_STATS, STOP, WAIT_TASKS, *STOP_DONE])
-    assert _profile(text).value("failure.shutdown_stalled") is False
+    assert helpers.profile(text).value("failure.shutdown_stalled") is False
     assert "shutdown-never-completed" not in _rules(text)
     # and no stop at all is evidence too, not a missing fact
-    assert _profile(V0_STATS).value("failure.shutdown_stalled") is False
+    assert helpers.profile(V0_STATS).value("failure.shutdown_stalled") is False
 
 
 def test_the_limits_line_a_paste_joined_onto_the_capture_line_is_read() -> None:
-    profile = _profile(CAPTURE_BEGIN + "\n" + CAPTURE_END_JOINED)
+    profile = helpers.profile(CAPTURE_BEGIN + "\n" + CAPTURE_END_JOINED)
     assert profile.engine == "sglang"  # no header names it: the line types that read the events do
     assert profile.value("sched.max_num_seqs") == 4096
     assert profile.value("kv.tokens") == 2980168
@@ -81,7 +68,7 @@ def test_the_limits_line_a_paste_joined_onto_the_capture_line_is_read() -> None:
 
 def test_the_graph_cap_counts_only_while_the_load_is_unknown() -> None:
     text = CAPTURE_BEGIN + "\n" + CAPTURE_END_JOINED
-    found = [f for f in _findings(text) if f.rule == "graph-cap-below-admission"]
+    found = [f for f in helpers.findings(text) if f.rule == "graph-cap-below-admission"]
     assert found and found[0].score < 50  # the load is unknown: a note
     # Decode batch lines give the eager share: batch-above-graph-size decides instead
     assert "graph-cap-below-admission" not in _rules(text + "\n" + DECODE)
@@ -91,7 +78,7 @@ def test_start_up_is_a_problem_only_where_the_log_shows_no_serving() -> None:
     unserved = "\n".join(COMPILE)
     served = "\n".join([*COMPILE, *SERVING])
     assert "long-startup" in _rules(unserved) and "startup-before-serving" not in _rules(unserved)
-    after = {f.rule: f.score for f in _findings(served)}
+    after = {f.rule: f.score for f in helpers.findings(served)}
     assert "long-startup" not in after
     assert 0 < after["startup-before-serving"] < 50
 
@@ -101,7 +88,7 @@ def test_enforce_eager_o0_is_eager_mode() -> None:
         "(APIServer pid=523647) WARNING 04-27 15:04:49 [vllm.py:601] Enforce eager set, overriding optimization "
         "level to -O0"
     )
-    profile = _profile(line)
+    profile = helpers.profile(line)
     assert profile.value("cuda_graphs.enabled") is False
     assert profile.value("compile.disabled") is True
 
@@ -120,7 +107,7 @@ def test_a_start_still_waiting_on_its_workers_outranks_the_serving_settings() ->
         "(APIServer pid=1) WARNING 03-10 20:08:36 [vllm.py:727] Enforce eager set, overriding optimization level to -O0"
     )
     text = "\n".join([banner, eager, *(_wait(m) for m in range(12, 21))])
-    findings = _findings(text)
+    findings = helpers.findings(text)
     assert findings[0].rule == "startup-still-running"
     assert "eager-decode" in {f.rule for f in findings}
     # without the engine's waits the log may as well end on a killed process: no claim the start is running

@@ -3,11 +3,9 @@ CPU device in the engine dump, and what a hybrid's disabled prefix cache costs."
 
 from __future__ import annotations
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
+from logdoctor.facts import build_profile
 from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 SIGTERM = "(EngineCore pid=7) INFO 08-21 09:45:37 [core.py:1214] [shutdown] EngineCore: trigger received signal=SIGTERM"
 TEARDOWN_OOM = (
@@ -24,36 +22,27 @@ def _stats(prompt: float, generated: float) -> str:
     )
 
 
-def _profile(text: str) -> Profile:
-    return build_profile(parse_text(text, "t.log"))
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def test_an_error_after_sigterm_is_teardown_and_before_it_is_a_failure() -> None:
     after = _stats(0, 30) + "\n" + SIGTERM + "\n" + TEARDOWN_OOM
-    assert _profile(after).value("failure.shutdown_only") is True
-    assert "engine-failed" not in {f.rule for f in _findings(after)}
+    assert helpers.profile(after).value("failure.shutdown_only") is True
+    assert "engine-failed" not in {f.rule for f in helpers.findings(after)}
     before = _stats(0, 30) + "\n" + TEARDOWN_OOM + "\n" + SIGTERM
-    assert _profile(before).value("failure.shutdown_only") is False
-    assert "engine-failed" in {f.rule for f in _findings(before)}
+    assert helpers.profile(before).value("failure.shutdown_only") is False
+    assert "engine-failed" in {f.rule for f in helpers.findings(before)}
 
 
 def test_a_stop_is_not_counted_as_a_failure_and_no_failure_line_is_zero() -> None:
-    profile = _profile(_stats(0, 30) + "\n" + SIGTERM)
+    profile = helpers.profile(_stats(0, 30) + "\n" + SIGTERM)
     assert profile.value("failure.count") == 0
     assert "failure.kinds" not in profile.facts
 
 
 def test_a_pasted_command_line_sets_the_facts_its_flags_say() -> None:
     text = "vllm serve Qwen/Qwen2.5-1.5B \\\n    --tensor-parallel-size 2 \\\n    --enforce-eager\n" + _stats(0, 128)
-    profile = _profile(text)
+    profile = helpers.profile(text)
     assert profile.value("cuda_graphs.enabled") is False
     assert profile.value("parallel.tp") == 2
-    assert "eager-decode" in {f.rule for f in _findings(text)}
+    assert "eager-decode" in {f.rule for f in helpers.findings(text)}
 
 
 def test_sglang_command_line_disable_cuda_graph() -> None:
@@ -68,9 +57,9 @@ def test_device_config_cpu_is_the_cpu_platform() -> None:
         "(EngineCore pid=25) INFO 08-18 02:57:03 [core.py:114] Initializing a V1 LLM engine (v0.25.1) with config: "
         "model='facebook/opt-125m', enforce_eager=True, device_config=cpu, seed=0"
     )
-    profile = _profile(text)
+    profile = helpers.profile(text)
     assert profile.value("platform") == "cpu"
-    assert "eager-decode" not in {f.rule for f in _findings(text)}
+    assert "eager-decode" not in {f.rule for f in helpers.findings(text)}
 
 
 def test_hybrid_prefix_caching_off_costs_with_long_prompts_only() -> None:
@@ -82,11 +71,11 @@ def test_hybrid_prefix_caching_off_costs_with_long_prompts_only() -> None:
     )
     chat = hybrid + "\n".join(_stats(60, 50) for _ in range(5))
     agent = hybrid + "\n".join(_stats(4000, 50) for _ in range(5))
-    assert _profile(chat).value("throughput.prompt_ratio") == 1.2
-    assert _profile(agent).value("throughput.prompt_ratio") == 80.0
+    assert helpers.profile(chat).value("throughput.prompt_ratio") == 1.2
+    assert helpers.profile(agent).value("throughput.prompt_ratio") == 80.0
 
     def score(text: str) -> int:
-        return max((f.score for f in _findings(text) if f.rule == "hybrid-prefix-caching-off"), default=0)
+        return max((f.score for f in helpers.findings(text) if f.rule == "hybrid-prefix-caching-off"), default=0)
 
     assert score(chat) < 25 < 45 < score(agent)
 
@@ -97,7 +86,7 @@ def test_autoawq_fallback_fix_is_not_the_quantization_flag() -> None:
         "(Worker_TP0 pid=226) WARNING 11-30 10:00:05 [auto_awq.py:325] Layer 'model.layers.0.self_attn.qkv_proj' is "
         "not supported by AutoAWQMarlin. Falling back to unoptimized AWQ kernels."
     )
-    (finding,) = [f for f in _findings(text) if f.rule == "slow-quant-kernel"]
+    (finding,) = [f for f in helpers.findings(text) if f.rule == "slow-quant-kernel"]
     fixes = " ".join(finding.fix)
     assert "awq_marlin" not in fixes
     assert "AutoAWQ" in fixes
@@ -105,7 +94,7 @@ def test_autoawq_fallback_fix_is_not_the_quantization_flag() -> None:
         "INFO 06-19 06:04:52 gptq_marlin.py:137] Detected that the model can run with gptq_marlin, however you "
         "specified quantization=gptq explicitly, so forcing gptq. Use quantization=gptq_marlin for faster inference"
     )
-    (finding,) = [f for f in _findings(forced) if f.rule == "slow-quant-kernel"]
+    (finding,) = [f for f in helpers.findings(forced) if f.rule == "slow-quant-kernel"]
     assert any("gptq_marlin" in fix for fix in finding.fix)
 
 
@@ -118,9 +107,9 @@ def test_gloo_is_normal_on_the_cpu_and_a_problem_for_gpu_tp() -> None:
         "(APIServer pid=1) INFO 11-30 10:00:00 [startup.py:160] non-default args: {'model': 'm', "
         "'tensor_parallel_size': 2}\n" + gloo
     )
-    assert "tp-over-gloo" in {f.rule for f in _findings(tp2)}
+    assert "tp-over-gloo" in {f.rule for f in helpers.findings(tp2)}
     cpu = (
         "(EngineCore pid=25) INFO 08-18 02:57:03 [core.py:114] Initializing a V1 LLM engine (v0.25.1) with config: "
         "model='m', tensor_parallel_size=2, device_config=cpu, seed=0\n" + gloo
     )
-    assert "tp-over-gloo" not in {f.rule for f in _findings(cpu)}
+    assert "tp-over-gloo" not in {f.rule for f in helpers.findings(cpu)}

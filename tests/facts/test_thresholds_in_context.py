@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from logdoctor.engine.result import Finding
-from logdoctor.engine.rules import load_rules
-from logdoctor.facts import Profile, build_profile
 from logdoctor.facts.speculation import typical_acceptance
-from logdoctor.parse.pipeline import parse_text
-from logdoctor.pipeline.run import LineSource, diagnose_sources
+from tests.facts import helpers
 
 
 def _stats(running: int, waiting: int, kv: float, minute: int = 22) -> str:
@@ -32,28 +28,19 @@ def _spec(method: str, k: int, length: float, minute: int = 22) -> str:
     )
 
 
-def _profile(text: str) -> Profile:
-    return build_profile(parse_text(text, "t.log", None))
-
-
-def _findings(text: str) -> list[Finding]:
-    lines = ((i, s) for i, s in enumerate(text.split("\n"), start=1))
-    return diagnose_sources([LineSource("t.log", lines)], load_rules()).findings
-
-
 def test_queue_share_is_the_queue_over_the_requests_in_the_engine() -> None:
-    profile = _profile("\n".join([_stats(480, 3, 46.9, 22), _stats(476, 5, 47.8, 23), _stats(470, 0, 47.0, 24)]))
+    profile = helpers.profile("\n".join([_stats(480, 3, 46.9, 22), _stats(476, 5, 47.8, 23), _stats(470, 0, 47.0, 24)]))
     assert profile.value("sched.queue_share") == pytest.approx(0.0083, abs=1e-4)  # median of 3/483 and 5/481
 
 
 def test_a_few_waiting_while_hundreds_run_is_not_a_batching_problem() -> None:
     text = "\n".join([_stats(480, 3, 46.9, 22), _stats(476, 5, 47.8, 23)])
-    assert not [f for f in _findings(text) if f.cause == "chunked-prefill-or-batching-config"]
+    assert not [f for f in helpers.findings(text) if f.cause == "chunked-prefill-or-batching-config"]
 
 
 def test_a_queue_as_large_as_the_batch_with_free_kv_still_is() -> None:
     text = "\n".join([_stats(8, 12, 26.9, 22), _stats(8, 10, 29.8, 23)])
-    assert [f.rule for f in _findings(text) if f.cause == "chunked-prefill-or-batching-config"] == [
+    assert [f.rule for f in helpers.findings(text) if f.cause == "chunked-prefill-or-batching-config"] == [
         "queue-with-free-kv"
     ]
 
@@ -107,22 +94,22 @@ def test_typical_acceptance_is_carried_to_another_k() -> None:
 def test_eagle_at_its_published_acceptance_is_not_low() -> None:
     # 1.85 at k=2 is what EAGLE-1 reaches on MT-Bench (vllm#16035); a flat "below 2.2 with k >= 2" called it low.
     text = "\n".join([_spec("eagle", 2, 1.85, 22), _spec("eagle", 2, 1.86, 23).split("\n")[1]])
-    assert not [f for f in _findings(text) if f.rule == "low-acceptance"]
+    assert not [f for f in helpers.findings(text) if f.rule == "low-acceptance"]
 
 
 def test_dflash_far_below_its_published_acceptance_is_low() -> None:
     # 2.5 of 15 drafted tokens: under half of DFlash's published ~6.3 (sglang#16818), though above a flat 2.2.
     text = "\n".join([_spec("dflash", 15, 2.5, 22), _spec("dflash", 15, 2.6, 23).split("\n")[1]])
-    low = [f for f in _findings(text) if f.rule == "low-acceptance"]
+    low = [f for f in helpers.findings(text) if f.rule == "low-acceptance"]
     assert low and low[0].score >= 50
     assert "6.30" in low[0].explanation
 
 
 def test_one_stats_line_is_weaker_evidence_than_two() -> None:
-    one = [f for f in _findings(_stats(8, 12, 26.9, 22)) if f.rule == "queue-with-free-kv"]
+    one = [f for f in helpers.findings(_stats(8, 12, 26.9, 22)) if f.rule == "queue-with-free-kv"]
     two = [
         f
-        for f in _findings("\n".join([_stats(8, 12, 26.9, 22), _stats(8, 12, 26.9, 23)]))
+        for f in helpers.findings("\n".join([_stats(8, 12, 26.9, 22), _stats(8, 12, 26.9, 23)]))
         if f.rule == "queue-with-free-kv"
     ]
     assert one and two
@@ -133,9 +120,9 @@ def test_one_stats_line_is_weaker_evidence_than_two() -> None:
 
 def test_a_full_cache_with_a_few_waiting_beside_hundreds_running_is_not_pressure() -> None:
     text = "\n".join([_stats(480, 3, 95.9, 22), _stats(478, 5, 96.5, 23)])
-    assert not [f for f in _findings(text) if f.cause == "kv-cache-pressure"]
+    assert not [f for f in helpers.findings(text) if f.cause == "kv-cache-pressure"]
     crowded = "\n".join([_stats(18, 43, 95.9, 22), _stats(18, 42, 95.5, 23)])
-    assert [f.rule for f in _findings(crowded) if f.cause == "kv-cache-pressure"] == ["kv-saturated"]
+    assert [f.rule for f in helpers.findings(crowded) if f.cause == "kv-cache-pressure"] == ["kv-saturated"]
 
 
 @pytest.mark.parametrize(("fraction", "offered"), [(0.8, True), (0.95, False)])
@@ -144,5 +131,5 @@ def test_kv_saturated_never_offers_the_memory_fraction_already_set(fraction: flo
         f"INFO 07-31 16:21:25 [utils.py:233] non-default args: {{'model': '/m', 'gpu_memory_utilization': {fraction}}}"
     )
     text = "\n".join([args, _stats(8, 12, 98.5, 22), _stats(8, 10, 99.1, 23), _stats(8, 11, 98.8, 24)])
-    kv = next(f for f in _findings(text) if f.rule == "kv-saturated")
+    kv = next(f for f in helpers.findings(text) if f.rule == "kv-saturated")
     assert ("--gpu-memory-utilization 0.92 (if memory allows)" in kv.fix) is offered
