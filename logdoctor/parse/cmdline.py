@@ -65,6 +65,24 @@ def read_command(line: LogLine, ctx: ParseContext, first: str, events_of: Events
     return []
 
 
+def read_launch(
+    line: LogLine, ctx: ParseContext, command_re: re.Pattern[str], events_of: EventsOf
+) -> list[EventBase] | None:
+    """A serving engine's launch command (`command_re` finds its program name and the options after it in `args`):
+    the NCCL settings written before the program (`docker run -e NCCL_P2P_DISABLE=1 ...`, `NCCL_P2P_LEVEL=LOC vllm
+    serve`), then the events of its options, once the continuation lines are read; None where it is no launch."""
+    m = command_re.search(line.message)
+    if not m:
+        return None
+    env = nccl_env_events(line, ctx, line.message[: m.start()])
+    return env + read_command(line, ctx, m.group("args").rstrip(), events_of)
+
+
+def joined_options(parts: list[str], aliases: Mapping[str, str], positional: str | None = None) -> dict[str, Any]:
+    """The options of a command read as `parts`, its first line's text and its continuation lines."""
+    return options(tokens(" ".join(p.rstrip().removesuffix("\\") for p in parts)), aliases, positional)
+
+
 def tokens(text: str) -> list[str]:
     """Shell words of `text` (one logical command, continuations already joined); tolerant of a stray quote."""
     text = text[:MAX_COMMAND_CHARS]

@@ -255,8 +255,7 @@ _COMMAND_ALIASES = {
 
 
 def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> Events:
-    joined = " ".join(p.rstrip().removesuffix("\\") for p in parts)
-    options = cmdline.options(cmdline.tokens(joined), _COMMAND_ALIASES, positional="model")
+    options = cmdline.joined_options(parts, _COMMAND_ALIASES, positional="model")
     if not options:
         return []
     base = _base(line, ctx)
@@ -266,12 +265,7 @@ def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int 
 
 
 def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
-    m = _COMMAND_RE.search(line.message)
-    if not m:
-        return None
-    # NCCL settings before the program (`docker run -e NCCL_P2P_DISABLE=1 ...`, `NCCL_P2P_LEVEL=LOC vllm serve`)
-    env = cmdline.nccl_env_events(line, ctx, line.message[: m.start()])
-    return env + cmdline.read_command(line, ctx, m.group("args").rstrip(), _command_event)
+    return cmdline.read_launch(line, ctx, _COMMAND_RE, _command_event)
 
 
 GRAMMARS: list[Grammar] = [
