@@ -26,7 +26,8 @@ every keyword is exercised by some case.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,3 +92,33 @@ class ParseContext:
             "process": line.process,
             "engine": engine,
         }
+
+
+# An event built from a line's regex match: (the match, the EventBase fields, the line's message) -> events.
+MatchBuild = Callable[[re.Match[str], dict[str, Any], str], list[EventBase]]
+
+
+def event_of_groups(
+    cls: type[EventBase], convert: Mapping[str, Callable[[str], Any]] | None = None, **constants: Any
+) -> MatchBuild:
+    """One event of `cls` with these constant fields; the regex's named groups fill the fields of the same name
+    (pydantic converts the text, `convert` gives a group its own conversion), and a group named `<field>__gb` is
+    decimal GB (bytes / 1e9) converted to GiB."""
+    conversions = convert or {}
+
+    def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
+        values: dict[str, Any] = dict(constants)
+        for name, text in m.groupdict().items():
+            if text is None:
+                continue
+            if name.endswith("__gb"):
+                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
+            elif name in conversions:
+                values[name] = conversions[name](text)
+            else:
+                values[name] = text
+        if "message" in cls.model_fields:
+            values.setdefault("message", message)
+        return [cls(**base, **values)]
+
+    return build

@@ -15,7 +15,7 @@ Memory sizes SGLang prints as `GB` are bytes / 2**30, so they are GiB already.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,13 +30,13 @@ from logdoctor.events import (
     WarningTopic,
 )
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Case, Grammar, ParseContext, ParseFn
+from logdoctor.parse.grammar import Case, Grammar, MatchBuild, ParseContext, ParseFn, event_of_groups
 from logdoctor.parse.pyrepr import parse_value
 
 GraphKind = Literal["capture_failed", "eager_mode"]
 GraphRole = Literal["target", "drafter"]
 AttentionRole = Literal["target", "drafter", "encoder", "prefill", "decode"]
-Build = Callable[[re.Match[str], dict[str, Any], str], list[EventBase]]
+Build = MatchBuild
 
 
 @dataclass(frozen=True)
@@ -95,26 +95,9 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 
 def _ev(cls: type[EventBase], **constants: Any) -> Build:
-    """One event of `cls` with these constant fields; the regex's named groups fill the fields of the same name
-    (pydantic converts the text; `backend` is normalised like every SGLang backend name), and a group named
-    `<field>__gb` is decimal GB (`bytes / 1e9`) converted to GiB. SGLang's own `GB` elsewhere is GiB (bytes / 2**30)."""
-
-    def build(m: re.Match[str], base: dict[str, Any], message: str) -> list[EventBase]:
-        values: dict[str, Any] = dict(constants)
-        for name, text in m.groupdict().items():
-            if text is None:
-                continue
-            if name.endswith("__gb"):
-                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
-            elif name == "backend":
-                values[name] = _backend(text)
-            else:
-                values[name] = text
-        if "message" in cls.model_fields:
-            values.setdefault("message", message)
-        return [cls(**base, **values)]
-
-    return build
+    """One event of `cls` with these constant fields, filled from the regex's named groups (`event_of_groups`);
+    `backend` is normalised like every SGLang backend name. SGLang's own `GB` elsewhere is GiB (bytes / 2**30)."""
+    return event_of_groups(cls, {"backend": _backend}, **constants)
 
 
 def _hybrid(kind: HybridKind) -> Build:

@@ -15,7 +15,7 @@ from typing import Any
 
 from logdoctor.events import Engine, EventBase, PerfWarning, WarningTopic
 from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Case, Grammar, ParseContext
+from logdoctor.parse.grammar import Case, Grammar, MatchBuild, ParseContext, event_of_groups
 
 Events = list[EventBase]
 ParseFn = Callable[[LogLine, ParseContext], "Events | None"]
@@ -155,24 +155,11 @@ def _grammar(name: str, keywords: Iterable[str], parse: ParseFn, cases: Iterable
 # one event; the regex's named groups fill the fields of the same name (pydantic converts the text), a group
 # named `<field>__gb` is decimal GB converted to GiB.
 
-NoticeBuild = Callable[[re.Match[str], dict[str, Any], str], Events]
+NoticeBuild = MatchBuild
 
 
 def _event(cls: type[EventBase], **constants: Any) -> NoticeBuild:
-    def build(m: re.Match[str], base: dict[str, Any], message: str) -> Events:
-        values: dict[str, Any] = dict(constants)
-        for name, text in m.groupdict().items():
-            if text is None:
-                continue
-            if name.endswith("__gb"):
-                values[name[: -len("__gb")]] = round(float(text) * 1e9 / 2**30, 2)
-            else:
-                values[name] = text
-        if "message" in cls.model_fields:
-            values.setdefault("message", message)
-        return [cls(**base, **values)]
-
-    return build
+    return event_of_groups(cls, **constants)
 
 
 def _notices(rows: Iterable[tuple[re.Pattern[str], NoticeBuild]], line: LogLine, ctx: ParseContext) -> Events | None:
