@@ -268,6 +268,41 @@ class ParsedRepr:
     truncated: bool = False
 
 
+# what a scan of a dump's structure looks at: a whole quoted string (skipped, escapes and all), a quote never
+# closed, a bracket, a comma
+_STRUCTURE_RE = re.compile(r"""'[^'\\]*(?:\\[\s\S][^'\\]*)*'|"[^"\\]*(?:\\[\s\S][^"\\]*)*"|['"]|[][{}(),]""")
+
+
+@dataclass(frozen=True)
+class TopLevel:
+    """A dump's structure outside its quoted strings (`scan_top_level`)."""
+
+    depth: int  # the bracket depth at the end: above 0 still open, below 0 over-closed
+    quoted: bool  # a quote is never closed: the rest of the text is inside it
+    commas: list[int]  # where the commas at depth 0 stand
+
+
+def scan_top_level(text: str, *, clamp: bool = False) -> TopLevel:
+    """The bracket depth at the end of `text`, an unclosed quote, the top-level commas; quoted strings are skipped.
+    `clamp`: a closer with nothing open is ignored (else the depth goes below 0)."""
+    depth = 0
+    commas: list[int] = []
+    for m in _STRUCTURE_RE.finditer(text):
+        c = m.group()
+        if len(c) > 1:
+            continue  # a quoted string
+        if c in "'\"":
+            return TopLevel(depth, True, commas)
+        if c in "{[(":
+            depth += 1
+        elif c in "}])":
+            if depth or not clamp:
+                depth -= 1
+        elif depth == 0:
+            commas.append(m.start())
+    return TopLevel(depth, False, commas)
+
+
 _OPEN = {"{": "}", "[": "]", "(": ")", "<": ">"}
 
 
@@ -413,31 +448,10 @@ def parse_kwargs(text: str) -> ParsedRepr:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    quote: str | None = None
-    start = 0
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c in "{[(":
-            depth += 1
-        elif c in "}])" and depth:
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
+    starts = [0, *(comma + 1 for comma in scan_top_level(text, clamp=True).commas)]
+    ends = [*(start - 1 for start in starts[1:]), len(text)]
+    parts = (text[start:end].strip() for start, end in zip(starts, ends, strict=True))
+    return [p for p in parts if p]
 
 
 def _parse_kwargs_itemwise(text: str) -> ParsedRepr:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from logdoctor.parse import pyrepr
-from logdoctor.parse.pyrepr import parse_kwargs, parse_value
+from logdoctor.parse.pyrepr import parse_kwargs, parse_value, scan_top_level
 
 
 def test_doctests() -> None:
@@ -158,3 +158,16 @@ def test_plain_reader_reads_the_story_dump_without_pyparsing() -> None:
     assert pyrepr._plain_value("{'a': auto}") is pyrepr.OUTSIDE
     parsed = parse_value(line)
     assert parsed.truncated and parsed.value["speculative_config"] == {"method": "dflash"}
+
+
+def test_scan_top_level_skips_quoted_strings() -> None:
+    # brackets and commas inside a string, escaped quote and all, are the value's, not the dump's
+    top = scan_top_level('a=\'x, (y\', b="q\\", [", c=[1, 2]')
+    assert (top.depth, top.quoted, top.commas) == (0, False, [9, 21])
+    # a dump cut inside a list, or inside a string: still open
+    assert scan_top_level("a=1, b=[1, 2").depth == 1
+    assert scan_top_level("a=1, b='cut, off").quoted
+    # an over-closed dump goes below 0 unless clamped, where the stray closer is ignored
+    assert scan_top_level("a=1), b=2").depth == -1
+    assert scan_top_level("a=1), b=2").commas == []
+    assert scan_top_level("a=1), b=2", clamp=True).commas == [4]

@@ -12,7 +12,7 @@ from logdoctor.events import (
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import Grammar, ParseContext, case
-from logdoctor.parse.pyrepr import parse_value
+from logdoctor.parse.pyrepr import parse_value, scan_top_level
 
 # --- the server_args dump --------------------------------------------------------------------------
 
@@ -25,24 +25,7 @@ _MAX_DUMP_CHARS = 4 * 1024 * 1024
 
 def _open_brackets(text: str) -> int:
     """Bracket depth at the end of `text`, ignoring quoted strings (negative if over-closed)."""
-    depth = 0
-    quote: str | None = None
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        i += 1
-    return depth
+    return scan_top_level(text).depth
 
 
 def _server_args_event(line: LogLine, ctx: ParseContext, dump: str, end: int | None) -> list[EventBase]:

@@ -12,7 +12,7 @@ from logdoctor.events import EngineVersion, PerfWarning, Platform, StartupConfig
 from logdoctor.parse import cmdline
 from logdoctor.parse.envelope import LogLine, has_header
 from logdoctor.parse.grammar import Grammar, ParseContext, case
-from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value
+from logdoctor.parse.pyrepr import ParsedRepr, parse_kwargs, parse_value, scan_top_level
 
 _ENGINE_INIT_RE = re.compile(
     r"Initializing an? (?:(?P<gen>V[01]) )?LLM engine \(v(?P<ver>[^)]+)\)(?: with config: (?P<cfg>.*))?"
@@ -106,30 +106,15 @@ _NON_GPU_DEVICES = frozenset({"cpu", "xpu", "tpu", "hpu", "npu", "neuron"})  # v
 def _dump_closed(kind: DumpKind, text: str) -> bool:
     """A cheap look before the full parse: brackets and quotes balanced, and (for the engine-init dump) the last
     top-level `key=` is one that ends str(VllmConfig)."""
-    depth, quote, last_comma, i = 0, "", -1, 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth -= 1
-        elif c == "," and depth == 0 and text[i + 1 : i + 2] == " ":
-            last_comma = i
-        i += 1
-    if depth > 0 or quote:
+    top = scan_top_level(text)
+    if top.depth > 0 or top.quoted:
         return False
     if kind != "engine init":
         return True
     tail = text.rstrip().rstrip(",")
     if tail != text.rstrip():  # the V0 format ends with `use_cached_outputs=True, `
         return _dump_closed(kind, tail)
+    last_comma = max((i for i in top.commas if text[i + 1 : i + 2] == " "), default=-1)
     m = _TOP_KEY_RE.match(text, last_comma + 1)
     return m is not None and m.group(1) in _DUMP_LAST_KEYS
 
