@@ -322,18 +322,19 @@ def _hybrid_prefix_caching(b: ProfileBuilder, evs: Sequence[EventBase]) -> None:
             return
 
 
+def _set_median(
+    b: ProfileBuilder, name: str, values: Series, first: SchedulerStats | None, digits: int, intervals: str
+) -> None:
+    """`name` is the median of a value read in some stats intervals, `first` the first of them."""
+    if values and first is not None:
+        b.set(name, round(statistics.median(values), digits), first, f"{values.seen} {intervals}")
+
+
 def _kv_free_request_slots(b: ProfileBuilder, served: Served) -> None:
     """kv.free_request_slots: in intervals with requests waiting, how many more requests of the running ones'
     average KV footprint the free part of the cache holds, (1 - usage) x running / usage (median). Below 1 a
     waiting request does not fit: the queue is KV-bound, whatever the usage percentage."""
-    slots, first = served.slots, served.first_slots
-    if slots and first is not None:
-        b.set(
-            "kv.free_request_slots",
-            round(statistics.median(slots), 3),
-            first,
-            f"{slots.seen} intervals with a queue",
-        )
+    _set_median(b, "kv.free_request_slots", served.slots, served.first_slots, 3, "intervals with a queue")
 
 
 def _waiting_at_cap(b: ProfileBuilder, served: Served) -> None:
@@ -360,14 +361,7 @@ def _queue_share(b: ProfileBuilder, served: Served) -> None:
     decode step costs about the same at a slightly larger batch while memory-bound), so a few requests waiting
     beside hundreds running is admission under load, not a limit that costs throughput (docs/rules.md,
     "Thresholds and their sources")."""
-    shares, first = served.queue_shares, served.first_queue
-    if shares and first is not None:
-        b.set(
-            "sched.queue_share",
-            round(statistics.median(shares), 4),
-            first,
-            f"{shares.seen} intervals with requests waiting",
-        )
+    _set_median(b, "sched.queue_share", served.queue_shares, served.first_queue, 4, "intervals with requests waiting")
 
 
 def _queue_draining(b: ProfileBuilder, served: Served) -> None:
