@@ -27,7 +27,7 @@ every keyword is exercised by some case.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +99,7 @@ MatchBuild = Callable[[re.Match[str], dict[str, Any], str], list[EventBase]]
 
 
 def event_of_groups(
-    cls: type[EventBase], convert: Mapping[str, Callable[[str], Any]] | None = None, **constants: Any
+    cls: type[EventBase], convert: dict[str, Callable[[str], Any]] | None = None, **constants: Any
 ) -> MatchBuild:
     """One event of `cls` with these constant fields; the regex's named groups fill the fields of the same name
     (pydantic converts the text, `convert` gives a group its own conversion), and a group named `<field>__gb` is
