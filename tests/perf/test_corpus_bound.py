@@ -94,6 +94,8 @@ def test_aggregate_is_compared_at_its_own_intervals_batch(rules: list[LoadedRule
     assert (p.measured_aggregate_tok_s, p.batch) in {(95.1, 7), (4511.0, 128)}
     assert p.ratio is not None and p.ratio < 1.0
     assert p.summary.startswith(f"{p.measured_aggregate_tok_s:.0f} tok/s aggregate at batch {p.batch}, expected <=")
+    # the summary's bound is the section's own figure at that batch, not measured over the rounded ratio
+    assert p.expected_aggregate_tok_s is not None and f"expected <= {p.expected_aggregate_tok_s:.0f} " in p.summary
 
 
 def test_median_interval_pairs_each_rate_with_its_batch(table: HardwareTable) -> None:
