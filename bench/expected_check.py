@@ -24,6 +24,7 @@ import yaml
 
 from logdoctor.engine.result import Finding
 from logdoctor.engine.rules import LoadedRule, load_rules
+from logdoctor.facts import Profile
 from logdoctor.perf import effects
 from logdoctor.perf.adapter import deployment_from_profile
 from logdoctor.perf.assess import which_bound
@@ -79,15 +80,26 @@ def _label(log: Path) -> tuple[str, str]:
 
 
 def _gpu_in_text(table: HardwareTable, text: str) -> str | None:
-    """The most specific table name or alias that occurs in the text (longest match wins)."""
+    """The one table GPU the text names (a name or alias; where two overlap, the longer: `H100 NVL` is not also
+    `H100`). A text that names two GPUs guesses between them ("a 48 GB card (A6000, L40S)"): None, as for a text
+    that names none. A guessed GPU is no hardware to hold a run to."""
     hay = " " + normalise(text) + " "
-    best: tuple[int, str] | None = None
+    spans: list[tuple[int, int, str]] = []
     for gpu in table.gpus:
         for name in (gpu.name, *gpu.aliases):
             needle = " " + normalise(name) + " "
-            if len(needle) > 5 and needle in hay and (best is None or len(needle) > best[0]):
-                best = (len(needle), gpu.name)
-    return best[1] if best else None
+            if len(needle) <= 4:  # a word of three letters at least (L40, A10); not L4 or T4
+                continue
+            at = hay.find(needle)
+            while at >= 0:
+                spans.append((at, at + len(needle), gpu.name))
+                at = hay.find(needle, at + 1)
+    named = {
+        gpu
+        for start, end, gpu in spans
+        if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)
+    }
+    return named.pop() if len(named) == 1 else None
 
 
 def _hardware_field(text: str) -> str:
@@ -121,11 +133,31 @@ def config_for(log: Path) -> Path | None:
     return None
 
 
-def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule], config: Path | None = None) -> Row:
+def gpu_of(table: HardwareTable, log: Path, profile: Profile) -> tuple[str | None, str]:
+    """The GPU a log ran on and where it was read: the log (`gpu.name`), else the label's `hardware:` field, else
+    the label's text, where either names exactly one GPU of the table; the story's from its README."""
+    _, label_text = _label(log)
+    if profile.value("gpu.name"):
+        return str(profile.value("gpu.name")), "log"
+    gpu = _gpu_in_text(table, _hardware_field(label_text))
+    if gpu:
+        return gpu, "label hardware:"
+    gpu = _gpu_in_text(table, label_text)
+    if gpu:
+        return gpu, "label text"
+    if log.parent.name == STORY_GPU[0]:
+        return STORY_GPU[1], "README.md (the story)"
+    return None, ""
+
+
+def check_log(
+    table: HardwareTable, log: Path, rules: list[LoadedRule], config: Path | None = None, *, ranks: bool = True
+) -> Row:
     """One log through `logdoctor diagnose`'s own pipeline (`diagnose_parsed` with the GPU as `--gpu`), so the
     check is of what the report says; and the labelled cause's rank with and without the GPU. With `config`, the
     model's config.json is given beside it (`logdoctor diagnose LOG config.json`)."""
     label, label_text = _label(log)
+    case = f"{log.parent.name}/{log.name}"
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     sources = [LineSource(log.name, list(enumerate(lines, 1)))]
     if config is not None:
@@ -133,24 +165,17 @@ def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule], config: 
         sources.append(LineSource(f"{config.parent.name}/config.json", list(enumerate(text, 1))))
     parsed = parse_sources(sources)
     profile = profile_of(parsed)
-    gpu_from = "log"
-    gpu = profile.value("gpu.name")
-    if not gpu:
-        gpu, gpu_from = _gpu_in_text(table, _hardware_field(label_text)), "label hardware:"
-    if not gpu:
-        gpu, gpu_from = _gpu_in_text(table, label_text), "label text"
-    if not gpu and log.parent.name == STORY_GPU[0]:
-        gpu, gpu_from = STORY_GPU[1], "README.md (the story)"
+    gpu, gpu_from = gpu_of(table, log, profile)
     options = PerfOptions(gpu=str(gpu) if gpu else None, table=table)
     diagnosis, _ = diagnose_parsed(parsed, rules, perf=options)
     p = diagnosis.performance
     plain_rank = with_rank = None
-    if gpu and label not in ("healthy", "?"):
+    if ranks and gpu and label not in ("healthy", "?"):
         plain, _ = diagnose_parsed(parsed, rules, perf=PerfOptions(table=table))
         plain_rank, with_rank = _rank(plain.findings, label), _rank(diagnosis.findings, label)
     if p is None or not p.known:
         missing = "; ".join(f"{u.what}: {u.how}" for u in (p.unknown if p else []))
-        return Row(log.name, label, str(gpu or "-"), "", "-", "-", None, missing[:110])
+        return Row(case, label, str(gpu or "-"), "", "-", "-", None, missing[:110])
     detail = f"TP{p.tp} B={p.batch}" + (f" tau={p.tokens_per_step:.2f}" if (p.tokens_per_step or 1) > 1 else "")
     if p.basis == "per request" and p.measured_per_request_tok_s is not None and p.ratio is not None:
         measured, bound = f"{p.measured_per_request_tok_s:.1f}/req", f"{p.measured_per_request_tok_s / p.ratio:.1f}/req"
@@ -168,7 +193,7 @@ def check_log(table: HardwareTable, log: Path, rules: list[LoadedRule], config: 
     if which:
         note = f"bound {which}; " + note
     return Row(
-        log.name,
+        case,
         label,
         p.gpu or "-",
         detail,
@@ -281,6 +306,45 @@ def story_effects(table: HardwareTable, fixtures: Path) -> list[str]:
     return out
 
 
+# A measurement this far above its bound is a fault of the model (or of its inputs) to find and fix by class.
+BEATEN_BY = 1.05
+
+
+def labelled_logs(fixtures: Path) -> list[Path]:
+    """Every corpus log with a label: fixtures/logs/*/NAME.log beside NAME.yaml or NAME.expect.yaml."""
+    return [
+        log
+        for log in sorted(fixtures.glob("*/*.log"))
+        if log.with_suffix(".yaml").exists() or log.with_name(log.stem + ".expect.yaml").exists()
+    ]
+
+
+# What a measured rate is written with: stats lines (`generation throughput`, `gen throughput`), benchmarks (tok/s).
+_RATE = re.compile(r"throughput|tokens?/s|tok/s", re.I)
+
+
+def _may_have_gpu(table: HardwareTable, log: Path) -> bool:
+    """Whether a GPU can be known for the log without parsing it: its label names one, or its text names a GPU of
+    the table somewhere (where a `gpu.name` fact would come from: nvidia-smi, collect_env)."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if not _RATE.search(text):
+        return False  # nothing measured: no ratio to check
+    _, label_text = _label(log)
+    if _gpu_in_text(table, label_text) or log.parent.name == STORY_GPU[0]:
+        return True
+    hay = " " + normalise(text) + " "
+    names = (name for gpu in table.gpus for name in (gpu.name, *gpu.aliases))
+    return any(len(n) > 4 and n in hay for n in (" " + normalise(name) + " " for name in names))
+
+
+def beaten(table: HardwareTable, logs: list[Path], rules: list[LoadedRule]) -> list[Row]:
+    """The rows of real (not constructed) logs whose measured rate is above the bound by more than `BEATEN_BY`:
+    each is a model bug until shown otherwise. Logs for which no GPU can be known get no bound and are skipped."""
+    real = [log for log in logs if "constructed: true" not in _label(log)[1]]
+    rows = [check_log(table, log, rules, ranks=False) for log in real if _may_have_gpu(table, log)]
+    return [r for r in rows if r.ratio is not None and r.ratio > BEATEN_BY and not r.constructed]
+
+
 def verdict(row: Row) -> str:
     if row.ratio is None:
         return "no check"
@@ -298,16 +362,28 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--all", action="store_true", help="also list logs that cannot be checked")
+    parser.add_argument(
+        "--beaten",
+        action="store_true",
+        help=f"only list the real labelled logs of --fixtures measured above their bound by more than {BEATEN_BY}x",
+    )
     args = parser.parse_args()
     table = load_hardware()
     rules = load_rules([], builtin=True)
+    if args.beaten:
+        logs = labelled_logs(args.fixtures)
+        found = beaten(table, logs, rules)
+        print(f"# {len(logs)} labelled logs; {len(found)} real ones measured above their bound x {BEATEN_BY}")
+        for r in found:
+            print(f"{r.case:44} {r.gpu:14} {r.detail:24} {r.measured:>11} {r.bound:>16} {r.ratio:.2f}; {r.note}")
+        return
     logs = sorted(args.corpus.glob("*.log")) + sorted(args.fixtures.glob("**/*.log"))
     rows = [check_log(table, log, rules) for log in logs]
     # the same logs with their model's config.json beside them, where fixtures/inputs/modelconfig has it
     measured = {r.case for r in rows if r.ratio is not None}
-    with_config = [(log, config_for(log)) for log in logs if log.name in measured]
+    with_config = [(log, config_for(log)) for log in logs if f"{log.parent.name}/{log.name}" in measured]
     rows += [
-        replace(check_log(table, log, rules, cfg), case=f"{log.name} + config.json")
+        replace(check_log(table, log, rules, cfg), case=f"{log.parent.name}/{log.name} + config.json")
         for log, cfg in with_config
         if cfg is not None
     ]

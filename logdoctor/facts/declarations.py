@@ -302,6 +302,9 @@ FACTS: dict[str, FactSpec] = {
     "memory.fraction": FactSpec("number", "gpu_memory_utilization / mem_fraction_static", _CONFIG_HINT),
     # throughput
     "throughput.generation": FactSpec("series", "generation tok/s per interval, warm-up excluded", _STATS_HINT),
+    "throughput.batch": FactSpec(
+        "series", "running requests of each interval of throughput.generation, in its order (0: none left)", _STATS_HINT
+    ),
     "throughput.per_request": FactSpec(
         "series", "decode tok/s per request in intervals with one running request", _STATS_HINT
     ),
@@ -363,6 +366,7 @@ FACTS: dict[str, FactSpec] = {
     "quant.kernel": FactSpec("str", "GEMM / MoE kernel chosen"),
     "quant.fallback": FactSpec("bool", "a slower quantization kernel was chosen"),
     "quant.fallback_reason": FactSpec("str", "the engine's words on the slower kernel"),
+    "model.moe": FactSpec("bool", "the engine chose kernels for routed experts (a MoE backend line): a MoE model"),
     "quant.default_kernel_config": FactSpec("bool", "default (untuned) MoE or block-FP8 kernel config used"),
     # offload
     "offload.cpu_gb": FactSpec("number", "weights offloaded to CPU memory, GiB"),

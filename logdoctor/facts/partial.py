@@ -72,6 +72,7 @@ class _Process:
     intervals: int = 0
     first_decode: SchedulerStats | None = None
     steady: list[float] = field(default_factory=list)  # generation tok/s of the intervals that generated
+    steady_batch: list[float] = field(default_factory=list)  # each of those: its running requests (0: none or unsaid)
     one_request: list[bool] = field(default_factory=list)  # each of those: one request running, none waiting
     steady_head: list[SchedulerStats] = field(default_factory=list)  # the first _STEADY_HEAD of them
     one_request_refs: list[tuple[int, Ref]] = field(default_factory=list)  # (index in `steady`, line), the first few
@@ -226,13 +227,14 @@ def _summarise(stretch: Stretch, ev: EventBase) -> None:
             assert gen is not None
             index = len(part.steady)
             part.steady.append(gen)
+            part.steady_batch.append(float(ev.running or 0))
             one = ev.running == 1 and (ev.waiting or 0) == 0
             part.one_request.append(one)
             if len(part.steady_head) < _STEADY_HEAD:
                 part.steady_head.append(ev)
             if one and len(part.one_request_refs) < _PER_REQUEST_REFS:
                 part.one_request_refs.append((index, ref(ev)))
-            stretch.values += 2
+            stretch.values += 3
         if gen:
             part.active.append(gen)
             stretch.values += 1
@@ -434,7 +436,9 @@ def _steady(process: Any, part: _Process) -> None:
     if not rest:
         return
     b = process.series
-    _extend(b, "throughput.generation", rest, [ref(e) for e in part.steady_head[start : start + 3]], "stats lines")
+    head_refs = [ref(e) for e in part.steady_head[start : start + 3]]
+    _extend(b, "throughput.generation", rest, head_refs, "stats lines")
+    _extend(b, "throughput.batch", part.steady_batch[start:], head_refs, "stats lines")
     one = [v for v, single in zip(rest, part.one_request[start:], strict=True) if single]
     if one:
         refs = [r for i, r in part.one_request_refs if i >= start][:3]

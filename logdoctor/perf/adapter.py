@@ -157,7 +157,6 @@ def _method_from_architecture(arch: str, derived: list[str]) -> str:
 
 def _architecture(
     profile: FactSource,
-    active: float | None,
     weights_bytes: float | None,
     dtype_bytes: float,
     shards: int,
@@ -165,7 +164,7 @@ def _architecture(
     unknown: list[Missing],
 ) -> None:
     """What the log's `Resolved architecture` and loaded size say about the model: multimodal (a vision encoder
-    loaded but not read by text decode), MoE (a step reads only the active experts), the parameter count."""
+    loaded but not read by text decode), the parameter count (a MoE: `moe_evidence`)."""
     arch = str(profile.value("model.architecture") or "")
     if weights_bytes is not None:
         derived.append(
@@ -179,14 +178,29 @@ def _architecture(
             "multimodal architecture: its vision encoder is loaded but text decode does not read it; its size is not "
             "in the log, so the bound is conservative by it"
         )
-    if "moe" in arch.lower() and active is None:
-        unknown.append(
-            Missing(
-                "MoE active parameters",
-                "a step reads only the experts it routes to; without the active count (a name like -A3B) the bound "
-                "reads every expert and may be below what the run reaches",
-            )
-        )
+
+
+# Architectures that route every token to a few experts (transformers' and vLLM's model classes): `Moe` in the class
+# name (Qwen3Moe, Qwen3_5Moe, Glm4Moe, Ernie4_5_Moe, Olmoe, PhiMoE, GraniteMoe, HunYuanMoEV1), and the MoE-only families
+# whose class does not say so: Mixtral, DeepSeek-V2/V3 (Kimi K2), gpt-oss, Qwen3-Next, Llama 4, DBRX, Jamba, Arctic,
+# Grok-1, MiniMax.
+_MOE_ARCHITECTURE = re.compile(
+    r"moe|mixtral|deepseekv[23]|gptoss|qwen3next|llama4|dbrx|jamba|arctic|grok|minimax", re.I
+)
+
+
+def moe_evidence(profile: FactSource) -> str | None:
+    """What says the model is a MoE: its architecture, the engine's MoE kernel lines (`model.moe`), or its
+    config.json's routed experts; None where nothing does."""
+    arch = str(profile.value("model.architecture") or "")
+    if _MOE_ARCHITECTURE.search(arch):
+        return f"its architecture {arch}"
+    if profile.value("model.moe") is True:
+        return "the engine's MoE kernel lines"
+    experts = profile.value("model.experts")
+    if isinstance(experts, int | float) and not isinstance(experts, bool) and experts > 1:
+        return f"{experts:g} routed experts in its config.json"
+    return None
 
 
 def _drafter_bytes(
@@ -348,7 +362,7 @@ def deployment_from_profile(
             )
         )
         return Inputs(None, unknown, derived)
-    _architecture(profile, active, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
+    _architecture(profile, weights_bytes, dtype_bytes, tp * pp, derived, unknown)
     active_fraction = 1.0
     from_shape = _read_from_shape(
         read_params,
@@ -369,6 +383,21 @@ def deployment_from_profile(
     if active is not None and total:
         active_fraction = active / total
         derived.append(f"MoE: {active / 1e9:g}e9 of {total / 1e9:g}e9 parameters active (model name)")
+    moe = moe_evidence(profile)
+    if moe is not None and active is None and from_shape is None:
+        # A step reads the experts a token routes to, a share the log does not give: a bound from every expert
+        # is below what the run can reach (a MoE of 26e9 with 4e9 active runs ~4x faster), so none is given.
+        unknown.insert(
+            0,
+            Missing(
+                "MoE active parameters",
+                f"no bound: active parameters of {model or 'the model'} unknown (a MoE by {moe}; a step reads only "
+                "the experts a token routes to). Give the model's config.json (`logdoctor diagnose LOG config.json`) "
+                "or a models: entry with read_params in a --hardware file",
+            ),
+        )
+        derived.append(f"MoE by {moe}, active parameters unknown: no bound")
+        return Inputs(None, unknown, derived)
 
     # intervals in which something ran: an idle interval (0 running) says nothing about the batch of decode
     running = median_positive(profile.value("sched.running"))

@@ -122,9 +122,42 @@ def bound_of(inputs: Inputs, table: HardwareTable, profile: FactSource) -> Bound
         ratio = per_request / (single if from_intervals else at_batch).per_request_tok_s
         basis = "per request"
     elif aggregate is not None:
-        ratio = aggregate / at_batch.aggregate_tok_s
-        basis = "aggregate"
+        interval = median_interval(profile, dep, table)
+        if interval is not None:
+            ratio, aggregate, dep = interval
+            at_batch = expected(dep, table)
+            compare = dep
+            basis = "aggregate"
+        else:
+            aggregate = None  # no interval says its own batch: a rate with another interval's batch is no bound
     return Bound(dep, at_batch, single, basis, ratio, per_request, aggregate, compare)
+
+
+def median_interval(
+    profile: FactSource, dep: Deployment, table: HardwareTable
+) -> tuple[float, float, Deployment] | None:
+    """The stats interval whose generation rate is the median of the run's against the bound at that interval's own
+    batch (`throughput.generation` with `throughput.batch`, in step): (measured / bound, its rate, the deployment at
+    its batch); the lower of the two middle ones for an even count. A median of the rates over a median of the
+    batches pairs a busy interval's rate with a quiet one's batch (4511 tok/s at 128 running set against the bound
+    at 7), which is no bound; an interval that ended with nothing running says no batch and is left out."""
+    rates, batches = profile.value("throughput.generation"), profile.value("throughput.batch")
+    if not isinstance(rates, list) or not isinstance(batches, list) or len(rates) != len(batches):
+        return None
+    bounds: dict[int, Expected] = {}
+    scored: list[tuple[float, float, int]] = []
+    for rate, running in zip(rates, batches, strict=True):
+        batch = round(running) if isinstance(running, int | float) else 0
+        if not isinstance(rate, int | float) or rate <= 0 or batch < 1:
+            continue
+        if batch not in bounds:
+            bounds[batch] = expected(replace(dep, batch=batch), table)
+        scored.append((float(rate) / bounds[batch].aggregate_tok_s, float(rate), batch))
+    if not scored:
+        return None
+    scored.sort()
+    ratio, rate, batch = scored[(len(scored) - 1) // 2]
+    return ratio, rate, replace(dep, batch=batch)
 
 
 @dataclass(frozen=True)

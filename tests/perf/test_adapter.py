@@ -132,9 +132,9 @@ def test_story_reads_the_architecture_and_takes_the_drafter_out(story: Profile) 
 
 def test_method_from_the_drafters_architecture_and_moe_without_an_active_count() -> None:
     facts = _Facts(
-        model="/m/Some-MoE",
+        model="/m/Some-Dense",
         model__weights_gib=20.0,
-        model__architecture="SomeMoeForCausalLM",
+        model__architecture="SomeForCausalLM",
         spec__enabled=True,
         spec__num_tokens=3.0,
         spec__draft_architecture="Qwen3_5MTP",
@@ -144,7 +144,15 @@ def test_method_from_the_drafters_architecture_and_moe_without_an_active_count()
     inputs = deployment_from_profile(facts, gpu="H100 SXM")
     assert inputs.deployment is not None and inputs.deployment.spec is not None
     assert inputs.deployment.spec.method == "mtp"
-    assert any(m.what == "MoE active parameters" for m in inputs.unknown)
+    # a MoE whose active share nothing gives: no deployment, so no bound, and the reason first
+    facts.facts["model"], facts.facts["model.architecture"] = "/m/Some-MoE", "SomeMoeForCausalLM"
+    inputs = deployment_from_profile(facts, gpu="H100 SXM")
+    assert inputs.deployment is None
+    assert inputs.unknown[0].what == "MoE active parameters"
+    assert inputs.unknown[0].how.startswith("no bound: active parameters of /m/Some-MoE unknown")
+    # with the active count in the name it has one
+    facts.facts["model"] = "/m/Some-30B-A3B"
+    assert deployment_from_profile(facts, gpu="H100 SXM").deployment is not None
 
 
 def test_draft_model_size_from_its_name() -> None:

@@ -1,7 +1,7 @@
 """The platform, the model, and its quantization: method, kernel, fallbacks to slower kernels.
 
 `Automatically detected platform cuda.`              -> platform = cuda
-`Using default MoE config. Performance might be ...`  -> quant.default_kernel_config = True
+`Using default MoE config. Performance might be ...`  -> quant.default_kernel_config = True, model.moe = True
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ class PlatformModel(Combiner):
         "quant.fallback",
         "quant.fallback_reason",
         "quant.default_kernel_config",
+        "model.moe",
     )
 
     def add(self, ev: EventBase) -> None:
@@ -52,6 +53,9 @@ class PlatformModel(Combiner):
                 elif ev.architecture != first:
                     b.set("spec.draft_architecture", ev.architecture, ev, "a second Resolved architecture")
         elif isinstance(ev, Quantization):
+            if "MoE" in ev.message or (ev.kernel or "").endswith("Experts"):
+                # the engine chose kernels for routed experts (vLLM `Using 'MARLIN' WNA16 MoE backend`): a MoE
+                b.set("model.moe", True, ev, ev.message)
             if ev.method:
                 b.set("quant.method", ev.method.lower(), ev, ev.message, keep_first=True)
             if ev.kernel:
@@ -61,3 +65,5 @@ class PlatformModel(Combiner):
                 b.set("quant.fallback_reason", ev.message, ev, ev.message)
         elif isinstance(ev, PerfWarning) and ev.topic in _DEFAULT_KERNEL_CONFIG:
             b.set("quant.default_kernel_config", True, ev, ev.message)
+            if ev.topic == "moe-config":
+                b.set("model.moe", True, ev, ev.message)

@@ -27,6 +27,7 @@ class Stats(Combiner):
     produces = (
         "throughput.intervals",
         "throughput.generation",
+        "throughput.batch",
         "throughput.per_request",
         "throughput.with_spec",
         "throughput.without_spec",
@@ -90,6 +91,7 @@ class Stats(Combiner):
 # The series each process's stats lines give, joined over the processes at finish.
 _SERIES = (
     "throughput.generation",
+    "throughput.batch",
     "throughput.per_request",
     "kv.usage",
     "kv.cpu_usage",
@@ -171,6 +173,8 @@ class _Steady:
 
 def _append_steady(b: ProfileBuilder, s: SchedulerStats) -> None:
     b.append("throughput.generation", s.generation_throughput, s, "stats lines")
+    # the same interval's running requests, so a rate is compared with its own batch (0: none left, or not said)
+    b.append("throughput.batch", float(s.running or 0), s, "stats lines")
     if s.running == 1 and (s.waiting or 0) == 0:
         b.append("throughput.per_request", s.generation_throughput, s, "stats lines with one running request")
 
