@@ -26,6 +26,7 @@ every keyword is exercised by some case.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,8 @@ from logdoctor.parse.envelope import LogLine
 
 ParseFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
 BlockFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
+# (the match of a whole physical line, the source, the line's number, the context) -> the line and its events
+BuildFn = Callable[[re.Match[str], str, int, "ParseContext"], "tuple[LogLine, list[EventBase]]"]
 
 
 @dataclass(frozen=True)
@@ -55,12 +58,24 @@ def case(
 
 
 @dataclass(frozen=True)
+class WholeLine:
+    """A line type's fast path for the one line shape an event-dense log repeats (a busy server's batch or stats
+    line): `pattern` matches the whole physical line, header included, only where the envelope and the line type
+    read it as `build` does, and `build` gives the line and the events the general path gives it, skipping the
+    envelope's tries and the dispatch. A line it does not match takes the general path."""
+
+    pattern: re.Pattern[str]
+    build: BuildFn
+
+
+@dataclass(frozen=True)
 class Grammar:
     name: str
     engine: Engine
     keywords: tuple[str, ...]
     parse: ParseFn
     cases: tuple[Case, ...] = ()
+    whole_line: WholeLine | None = None
 
     @property
     def samples(self) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -12,8 +13,8 @@ from logdoctor.events import (
     SchedulerStats,
     SpecDecodeStats,
 )
-from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.envelope import LogLine, sglang_process
+from logdoctor.parse.grammar import Grammar, ParseContext, WholeLine, case
 
 # What `accept rate` on a Decode batch line means (see `_spec_stats`). Before 0.5.11 it was accept_len divided by
 # the draft slots per step (speculative_num_draft_tokens = k + 1); from 0.5.11 it is correct drafts / drafted
@@ -121,10 +122,21 @@ def _batch_events(
     holds, and the stats only when it still names the running requests."""
     match = _DECODE_BODY_RE.fullmatch(body) if kind == "Decode" and not fragment else None
     standard = match is not None
-    if match is not None:
-        fields, extra, accept_len, accept_rate = _standard_decode(match)
-    else:
-        fields, extra, accept_len, accept_rate = _body_values(kind, body)
+    values = _standard_decode(match.groups()) if match is not None else _body_values(kind, body)
+    return _events_of(line, ctx, kind, values, forward_iter, fragment=fragment, standard=standard)
+
+
+def _events_of(
+    line: LogLine,
+    ctx: ParseContext,
+    kind: str,
+    values: _BodyValues,
+    forward_iter: str | None,
+    *,
+    fragment: bool,
+    standard: bool,
+) -> list[EventBase] | None:
+    fields, extra, accept_len, accept_rate = values
     base = ctx.base(line, "sglang")
     events: list[EventBase] = []
     if "running" in fields or "new_tokens" in fields:
@@ -186,15 +198,16 @@ def _body_values(kind: str, body: str) -> _BodyValues:
 # the float of the number `_batch_value` makes of it; any other body is read item by item.
 _INT = r"(\d{1,15})"
 _NUMBER = r"(\d{1,15}(?:\.\d{1,15})?)"
-_DECODE_BODY_RE = re.compile(
+_DECODE_BODY = (
     rf"#running-req: {_INT}, #token: {_INT}, token usage: {_NUMBER}, "
     rf"(?:accept len: {_NUMBER}, accept rate: {_NUMBER}, )?cuda graph: (True|False), "
     rf"gen throughput \(token/s\): {_NUMBER}, #queue-req: {_INT}(?:, ?)?"
 )
+_DECODE_BODY_RE = re.compile(_DECODE_BODY)
 
 
-def _standard_decode(m: re.Match[str]) -> _BodyValues:
-    running, tokens, usage, length, rate, graph, throughput, queue = m.groups()
+def _standard_decode(groups: tuple[str | Any, ...]) -> _BodyValues:
+    running, tokens, usage, length, rate, graph, throughput, queue = groups
     fields: dict[str, Any] = {
         "running": int(running),
         "num_tokens": int(tokens),
@@ -204,6 +217,56 @@ def _standard_decode(m: re.Match[str]) -> _BodyValues:
         "queue": int(queue),
     }
     return fields, {}, None if length is None else float(length), None if rate is None else float(rate)
+
+
+# A busy server's batch lines whole, as SGLang prints them: `[2026-05-08 16:20:11 TP0] Decode batch, #running-req: 15,
+# ...` with the standard decode body, or a Prefill batch line with the standard prefill body. The envelope reads such a
+# header as `[date time ranks] ` and the batch line type reads the body as `_whole_batch_line` does (the decode body
+# by `_DECODE_BODY_RE`, the prefill one item by item into these fields), so an event-dense log's lines skip the
+# envelope's tries and the dispatch; any other line takes the general path. tests/parse/test_whole_line.py checks
+# both give the same on every SGLang fixture line and on generated variants.
+_PREFILL_BODY = (
+    rf"#new-seq: {_INT}, #new-token: {_INT}, #cached-token: {_INT}, token usage: {_NUMBER}, #running-req: {_INT}, "
+    rf"#queue-req: {_INT}(?:, ?)?"
+)
+_BATCH_LINE_RE = re.compile(
+    r"\[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.\d{3})?((?: (?:DP|TP|EP|PP)\d{1,6})*)\] "
+    rf"(?:Decode batch(?: \[(\d{{1,15}})\])?[.,] {_DECODE_BODY}|Prefill batch(?: \[(\d{{1,15}})\])?[.,] {_PREFILL_BODY})"
+    r"\n*\Z"
+)
+
+
+def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseContext) -> tuple[LogLine, list[EventBase]]:
+    groups = m.groups()
+    text = m.string
+    if text[-1:] == "\n":
+        text = text.rstrip("\n")
+    line = LogLine(
+        source,
+        number,
+        text,
+        text[m.end(3) + 2 :],
+        header="sglang",
+        timestamp=f"{groups[0]} {groups[1]}",
+        process=sglang_process(groups[2]),
+    )
+    if groups[4] is not None:
+        events = _events_of(
+            line, ctx, "Decode", _standard_decode(groups[4:12]), groups[3], fragment=False, standard=True
+        )
+    else:
+        new_seq, new, cached, usage, running, queue = groups[13:19]
+        fields = {
+            "new_tokens": int(new),
+            "cached_tokens": int(cached),
+            "kv_cache_usage": float(usage),
+            "running": int(running),
+            "queue": int(queue),
+        }
+        values: _BodyValues = (fields, {"new_seq": int(new_seq)}, None, None)
+        events = _events_of(line, ctx, "Prefill", values, groups[12], fragment=False, standard=False)
+    assert events is not None  # a body that names the running requests always gives its stats
+    return line, events
 
 
 def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, ctx: ParseContext) -> SpecDecodeStats:
@@ -794,3 +857,5 @@ GRAMMARS: list[Grammar] = [
         ),
     ),
 ]
+# The batch line type with its fast path (see `_BATCH_LINE_RE`).
+GRAMMARS[1] = dataclasses.replace(GRAMMARS[1], whole_line=WholeLine(_BATCH_LINE_RE, _whole_batch_line))
