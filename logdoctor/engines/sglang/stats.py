@@ -121,9 +121,9 @@ def _batch_events(
     """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
     holds, and the stats only when it still names the running requests."""
     match = _DECODE_BODY_RE.fullmatch(body) if kind == "Decode" and not fragment else None
-    standard = match is not None
-    values = _standard_decode(match.groups()) if match is not None else _body_values(kind, body)
-    return _events_of(line, ctx, kind, values, forward_iter, fragment=fragment, standard=standard)
+    if match is not None:
+        return _standard_decode_events(line, ctx, match.groups(), forward_iter)
+    return _events_of(line, ctx, kind, _body_values(kind, body), forward_iter, fragment=fragment)
 
 
 def _events_of(
@@ -134,7 +134,6 @@ def _events_of(
     forward_iter: str | None,
     *,
     fragment: bool,
-    standard: bool,
 ) -> list[EventBase] | None:
     fields, extra, accept_len, accept_rate = values
     base = ctx.base(line, "sglang")
@@ -142,10 +141,8 @@ def _events_of(
     if "running" in fields or "new_tokens" in fields:
         if forward_iter:
             extra["forward_iter"] = int(forward_iter)
-        # The standard body's values are of their fields' exact types (ints, floats, a bool): built unchecked.
-        make = SchedulerStats.model_construct if standard else SchedulerStats
         events.append(
-            make(
+            SchedulerStats(
                 **base,
                 format="sglang-decode" if kind == "Decode" else "sglang-prefill",
                 extra=extra,
@@ -206,17 +203,29 @@ _DECODE_BODY = (
 _DECODE_BODY_RE = re.compile(_DECODE_BODY)
 
 
-def _standard_decode(groups: tuple[str | Any, ...]) -> _BodyValues:
+def _standard_decode_events(
+    line: LogLine, ctx: ParseContext, groups: tuple[str | Any, ...], forward_iter: str | None
+) -> list[EventBase]:
+    """The events of a standard decode body (`_DECODE_BODY_RE`'s groups): its values are of their fields' exact types
+    (ints, floats, a bool), so they are built unchecked (tests/test_records.py holds them to the constructor)."""
     running, tokens, usage, length, rate, graph, throughput, queue = groups
-    fields: dict[str, Any] = {
-        "running": int(running),
-        "num_tokens": int(tokens),
-        "kv_cache_usage": float(usage),
-        "cuda_graph": graph == "True",
-        "generation_throughput": float(throughput),
-        "queue": int(queue),
-    }
-    return fields, {}, None if length is None else float(length), None if rate is None else float(rate)
+    base = ctx.base(line, "sglang")
+    stats = SchedulerStats.model_construct_values(
+        {
+            **base,
+            "format": "sglang-decode",
+            "extra": {} if forward_iter is None else {"forward_iter": int(forward_iter)},
+            "running": int(running),
+            "num_tokens": int(tokens),
+            "kv_cache_usage": float(usage),
+            "cuda_graph": graph == "True",
+            "generation_throughput": float(throughput),
+            "queue": int(queue),
+        }
+    )
+    if length is None:  # the accept len and accept rate come together
+        return [stats]
+    return [stats, _spec_stats(base, float(length), float(rate), ctx)]
 
 
 # A busy server's batch lines whole, as SGLang prints them: `[2026-05-08 16:20:11 TP0] Decode batch, #running-req: 15,
@@ -251,20 +260,19 @@ def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseCont
         process=sglang_process(groups[2]),
     )
     if groups[4] is not None:
-        events = _events_of(
-            line, ctx, "Decode", _standard_decode(groups[4:12]), groups[3], fragment=False, standard=True
-        )
-    else:
-        new_seq, new, cached, usage, running, queue = groups[13:19]
-        fields = {
-            "new_tokens": int(new),
-            "cached_tokens": int(cached),
-            "kv_cache_usage": float(usage),
-            "running": int(running),
-            "queue": int(queue),
-        }
-        values: _BodyValues = (fields, {"new_seq": int(new_seq)}, None, None)
-        events = _events_of(line, ctx, "Prefill", values, groups[12], fragment=False, standard=False)
+        return line, _standard_decode_events(line, ctx, groups[4:12], groups[3])
+    # The standard prefill body: what `_body_values` reads of it, item by item.
+    new_seq, new, cached, usage, running, queue = groups[13:19]
+    fields = {
+        "new_tokens": int(new),
+        "cached_tokens": int(cached),
+        "kv_cache_usage": float(usage),
+        "running": int(running),
+        "queue": int(queue),
+    }
+    events = _events_of(
+        line, ctx, "Prefill", (fields, {"new_seq": int(new_seq)}, None, None), groups[12], fragment=False
+    )
     assert events is not None  # a body that names the running requests always gives its stats
     return line, events
 
@@ -290,16 +298,18 @@ def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, 
             per_draft = _whole_within(length - 1, rate) or not _whole_within(length, rate)
     # Every value is a float, an int or None, as its field holds it: built unchecked (a batch line of a busy server).
     if per_draft and length is not None and rate:
-        return SpecDecodeStats.model_construct(
-            **base,
-            format="sglang-per-draft",
-            interval=True,
-            mean_acceptance_length=length,
-            acceptance_rate=rate,
-            num_speculative_tokens=max(1, round((length - 1) / rate)),
+        return SpecDecodeStats.model_construct_values(
+            {
+                **base,
+                "format": "sglang-per-draft",
+                "interval": True,
+                "mean_acceptance_length": length,
+                "acceptance_rate": rate,
+                "num_speculative_tokens": max(1, round((length - 1) / rate)),
+            }
         )
-    return SpecDecodeStats.model_construct(
-        **base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate
+    return SpecDecodeStats.model_construct_values(
+        {**base, "format": "sglang", "interval": True, "mean_acceptance_length": length, "acceptance_rate": rate}
     )
 
 
