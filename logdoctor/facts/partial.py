@@ -145,7 +145,8 @@ class RangeFacts:
             yield event
 
     def add(self, event: EventBase) -> None:
-        if periodic(event):
+        kind = type(event)  # `periodic`, inline: every event of a range comes here
+        if kind is SchedulerStats or (kind is SpecDecodeStats and event.interval):  # type: ignore[attr-defined]
             stretch = self._stretch
             if stretch is None:
                 stretch = self._stretch = Stretch(first=event)
@@ -196,17 +197,19 @@ def _summarise(stretch: Stretch, ev: EventBase) -> None:
     """One periodic event into its stretch: what each combiner's `add` reads of it (see the absorbers below)."""
     stretch.events += 1
     engine = ev.engine
-    stretch.engines[engine] = stretch.engines.get(engine, 0) + 1
+    engines = stretch.engines
+    engines[engine] = engines.get(engine, 0) + 1
     process = ev.process
-    if stretch.host is None and process is not None and process.host:
+    if process is not None and stretch.host is None and process.host:
         stretch.host = process.host
     source = ev.source
-    last = stretch.last.get(source)
+    lasts = stretch.last
+    last = lasts.get(source)
     if last is None or ev.line >= last.line:
-        stretch.last[source] = ev
+        lasts[source] = ev
     stretch.sources[source] = None
     key = (source, process.pid if process is not None else None)
-    if isinstance(ev, SpecDecodeStats):
+    if type(ev) is SpecDecodeStats:  # a periodic event is of exactly one of the two types
         stretch.spec_processes[key] = None
         _spec(stretch, ev)
         return

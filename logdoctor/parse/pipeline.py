@@ -566,11 +566,14 @@ class EventStream:
                 return None  # the general path decides what the line is
             self._observe(line)
             self.stats.candidates += 1
-            self._resolve_process(line)
-            if (self._prose is not None or self._heading is not None) and self.texts is not None:
-                self._keep_label(number, events)
-            if self.texts is not None:
-                self.texts[number] = line.text[:2000]
+            process = line.process
+            if process is not None and process.pid is not None:
+                self._resolve_process(line)
+            texts = self.texts
+            if texts is not None:
+                if self._prose is not None or self._heading is not None:
+                    self._keep_label(number, events)
+                texts[number] = line.text[:2000]
             return events
         return None
 

@@ -239,7 +239,7 @@ _PREFILL_BODY = (
     rf"#queue-req: {_INT}(?:, ?)?"
 )
 _BATCH_LINE_RE = re.compile(
-    r"\[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.\d{3})?((?: (?:DP|TP|EP|PP)\d{1,6})*)\] "
+    r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d{3})?((?: (?:DP|TP|EP|PP)\d{1,6})*)\] "
     rf"(?:Decode batch(?: \[(\d{{1,15}})\])?[.,] {_DECODE_BODY}|Prefill batch(?: \[(\d{{1,15}})\])?[.,] {_PREFILL_BODY})"
     r"\n*\Z"
 )
@@ -254,15 +254,15 @@ def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseCont
         source,
         number,
         text,
-        text[m.end(3) + 2 :],
+        text[m.end(2) + 2 :],
         header="sglang",
-        timestamp=f"{groups[0]} {groups[1]}",
-        process=sglang_process(groups[2]),
+        timestamp=groups[0],  # `date time`, as the envelope joins them
+        process=sglang_process(groups[1]),
     )
-    if groups[4] is not None:
-        return line, _standard_decode_events(line, ctx, groups[4:12], groups[3])
+    if groups[3] is not None:
+        return line, _standard_decode_events(line, ctx, groups[3:11], groups[2])
     # The standard prefill body: what `_body_values` reads of it, item by item.
-    new_seq, new, cached, usage, running, queue = groups[13:19]
+    new_seq, new, cached, usage, running, queue = groups[12:18]
     fields = {
         "new_tokens": int(new),
         "cached_tokens": int(cached),
@@ -271,7 +271,7 @@ def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseCont
         "queue": int(queue),
     }
     events = _events_of(
-        line, ctx, "Prefill", (fields, {"new_seq": int(new_seq)}, None, None), groups[12], fragment=False
+        line, ctx, "Prefill", (fields, {"new_seq": int(new_seq)}, None, None), groups[11], fragment=False
     )
     assert events is not None  # a body that names the running requests always gives its stats
     return line, events
