@@ -36,8 +36,9 @@ from logdoctor.parse.envelope import LogLine
 
 ParseFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
 BlockFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
-# (the match of a whole physical line, the source, the line's number, the context) -> the line and its events
-BuildFn = Callable[[re.Match[str], str, int, "ParseContext"], "tuple[LogLine, list[EventBase]]"]
+# (the match of a whole physical line, the source, the line's number, the context) -> the line and its events, or
+# None where the general path must decide (the line type does not claim lines of a forced other engine)
+BuildFn = Callable[[re.Match[str], str, int, "ParseContext"], "tuple[LogLine, list[EventBase]] | None"]
 
 
 @dataclass(frozen=True)

@@ -561,9 +561,12 @@ class EventStream:
             if m is None:
                 continue
             try:
-                line, events = build(m, self.source, number, self.context)
+                built = build(m, self.source, number, self.context)
             except GRAMMAR_FAILURES:
+                built = None
+            if built is None:
                 return None  # the general path decides what the line is
+            line, events = built
             self._observe(line)
             self.stats.candidates += 1
             process = line.process

@@ -80,6 +80,11 @@ def test_the_standard_lines_take_a_fast_path() -> None:
         "0.76, #running-req: 15, #queue-req: 0, "
     )
     assert not _taken("[2026-05-08 16:20:11 TP0] Decode batch, #running-req: 15, largest-len: 0, #queue-req: 0")
+    assert _taken(
+        "(APIServer pid=1) INFO 05-08 16:20:11 [loggers.py:271] Engine 000: Avg prompt throughput: 12.3 tokens/s, Avg "
+        "generation throughput: 45.6 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.3%, Prefix "
+        "cache hit rate: 45.6%"
+    )
 
 
 _NUMBER = st.one_of(
@@ -131,10 +136,61 @@ def _prefill(draw: st.DrawFn) -> str:
     return draw(_HEADER) + head + body + draw(_END)
 
 
+_PLAIN_NUMBER = st.builds(lambda a, b: f"{a}.{b}", st.integers(0, 10**4), st.integers(0, 9))
+
+
+@st.composite
+def _vllm_stats(draw: st.DrawFn) -> str:
+    """A stats line: half of them of the standard shape the fast path reads, half anything near it."""
+    if draw(st.booleans()):
+        process, stamp, engine, device, number, end = (
+            "(APIServer pid=1) ",
+            "05-08 16:20:11",
+            "000",
+            "GPU",
+            _PLAIN_NUMBER,
+            "",
+        )
+    else:
+        process = draw(st.sampled_from(["(APIServer pid=1) ", "(EngineCore_DP0 pid=7) ", "(EngineCore pid=12) ", ""]))
+        stamp = draw(st.sampled_from(["05-08 16:20:11", "11-30 10:05:30", "05-08 16:20:11.123"]))
+        engine = draw(st.sampled_from(["000", "001", "12"]))
+        device = draw(st.sampled_from(["GPU", "XPU", "CPU"]))
+        number, end = _NUMBER, draw(_END)
+    return (
+        f"{process}INFO {stamp} [loggers.py:271] Engine {engine}: Avg prompt throughput: {draw(number)} tokens/s, Avg "
+        f"generation throughput: {draw(number)} tokens/s, Running: {draw(_INT)} reqs, Waiting: {draw(_INT)} reqs, "
+        f"{device} KV cache usage: {draw(number)}%, Prefix cache hit rate: {draw(number)}%{end}"
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(_HEAD, st.lists(st.one_of(_decode(), _prefill()), min_size=1, max_size=4))
 def test_generated_batch_lines_parse_the_same(head: str, lines: list[str]) -> None:
     _same(head + "\n".join(lines))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(
+        ["", "(APIServer pid=1) INFO 05-08 16:20:01 [api_server.py:1885] vLLM API server version 0.20.1\n"]
+    ),
+    st.lists(_vllm_stats(), min_size=1, max_size=4),
+)
+def test_generated_vllm_stats_lines_parse_the_same(head: str, lines: list[str]) -> None:
+    _same(head + "\n".join(lines))
+
+
+def test_a_forced_other_engine_leaves_the_stats_line_to_the_general_path() -> None:
+    line = (
+        "(APIServer pid=1) INFO 05-08 16:20:11 [loggers.py:271] Engine 000: Avg prompt throughput: 12.3 tokens/s, Avg "
+        "generation throughput: 45.6 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.3%, Prefix "
+        "cache hit rate: 45.6%"
+    )
+    for engine in ("sglang", "vllm"):
+        fast = list(EventStream("log", iter([(1, line)]), engine=engine))
+        general = list(EventStream("log", iter([(1, line)]), engine=engine, whole_lines=False))
+        assert fast == general
 
 
 def test_a_fast_line_holds_nothing_the_redactor_masks() -> None:

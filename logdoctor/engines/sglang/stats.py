@@ -241,15 +241,13 @@ _PREFILL_BODY = (
 _BATCH_LINE_RE = re.compile(
     r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d{3})?((?: (?:DP|TP|EP|PP)\d{1,6})*)\] "
     rf"(?:Decode batch(?: \[(\d{{1,15}})\])?[.,] {_DECODE_BODY}|Prefill batch(?: \[(\d{{1,15}})\])?[.,] {_PREFILL_BODY})"
-    r"\n*\Z"
+    r"(?=\n*\Z)"
 )
 
 
 def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseContext) -> tuple[LogLine, list[EventBase]]:
     groups = m.groups()
-    text = m.string
-    if text[-1:] == "\n":
-        text = text.rstrip("\n")
+    text = m.group(0)  # without the newlines the pattern looks past
     line = LogLine(
         source,
         number,
