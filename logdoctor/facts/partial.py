@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
+from math import isfinite
 from operator import add
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +39,11 @@ from logdoctor.facts.combiners.derived import Derived, Draining, queue_entry
 from logdoctor.facts.combiners.failures import Failures
 from logdoctor.facts.combiners.identity import Identity
 from logdoctor.facts.combiners.scheduling import Scheduling
-from logdoctor.facts.combiners.speculative import Speculation
+from logdoctor.facts.combiners.speculative import Speculation, interval_reading
 from logdoctor.facts.combiners.stats import Stats, _append_steady
 from logdoctor.facts.combiners.stats import _Process as StatsProcess
 from logdoctor.facts.profile import ProfileBuilder
+from logdoctor.facts.series import SERIES_CAP
 from logdoctor.facts.values import Ref, ref
 
 if TYPE_CHECKING:
@@ -82,13 +84,12 @@ class _Process:
 
 @dataclass
 class _Spec:
-    """The interval spec-decode lines of a stretch (combiners/speculative.py)."""
+    """The interval spec-decode lines of a stretch (combiners/speculative.py), read as the combiner reads them
+    (`interval_reading`): the first k a line's rate implied, the acceptance series as columns (values in order, the
+    first three lines; the combiner's series take them as its `append` of each would), the origin."""
 
     first: SpecDecodeStats
     last: SpecDecodeStats
-    scratch: Any  # a Speculation of its own (None once sent): reads the lines as the combiner reads them
-    # What the scratch combiner made of them: the first k a line's rate implied, the acceptance series
-    # (values, their first three lines, the origin).
     k_from_rate: tuple[float, SpecDecodeStats, str] | None = None
     interval: dict[str, tuple[list[float], list[Ref], str]] = field(default_factory=dict)
     first_k: SpecDecodeStats | None = None  # the first that names the number of speculative tokens
@@ -145,7 +146,8 @@ class RangeFacts:
             yield event
 
     def add(self, event: EventBase) -> None:
-        if periodic(event):
+        kind = type(event)  # `periodic`, inline: every event of a range comes here
+        if kind is SchedulerStats or (kind is SpecDecodeStats and event.interval):  # type: ignore[attr-defined]
             stretch = self._stretch
             if stretch is None:
                 stretch = self._stretch = Stretch(first=event)
@@ -177,97 +179,114 @@ class RangeFacts:
             if isinstance(segment, Stretch):
                 values += segment.values
                 spec = segment.spec
-                if spec is not None and spec.scratch is not None:
-                    scratch, spec.scratch = spec.scratch, None
-                    spec.k_from_rate = scratch.k_from_rate
-                    for name, fact in scratch.interval.facts.items():
-                        if fact.value.sampled:
-                            return None  # a series past its cap within the range: the parent samples it
-                        spec.interval[name] = (list(fact.value), fact.refs, fact.origin)
+                if spec is not None and any(len(column) >= SERIES_CAP for column, _, _ in spec.interval.values()):
+                    return None  # a series past its cap within the range: the parent samples it
         return None if values > MAX_VALUES else self._segments
 
 
-def _listed(stretch: Stretch, process: _Process, name: str, value: float, event: EventBase) -> None:
-    values, refs = process.series.setdefault(name, ([], []))
-    values.append(value)
-    if len(refs) < 3:
-        refs.append(ref(event))
-    stretch.values += 1
+def _series(series: dict[str, tuple[list[float], list[Ref]]], name: str, event: EventBase) -> list[float]:
+    """A process's series `name` (its values, to append to), with `event` among its first three lines."""
+    listed = series.get(name)
+    if listed is None:  # not setdefault: it would build two lists on every call
+        listed = series[name] = ([], [])
+    if len(listed[1]) < 3:
+        listed[1].append(ref(event))
+    return listed[0]
 
 
 def _summarise(stretch: Stretch, ev: EventBase) -> None:
     """One periodic event into its stretch: what each combiner's `add` reads of it (see the absorbers below)."""
     stretch.events += 1
     engine = ev.engine
-    stretch.engines[engine] = stretch.engines.get(engine, 0) + 1
+    engines = stretch.engines
+    engines[engine] = engines.get(engine, 0) + 1
     process = ev.process
-    if stretch.host is None and process is not None and process.host:
+    if process is not None and stretch.host is None and process.host:
         stretch.host = process.host
     source = ev.source
-    last = stretch.last.get(source)
+    lasts = stretch.last
+    last = lasts.get(source)
     if last is None or ev.line >= last.line:
-        stretch.last[source] = ev
+        lasts[source] = ev
     stretch.sources[source] = None
     key = (source, process.pid if process is not None else None)
-    if isinstance(ev, SpecDecodeStats):
+    if type(ev) is SpecDecodeStats:  # a periodic event is of exactly one of the two types
         stretch.spec_processes[key] = None
         _spec(stretch, ev)
         return
     assert isinstance(ev, SchedulerStats)
+    _stats(stretch, ev, source, key)
+
+
+def _stats(stretch: Stretch, ev: SchedulerStats, source: str, key: ProcessKey) -> None:
+    # Every field read once, and the series appended in place: the stats line of a busy server comes every few
+    # decode steps, so what this costs is most of what summing a range's facts costs.
     stretch.first_stats.setdefault(source, ev)
     part = stretch.processes.get(key)
     if part is None:
         part = stretch.processes[key] = _Process()
     part.intervals += 1
-    decode = ev.format != "sglang-prefill"
-    gen = ev.generation_throughput
+    fmt = ev.format
+    decode = fmt != "sglang-prefill"
+    gen, running, usage = ev.generation_throughput, ev.running, ev.kv_cache_usage
+    waiting = ev.waiting
+    if waiting is None:
+        waiting = ev.queue
+    added = 0
     if decode:
         part.first_decode = part.first_decode or ev
         if (gen or 0) > 0:
             assert gen is not None
             index = len(part.steady)
             part.steady.append(gen)
-            part.steady_batch.append(float(ev.running or 0))
-            one = ev.running == 1 and (ev.waiting or 0) == 0
+            part.steady_batch.append(float(running or 0))
+            one = running == 1 and (ev.waiting or 0) == 0
             part.one_request.append(one)
             if len(part.steady_head) < _STEADY_HEAD:
                 part.steady_head.append(ev)
             if one and len(part.one_request_refs) < _PER_REQUEST_REFS:
                 part.one_request_refs.append((index, ref(ev)))
-            stretch.values += 3
+            added += 3
         if gen:
             part.active.append(gen)
-            stretch.values += 1
-    if ev.kv_cache_usage is not None:
-        _listed(stretch, part, "kv.usage", ev.kv_cache_usage, ev)
-    if ev.cpu_kv_cache_usage is not None:
-        _listed(stretch, part, "kv.cpu_usage", ev.cpu_kv_cache_usage, ev)
-    if ev.running is not None and decode:
-        _listed(stretch, part, "sched.running", float(ev.running), ev)
-    waiting = ev.waiting if ev.waiting is not None else ev.queue
+            added += 1
+    series = part.series
+    if usage is not None:
+        _series(series, "kv.usage", ev).append(usage)
+        added += 1
+    cpu_usage = ev.cpu_kv_cache_usage
+    if cpu_usage is not None:
+        _series(series, "kv.cpu_usage", ev).append(cpu_usage)
+        added += 1
+    if running is not None and decode:
+        _series(series, "sched.running", ev).append(float(running))
+        added += 1
     if waiting is not None:
-        _listed(stretch, part, "sched.waiting", float(waiting), ev)
-    if ev.swapped is not None:
-        _listed(stretch, part, "sched.swapped", float(ev.swapped), ev)
-    if ev.format.startswith("vllm") and ev.prompt_throughput is not None and gen is not None:
+        _series(series, "sched.waiting", ev).append(float(waiting))
+        added += 1
+    swapped = ev.swapped
+    if swapped is not None:
+        _series(series, "sched.swapped", ev).append(float(swapped))
+        added += 1
+    if ev.prompt_throughput is not None and gen is not None and fmt.startswith("vllm"):
         stretch.prompt.append(ev.prompt_throughput)
         stretch.generated.append(gen)
-        stretch.values += 2
-    if ev.format == "sglang-decode":
+        added += 2
+    if fmt == "sglang-decode":
         stretch.decode_lines += 1
         if ev.cuda_graph is False:
             stretch.eager_lines += 1
             if len(stretch.eager_first) < 3:
                 stretch.eager_first.append(ev)
-    if ev.preemptions:
-        stretch.preemptions += ev.preemptions
+    preemptions = ev.preemptions
+    if preemptions:
+        stretch.preemptions += preemptions
         stretch.last_preempted = ev
-    running = ev.running
     if running is not None and waiting:
         stretch.queue_shares.append(waiting / (running + waiting))
         stretch.first_queue = stretch.first_queue or ev
         stretch.queue.add(queue_entry(ev, running, waiting))
-        stretch.values += 1
+        added += 1
     if running is not None and waiting is not None:
         stretch.counted += 1
         if waiting > 0:
@@ -275,23 +294,37 @@ def _summarise(stretch: Stretch, ev: EventBase) -> None:
             stretch.waiting_by_running[running] = (seen[0] + 1, seen[1]) if seen else (1, ev)
     if running:
         stretch.running.append(float(running))
-        stretch.peak_running = max(stretch.peak_running, running)
-        stretch.values += 1
-    usage = ev.kv_cache_usage
+        if running > stretch.peak_running:
+            stretch.peak_running = running
+        added += 1
     if waiting and running and usage and usage > 0:
         stretch.slots.append((1.0 - min(usage, 1.0)) * running / usage)
         stretch.first_slots = stretch.first_slots or ev
-        stretch.values += 1
+        added += 1
+    stretch.values += added
+
+
+def _column(spec: _Spec, name: str, value: float, ev: SpecDecodeStats) -> None:
+    column = spec.interval.get(name)
+    if column is None:
+        column = spec.interval[name] = ([], [], "spec-decode metrics")
+    column[0].append(value)
+    if len(column[1]) < 3:
+        column[1].append(ref(ev))
 
 
 def _spec(stretch: Stretch, ev: SpecDecodeStats) -> None:
     spec = stretch.spec
     if spec is None:
-        scratch = Speculation(ProfileBuilder())
-        spec = stretch.spec = _Spec(first=ev, last=ev, scratch=scratch)
-    scratch = spec.scratch
-    assert isinstance(scratch, Speculation)
-    scratch._interval(ev)  # the combiner's own reading of the line (SGLang's rate recomputed, k from the rate)
+        spec = stretch.spec = _Spec(first=ev, last=ev)
+    length, rate, k = interval_reading(ev)  # the combiner's own reading (SGLang's rate recomputed, k from the rate)
+    if k is not None and spec.k_from_rate is None:
+        spec.k_from_rate = (k[0], ev, k[1])
+    # What the combiner's ProfileBuilder.append keeps of each: no None, no NaN or infinity.
+    if length is not None and (type(length) is not float or isfinite(length)):
+        _column(spec, "spec.acceptance_length", length, ev)
+    if rate is not None and (type(rate) is not float or isfinite(rate)):
+        _column(spec, "spec.acceptance_rate", rate, ev)
     spec.last = ev
     if ev.num_speculative_tokens and spec.first_k is None:
         spec.first_k = ev

@@ -36,6 +36,9 @@ from logdoctor.parse.envelope import LogLine
 
 ParseFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
 BlockFn = Callable[[LogLine, "ParseContext"], "list[EventBase] | None"]
+# (the match of a whole physical line, the source, the line's number, the context) -> the line and its events, or
+# None where the general path must decide (the line type does not claim lines of a forced other engine)
+BuildFn = Callable[[re.Match[str], str, int, "ParseContext"], "tuple[LogLine, list[EventBase]] | None"]
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,24 @@ def case(
 
 
 @dataclass(frozen=True)
+class WholeLine:
+    """A line type's fast path for the one line shape an event-dense log repeats (a busy server's batch or stats
+    line): `pattern` matches the whole physical line, header included, only where the envelope and the line type
+    read it as `build` does, and `build` gives the line and the events the general path gives it, skipping the
+    envelope's tries and the dispatch. A line it does not match takes the general path."""
+
+    pattern: re.Pattern[str]
+    build: BuildFn
+
+
+@dataclass(frozen=True)
 class Grammar:
     name: str
     engine: Engine
     keywords: tuple[str, ...]
     parse: ParseFn
     cases: tuple[Case, ...] = ()
+    whole_line: WholeLine | None = None
 
     @property
     def samples(self) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessI
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FAILURE_KEYWORDS, FailureReader
-from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.grammar import BuildFn, Grammar, ParseContext
 from logdoctor.parse.warning_vocabulary import (
     LEVELLESS_COMPANION,
     LEVELLESS_KEYWORDS,
@@ -64,6 +64,10 @@ _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain su
 GRAMMAR_FAILURES = (ValueError, ArithmeticError, RecursionError)
 _HUGE_NUMBER_DIGITS = 309  # an integer of this many digits or more does not fit a float (facts compute in floats)
 _HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
+
+
+# A line type's fast path as the feed loop calls it: its pattern's bound `match`, its builder.
+WholeMatch = tuple[Callable[[str], "re.Match[str] | None"], BuildFn]
 
 
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
@@ -127,11 +131,16 @@ class KeywordIndex:
 
     def __init__(self, grammars: Iterable[Grammar]) -> None:
         own: dict[str, list[Grammar]] = {}
-        for g in grammars:
+        own_grammars = list(grammars)
+        for g in own_grammars:
             for k in g.keywords:
                 own.setdefault(k, []).append(g)
         self._own = own
         self.keywords = sorted(own, key=lambda k: (-len(k), k))  # candidate_keywords' order: longest first
+        # The line types' fast paths for whole lines (Grammar.whole_line), in the grammars' order.
+        self.whole_lines: tuple[WholeMatch, ...] = tuple(
+            (g.whole_line.pattern.match, g.whole_line.build) for g in own_grammars if g.whole_line is not None
+        )
         self._expanded: dict[str, list[Grammar]] = {}
         self._regex: re.Pattern[str] | None = None
         self._budget = self.PLAIN_SCAN_BUDGET if "" not in own else 0
@@ -239,6 +248,7 @@ class EventStream:
         stats: SourceStats | None = None,
         grammars: tuple[Grammar, ...] | None = None,
         keep_text: bool = False,
+        whole_lines: bool = True,
     ) -> None:
         self.source = source
         self._lines = lines
@@ -246,6 +256,8 @@ class EventStream:
         self.detection = Detection(forced=engine if engine not in (None, "auto") else None)
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
         self._index = _registry_index() if grammars is None else KeywordIndex(grammars)
+        # The line types' fast paths (`whole_lines=False`: every line through the general path, which they must equal)
+        self._whole_lines = self._index.whole_lines if whole_lines else ()
         # The registry's line types come with the warning vocabulary: a warning line none of them reads is still
         # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
         self._read_warnings = grammars is None
@@ -451,8 +463,23 @@ class EventStream:
         pending, pending_events = self._pending
         context = self.context
         redact = self._redact
+        whole_lines = self._whole_lines
         for number, raw in lines:
             self.stats.lines += 1
+            if (
+                whole_lines
+                and context.block is None
+                and pending is None
+                and not redact.carried()
+                and not self.failures.open
+            ):
+                # The shape an event-dense log repeats (a busy server's batch or stats line), read whole at once. Its
+                # text holds nothing the redactor masks (tests/parse/test_whole_line.py) and nothing it could be
+                # joined with: what the general path would do with it, minus the envelope's tries and the dispatch.
+                whole = self._whole_line(whole_lines, number, raw)
+                if whole is not None:
+                    yield from self._release(whole)
+                    continue
             capped = len(raw) > MAX_PARSED_CHARS and raw[:1] != "{"  # a benchmark's JSON report is one line
             if capped:
                 raw = self._head(number, raw)
@@ -525,6 +552,33 @@ class EventStream:
                 continue
             yield from self._release(events)
         self._pending = (pending, pending_events)
+
+    def _whole_line(self, whole_lines: tuple[WholeMatch, ...], number: int, raw: str) -> list[EventBase] | None:
+        """The events of a line one of the line types' fast paths matches whole (Grammar.whole_line), with the
+        bookkeeping of the general path for a candidate that gave events; None where none matches."""
+        for match, build in whole_lines:
+            m = match(raw)
+            if m is None:
+                continue
+            try:
+                built = build(m, self.source, number, self.context)
+            except GRAMMAR_FAILURES:
+                built = None
+            if built is None:
+                return None  # the general path decides what the line is
+            line, events = built
+            self._observe(line)
+            self.stats.candidates += 1
+            process = line.process
+            if process is not None and process.pid is not None:
+                self._resolve_process(line)
+            texts = self.texts
+            if texts is not None:
+                if self._prose is not None or self._heading is not None:
+                    self._keep_label(number, events)
+                texts[number] = line.text[:2000]
+            return events
+        return None
 
     def _head(self, number: int, raw: str) -> str:
         """The head of an over-long line (what the redactor sees), with a note for the report."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -12,8 +13,8 @@ from logdoctor.events import (
     SchedulerStats,
     SpecDecodeStats,
 )
-from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.envelope import LogLine, sglang_process
+from logdoctor.parse.grammar import Grammar, ParseContext, WholeLine, case
 
 # What `accept rate` on a Decode batch line means (see `_spec_stats`). Before 0.5.11 it was accept_len divided by
 # the draft slots per step (speculative_num_draft_tokens = k + 1); from 0.5.11 it is correct drafts / drafted
@@ -120,20 +121,28 @@ def _batch_events(
     """The events of a batch line's `key: value, ...` body. A fragment (no head) gives the speculation numbers it
     holds, and the stats only when it still names the running requests."""
     match = _DECODE_BODY_RE.fullmatch(body) if kind == "Decode" and not fragment else None
-    standard = match is not None
     if match is not None:
-        fields, extra, accept_len, accept_rate = _standard_decode(match)
-    else:
-        fields, extra, accept_len, accept_rate = _body_values(kind, body)
+        return _standard_decode_events(line, ctx, match.groups(), forward_iter)
+    return _events_of(line, ctx, kind, _body_values(kind, body), forward_iter, fragment=fragment)
+
+
+def _events_of(
+    line: LogLine,
+    ctx: ParseContext,
+    kind: str,
+    values: _BodyValues,
+    forward_iter: str | None,
+    *,
+    fragment: bool,
+) -> list[EventBase] | None:
+    fields, extra, accept_len, accept_rate = values
     base = ctx.base(line, "sglang")
     events: list[EventBase] = []
     if "running" in fields or "new_tokens" in fields:
         if forward_iter:
             extra["forward_iter"] = int(forward_iter)
-        # The standard body's values are of their fields' exact types (ints, floats, a bool): built unchecked.
-        make = SchedulerStats.model_construct if standard else SchedulerStats
         events.append(
-            make(
+            SchedulerStats(
                 **base,
                 format="sglang-decode" if kind == "Decode" else "sglang-prefill",
                 extra=extra,
@@ -186,24 +195,84 @@ def _body_values(kind: str, body: str) -> _BodyValues:
 # the float of the number `_batch_value` makes of it; any other body is read item by item.
 _INT = r"(\d{1,15})"
 _NUMBER = r"(\d{1,15}(?:\.\d{1,15})?)"
-_DECODE_BODY_RE = re.compile(
+_DECODE_BODY = (
     rf"#running-req: {_INT}, #token: {_INT}, token usage: {_NUMBER}, "
     rf"(?:accept len: {_NUMBER}, accept rate: {_NUMBER}, )?cuda graph: (True|False), "
     rf"gen throughput \(token/s\): {_NUMBER}, #queue-req: {_INT}(?:, ?)?"
 )
+_DECODE_BODY_RE = re.compile(_DECODE_BODY)
 
 
-def _standard_decode(m: re.Match[str]) -> _BodyValues:
-    running, tokens, usage, length, rate, graph, throughput, queue = m.groups()
-    fields: dict[str, Any] = {
-        "running": int(running),
-        "num_tokens": int(tokens),
+def _standard_decode_events(
+    line: LogLine, ctx: ParseContext, groups: tuple[str | Any, ...], forward_iter: str | None
+) -> list[EventBase]:
+    """The events of a standard decode body (`_DECODE_BODY_RE`'s groups): its values are of their fields' exact types
+    (ints, floats, a bool), so they are built unchecked (tests/test_records.py holds them to the constructor)."""
+    running, tokens, usage, length, rate, graph, throughput, queue = groups
+    base = ctx.base(line, "sglang")
+    stats = SchedulerStats.model_construct_values(
+        {
+            **base,
+            "format": "sglang-decode",
+            "extra": {} if forward_iter is None else {"forward_iter": int(forward_iter)},
+            "running": int(running),
+            "num_tokens": int(tokens),
+            "kv_cache_usage": float(usage),
+            "cuda_graph": graph == "True",
+            "generation_throughput": float(throughput),
+            "queue": int(queue),
+        }
+    )
+    if length is None:  # the accept len and accept rate come together
+        return [stats]
+    return [stats, _spec_stats(base, float(length), float(rate), ctx)]
+
+
+# A busy server's batch lines whole, as SGLang prints them: `[2026-05-08 16:20:11 TP0] Decode batch, #running-req: 15,
+# ...` with the standard decode body, or a Prefill batch line with the standard prefill body. The envelope reads such a
+# header as `[date time ranks] ` and the batch line type reads the body as `_whole_batch_line` does (the decode body
+# by `_DECODE_BODY_RE`, the prefill one item by item into these fields), so an event-dense log's lines skip the
+# envelope's tries and the dispatch; any other line takes the general path. tests/parse/test_whole_line.py checks
+# both give the same on every SGLang fixture line and on generated variants.
+_PREFILL_BODY = (
+    rf"#new-seq: {_INT}, #new-token: {_INT}, #cached-token: {_INT}, token usage: {_NUMBER}, #running-req: {_INT}, "
+    rf"#queue-req: {_INT}(?:, ?)?"
+)
+_BATCH_LINE_RE = re.compile(
+    r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d{3})?((?: (?:DP|TP|EP|PP)\d{1,6})*)\] "
+    rf"(?:Decode batch(?: \[(\d{{1,15}})\])?[.,] {_DECODE_BODY}|Prefill batch(?: \[(\d{{1,15}})\])?[.,] {_PREFILL_BODY})"
+    r"(?=\n*\Z)"
+)
+
+
+def _whole_batch_line(m: re.Match[str], source: str, number: int, ctx: ParseContext) -> tuple[LogLine, list[EventBase]]:
+    groups = m.groups()
+    text = m.group(0)  # without the newlines the pattern looks past
+    line = LogLine(
+        source,
+        number,
+        text,
+        text[m.end(2) + 2 :],
+        header="sglang",
+        timestamp=groups[0],  # `date time`, as the envelope joins them
+        process=sglang_process(groups[1]),
+    )
+    if groups[3] is not None:
+        return line, _standard_decode_events(line, ctx, groups[3:11], groups[2])
+    # The standard prefill body: what `_body_values` reads of it, item by item.
+    new_seq, new, cached, usage, running, queue = groups[12:18]
+    fields = {
+        "new_tokens": int(new),
+        "cached_tokens": int(cached),
         "kv_cache_usage": float(usage),
-        "cuda_graph": graph == "True",
-        "generation_throughput": float(throughput),
+        "running": int(running),
         "queue": int(queue),
     }
-    return fields, {}, None if length is None else float(length), None if rate is None else float(rate)
+    events = _events_of(
+        line, ctx, "Prefill", (fields, {"new_seq": int(new_seq)}, None, None), groups[11], fragment=False
+    )
+    assert events is not None  # a body that names the running requests always gives its stats
+    return line, events
 
 
 def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, ctx: ParseContext) -> SpecDecodeStats:
@@ -227,16 +296,18 @@ def _spec_stats(base: dict[str, Any], length: float | None, rate: float | None, 
             per_draft = _whole_within(length - 1, rate) or not _whole_within(length, rate)
     # Every value is a float, an int or None, as its field holds it: built unchecked (a batch line of a busy server).
     if per_draft and length is not None and rate:
-        return SpecDecodeStats.model_construct(
-            **base,
-            format="sglang-per-draft",
-            interval=True,
-            mean_acceptance_length=length,
-            acceptance_rate=rate,
-            num_speculative_tokens=max(1, round((length - 1) / rate)),
+        return SpecDecodeStats.model_construct_values(
+            {
+                **base,
+                "format": "sglang-per-draft",
+                "interval": True,
+                "mean_acceptance_length": length,
+                "acceptance_rate": rate,
+                "num_speculative_tokens": max(1, round((length - 1) / rate)),
+            }
         )
-    return SpecDecodeStats.model_construct(
-        **base, format="sglang", interval=True, mean_acceptance_length=length, acceptance_rate=rate
+    return SpecDecodeStats.model_construct_values(
+        {**base, "format": "sglang", "interval": True, "mean_acceptance_length": length, "acceptance_rate": rate}
     )
 
 
@@ -794,3 +865,5 @@ GRAMMARS: list[Grammar] = [
         ),
     ),
 ]
+# The batch line type with its fast path (see `_BATCH_LINE_RE`).
+GRAMMARS[1] = dataclasses.replace(GRAMMARS[1], whole_line=WholeLine(_BATCH_LINE_RE, _whole_batch_line))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from logdoctor.engines.vllm.common import Events, _base, _grammar, _i, _labelled_values, _msg, _pct
 from logdoctor.events import EngineFailure, EventBase, PerfWarning, Platform, Preemption, SchedulerStats
-from logdoctor.parse.envelope import LogLine
-from logdoctor.parse.grammar import Grammar, ParseContext, case
+from logdoctor.parse.envelope import LogLine, vllm_process
+from logdoctor.parse.grammar import Grammar, ParseContext, WholeLine, case
 
 _STATS_HEAD_RE = re.compile(
     r"(?:Engine (?P<eng>\d{3}): |(?P<n_eng>\d+) Engines Aggregated: )?"
@@ -225,6 +226,50 @@ def parse_preemption(line: LogLine, ctx: ParseContext) -> Events | None:
     if _FAILING_REQUEST_RE.search(line.message):
         return [PerfWarning(**_base(line, ctx), topic="kv-cache-request-failed", message=_msg(line))]
     return None
+
+
+# The V1 stats line a serving vLLM prints every few seconds, whole: `(APIServer pid=1) INFO 05-08 16:20:11
+# [loggers.py:271] Engine 000: Avg prompt throughput: 12.3 tokens/s, Avg generation throughput: 45.6 tokens/s, Running:
+# 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 12.3%, Prefix cache hit rate: 45.6%`. The envelope reads such a line as
+# a `vllm` header after the process prefix, and `parse_stats` reads its message as `_whole_stats_line` does; any other
+# line takes the general path (tests/parse/test_whole_line.py compares the two).
+_FLOAT = r"(\d{1,15}(?:\.\d{1,15})?)"
+_STATS_LINE_RE = re.compile(
+    r"\((APIServer|EngineCore(?:_DP\d{1,4})?) pid=(\d{1,9})\) INFO (\d\d-\d\d \d\d:\d\d:\d\d) \[(loggers\.py):\d{1,6}\] "
+    rf"Engine (\d{{3}}): Avg prompt throughput: {_FLOAT} tokens/s, Avg generation throughput: {_FLOAT} tokens/s, "
+    rf"Running: (\d{{1,9}}) reqs, Waiting: (\d{{1,9}}) reqs, GPU KV cache usage: {_FLOAT}%, "
+    rf"Prefix cache hit rate: {_FLOAT}%(?=\n*\Z)"
+)
+
+
+def _whole_stats_line(
+    m: re.Match[str], source: str, number: int, ctx: ParseContext
+) -> tuple[LogLine, list[EventBase]] | None:
+    if ctx.forced_engine not in (None, "vllm"):
+        return None  # `_claims`: the general path leaves the line alone
+    name, pid, stamp, file, engine, prompt, gen, running, waiting, usage, hit = m.groups()
+    text = m.group(0)  # without the newlines the pattern looks past
+    process = vllm_process(name, int(pid), None)  # what the envelope makes of the prefix
+    message = text[m.start(5) - 7 :]  # from `Engine `
+    line = LogLine(source, number, text, message, header="vllm", level="INFO", timestamp=stamp, file=file)
+    line.process = process
+    stats = SchedulerStats(
+        **_base(line, ctx),
+        format="vllm-v1",
+        engine_index=int(engine),
+        prompt_throughput=float(prompt),
+        generation_throughput=float(gen),
+        running=int(running),
+        waiting=int(waiting),
+        swapped=None,
+        deferred=None,
+        preemptions=None,
+        kv_cache_usage=_pct(usage),
+        cpu_kv_cache_usage=None,
+        prefix_cache_hit_rate=_pct(hit),
+        extra={},
+    )
+    return line, [stats]
 
 
 GRAMMARS: list[Grammar] = [
@@ -497,3 +542,5 @@ GRAMMARS: list[Grammar] = [
         ),
     ),
 ]
+# The stats line type with its fast path (see `_STATS_LINE_RE`).
+GRAMMARS[0] = dataclasses.replace(GRAMMARS[0], whole_line=WholeLine(_STATS_LINE_RE, _whole_stats_line))

@@ -18,6 +18,23 @@ from logdoctor.facts.profile import ProfileBuilder
 _MTP_DRAFT_RE = re.compile(r"type=\w*(?:MTP|NextN)\b")
 
 
+def interval_reading(e: SpecDecodeStats) -> tuple[float | None, float | None, tuple[float, str] | None]:
+    """An interval spec-decode line's acceptance length, its rate as vLLM defines it (accepted / drafted), and the k
+    its rate implies with how it was found (None where it implies none). A parse worker reads its range's lines with
+    it too (facts/partial.py)."""
+    length, rate = e.mean_acceptance_length, e.acceptance_rate
+    if e.format == "sglang" and length is not None and rate and math.isfinite(length / rate):
+        # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
+        # recover k and the vLLM-comparable rate (L - 1) / k.
+        k = round(length / rate) - 1
+        if k >= 1:
+            return length, max(0.0, (length - 1) / k), (float(k), "accept len / accept rate")
+    elif e.format == "sglang-per-draft" and e.num_speculative_tokens:
+        # SGLang 0.5.11+: the rate is accepted / drafted already; the grammar derived k from it.
+        return length, rate, (float(e.num_speculative_tokens), "(accept len - 1) / accept rate")
+    return length, rate, None
+
+
 class Speculation(Combiner):
     reads = (SpecDecodeStats, PerfWarning, CompileTime)
     produces = (
@@ -82,21 +99,9 @@ class Speculation(Combiner):
             b.set("spec.method", "mtp", ev, ev.message)
 
     def _interval(self, e: SpecDecodeStats) -> None:
-        length, rate = e.mean_acceptance_length, e.acceptance_rate
-        if e.format == "sglang" and length is not None and rate and math.isfinite(length / rate):
-            # SGLang's `accept rate` is accept_len / num_draft_tokens (k + 1), not accepted / drafted:
-            # recover k and the vLLM-comparable rate (L - 1) / k.
-            k = round(length / rate) - 1
-            if k >= 1:
-                self.k_from_rate = self.k_from_rate or (float(k), e, "accept len / accept rate")
-                rate = max(0.0, (length - 1) / k)
-        elif e.format == "sglang-per-draft" and e.num_speculative_tokens:
-            # SGLang 0.5.11+: the rate is accepted / drafted already; the grammar derived k from it.
-            self.k_from_rate = self.k_from_rate or (
-                float(e.num_speculative_tokens),
-                e,
-                "(accept len - 1) / accept rate",
-            )
+        length, rate, k = interval_reading(e)
+        if k is not None:
+            self.k_from_rate = self.k_from_rate or (k[0], e, k[1])
         if length is not None:
             self.interval.append("spec.acceptance_length", length, e, "spec-decode metrics")
         if rate is not None:
