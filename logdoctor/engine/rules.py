@@ -75,7 +75,7 @@ CAUSES: tuple[str, ...] = (
 def rule_engines() -> tuple[str, ...]:
     """The engines a rule may name (`engines:`, `fix:`, a sample's `engine:`): every registered engine
     that writes logs (serving engines and NCCL), not the input kinds (benchmark results, host facts)."""
-    return tuple(spec.name for spec in REGISTRY.specs() if spec.kind != "input")
+    return tuple(name for name in REGISTRY.names() if REGISTRY.kind(name) != "input")
 
 
 def known_engine(name: str) -> str:
