@@ -377,9 +377,10 @@ def _compile(pattern: Any, flags: Any = 0) -> Any:
     """`re.compile` while the registry imports engine packages: lazy for their modules, as before elsewhere."""
     if _lazy_prefixes and isinstance(pattern, str | bytes):
         caller = sys._getframe(1).f_globals.get("__name__", "")
-        modules, packages = _lazy_prefixes[-1]
-        if isinstance(caller, str) and (caller in modules or caller.startswith(packages)):
-            return LazyPattern(pattern, int(flags))
+        if isinstance(caller, str):
+            for modules, packages in _lazy_prefixes:
+                if caller in modules or caller.startswith(packages):
+                    return LazyPattern(pattern, int(flags))
     if isinstance(pattern, LazyPattern):
         pattern = pattern.compiled()
     return _REAL_COMPILE(pattern, flags)
@@ -389,8 +390,10 @@ def _compile(pattern: Any, flags: Any = 0) -> Any:
 def lazy_regexes(modules: list[str]) -> Iterator[None]:
     """Within: `re.compile` called by the code of `modules` (and their submodules) gives a LazyPattern.
 
-    `re.compile` is replaced only while the registry imports engine packages (under its lock), and a call
-    from any other module still compiles at once, so code outside the engine packages sees no change."""
+    `re.compile` is replaced while the registry imports engine packages (under its lock), and while the console
+    script runs a command (logdoctor/app/entry.py: every logdoctor module's regexes compile on first use, most of
+    them never in a short run); a call from any other module still compiles at once, so code outside logdoctor
+    sees no change."""
     outermost = not _lazy_prefixes
     _lazy_prefixes.append((frozenset(modules), tuple(m + "." for m in modules)))
     if outermost:

@@ -98,3 +98,35 @@ def test_a_short_vllm_log_imports_no_other_engine(tmp_path: Path) -> None:
     assert "logdoctor.engines.vllm.model" in imported
     assert not {m for m in imported if m.startswith(("logdoctor.engines.sglang", "logdoctor.engines.nccl"))}
     assert not {m for m in imported if m.startswith("logdoctor.inputs.")}
+
+
+def test_the_console_script_compiles_logdoctors_regexes_on_first_use(tmp_path: Path) -> None:
+    """Under the console script (logdoctor/app/entry.py) a logdoctor module's top-level regex is a LazyPattern, and a
+    diagnosis reads the same as the command group's run in this process, whose regexes were compiled at once."""
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from logdoctor.app.cli import main
+
+    log = tmp_path / "vllm.log"
+    log.write_text(
+        "INFO 05-08 14:02:05 [__init__.py:239] Automatically detected platform cuda.\n"
+        "(APIServer pid=2961) INFO 05-08 14:02:24 [model.py:547] Resolved architecture: Qwen3ForCausalLM\n",
+        encoding="utf-8",
+    )
+    args = ["diagnose", str(log), "--format", "json", "--fail-on", "never"]
+    program = (
+        "import sys\n"
+        "from logdoctor.app import entry\n"
+        "sys.argv = ['logdoctor', *sys.argv[1:]]\n"
+        "try:\n"
+        "    entry.main()\n"
+        "finally:\n"
+        "    from logdoctor import redact\n"
+        "    from logdoctor.registry import LazyPattern\n"
+        "    assert isinstance(redact._PEM_BEGIN, LazyPattern), type(redact._PEM_BEGIN)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == CliRunner().invoke(main, args).output
