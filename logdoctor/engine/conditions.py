@@ -173,7 +173,7 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
     _check_size(text)
     cache = parse_cache()
     key = f"{kind}\0{text}"
-    cached = cache.get(key)
+    cached = cache.get(key) if cache is not None else None
     node: Node | None = None
     if cached is not None:
         try:
@@ -182,7 +182,8 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
             cache.discard([key])
     if node is None:
         node = _read(kind, text) or _pyparse(kind, text)
-        cache.put(key, encode(node))
+        if cache is not None:
+            cache.put(key, encode(node))
     _check(node, known)
     return node
 
