@@ -7,6 +7,9 @@ key of its files' bytes and the code that loaded it, and the next start reads th
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -64,24 +67,45 @@ def load_yaml_files(
     return loaded
 
 
-def snapshot_key(kind: str, directory: Path, files: Iterable[Path]) -> str:
-    """What a snapshot of a loaded built-in set depends on: logdoctor's version, the code that loads and validates
-    it (the engine package's modules, the records, the facts, the registry's table) and every file of the set,
-    by its path and its bytes."""
+@functools.cache
+def _code_digest() -> bytes:
+    """The bytes of the code a loaded built-in set depends on: the engine package's modules (loading, validation,
+    conditions), the records, the fact list and the registry's table (engine names)."""
     from logdoctor import __version__
-    from logdoctor.cache import code_key
 
-    package = Path(__file__).parent.parent
-    parts: list[str | bytes] = [kind, __version__, str(directory)]
-    code = sorted(Path(__file__).parent.glob("*.py"))
-    code += [package / "records.py", package / "facts" / "declarations.py", package / "engines" / "registry_table.py"]
-    for path in [*code, *files]:
-        parts.append(str(path))
+    here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(here)
+    code = sorted(os.path.join(here, name) for name in os.listdir(here) if name.endswith(".py"))
+    code += [os.path.join(package, *parts) for parts in (("records.py",), ("facts", "declarations.py"))]
+    code.append(os.path.join(package, "engines", "registry_table.py"))
+    digest = hashlib.sha256(__version__.encode())
+    for path in code:
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
-            parts.append(path.read_bytes())
+            with open(path, "rb") as fh:
+                digest.update(fh.read())
         except OSError:
-            parts.append(b"(not readable)")
-    return code_key(*parts)
+            digest.update(b"(not readable)")
+    return digest.digest()
+
+
+def snapshot_key(kind: str, directory: Path) -> str:
+    """What a snapshot of a loaded built-in set depends on: logdoctor's version, the code that loads and validates
+    it (`_code_digest`) and every YAML file under `directory`, by its path and its bytes (plain `os` calls: this runs
+    at every start)."""
+    digest = hashlib.sha256(kind.encode() + b"\0" + _code_digest() + str(directory).encode("utf-8", "surrogateescape"))
+    files: list[str] = []
+    for root, _, names in os.walk(directory, followlinks=True):
+        files += [os.path.join(root, name) for name in names if name.endswith(".yaml")]
+    for path in sorted(files):
+        digest.update(b"\0" + path.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            data = b"(not readable)"
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 def load_builtin_set(
@@ -102,7 +126,7 @@ def load_builtin_set(
     if cache_dir() is None:  # the start-up cache is off
         return load_yaml_files(directory, (), kind, files_of, load_one, yaml_cache, errors)
     snapshot = Snapshot(f"{kind}-set", classes)
-    key = snapshot_key(kind, directory, files_of(directory))
+    key = snapshot_key(kind, directory)
     cached = snapshot.load(key)
     if isinstance(cached, list) and all(isinstance(item, item_type) for item in cached):
         return cached
