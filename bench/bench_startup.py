@@ -91,7 +91,7 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 STAGE_STEPS: tuple[tuple[str, str], ...] = (
     (
         "import logdoctor.app.commands.diagnose (click, its options; regexes lazy as under the console script)",
-        "from logdoctor.registry import lazy_regexes\n"
+        "from logdoctor.regexes import lazy_regexes\n"
         "lazy_regexes(['logdoctor']).__enter__()\n"
         "import logdoctor.app.commands.diagnose",
     ),

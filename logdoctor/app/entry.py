@@ -19,10 +19,10 @@ def main() -> None:
         sys.stdout.write(VERSION_LINE + "\n")
         sys.stdout.flush()
         return
-    from logdoctor.registry import lazy_regexes
+    from logdoctor.regexes import lazy_regexes
 
     # logdoctor's modules compile about 300 regexes as they are imported, and a short `diagnose` uses a few
-    # dozen: each is compiled when first used (registry.LazyPattern; docs/benchmarks.md, *Start-up*).
+    # dozen: each is compiled when first used (regexes.LazyPattern; docs/benchmarks.md, *Start-up*).
     with lazy_regexes(["logdoctor"]):
         from logdoctor.app.cli import main as group
 
