@@ -125,7 +125,9 @@ def load_builtin_set(
 
     if cache_dir() is None:  # the start-up cache is off
         return load_yaml_files(directory, (), kind, files_of, load_one, yaml_cache, errors)
-    snapshot = Snapshot(f"{kind}-set", classes)
+    # one file a directory: installs sharing a cache directory do not overwrite each other's snapshot
+    where = hashlib.sha256(str(directory).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    snapshot = Snapshot(f"{kind}-set-{where}", classes)
     key = snapshot_key(kind, directory)
     cached = snapshot.load(key)
     if isinstance(cached, list) and all(isinstance(item, item_type) for item in cached):
