@@ -105,18 +105,7 @@ class VerifiedCache:
             kept.setdefault(key, value)
         body = json.dumps({"key": self.key, "entries": kept}, separators=(",", ":"), sort_keys=True).encode("utf-8")
         data = f"{_MAGIC} {hashlib.sha256(body).hexdigest()}\n".encode("ascii") + body
-        try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=f".{self.name}.", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(temp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
-        except OSError:
+        if not _write_own_file(path, data):
             return False
         self._dirty = False
         return True
@@ -125,25 +114,9 @@ class VerifiedCache:
         path = self.path
         if path is None:
             return {}
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
+        data = _read_own_file(path)
+        if data is None:
             return {}
-        try:
-            info = os.fstat(fd)
-            if (
-                not stat.S_ISREG(info.st_mode)
-                or info.st_size > MAX_FILE_BYTES
-                or (hasattr(os, "getuid") and info.st_uid != os.getuid())
-                or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            ):
-                return {}
-            with os.fdopen(fd, "rb", closefd=False) as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            return {}
-        finally:
-            os.close(fd)
         header, _, body = data.partition(b"\n")
         if header != f"{_MAGIC} {hashlib.sha256(body).hexdigest()}".encode("ascii"):
             return {}
@@ -155,3 +128,106 @@ class VerifiedCache:
             return {}
         entries = document.get("entries")
         return entries if isinstance(entries, dict) else {}
+
+
+_SNAPSHOT_MAGIC = b"logdoctor-snapshot-1"
+
+
+class Snapshot:
+    """One value kept whole for the next start: the built-in rule set as loaded, conditions compiled, so an
+    unchanged set is neither read from YAML nor validated again (docs/cli.md, *Start-up cache*).
+
+    `$XDG_CACHE_HOME/logdoctor/<name>.pickle`: one line `logdoctor-snapshot-1 <key> <sha256 of the rest>`, then
+    the value pickled. It is used under the checks of `VerifiedCache` (this user's file, nobody else may write it,
+    bounded size, the digest matches its bytes, the key matches what the value was made from) and unpickled by an
+    unpickler that makes nothing but the classes `allowed` names (records, condition trees): no other global, so no
+    function is called on the file's say. Anything else reads as no snapshot, and the caller loads afresh."""
+
+    def __init__(self, name: str, allowed: Iterable[type], directory: Path | None = None) -> None:
+        self.name = name
+        self._allowed = {(cls.__module__, cls.__qualname__): cls for cls in allowed}
+        self._directory = directory
+
+    @property
+    def path(self) -> Path | None:
+        directory = self._directory if self._directory is not None else cache_dir()
+        return directory / f"{self.name}.pickle" if directory is not None else None
+
+    def load(self, key: str) -> Any:
+        """The value saved under `key`, or None."""
+        path = self.path
+        data = _read_own_file(path) if path is not None else None
+        if data is None:
+            return None
+        header, _, body = data.partition(b"\n")
+        if header != b" ".join((_SNAPSHOT_MAGIC, key.encode("ascii"), hashlib.sha256(body).hexdigest().encode())):
+            return None
+        import io
+        import pickle
+
+        allowed = self._allowed
+
+        class Unpickler(pickle.Unpickler):
+            def find_class(self, module: str, name: str) -> Any:
+                found = allowed.get((module, name))
+                if found is None:
+                    raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a snapshot")
+                return found
+
+        try:
+            return Unpickler(io.BytesIO(body)).load()
+        except Exception:  # a damaged or foreign snapshot is no snapshot
+            return None
+
+    def save(self, key: str, value: Any) -> bool:
+        """Write the value under `key`; False when it could not be written."""
+        import pickle
+
+        path = self.path
+        if path is None:
+            return False
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        header = b" ".join((_SNAPSHOT_MAGIC, key.encode("ascii"), hashlib.sha256(body).hexdigest().encode()))
+        return _write_own_file(path, header + b"\n" + body)
+
+
+def _read_own_file(path: Path) -> bytes | None:
+    """The bytes of a regular file of this user's that nobody else may write, at most MAX_FILE_BYTES; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_size > MAX_FILE_BYTES
+            or (hasattr(os, "getuid") and info.st_uid != os.getuid())
+            or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        ):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= MAX_FILE_BYTES else None
+
+
+def _write_own_file(path: Path, data: bytes) -> bool:
+    """Write `data` to `path` at once (a temporary file renamed), in a directory only this user may enter."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+    except OSError:
+        return False
+    return True

@@ -14,15 +14,18 @@ the environment variable `LOGDOCTOR_ENGINES` (comma-separated module names), rea
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
-import re
-import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal
+
+# Where the registry imports a package, its regexes compile on first use; re-exported, as code checks for a regex
+# with `registry.is_pattern`.
+from logdoctor.regexes import LazyPattern as LazyPattern
+from logdoctor.regexes import is_pattern as is_pattern
+from logdoctor.regexes import lazy_regexes as lazy_regexes
 
 if TYPE_CHECKING:
     from logdoctor.events import EventBase, StartupConfig
@@ -115,178 +118,188 @@ class EngineSpec:
         return self.kind == "serving"
 
 
+TABLE_MODULE = "logdoctor.engines.registry_table"  # BUILTIN described without importing it (`describe`)
+
+
+@dataclass
+class _Entry:
+    """One registered package: what the registry answers without importing it, and its spec once imported."""
+
+    module: str
+    name: str
+    label: str
+    kind: EngineKind
+    headers: Mapping[str, str]
+    keywords: frozenset[str]
+    config_facts: tuple[str, ...]
+    spec: EngineSpec | None = None
+
+
+def describe(spec: EngineSpec) -> dict[str, Any]:
+    """What the registry knows of a package before importing it (logdoctor/engines/registry_table.py holds this
+    for BUILTIN): its names, header ids, the keywords of its line types, and the facts its configuration dump may
+    set (the plain settings it reads from the dump, then `config_facts`)."""
+    from logdoctor.vocabulary import SETTINGS
+
+    settings = [SETTINGS[n].fact for n, s in spec.flags.items() if s.config_keys]
+    return {
+        "name": spec.name,
+        "label": spec.label,
+        "kind": spec.kind,
+        "headers": dict(spec.headers),
+        "keywords": sorted({k for g in spec.grammars for k in g.keywords}),
+        "config_facts": list(dict.fromkeys([*settings, *spec.config_facts])),
+    }
+
+
+def builtin_table() -> dict[str, dict[str, Any]]:
+    """`describe` of every BUILTIN package (importing each): what logdoctor/engines/registry_table.py holds."""
+    with lazy_regexes(list(BUILTIN)):
+        return {module: describe(_spec_of(module)) for module in BUILTIN}
+
+
+def _entry(module: str, described: Mapping[str, Any], spec: EngineSpec | None = None) -> _Entry:
+    return _Entry(
+        module,
+        described["name"],
+        described["label"],
+        described["kind"],
+        described["headers"],
+        frozenset(described["keywords"]),
+        tuple(described["config_facts"]),
+        spec,
+    )
+
+
 class Registry:
-    """The registered specs, loaded on first use (importing an engine costs start-up time)."""
+    """The registered packages. Names, kinds, labels, header ids and keywords of the built-in ones come from a
+    table (logdoctor/engines/registry_table.py); a package is imported when its spec is first needed, for a line
+    that holds one of its keywords, say (importing an engine costs start-up time, docs/benchmarks.md)."""
 
     def __init__(self, modules: tuple[str, ...]) -> None:
         self._modules = list(modules)
-        self._specs: dict[str, EngineSpec] | None = None
+        self._entries: dict[str, _Entry] | None = None  # by name, in the order line types are offered a line
         self._header_owners: dict[str, str] | None = None
-        self._lock = threading.Lock()
+        self._keyword_entries: dict[str, tuple[_Entry, ...]] | None = None
+        self._lock = threading.RLock()
 
-    def _load(self) -> dict[str, EngineSpec]:
-        specs = self._specs
-        if specs is not None:
-            return specs
+    def _table(self) -> dict[str, _Entry]:
+        entries = self._entries
+        if entries is not None:
+            return entries
         with self._lock:
-            if self._specs is None:
+            if self._entries is None:
                 extra = [m.strip() for m in os.environ.get(ENV_VARIABLE, "").split(",") if m.strip()]
-                loaded: dict[str, EngineSpec] = {}
-                modules = [*self._modules, *extra]
-                with lazy_regexes(modules):
-                    for module in modules:
+                table: Mapping[str, Mapping[str, Any]] = {}
+                if any(m not in extra for m in self._modules):
+                    table = getattr(importlib.import_module(TABLE_MODULE), "TABLE", {})
+                loaded: dict[str, _Entry] = {}
+                for module in [*self._modules, *extra]:
+                    described = table.get(module) if module not in extra else None
+                    if described is not None:
+                        loaded.setdefault(described["name"], _entry(module, described))
+                        continue
+                    with lazy_regexes([module]):
                         spec = _spec_of(module)
-                        loaded.setdefault(spec.name, spec)
-                self._specs = loaded
-            return self._specs
+                    loaded.setdefault(spec.name, _entry(module, describe(spec), spec))
+                self._entries = loaded
+            return self._entries
+
+    def _spec(self, entry: _Entry) -> EngineSpec:
+        spec = entry.spec
+        if spec is None:
+            with self._lock:
+                if entry.spec is None:
+                    with lazy_regexes([entry.module]):
+                        entry.spec = _spec_of(entry.module)
+                spec = entry.spec
+        return spec
 
     def register(self, spec: EngineSpec) -> None:
         """Add (or replace) a spec; look-ups after this see it."""
         with self._lock:
-            specs = dict(self._specs) if self._specs is not None else None
-        if specs is None:
-            specs = dict(self._load())
-        specs[spec.name] = spec
-        with self._lock:
-            self._specs = specs
+            entries = dict(self._table())
+            entries[spec.name] = _entry(spec.name, describe(spec), spec)
+            self._entries = entries
             self._header_owners = None
+            self._keyword_entries = None
         _changed()
 
     def unregister(self, name: str) -> None:
-        specs = dict(self._load())
-        specs.pop(name, None)
         with self._lock:
-            self._specs = specs
+            entries = dict(self._table())
+            entries.pop(name, None)
+            self._entries = entries
             self._header_owners = None
+            self._keyword_entries = None
         _changed()
 
     def specs(self) -> tuple[EngineSpec, ...]:
-        return tuple(self._load().values())
+        """Every spec (each package imported, if not yet)."""
+        return tuple(self._spec(entry) for entry in self._table().values())
+
+    def loaded_specs(self) -> tuple[EngineSpec, ...]:
+        """The specs of the packages imported so far: a package none of whose keywords a log held parsed none of
+        its lines, so it has nothing to finish."""
+        return tuple(entry.spec for entry in self._table().values() if entry.spec is not None)
 
     def get(self, name: str) -> EngineSpec | None:
-        return self._load().get(name)
+        entry = self._table().get(name)
+        return self._spec(entry) if entry is not None else None
+
+    def kind(self, name: str) -> EngineKind | None:
+        entry = self._table().get(name)
+        return entry.kind if entry is not None else None
 
     def names(self, kind: EngineKind | None = None) -> tuple[str, ...]:
-        return tuple(s.name for s in self._load().values() if kind is None or s.kind == kind)
+        return tuple(e.name for e in self._table().values() if kind is None or e.kind == kind)
 
     def grammars(self) -> tuple[Grammar, ...]:
-        return tuple(g for s in self._load().values() for g in s.grammars)
+        return tuple(g for s in self.specs() for g in s.grammars)
+
+    def keywords(self) -> frozenset[str]:
+        """The keywords of every line type, without importing the packages."""
+        return frozenset(self._by_keyword())
+
+    def keyword_grammars(self, keyword: str) -> list[Grammar]:
+        """The line types that list `keyword`, in registry order (importing the packages that own it)."""
+        return [
+            g
+            for entry in self._by_keyword().get(keyword, ())
+            for g in self._spec(entry).grammars
+            if keyword in g.keywords
+        ]
+
+    def _by_keyword(self) -> dict[str, tuple[_Entry, ...]]:
+        index = self._keyword_entries
+        if index is None:
+            found: dict[str, list[_Entry]] = {}
+            for entry in self._table().values():
+                for keyword in entry.keywords:
+                    found.setdefault(keyword, []).append(entry)
+            index = {k: tuple(v) for k, v in found.items()}
+            self._keyword_entries = index
+        return index
 
     def header_engine(self, header: str | None) -> str | None:
         """The engine that owns an envelope header id, if one does (asked for every candidate line)."""
         owners = self._header_owners
         if owners is None:
-            owners = {h: spec.name for spec in reversed(self._load().values()) for h in spec.headers}
+            owners = {h: e.name for e in reversed(self._table().values()) for h in e.headers}
             self._header_owners = owners
         return owners.get(header) if header is not None else None
 
+    def header_labels(self) -> dict[str, str]:
+        """Envelope header id -> how --explain-detection describes it, for every package."""
+        return {h: text for e in self._table().values() for h, text in e.headers.items()}
+
+    def config_facts(self) -> tuple[str, ...]:
+        """Every fact a configuration dump may set, on any registered engine."""
+        return tuple(dict.fromkeys(f for e in self._table().values() for f in e.config_facts))
+
     def label(self, name: str) -> str:
-        spec = self.get(name)
-        return spec.label if spec is not None else name
-
-
-_PATTERN_ATTRIBUTES = (
-    "search",
-    "match",
-    "fullmatch",
-    "finditer",
-    "findall",
-    "sub",
-    "subn",
-    "split",
-    "scanner",
-    "flags",
-    "groups",
-    "groupindex",
-)
-
-
-class LazyPattern:
-    """A regex an engine package compiles at its top level, compiled when first used.
-
-    The engine packages hold about 640 such regexes and a log uses a few dozen of them; compiling them all
-    was most of the cost of importing the packages (docs/benchmarks.md, *Start-up*). On first use the
-    compiled pattern's methods are copied onto the instance, so later calls cost what a `re.Pattern`'s do.
-    It behaves as the compiled pattern (methods, `pattern`, `flags`, `groups`, `groupindex`, equality,
-    pickling); `isinstance(x, re.Pattern)` is the one difference (`is_pattern` answers for both)."""
-
-    def __init__(self, pattern: str | bytes, flags: int) -> None:
-        self.pattern = pattern
-        self._flags = flags
-
-    def compiled(self) -> re.Pattern[Any]:
-        compiled: re.Pattern[Any] | None = self.__dict__.get("_compiled")
-        if compiled is None:
-            compiled = _REAL_COMPILE(self.pattern, self._flags)
-            for name in _PATTERN_ATTRIBUTES:
-                self.__dict__[name] = getattr(compiled, name)
-            self.__dict__["_compiled"] = compiled
-        return compiled
-
-    def __getattr__(self, name: str) -> Any:  # only for what is not yet on the instance
-        if name.startswith("__") or name in ("_flags", "_compiled"):
-            raise AttributeError(name)
-        return getattr(self.compiled(), name)
-
-    def __repr__(self) -> str:
-        return repr(self.compiled())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazyPattern):
-            other = other.compiled()
-        return self.compiled() == other
-
-    def __hash__(self) -> int:
-        return hash(self.compiled())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_REAL_COMPILE, (self.pattern, self._flags))
-
-    def __copy__(self) -> LazyPattern:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> LazyPattern:
-        return self
-
-
-def is_pattern(value: object) -> TypeGuard[re.Pattern[Any]]:
-    """A compiled regex, or an engine package's regex compiled on first use (LazyPattern)."""
-    return isinstance(value, re.Pattern | LazyPattern)
-
-
-_REAL_COMPILE = re.compile
-# The modules and packages the registry is importing (innermost last): their re.compile calls are lazy.
-_lazy_prefixes: list[tuple[frozenset[str], tuple[str, ...]]] = []
-
-
-def _compile(pattern: Any, flags: Any = 0) -> Any:
-    """`re.compile` while the registry imports engine packages: lazy for their modules, as before elsewhere."""
-    if _lazy_prefixes and isinstance(pattern, str | bytes):
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        modules, packages = _lazy_prefixes[-1]
-        if isinstance(caller, str) and (caller in modules or caller.startswith(packages)):
-            return LazyPattern(pattern, int(flags))
-    if isinstance(pattern, LazyPattern):
-        pattern = pattern.compiled()
-    return _REAL_COMPILE(pattern, flags)
-
-
-@contextlib.contextmanager
-def lazy_regexes(modules: list[str]) -> Iterator[None]:
-    """Within: `re.compile` called by the code of `modules` (and their submodules) gives a LazyPattern.
-
-    `re.compile` is replaced only while the registry imports engine packages (under its lock), and a call
-    from any other module still compiles at once, so code outside the engine packages sees no change."""
-    outermost = not _lazy_prefixes
-    _lazy_prefixes.append((frozenset(modules), tuple(m + "." for m in modules)))
-    if outermost:
-        re.compile = _compile
-    try:
-        yield
-    finally:
-        _lazy_prefixes.pop()
-        if outermost and re.compile is _compile:
-            re.compile = _REAL_COMPILE
+        entry = self._table().get(name)
+        return entry.label if entry is not None else name
 
 
 def _spec_of(module: str) -> EngineSpec:

@@ -246,6 +246,10 @@ class YamlDataCache:
 
     def load(self, name: str, text: str) -> tuple[Any, yaml.Node | None]:
         """`load_yaml(text, compose=True)`, or (the data, None) when this file's text loaded cleanly before."""
+        from logdoctor.cache import cache_dir
+
+        if cache_dir() is None:  # the start-up cache is off: nothing to look up or keep
+            return load_yaml(text, compose=True)
         key = self._key(name, text)
         if name not in self._forgotten:
             cached = self._store().get(key)

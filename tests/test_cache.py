@@ -139,6 +139,8 @@ def test_rules_load_identically_cold_warm_corrupt_and_off(tmp_path: Path) -> Non
     assert path.is_file()
     warm = _load_in_child(home)
     assert warm == cold
+    (snapshot,) = (home / "logdoctor").glob("rule-set-*.pickle")  # the warm start read the rule set whole, from here
+    snapshot.unlink()  # so that the next start loads the files, through the parsed-condition cache
     data = path.read_bytes()
     path.write_bytes(data.replace(b'"cmp"', b'"bool"', 1))  # corrupt: the digest fails, so it is rebuilt
     assert _load_in_child(home) == cold
@@ -146,3 +148,51 @@ def test_rules_load_identically_cold_warm_corrupt_and_off(tmp_path: Path) -> Non
     off = _load_in_child(tmp_path / "unused", "LOGDOCTOR_NO_CACHE=1")
     assert off == cold and not (tmp_path / "unused").exists()
     assert rule_as_dict(load_rules()[0])  # and in this process too
+
+
+def test_a_snapshot_is_used_only_as_written_for_its_key(tmp_path: Path) -> None:
+    """A snapshot (logdoctor/cache.py, `Snapshot`) gives back what was saved under the same key; another key, a
+    changed byte, a file others may write or a class it is not allowed to make read as no snapshot."""
+    from logdoctor.cache import Snapshot
+    from logdoctor.engine.rules import SNAPSHOT_CLASSES, LoadedRule
+
+    rules = load_rules()
+    store = Snapshot("rule-set", SNAPSHOT_CLASSES, directory=tmp_path)
+    assert store.save("k1", rules)
+    back = store.load("k1")
+    assert isinstance(back, list) and all(isinstance(item, LoadedRule) for item in back)
+    assert [rule_as_dict(r) for r in back] == [rule_as_dict(r) for r in rules]
+    assert [encode(r.when) for r in back] == [encode(r.when) for r in rules]
+    assert [r.templates for r in back] == [r.templates for r in rules]
+    assert store.load("k2") is None  # another rule set or logdoctor
+    path = tmp_path / "rule-set.pickle"
+    good = path.read_bytes()
+    path.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))  # the digest no longer matches
+    assert store.load("k1") is None
+    path.write_bytes(good)
+    path.chmod(0o666)
+    assert store.load("k1") is None  # others may write it
+    path.chmod(0o600)
+    assert store.load("k1") is not None
+    assert Snapshot("rule-set", (), directory=tmp_path).load("k1") is None  # a class it may not make
+    assert store.save("k1", [os.system])  # a function named in the file is refused, never called
+    assert store.load("k1") is None
+
+
+def test_an_edited_rule_file_is_loaded_afresh(tmp_path: Path) -> None:
+    """The snapshot's key covers every file of the set: an edited rule is read from its file."""
+    from logdoctor.engine.loading import snapshot_key
+    from logdoctor.engine.rules import builtin_rules_dir, rule_files
+
+    directory = builtin_rules_dir()
+    files = rule_files(directory)
+    copy = tmp_path / "rules"
+    for path in files:
+        target = copy / path.relative_to(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    before = snapshot_key("rule", copy)
+    assert snapshot_key("rule", copy) == before
+    edited = rule_files(copy)[0]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("impact:", "impact:  ", 1), encoding="utf-8")
+    assert snapshot_key("rule", copy) != before

@@ -52,3 +52,81 @@ def test_only_the_engine_modules_get_lazy_patterns(tmp_path: Path, monkeypatch: 
     assert not is_pattern("text") and is_pattern(other.B)
     for name in ("fake_engine.lines", "fake_engine", "fake_engine_helper"):
         sys.modules.pop(name, None)
+
+
+def test_the_table_describes_the_builtin_packages_as_they_are() -> None:
+    """logdoctor/engines/registry_table.py, which lets the registry answer without importing a package, is what the
+    packages say (regenerate it with `python -m logdoctor.engines.registry_table`)."""
+    from logdoctor.engines.registry_table import TABLE
+    from logdoctor.registry import BUILTIN, builtin_table
+
+    assert list(TABLE) == list(BUILTIN)
+    assert builtin_table() == TABLE
+
+
+def test_keywords_lead_to_the_same_line_types_as_the_imported_packages() -> None:
+    """The lazy keyword index offers a line the line types the index over every imported package offers, in order."""
+    from logdoctor.parse.pipeline import KeywordIndex
+
+    lazy = KeywordIndex(registry=REGISTRY)
+    full = KeywordIndex(REGISTRY.grammars())
+    assert lazy.keywords == full.keywords
+    for keyword in full.keywords:
+        assert lazy.grammars_for(keyword) == full.grammars_for(keyword), keyword
+
+
+def test_a_short_vllm_log_imports_no_other_engine(tmp_path: Path) -> None:
+    """Only the packages whose keywords a log holds are imported: a vLLM log's parse leaves SGLang's and NCCL's line
+    types unimported (a fresh process: this one may have imported them already)."""
+    import subprocess
+
+    log = tmp_path / "vllm.log"
+    log.write_text(
+        "INFO 05-08 14:02:05 [__init__.py:239] Automatically detected platform cuda.\n"
+        "(APIServer pid=2961) INFO 05-08 14:02:24 [model.py:547] Resolved architecture: Qwen3ForCausalLM\n",
+        encoding="utf-8",
+    )
+    program = (
+        "import sys\n"
+        "from logdoctor.parse.pipeline import EventStream\n"
+        "events = list(EventStream('log', enumerate(open(sys.argv[1], encoding='utf-8').read().splitlines(), 1)))\n"
+        "assert events, 'no events'\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith(('logdoctor.engines.', 'logdoctor.inputs.')))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(log)], capture_output=True, text=True, check=True)
+    imported = set(done.stdout.split())
+    assert "logdoctor.engines.vllm.model" in imported
+    assert not {m for m in imported if m.startswith(("logdoctor.engines.sglang", "logdoctor.engines.nccl"))}
+    assert not {m for m in imported if m.startswith("logdoctor.inputs.")}
+
+
+def test_the_console_script_compiles_logdoctors_regexes_on_first_use(tmp_path: Path) -> None:
+    """Under the console script (logdoctor/app/entry.py) a logdoctor module's top-level regex is a LazyPattern, and a
+    diagnosis reads the same as the command group's run in this process, whose regexes were compiled at once."""
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from logdoctor.app.cli import main
+
+    log = tmp_path / "vllm.log"
+    log.write_text(
+        "INFO 05-08 14:02:05 [__init__.py:239] Automatically detected platform cuda.\n"
+        "(APIServer pid=2961) INFO 05-08 14:02:24 [model.py:547] Resolved architecture: Qwen3ForCausalLM\n",
+        encoding="utf-8",
+    )
+    args = ["diagnose", str(log), "--format", "json", "--fail-on", "never"]
+    program = (
+        "import sys\n"
+        "from logdoctor.app import entry\n"
+        "sys.argv = ['logdoctor', *sys.argv[1:]]\n"
+        "try:\n"
+        "    entry.main()\n"
+        "finally:\n"
+        "    from logdoctor import redact\n"
+        "    from logdoctor.registry import LazyPattern\n"
+        "    assert isinstance(redact._PEM_BEGIN, LazyPattern), type(redact._PEM_BEGIN)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == CliRunner().invoke(main, args).output

@@ -1,5 +1,6 @@
 """The `logdoctor` console script: `logdoctor --version` alone is answered before click is imported (the
-version is all it prints, as click's version option words it); everything else runs `logdoctor.app.cli`'s group.
+version is all it prints, as click's version option words it); everything else runs `logdoctor.app.cli`'s group,
+with logdoctor's regexes compiled on first use.
 
     logdoctor --version      # logdoctor, version 0.1.0
 """
@@ -18,6 +19,11 @@ def main() -> None:
         sys.stdout.write(VERSION_LINE + "\n")
         sys.stdout.flush()
         return
-    from logdoctor.app.cli import main as group
+    from logdoctor.regexes import lazy_regexes
 
-    group()  # the program name from sys.argv[0], as the console script calling the group did
+    # logdoctor's modules compile about 300 regexes as they are imported, and a short `diagnose` uses a few
+    # dozen: each is compiled when first used (regexes.LazyPattern; docs/benchmarks.md, *Start-up*).
+    with lazy_regexes(["logdoctor"]):
+        from logdoctor.app.cli import main as group
+
+        group()  # the program name from sys.argv[0], as the console script calling the group did

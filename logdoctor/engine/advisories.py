@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logdoctor.engine.conditions import ConditionError, Node, parse_condition
+from logdoctor.engine.loading import load_builtin_set, load_yaml_files, node_classes
 from logdoctor.engine.result import Finding, KnownIssue, severity_for
-from logdoctor.engine.rules import CAUSES, load_yaml_files, locate
-from logdoctor.engine.versions import InvalidSpecifier, SpecifierSet, Version, parse_version
+from logdoctor.engine.rules import CAUSES, locate
+from logdoctor.engine.versions import InvalidSpecifier, Specifier, SpecifierSet, Version, parse_version
 from logdoctor.errors import RuleError
 from logdoctor.facts import FACTS, Fact, Profile
 from logdoctor.records import Record, field
@@ -325,15 +326,23 @@ def load_advisories(directories: Iterable[Path] = (), *, builtin: bool = True) -
 
     Raises RuleError listing every problem as file:line:col (schema, ranges, facts, conditions, duplicate ids)."""
     errors: list[str] = []
-    loaded = load_yaml_files(
-        builtin_advisories_dir() if builtin else None,
-        directories,
-        "advisory",
-        advisory_files,
-        _load_file,
-        ADVISORY_YAML,
-        errors,
+    loaded = (
+        load_builtin_set(
+            "advisory",
+            builtin_advisories_dir(),
+            advisory_files,
+            _load_file,
+            ADVISORY_YAML,
+            LoadedAdvisory,
+            (LoadedAdvisory, Advisory, AdvisoryEffect, AdvisoryTest, SpecifierSet, Specifier, Version, *node_classes()),
+            errors,
+        )
+        if builtin
+        else []
     )
+    directories = list(directories)
+    if directories:
+        loaded += load_yaml_files(None, directories, "advisory", advisory_files, _load_file, ADVISORY_YAML, errors)
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from logdoctor import __version__
-from logdoctor.cache import VerifiedCache, code_key
+from logdoctor.cache import VerifiedCache, cache_dir, code_key
 from logdoctor.engine.aggregations import AGGREGATIONS
 from logdoctor.engine.conditiontree import (
     _ARITH,
@@ -142,8 +142,11 @@ def _cache_key() -> str:
 _caches: list[VerifiedCache] = []
 
 
-def parse_cache() -> VerifiedCache:
-    """The process's cache of parsed conditions (its file is read on first look-up)."""
+def parse_cache() -> VerifiedCache | None:
+    """The process's cache of parsed conditions (its file is read on first look-up); None when the start-up cache is
+    off (`LOGDOCTOR_NO_CACHE`), so nothing is encoded for it."""
+    if cache_dir() is None:
+        return None
     if not _caches:
         _caches.append(VerifiedCache("conditions", _cache_key()))
     return _caches[0]

@@ -173,16 +173,17 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
     _check_size(text)
     cache = parse_cache()
     key = f"{kind}\0{text}"
-    cached = cache.get(key)
     node: Node | None = None
-    if cached is not None:
+    cached = cache.get(key) if cache is not None else None
+    if cache is not None and cached is not None:
         try:
             node = decode(cached)
         except (ValueError, RecursionError):
             cache.discard([key])
     if node is None:
         node = _read(kind, text) or _pyparse(kind, text)
-        cache.put(key, encode(node))
+        if cache is not None:
+            cache.put(key, encode(node))
     _check(node, known)
     return node
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from logdoctor.engine.aggregations import aggregate
@@ -47,7 +46,40 @@ class ConditionError(ValueError):
 
 
 class Node:
+    """A node of the tree. Each subclass lists its fields as annotations, and gets what `@dataclass` would give it
+    (`__init__` by position or name, `__eq__`, `__repr__`) from here: a dataclass costs about 3 M instructions to
+    create, and these twelve were a twentieth of a short `diagnose`'s start-up (docs/benchmarks.md, *Start-up*)."""
+
     column: int = 1
+    _fields: tuple[str, ...] = ()
+    __hash__ = None  # type: ignore[assignment]  # compared by value and not frozen, as a dataclass's
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fields = tuple(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 - the class's own, in order
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes {len(fields)} fields, {len(args)} given")
+        values = dict(zip(fields, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in fields or name in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {name!r}")
+            values[name] = value
+        for name in fields[len(args) :]:
+            if name not in values and name not in type(self).__dict__:
+                raise TypeError(f"{type(self).__name__}: field {name!r} is required")
+        self.__dict__.update(values)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._fields)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__qualname__}({shown})"
 
     def eval(self, facts: FactSource) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -56,7 +88,6 @@ class Node:
         return set()
 
 
-@dataclass
 class Literal(Node):
     value: Any
 
@@ -64,7 +95,6 @@ class Literal(Node):
         return self.value
 
 
-@dataclass
 class FactRef(Node):
     name: str
     column: int = 1
@@ -77,7 +107,6 @@ class FactRef(Node):
         return {self.name}
 
 
-@dataclass
 class ListNode(Node):
     items: list[Node]
 
@@ -88,7 +117,6 @@ class ListNode(Node):
         return set().union(*(i.facts() for i in self.items)) if self.items else set()
 
 
-@dataclass
 class Aggregate(Node):
     func: str
     ref: FactRef
@@ -106,7 +134,6 @@ class Aggregate(Node):
         return {self.ref.name}
 
 
-@dataclass
 class Share(Node):
     ref: FactRef
     op: str
@@ -124,7 +151,6 @@ class Share(Node):
         return {self.ref.name} | self.threshold.facts()
 
 
-@dataclass
 class Exists(Node):
     ref: FactRef
 
@@ -153,7 +179,6 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-@dataclass
 class Arith(Node):
     op: str
     left: Node
@@ -176,7 +201,6 @@ class Arith(Node):
         return self.left.facts() | self.right.facts()
 
 
-@dataclass
 class Negate(Node):
     operand: Node
 
@@ -188,7 +212,6 @@ class Negate(Node):
         return self.operand.facts()
 
 
-@dataclass
 class Compare(Node):
     op: str
     left: Node
@@ -216,7 +239,6 @@ class Compare(Node):
         return self.left.facts() | self.right.facts()
 
 
-@dataclass
 class Truth(Node):
     """A bare operand used as a condition: a boolean fact (`cuda_graphs.enabled`) or an expression."""
 
@@ -232,7 +254,6 @@ class Truth(Node):
         return self.operand.facts()
 
 
-@dataclass
 class Not(Node):
     operand: Node
 
@@ -244,7 +265,6 @@ class Not(Node):
         return self.operand.facts()
 
 
-@dataclass
 class BoolOp(Node):
     op: str
     operands: list[Node]

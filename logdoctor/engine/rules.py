@@ -25,21 +25,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
 
-from logdoctor.engine.conditioncache import save_parse_cache
 from logdoctor.engine.conditions import ConditionError, Node, parse_condition, parse_expression, reads_baseline
+from logdoctor.engine.loading import load_builtin_set, load_yaml_files, node_classes
 from logdoctor.errors import RuleError
 from logdoctor.facts import BASELINE_PREFIX, FACTS
 from logdoctor.records import Record, field
 from logdoctor.registry import REGISTRY
 from logdoctor.userfile import MAX_RULE_FILE_BYTES, UserFileError, YamlDataCache, read_user_file
-
-_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     import yaml
@@ -75,7 +73,7 @@ CAUSES: tuple[str, ...] = (
 def rule_engines() -> tuple[str, ...]:
     """The engines a rule may name (`engines:`, `fix:`, a sample's `engine:`): every registered engine
     that writes logs (serving engines and NCCL), not the input kinds (benchmark results, host facts)."""
-    return tuple(spec.name for spec in REGISTRY.specs() if spec.kind != "input")
+    return tuple(name for name in REGISTRY.names() if REGISTRY.kind(name) != "input")
 
 
 def known_engine(name: str) -> str:
@@ -361,6 +359,10 @@ class LoadedRule:
     @property
     def is_diff(self) -> bool:
         return self.rule.mode == "diff"
+
+
+# What a snapshot of the built-in rules may hold (logdoctor/cache.py, `Snapshot`).
+SNAPSHOT_CLASSES = (LoadedRule, Rule, ScoreCurve, Sample, FixItem, Fix, *node_classes())
 
 
 def locate(node: yaml.Node | None, loc: Sequence[str | int], *, key: bool = False) -> tuple[int, int]:
@@ -669,50 +671,22 @@ def rule_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*.yaml") if p.is_file())
 
 
-def load_yaml_files(
-    builtin_dir: Path | None,
-    directories: Iterable[Path],
-    kind: str,
-    files_of: Callable[[Path], Iterable[Path]],
-    load_one: Callable[[Path, Path, bool, list[str]], _T | None],
-    yaml_cache: YamlDataCache,
-    errors: list[str],
-) -> list[_T]:
-    """Every file of the built-in directory (unless None) and of `directories`, loaded by `load_one(path, root,
-    builtin, errors)`; problems go to `errors` as file:line:col. A file whose cached YAML gave errors is parsed
-    again, so that its errors carry positions; the caches are saved once, for the next start (logdoctor/cache.py)."""
-    loaded: list[_T] = []
-    sources: list[tuple[Path, bool]] = [(builtin_dir, True)] if builtin_dir is not None else []
-    for directory in directories:
-        if not directory.is_dir():
-            errors.append(f"{directory}:1:1: not a directory of {kind} files")
-            continue
-        sources.append((directory, False))
-    for directory, is_builtin in sources:
-        for path in files_of(directory):
-            before = len(errors)
-            item = load_one(path, directory, is_builtin, errors)
-            if len(errors) > before and yaml_cache.forget(str(path)):  # cached: parse it, for the positions
-                del errors[before:]
-                item = load_one(path, directory, is_builtin, errors)
-            if item is not None:
-                loaded.append(item)
-            if len(errors) == before:
-                yaml_cache.keep(str(path))
-    save_parse_cache()
-    yaml_cache.save()
-    return loaded
-
-
 def load_rules(directories: Iterable[Path] = (), *, builtin: bool = True) -> list[LoadedRule]:
     """Load the built-in rules (unless disabled) and every `*.yaml` under the given directories.
 
     Raises RuleError listing every problem (file:line:col) when any file is invalid, disagrees with its
     path (`<cause>/<id>.yaml`), or ids collide (a pack's rule with a built-in one included)."""
     errors: list[str] = []
-    loaded = load_yaml_files(
-        builtin_rules_dir() if builtin else None, directories, "rule", rule_files, _load_file, RULE_YAML, errors
+    loaded = (
+        load_builtin_set(
+            "rule", builtin_rules_dir(), rule_files, _load_file, RULE_YAML, LoadedRule, SNAPSHOT_CLASSES, errors
+        )
+        if builtin
+        else []
     )
+    directories = list(directories)
+    if directories:
+        loaded += load_yaml_files(None, directories, "rule", rule_files, _load_file, RULE_YAML, errors)
     seen: dict[str, str] = {}
     for item in loaded:
         if item.id in seen:

@@ -149,9 +149,7 @@ class Detection:
             out.append(f"line {line}: {engine} version {version} printed")
         for engine, origin, line in self.named:
             out.append(f"line {line}: {engine} named by its {origin} (no version)")
-        labels = dict(_SHARED_HEADERS)
-        for spec in REGISTRY.specs():
-            labels.update(spec.headers)
+        labels = {**_SHARED_HEADERS, **REGISTRY.header_labels()}
         for header, count in sorted(self.header_counts.items(), key=lambda kv: -kv[1]):
             out.append(
                 f"{count} line(s) with {labels.get(header, header)}, first at line {self.first_line.get(header)}"
@@ -168,5 +166,5 @@ class Detection:
 
 
 def _is_engine(name: str) -> bool:
-    spec = REGISTRY.get(name)
-    return spec is not None and spec.kind != "input"
+    kind = REGISTRY.kind(name)
+    return kind is not None and kind != "input"

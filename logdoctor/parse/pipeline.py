@@ -28,7 +28,7 @@ from logdoctor.parse.warning_vocabulary import (
     read_warning,
 )
 from logdoctor.redact import Redactor
-from logdoctor.registry import REGISTRY, on_change
+from logdoctor.registry import REGISTRY, Registry, on_change
 from logdoctor.sources.local import Along
 
 UNPARSED_SAMPLE_SIZE = 20
@@ -73,13 +73,12 @@ WholeMatch = tuple[Callable[[str], "re.Match[str] | None"], BuildFn]
 def candidate_keywords(grammars: Iterable[Grammar] | None = None) -> list[str]:
     """Every literal keyword (of every registered line type by default, with the failure reader's and the warning
     levels a warning line is read by), deduplicated, longest first: the collector's `grep -F` patterns."""
-    extra: tuple[str, ...] = ()
-    levelless: tuple[str, ...] = ()
-    if grammars is None:
-        grammars = REGISTRY.grammars()
-        extra = FAILURE_KEYWORDS + WARNING_KEYWORDS
-        levelless = LEVELLESS_KEYWORDS
-    plain = {k for g in grammars for k in g.keywords} | set(extra)
+    if grammars is None:  # the registry's keywords, without importing the packages
+        plain = set(REGISTRY.keywords()) | set(FAILURE_KEYWORDS + WARNING_KEYWORDS)
+        levelless: tuple[str, ...] = LEVELLESS_KEYWORDS
+    else:
+        plain = {k for g in grammars for k in g.keywords}
+        levelless = ()
     # A levelless warning word is read only after an SGLang date (`may_be_warning`): the prefilter's grep keeps it
     # only on a line with one, not on every request whose prompt says "slow".
     along = {Along(k, LEVELLESS_COMPANION) for k in levelless if k not in plain}
@@ -129,30 +128,52 @@ class KeywordIndex:
     PLAIN_SCAN_BUDGET = 64 * 1024  # characters scanned with str.find (plus a line's worth for each scan)
     _SCAN_OVERHEAD = 64
 
-    def __init__(self, grammars: Iterable[Grammar]) -> None:
+    def __init__(self, grammars: Iterable[Grammar] | None = None, registry: Registry | None = None) -> None:
+        """Over `grammars`, or over the keywords of `registry`, whose packages are imported only when a text
+        holds one of their keywords (a short vLLM log imports no other engine's line types)."""
         own: dict[str, list[Grammar]] = {}
-        own_grammars = list(grammars)
+        own_grammars = list(grammars or ())
         for g in own_grammars:
             for k in g.keywords:
                 own.setdefault(k, []).append(g)
+        self._registry = registry
         self._own = own
-        self.keywords = sorted(own, key=lambda k: (-len(k), k))  # candidate_keywords' order: longest first
-        # The line types' fast paths for whole lines (Grammar.whole_line), in the grammars' order.
-        self.whole_lines: tuple[WholeMatch, ...] = tuple(
-            (g.whole_line.pattern.match, g.whole_line.build) for g in own_grammars if g.whole_line is not None
-        )
+        keywords = registry.keywords() if registry is not None else own
+        self.keywords = sorted(keywords, key=lambda k: (-len(k), k))  # candidate_keywords' order: longest first
+        # The line types' fast paths for whole lines (Grammar.whole_line): over the registry, those of the packages
+        # imported so far, added in place as a keyword imports one (a dense log's first line of a shape takes the
+        # general path, which imports the package; the rest take the fast path). They match disjoint shapes.
+        self.whole_lines: list[WholeMatch] = []
+        self._with_whole_line: set[int] = set()
+        self._add_whole_lines(own_grammars)
         self._expanded: dict[str, list[Grammar]] = {}
         self._regex: re.Pattern[str] | None = None
-        self._budget = self.PLAIN_SCAN_BUDGET if "" not in own else 0
+        self._budget = self.PLAIN_SCAN_BUDGET if "" not in keywords else 0
+
+    def _grammars_of(self, keyword: str) -> list[Grammar]:
+        if self._registry is None:
+            return self._own.get(keyword, [])
+        found = self._own.get(keyword)
+        if found is None:
+            found = self._own[keyword] = self._registry.keyword_grammars(keyword)
+            self._add_whole_lines(found)
+        return found
+
+    def _add_whole_lines(self, grammars: Iterable[Grammar]) -> None:
+        for g in grammars:
+            whole = g.whole_line
+            if whole is not None and id(g) not in self._with_whole_line:
+                self._with_whole_line.add(id(g))
+                self.whole_lines.append((whole.pattern.match, whole.build))
 
     def grammars_for(self, keyword: str) -> list[Grammar]:
         """The grammars of `keyword` and of every keyword it contains, in that order (built on first ask)."""
         expanded = self._expanded.get(keyword)
         if expanded is None:
-            expanded = list(self._own.get(keyword, ()))
+            expanded = list(self._grammars_of(keyword))
             for inner in self.keywords:
                 if inner != keyword and inner in keyword:
-                    expanded.extend(g for g in self._own[inner] if g not in expanded)
+                    expanded.extend(g for g in self._grammars_of(inner) if g not in expanded)
             self._expanded[keyword] = expanded
         return expanded
 
@@ -207,7 +228,7 @@ _default_index: list[KeywordIndex] = []  # the registry's, built on first use an
 
 def _registry_index() -> KeywordIndex:
     if not _default_index:
-        _default_index.append(KeywordIndex(REGISTRY.grammars()))
+        _default_index.append(KeywordIndex(registry=REGISTRY))
     return _default_index[0]
 
 
@@ -257,7 +278,7 @@ class EventStream:
         self.context = ParseContext(source=source, forced_engine=self.detection.forced)
         self._index = _registry_index() if grammars is None else KeywordIndex(grammars)
         # The line types' fast paths (`whole_lines=False`: every line through the general path, which they must equal)
-        self._whole_lines = self._index.whole_lines if whole_lines else ()
+        self._whole_lines: list[WholeMatch] = self._index.whole_lines if whole_lines else []
         # The registry's line types come with the warning vocabulary: a warning line none of them reads is still
         # read (logdoctor/parse/warning_vocabulary.py); a stream of chosen line types (tests) reads only those.
         self._read_warnings = grammars is None
@@ -553,7 +574,7 @@ class EventStream:
             yield from self._release(events)
         self._pending = (pending, pending_events)
 
-    def _whole_line(self, whole_lines: tuple[WholeMatch, ...], number: int, raw: str) -> list[EventBase] | None:
+    def _whole_line(self, whole_lines: list[WholeMatch], number: int, raw: str) -> list[EventBase] | None:
         """The events of a line one of the line types' fast paths matches whole (Grammar.whole_line), with the
         bookkeeping of the general path for a candidate that gave events; None where none matches."""
         for match, build in whole_lines:
@@ -613,7 +634,7 @@ class EventStream:
             yield from self._release(closing)
             context.block = None
         yield from self._release(self.failures.close())
-        for spec in REGISTRY.specs():
+        for spec in REGISTRY.loaded_specs():  # a package not imported parsed nothing to finish
             if spec.finish is None:
                 continue
             try:

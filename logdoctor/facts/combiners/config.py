@@ -59,8 +59,4 @@ class Config(Combiner):
 
 def config_facts() -> tuple[str, ...]:
     """Every fact a configuration dump may set, on any registered engine."""
-    names: dict[str, None] = {}
-    for spec in REGISTRY.specs():
-        names.update({SETTINGS[n].fact: None for n, s in spec.flags.items() if s.config_keys})
-        names.update(dict.fromkeys(spec.config_facts))
-    return tuple(names)
+    return REGISTRY.config_facts()
