@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from logdoctor.parse.pipeline import candidate_keywords  # noqa: E402
+from logdoctor.parse.keywords import candidate_keywords  # noqa: E402
 from logdoctor.sources.clickhouse import keyword_condition, quote_string  # noqa: E402
 from tests.sources.clickhouse_lab import ClickHouseLab, start_clickhouse, tsv  # noqa: E402
 

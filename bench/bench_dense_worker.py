@@ -40,9 +40,10 @@ def parse_as_worker(path: Path, digest: bool = False) -> tuple[int, float, str]:
     """(lines, CPU seconds, digest or "") of one worker's range parse of the whole file."""
     from logdoctor.eventlog import EventLog
     from logdoctor.facts.partial import RangeFacts
-    from logdoctor.parse.pipeline import EventStream, SourceStats, _registry_index
+    from logdoctor.parse.keywords import registry_index
+    from logdoctor.parse.pipeline import EventStream, SourceStats
 
-    _registry_index()  # a forked worker inherits the loaded registry
+    registry_index()  # a forked worker inherits the loaded registry
     lines = list(_lines(path))  # read before the clock starts: the worker's grep hands it lines
     warm = EventStream(path.name, iter(lines[:2000]), keep_text=True)  # the modules a parse imports, imported
     EventLog(RangeFacts().tap(warm))

@@ -20,7 +20,8 @@ import argparse
 import time
 from collections.abc import Callable
 
-from logdoctor.parse.pipeline import EventStream, candidate_keywords
+from logdoctor.parse.keywords import candidate_keywords
+from logdoctor.parse.pipeline import EventStream
 
 VLLM = "(APIServer pid=1) INFO 05-08 14:02:11 [x.py:1] "
 WARNING = "(APIServer pid=1) WARNING 05-08 14:02:11 [x.py:1] "

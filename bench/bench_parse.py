@@ -361,7 +361,7 @@ def parallel_grep_command(log: Path, size: int, parts: int, out: Path) -> list[s
 
 
 def logdoctor_keywords() -> list[str]:
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
 
     return candidate_keywords()
 

@@ -299,7 +299,7 @@ def expected_for(log: Path) -> Expected:
 
 def candidate_lines(log: Path) -> int:
     """Lines holding one of logdoctor's keywords: what the remote grep must send (counted here, locally)."""
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
     from logdoctor.sources.local import ere_alternation
 
     result = subprocess.run(

@@ -66,7 +66,7 @@ def test_the_table_describes_the_builtin_packages_as_they_are() -> None:
 
 def test_keywords_lead_to_the_same_line_types_as_the_imported_packages() -> None:
     """The lazy keyword index offers a line the line types the index over every imported package offers, in order."""
-    from logdoctor.parse.pipeline import KeywordIndex
+    from logdoctor.parse.keywords import KeywordIndex
 
     lazy = KeywordIndex(registry=REGISTRY)
     full = KeywordIndex(REGISTRY.grammars())

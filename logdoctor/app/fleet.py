@@ -148,7 +148,7 @@ def collect_for_diagnosis(
     `on_started` runs for each host before it is contacted (see `collect_hosts`). `progress`: the caller's
     status line, kept up after the collection (diagnose shows `parsing` on it); else one of its own."""
     from logdoctor.app.progress import HostProgress
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
     from logdoctor.report.events import say
     from logdoctor.sources.ssh import collect_hosts, parse_target, prepare_save_dir, save_collection
 
@@ -301,7 +301,7 @@ def _start_worker(load_rules: Callable[[], list[LoadedRule]]) -> None:
     except Exception as exc:  # handed to every task, which raises it
         _worker_rules = exc
     try:  # the grammars' keyword index, built before the first host arrives
-        from logdoctor.parse.pipeline import candidate_keywords
+        from logdoctor.parse.keywords import candidate_keywords
 
         candidate_keywords()
     except Exception:  # noqa: S110 - built again (and any error raised) by the first host's parse

@@ -243,7 +243,7 @@ def diagnose_stores(
     """Read and diagnose each table: one diagnosis a deployment. Every URL and option is checked before any
     server is asked; one table alone that cannot be read raises its error (one line, exit 3)."""
     from logdoctor.app.fleet import mark_partial
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
     from logdoctor.report.events import say
     from logdoctor.sanitize import one_line
     from logdoctor.sources.clickhouse import parse_clickhouse_url, read_clickhouse
@@ -448,7 +448,7 @@ def _store_side_source(
     found: list[tuple[str, LineSource]] = []
     names: list[str] = []
     if is_store_target(url):
-        from logdoctor.parse.pipeline import candidate_keywords
+        from logdoctor.parse.keywords import candidate_keywords
         from logdoctor.pipeline.run import LineSource as Source
         from logdoctor.sources.clickhouse import read_clickhouse
 

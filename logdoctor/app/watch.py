@@ -47,7 +47,8 @@ from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.errors import InputError, LogdoctorError, UsageError
 from logdoctor.eventlog import EventLog, LineTexts
-from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords, keyword_regex
+from logdoctor.parse.keywords import candidate_keywords, keyword_regex
+from logdoctor.parse.pipeline import EventStream, SourceStats
 from logdoctor.pipeline.run import LineSource, Parsed, diagnose_parsed, merge_parsed, parse_sources, split_runs
 from logdoctor.pipeline.tap import Run, run_starts
 from logdoctor.redact import Redactor

@@ -60,7 +60,7 @@ _OPEN_LIMIT = 64
 
 # What a line must hold to be worth reading here when no traceback is open: a traceback's start, an exception's type
 # (`...Error: `, `...Exception: `), a stop, a signal or a kill. Plain substring tests (cheaper than any regex), and
-# the literals a prefilter (`grep -F`, logdoctor.parse.pipeline.candidate_keywords) keeps besides the line types'
+# the literals a prefilter (`grep -F`, logdoctor.parse.keywords.candidate_keywords) keeps besides the line types'
 # keywords: without its frames, a traceback's first and last lines still give its failure.
 FAILURE_KEYWORDS = (
     "Traceback (most recent call last)",

@@ -33,7 +33,8 @@ from logdoctor.eventlog import EventLog, LineTexts
 from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
-from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.parse.keywords import candidate_keywords
+from logdoctor.parse.pipeline import EventStream, SourceStats
 from logdoctor.pipeline.pasted import MAX_PASTED_EVENTS, compare_runs, merge_findings
 from logdoctor.pipeline.tap import Clues, Run, Tap, banner_key, run_starts
 from logdoctor.registry import REGISTRY

@@ -23,7 +23,8 @@ from logdoctor.engine.evaluate import HEALTHY_BELOW
 from logdoctor.engine.result import Diagnosis
 from logdoctor.engine.rules import LoadedRule, load_rules, locate
 from logdoctor.errors import ExitStatus, UsageError
-from logdoctor.parse.pipeline import SourceStats, candidate_keywords
+from logdoctor.parse.keywords import candidate_keywords
+from logdoctor.parse.pipeline import SourceStats
 from logdoctor.pipeline.run import LineSource, diagnose_parsed, parse_sources
 from logdoctor.report.events import event_json
 from logdoctor.sources.local import LocalSource, open_local

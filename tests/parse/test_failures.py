@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from logdoctor.events import EngineFailure, EventBase
 from logdoctor.parse.failures import FAILURE_KEYWORDS, exception_kind
-from logdoctor.parse.pipeline import EventStream, candidate_keywords, parse_text
+from logdoctor.parse.keywords import candidate_keywords
+from logdoctor.parse.pipeline import EventStream, parse_text
 from logdoctor.testing import assert_fires, assert_not_fires, diagnose_text
 
 

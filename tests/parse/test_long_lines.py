@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from logdoctor.parse.pipeline import KEYWORD_HEAD, MAX_PARSED_CHARS, EventStream, candidate_keywords
+from logdoctor.parse.keywords import KEYWORD_HEAD, candidate_keywords
+from logdoctor.parse.pipeline import MAX_PARSED_CHARS, EventStream
 from logdoctor.parse.warning_vocabulary import CLASSIFIED_CHARS
 from logdoctor.redact import redact
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from logdoctor import redact
 from logdoctor.parse.grammar import Grammar
-from logdoctor.parse.pipeline import EventStream, KeywordIndex, candidate_keywords, keyword_regex
+from logdoctor.parse.keywords import KeywordIndex, candidate_keywords, keyword_regex
+from logdoctor.parse.pipeline import EventStream
 from logdoctor.registry import REGISTRY
 
 

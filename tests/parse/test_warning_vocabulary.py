@@ -135,7 +135,7 @@ def test_a_stream_of_chosen_line_types_reads_no_warnings() -> None:
 
 def test_the_candidate_test_and_the_grep_keywords_agree() -> None:
     """A large file is prefiltered by grep on these keywords; a small one by may_be_warning: the same lines."""
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
     from logdoctor.parse.warning_vocabulary import LEVELLESS_KEYWORDS, WARNING_KEYWORDS, may_be_warning
 
     for keyword in WARNING_KEYWORDS:

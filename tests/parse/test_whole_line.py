@@ -11,7 +11,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from logdoctor.parse.pipeline import EventStream, _registry_index
+from logdoctor.parse.keywords import registry_index
+from logdoctor.parse.pipeline import EventStream
 from logdoctor.redact import Redactor
 from logdoctor.registry import REGISTRY
 
@@ -209,4 +210,4 @@ def test_the_fast_paths_come_with_the_package_a_line_imports() -> None:
         "cuda graph: True, gen throughput (token/s): 770.44, #queue-req: 0, "
     )
     list(EventStream("log", iter([(1, line), (2, line)])))
-    assert any(match(line) is not None for match, _ in _registry_index().whole_lines)
+    assert any(match(line) is not None for match, _ in registry_index().whole_lines)

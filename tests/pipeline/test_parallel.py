@@ -14,7 +14,8 @@ import pytest
 
 from logdoctor.events import EventBase
 from logdoctor.parse.detect import Detection
-from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+from logdoctor.parse.keywords import candidate_keywords
+from logdoctor.parse.pipeline import EventStream, SourceStats
 from logdoctor.pipeline.run import Parsed, local_line_sources, parse_each
 from logdoctor.pipeline.tap import run_starts
 from logdoctor.sources.local import open_local

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from logdoctor.app.cli import main
 from logdoctor.errors import CollectionError, UsageError
-from logdoctor.parse.pipeline import candidate_keywords
+from logdoctor.parse.keywords import candidate_keywords
 from logdoctor.sources.clickhouse import (
     ClickHouseOptions,
     ClickHouseTarget,

@@ -123,7 +123,7 @@ STORY = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "story" / "v
 
 def _prefiltered(path: Path, parts: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[int, str]], Any]:
     import logdoctor.sources.local as local
-    from logdoctor.parse.pipeline import candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
 
     monkeypatch.setattr(local, "prefilter_parts", lambda size: parts)
     source = open_local(str(path))

@@ -38,7 +38,8 @@ def iter_sources(
     paths: tuple[str, ...], engine: str, limits: ReadLimits | None = None, progress: ReadProgress | None = None
 ) -> Iterator[tuple[EventStream, Callable[[], SourceStats]]]:
     """Open each path and give its event stream; missing paths fail before anything is read."""
-    from logdoctor.parse.pipeline import EventStream, SourceStats, candidate_keywords
+    from logdoctor.parse.keywords import candidate_keywords
+    from logdoctor.parse.pipeline import EventStream, SourceStats
     from logdoctor.sources.local import open_local
 
     sources = [open_local(p, limits) for p in paths]

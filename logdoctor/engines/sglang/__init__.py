@@ -2,7 +2,7 @@
 
 common.py        what the line types share: rule tables, event builders, `_grammar`
 command.py       the launch command pasted with the log
-stats.py         Prefill batch / Decode batch lines
+stats.py         Prefill batch / Decode batch lines (batch.py reads them)
 config.py        the server_args dump
 version.py       version (check_env, package pin, docker image), NCCL version
 memory.py        memory, weights, KV pool, mamba pool
