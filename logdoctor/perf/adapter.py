@@ -190,8 +190,9 @@ _MOE_ARCHITECTURE = re.compile(
 
 
 def moe_evidence(profile: FactSource) -> str | None:
-    """What says the model is a MoE: its architecture, the engine's MoE kernel lines (`model.moe`), or its
-    config.json's routed experts; None where nothing does."""
+    """What says the model is a MoE: its architecture, the engine's MoE kernel lines (`model.moe`), its
+    config.json's routed experts, or a name of one of the MoE-only families (`openai/gpt-oss-120b`, where a pasted
+    benchmark gives the name and no architecture line); None where nothing does."""
     arch = str(profile.value("model.architecture") or "")
     if _MOE_ARCHITECTURE.search(arch):
         return f"its architecture {arch}"
@@ -200,7 +201,13 @@ def moe_evidence(profile: FactSource) -> str | None:
     experts = profile.value("model.experts")
     if isinstance(experts, int | float) and not isinstance(experts, bool) and experts > 1:
         return f"{experts:g} routed experts in its config.json"
+    name = str(profile.value("model") or "").rstrip("/").rsplit("/", 1)[-1]
+    if _MOE_ARCHITECTURE.search(_NAME_SEPARATORS.sub("", name)):
+        return f"its name {name}"
     return None
+
+
+_NAME_SEPARATORS = re.compile(r"[-_.\s]")
 
 
 def _drafter_bytes(

@@ -28,6 +28,8 @@ LOGS = ROOT / "fixtures" / "logs"
 GPT_OSS = LOGS / "realworld" / "vllm-r006.log"
 # Laguna-S-2.1 (a MoE only by the engine's `MoE backend` lines) on a DGX Spark
 LAGUNA = LOGS / "realworld" / "vllm-r003.log"
+# gpt-oss-120b on 8x B200, a pasted cookbook benchmark: the MoE family only by its name
+GPT_OSS_BY_NAME = LOGS / "realworld9" / "sglang-ch12.log"
 # Qwen3-8B on one H100: 95 tok/s at 7 running, 4511 at 128, 8592 in an interval that ended with none running
 SWEEP = LOGS / "realworld6" / "vllm-r006.log"
 
@@ -65,11 +67,17 @@ def test_a_label_that_names_two_gpus_names_none(table: HardwareTable) -> None:
 
 
 @pytest.mark.parametrize(
-    ("log", "model", "by"),
-    [(GPT_OSS, "Huihui-gpt-oss-20b", "GptOssForCausalLM"), (LAGUNA, "Laguna-S-2.1", "MoE kernel")],
+    ("log", "model", "by", "gpu"),
+    [
+        (GPT_OSS, "Huihui-gpt-oss-20b", "GptOssForCausalLM", "GB10"),
+        (LAGUNA, "Laguna-S-2.1", "MoE kernel", "GB10"),
+        (GPT_OSS_BY_NAME, "openai/gpt-oss-120b", "its name gpt-oss-120b", "B200"),
+    ],
 )
-def test_moe_without_its_active_count_gets_no_bound(rules: list[LoadedRule], log: Path, model: str, by: str) -> None:
-    d = _diagnose(log, rules, "GB10")
+def test_moe_without_its_active_count_gets_no_bound(
+    rules: list[LoadedRule], log: Path, model: str, by: str, gpu: str
+) -> None:
+    d = _diagnose(log, rules, gpu)
     p = d.performance
     assert p is not None and not p.known and p.ratio is None and p.expected_per_request_tok_s is None
     first = p.unknown[0]
