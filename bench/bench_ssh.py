@@ -630,6 +630,23 @@ def as_host(value: Any, host: str) -> Any:
     return "HOST" if value == host else value
 
 
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The JSON path of the first place two reports differ, with both values (shortened); None when equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            found = first_difference(a.get(key), b.get(key), f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    return None if a == b else f"{path or '.'}: {json.dumps(a)[:120]} vs {json.dumps(b)[:120]}"
+
+
 def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: int) -> tuple[str, bool]:
     log: Path = args.fleet_log
     expected = expected_for(log)
@@ -704,7 +721,13 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         f"{sum(1 for r in reports if r.get('errors'))} with errors; every host {engine} / top cause {cause} / score {score}, "
         f"as the one-host run; {'the same' if len(events) == 1 else 'DIFFERENT'} event count on every host "
         f"({', '.join(str(e) for e in sorted(events, key=str))}); "
-        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name aside).",
+        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name aside)"
+        + (
+            "."
+            if all(identical)
+            else f"; h{identical.index(False) + 1} differs first at "
+            f"{first_difference(as_host(reports[identical.index(False)], f'h{identical.index(False) + 1}'), as_host(single, 'h1'))}."
+        ),
         f"- Check: every report has no errors, bytes_read {expected.size:,} = the file's size, "
         f"{expected.stats_lines:,} stats and {expected.spec_lines:,} spec-decode intervals = the `grep -c` counts: "
         + ("ok" if ok else "**FAILED**: " + "; ".join(p for m in measures for p in m.problems[:3])),
