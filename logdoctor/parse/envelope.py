@@ -256,9 +256,11 @@ def parse_envelope(source: str, number: int, raw: str) -> LogLine:
     return parse_cleaned(source, number, clean_physical(raw))
 
 
-# Markdown bold a user put around a value of a pasted line (`torch.compile takes **7.51 s** in total`): the value
-# is read without it. Only a span that starts with a digit, so `**kwargs` and bold words stay as they are.
-_MD_BOLD_VALUE_RE = re.compile(r"\*\*(\d[^*\n]*?)\*\*")
+# Markdown bold a user put around a value of a pasted line (`torch.compile takes **7.51 s** in total`) or around
+# an environment setting of a pasted command (`**NCCL_P2P_DISABLE=1** ./all_reduce_perf ...`): the value or the
+# setting is read without it. Only a span that starts with a digit or is one `NAME=VALUE` assignment of an
+# upper-case name, so `**kwargs` and bold words stay as they are.
+_MD_BOLD_VALUE_RE = re.compile(r"\*\*(\d[^*\n]*?|[A-Z][A-Z0-9_]*=[^*\s]*)\*\*")
 
 
 def parse_cleaned(source: str, number: int, cleaned: str) -> LogLine:

@@ -424,3 +424,17 @@ def test_a_launch_command_behind_a_prompt_is_kept_other_commands_are_skipped() -
     assert not parse_envelope("t", 1, "$ docker run --gpus all vllm/vllm-openai:latest --model m").skip
     assert parse_envelope("t", 1, 'root@box:~# grep "SpecDecoding metrics" vllm.log').skip
     assert parse_envelope("t", 1, "$ docker run --gpus all lmsysorg/sglang:latest bash").skip
+
+
+def test_markdown_bold_around_a_value_or_a_setting_is_dropped() -> None:
+    # the setting line is realworld9/nccl-c202's; the others are constructed
+    line = parse_envelope(
+        "t", 1, "**NCCL_P2P_DISABLE=1** NCCL_DEBUG=TRACE  ./all_reduce_perf -b 8 -e 2G -w 2 -n 10 -f 2 -g 2"
+    )
+    assert line.message == "NCCL_P2P_DISABLE=1 NCCL_DEBUG=TRACE  ./all_reduce_perf -b 8 -e 2G -w 2 -n 10 -f 2 -g 2"
+    assert (
+        parse_envelope("t", 1, "torch.compile takes **7.51 s** in total").message
+        == "torch.compile takes 7.51 s in total"
+    )
+    for kept in ("f(**kwargs) and **bold words**", "**lower_case=1** x", "**NCCL_P2P_DISABLE = 1** x"):
+        assert parse_envelope("t", 1, kept).message == kept

@@ -163,8 +163,11 @@ _TEST_COMMAND_RE = re.compile(
     r"(?:^|[\s/])(?P<test>all_reduce|all_gather|alltoall|broadcast|reduce_scatter|reduce|sendrecv|scatter|gather"
     r"|hypercube)_perf(?:_mpi)?(?=\s|$)(?P<args>.*)$"
 )
-# the 2.19 banner names the binary too, without running it
-_TEST_STARTING_RE = re.compile(r"^\s*#\s*Collective test starting:")
+# the banner and the footer (2.19 and later, src/util.cu) name the binary too, without running it; a paste may
+# lose their `#` as it may the parameter line's
+_TEST_STARTING_RE = re.compile(r"^\s*#?\s*Collective test (?:starting|concluded):")
+# the footer's last line: the run went through every size and printed its summary
+_TEST_CONCLUDED_RE = re.compile(r"^#?\s*Collective test concluded:")
 _SIZE_OPTION_RE = re.compile(
     r"(?:^|\s)(?:-(?P<short>[befi])\s*|--(?P<long>minbytes|maxbytes|stepfactor|stepbytes)[=\s]\s*)"
     r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>[KkMmGg])?(?=\s|$)"
@@ -179,11 +182,11 @@ _TEST_RANK_RE = re.compile(
     r"^#?\s*Rank\s+(?P<rank>\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<device>\d+)\s+"
     r"\[[^\]]*\]\s+(?P<gpu>\S.*?)\s*$"
 )
-_TEST_DONE_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
+_TEST_DONE_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
 # printed after the last size's row, just before the average: the run went through every size. The count is
 # of result cells (one size, out-of-place or in-place) whose check found a value outside the bounds that the
 # data type's rounding allows (src/util.cu writeResultFooter, common.cu CheckData): any is a wrong result.
-_TEST_CHECKED_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(?:(?P<wrong>\d+)\s+(?P<verdict>FAILED|OK))?")
+_TEST_CHECKED_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(?:(?P<wrong>\d+)\s+(?P<verdict>FAILED|OK))?")
 
 
 def is_test_command(text: str) -> bool:
@@ -233,6 +236,8 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         if m.group("verdict") == "FAILED" and int(m.group("wrong")) > 0:
             done.append(EngineFailure(**base, kind="wrong-results", message=text))
         return done
+    if _TEST_CONCLUDED_RE.match(text) is not None:
+        return [NcclInfo(**base, kind="test-done", message=text, values={})]
     m = _TEST_RANK_RE.match(text)
     if m is not None:
         values = {"rank": int(m.group("rank")), "host": m.group("host"), "device": int(m.group("device"))}
@@ -255,6 +260,7 @@ GRAMMARS: list[Grammar] = [
             "Avg bus bandwidth",
             "algbw",
             "Out of bounds values",
+            "Collective test concluded",
             "Reducing maxBytes",
             " Pid ",
             "_perf",
@@ -343,6 +349,23 @@ GRAMMARS: list[Grammar] = [
                 exact=True,
             ),
             case("not-a-command", "# Collective test starting: all_reduce_perf"),
+            case(
+                "test-concluded",
+                "# Collective test concluded: all_reduce_perf",
+                ("nccl_info", {"kind": "test-done", "values": {}}),
+                exact=True,
+            ),
+            case(  # the footer of a paste that lost the comment markers (dstack's Nebius guide)
+                "footer-unmarked",
+                "  Out of bounds values : 0 OK\n"
+                "  Avg bus bandwidth    : 125.499\n"
+                "\n"
+                "  Collective test concluded: all_reduce_perf",
+                ("nccl_info", {"kind": "test-done", "values": {}}),
+                ("nccl_info", {"kind": "test-done", "values": {"busbw_gbps": 125.499}}),
+                ("nccl_info", {"kind": "test-done", "values": {}}),
+                exact=True,
+            ),
             case(
                 "reduced",
                 "# Reducing maxBytes to 7635497642 due to memory limitation",
