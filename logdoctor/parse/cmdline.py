@@ -141,6 +141,9 @@ def options(words: list[str], aliases: Mapping[str, str], positional: str | None
         elif word.startswith("-") and len(word) > 1 and not _NUMBER_RE.match(word):
             name, eq, raw = word.partition("=")
             dest_or_none = aliases.get(name)
+            if dest_or_none is None and not eq and len(word) > 2 and word[:2] in aliases:
+                # argparse takes a one-letter option's value joined to it: `-O3` is `-O 3`
+                name, eq, raw, dest_or_none = word[:2], "=", word[2:], aliases[word[:2]]
             if eq:
                 if dest_or_none:
                     out[dest_or_none] = value(raw)

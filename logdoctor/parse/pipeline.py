@@ -16,6 +16,7 @@ from typing import Any
 
 from logdoctor.eventlog import LineTexts
 from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, StartupConfig
+from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FailureReader
@@ -122,6 +123,9 @@ class EventStream:
         # it is then the label a user wrote above that run (`Without --enforce-eager:`; logdoctor.pipeline.pasted).
         self._prose: tuple[int, str] | None = None
         self._heading: tuple[int, str] | None = None  # the last heading-shaped prose line (_HEADING_RE)
+        self._command: tuple[int, str] | None = (
+            None  # the last shell command no line type read (blocks.SHELL_COMMAND_RE)
+        )
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -159,7 +163,9 @@ class EventStream:
             return None
         if events and len(line.text) >= _HUGE_NUMBER_DIGITS and _HUGE_NUMBER.search(line.text) and _too_big(events):
             return None
-        if (self._prose is not None or self._heading is not None) and self.texts is not None:
+        if (
+            self._prose is not None or self._heading is not None or self._command is not None
+        ) and self.texts is not None:
             self._keep_label(line.number, events)
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
@@ -169,14 +175,15 @@ class EventStream:
         """The prose line right above a line that begins a run (a command, a configuration dump, a benchmark's
         results or the block that holds them) is kept with the evidence, before that line's own text."""
         assert self.texts is not None
-        prose, heading = self._prose, self._heading
-        self._prose = self._heading = None
+        prose, heading, command = self._prose, self._heading, self._command
+        self._prose = self._heading = self._command = None
         if self.context.block is None and not any(type(e) in _RUN_EVENTS for e in events or ()):
             return
         if prose is not None and number - prose[0] <= _LABEL_GAP:
             self.texts[prose[0]] = prose[1][:2000]
-        if heading is not None and number - heading[0] <= _HEADING_GAP:
-            self.texts[heading[0]] = heading[1][:2000]
+        for kept in (heading, command):
+            if kept is not None and number - kept[0] <= _HEADING_GAP:
+                self.texts[kept[0]] = kept[1][:2000]
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
@@ -364,6 +371,8 @@ class EventStream:
                     self._prose = (number, text)
                     if _HEADING_RE.match(text):
                         self._heading = (number, text)
+                    elif SHELL_COMMAND_RE.match(text):
+                        self._command = (number, text)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix

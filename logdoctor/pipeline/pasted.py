@@ -41,6 +41,7 @@ from logdoctor.engine.suppress import Suppressions
 from logdoctor.events import BenchmarkResult, EngineWarning, EventBase, SchedulerStats, StartupConfig
 from logdoctor.facts import build_profile, with_baseline
 from logdoctor.parse import cmdline
+from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.envelope import parse_envelope
 from logdoctor.parse.warning_vocabulary import subsystem_named
 from logdoctor.registry import REGISTRY
@@ -106,10 +107,8 @@ _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp
 # (a heading may sit above the command that ran the run, and its fences).
 _LABEL_GAP = 8
 # A command pasted above the results (`python3 benchmark/gsm8k/bench_sglang.py`) that no line type read: not a label,
-# the heading above it is.
-_SHELL_COMMAND_RE = re.compile(
-    r"^\s*(?:\$\s*)?(?:\w+=\S*\s+)*(?:python\d?(?:\.\d+)?|torchrun|bash|sh|vllm|sglang|docker)\s+\S"
-)
+# the heading above it is, unless another run's command of the same program tells the two apart (`_command_labels`).
+_SHELL_COMMAND_RE = SHELL_COMMAND_RE
 # Markdown around a label: `**With eager**`, `### TP=2`, `> baseline:`, `- run 2`, and its closing colon.
 _LABEL_MARKUP_RE = re.compile(r"^[\s>#*_`-]+|[\s*_`:]+$")
 _LETTER_RE = re.compile(r"[A-Za-z]")
@@ -251,13 +250,32 @@ def _labels(ordered: Sequence[EventBase], lookup: Lookup | None) -> dict[int, tu
     return labels
 
 
+def _commanded(ordered: Sequence[EventBase], lookup: Lookup | None) -> set[int]:
+    """The events with a shell command no line type read between them and the event before (within a label's reach):
+    each began another invocation of a program, so another run."""
+    found: set[int] = set()
+    if lookup is None:
+        return found
+    before = 0
+    for event in ordered:
+        for number in range(max(before + 1, event.line - _LABEL_GAP), event.line):
+            text = lookup(event.source, number)
+            if text is not None and _SHELL_COMMAND_RE.match(parse_envelope(event.source, number, text).message):
+                found.add(id(event))
+                break
+        before = max(before, event.end_line or event.line)
+    return found
+
+
 def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> list[PastedRun]:
     """The input's runs. Most pastes give each command before its output: a configuration event after a measurement
     begins the next run. Where the input's first measurement comes before its first configuration (results noted
     as comments above each command), each run ends at its configuration instead. With `lookup` (the evidence
-    lines), a labelled command or result after a measurement begins the next run too, and names it."""
+    lines), a labelled command or result after a measurement begins the next run too, and names it, as does a result
+    below a shell command that no line type read (a user's own script run again)."""
     ordered = sorted(events, key=lambda e: e.line)
     labels = _labels(ordered, lookup)
+    commanded = _commanded(ordered, lookup)
     first = next((e for e in ordered if _is_config(e) or _is_measurement(e)), None)
     results_first = first is not None and _is_measurement(first)
     runs: list[PastedRun] = []
@@ -266,7 +284,7 @@ def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> lis
     for event in ordered:
         config = _is_config(event)
         label = labels.get(id(event))
-        if measured and ((config and not results_first) or label is not None):
+        if measured and ((config and not results_first) or label is not None or id(event) in commanded):
             runs.append(current)
             current = PastedRun(len(runs) + 1)
             measured = False
@@ -284,6 +302,42 @@ def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> lis
     if current.events:
         runs.append(current)
     return runs
+
+
+def _command_above(run: PastedRun, lookup: Lookup) -> tuple[int, list[str]] | None:
+    """The shell command no line type read right above a run (within the heading's reach): its line and words."""
+    source = run.events[0].source
+    for number in range(run.first - 1, max(run.first - 1 - _LABEL_GAP, 0), -1):
+        text = lookup(source, number)
+        if text is None:
+            continue
+        message = parse_envelope(source, number, text).message
+        if _SHELL_COMMAND_RE.match(message):
+            return number, message.replace("$", " ", 1).split() if message.lstrip().startswith("$") else message.split()
+    return None
+
+
+def _command_labels(runs: Sequence[PastedRun], lookup: Lookup) -> None:
+    """Runs of one program (`python bench.py` and `python bench.py --with_speculation True`) whose commands no line
+    type read: the words only one run's command has name that run, as a label would (`--with_speculation True`),
+    where its own label does not already tell it from the others."""
+    commands = {run.index: found for run in runs if run.events and (found := _command_above(run, lookup)) is not None}
+    by_program: dict[tuple[str, ...], list[PastedRun]] = {}
+    for run in runs:
+        if run.index in commands:
+            by_program.setdefault(tuple(commands[run.index][1][:2]), []).append(run)
+    for group in by_program.values():
+        if len(group) < 2 or len({tuple(commands[run.index][1]) for run in group}) < 2:
+            continue
+        labels = [run.label for run in group]
+        for run in group:
+            line, words = commands[run.index]
+            others = [set(commands[other.index][1]) for other in group if other is not run]
+            own = [word for word in words[2:] if not all(word in other for other in others)]
+            if own and (run.label is None or labels.count(run.label) > 1):
+                run.label, run.label_line = " ".join(own), line
+            elif run.label is None:  # the plain command: named by it, to be measured against the others
+                run.label, run.label_line = " ".join(words), line
 
 
 def label_settings(label: str, engine: str) -> dict[str, Any]:
@@ -470,6 +524,7 @@ def compare_runs(
     """The regression findings of the input's controlled pair of runs, and a note that says which runs were
     compared; nothing where the input holds one run or no comparable pair."""
     every = split_runs(events, lookup)
+    _command_labels(every, lookup)
     engine = _serving_engine(engine, every)
     for run in every:
         if run.label is not None:
@@ -526,6 +581,9 @@ def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> lis
 # setting is the slow path when the heading names it (`CPU + DISK offload`), and causes whose setting is the fast path,
 # slow only when the heading says it is absent (`without MoE config`, `Before tuning:`, `no CUDA graphs`).
 _PRESENT_IS_SLOW = frozenset({"cpu-offload-or-swap", "no-gpu-backend", "tp-over-slow-link"})
+# Causes whose setting costs only against the same run without it: speculation that makes a run slower than one
+# without it is the net loss (CAUSES.md, spec-net-loss), but a single run with speculation says nothing of its cost.
+_PRESENT_IS_SLOW_AGAINST_ANOTHER = frozenset({"spec-net-loss"})
 _ABSENT_IS_SLOW = frozenset(
     {
         "cuda-graphs-disabled",
@@ -546,9 +604,19 @@ _TUNING_RE = re.compile(r"\b(?:un)?tun(?:ed|ing)\b", re.IGNORECASE)
 _HEADING_STRENGTH = 0.75
 
 
-def heading_cause(label: str) -> tuple[str, str] | None:
+def _names(label: str, cause: str) -> bool:
+    """Whether a run's label names `cause`'s setting as present in any clause."""
+    for clause in _CLAUSE_RE.split(label):
+        found = subsystem_named(clause)
+        if found is not None and found[0] == cause and _HEADING_ABSENT_RE.search(clause) is None:
+            return True
+    return False
+
+
+def heading_cause(label: str, measured_against: Sequence[str] = ()) -> tuple[str, str] | None:
     """The cause a run's heading names, and the words: a setting of the cause vocabulary that is the slow path as the
-    heading puts it, clause by clause."""
+    heading puts it, clause by clause. `measured_against`: the labels of the other runs measured beside it, of which
+    one must not name a setting that is slow only against its absence (speculation)."""
     for clause in _CLAUSE_RE.split(label):
         found = subsystem_named(clause)
         cause = found[0] if found is not None else None
@@ -558,6 +626,12 @@ def heading_cause(label: str) -> tuple[str, str] | None:
             continue
         absent = _HEADING_ABSENT_RE.search(clause) is not None
         if (cause in _PRESENT_IS_SLOW and not absent) or (cause in _ABSENT_IS_SLOW and absent):
+            return cause, clause.strip()
+        if (
+            cause in _PRESENT_IS_SLOW_AGAINST_ANOTHER
+            and not absent
+            and any(_names(other, cause) is False for other in measured_against)
+        ):
             return cause, clause.strip()
     return None
 
@@ -582,7 +656,8 @@ def heading_findings(
             return []
         slowest = min(measured, key=lambda run: run.speeds()[common[0]])
     assert slowest.label is not None and slowest.label_line is not None
-    named = heading_cause(slowest.label)
+    faster = [run.label for run in measured if run is not slowest and run.label is not None]
+    named = heading_cause(slowest.label, faster)
     if named is None:
         return []
     cause, words = named
@@ -604,5 +679,20 @@ def heading_findings(
         f'the heading above {slowest.name()} names "{words}" ({cause}): the run was measured that way; no run '
         "without it is in the input to measure the cost"
     )
+    if cause in _PRESENT_IS_SLOW_AGAINST_ANOTHER:
+        # measured: the best run without the setting against the best run with it, beyond benchmark noise
+        measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))
+        with_it = max((run for run in measured if _names(run.label or "", cause)), key=lambda r: r.speeds()[measure])
+        without = max(
+            (run for run in measured if not _names(run.label or "", cause)), key=lambda r: r.speeds()[measure]
+        )
+        ratio = without.speeds()[measure] / with_it.speeds()[measure]
+        if ratio < MIN_GAP:
+            return []
+        explanation = (
+            f'{with_it.name()} names "{words}" ({cause}) and ran {ratio:.2f}x slower than {without.name()}, which '
+            f"does not ({measure}: {with_it.speeds()[measure]:.4g} vs {without.speeds()[measure]:.4g}; the best run "
+            "of each)"
+        )
     title = f"The run's heading names a slow setting: {words}"
     return [f.model_copy(update={"explanation": explanation, "title": title}) for f in findings]

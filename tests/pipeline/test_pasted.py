@@ -277,3 +277,38 @@ def test_bench_one_batch_warm_up_and_measured_pass_are_not_two_deployments() -> 
     assert [(f.cause, f.rule) for f in diagnosis.findings] == [("torch-compile-or-warmup", "bench-warmup-pass")]
     assert diagnosis.findings[0].score < 50
     assert not any("runs in this input" in w for w in diagnosis.warnings)
+
+
+# constructed: one user script run twice, its own flag the only difference (LLM.generate's progress bars)
+_SCRIPT_RUNS = """```bash
+python bench_offline.py
+
+Processed prompts: 100%|█| 10/10 [00:33<00:00,  3.35s/it, est. speed input: 40.85 toks/s, output: 305.54 toks/s]
+```
+
+```bash
+python bench_offline.py --with_speculation True
+
+Processed prompts: 100%|█| 10/10 [00:28<00:00,  2.85s/it, est. speed input: 48.08 toks/s, output: 74.31 toks/s]
+```
+"""
+
+
+def test_the_words_only_one_scripts_command_has_name_its_run() -> None:
+    diagnosis = _diagnose(_SCRIPT_RUNS)
+    top = diagnosis.findings[0]
+    assert (top.cause, top.rule) == ("spec-net-loss", "spec-warned")
+    assert "4.11x slower" in top.explanation and "--with_speculation True" in top.explanation
+
+
+def test_speculation_named_by_the_faster_run_is_no_net_loss() -> None:
+    # constructed: the same two runs with their commands swapped, so the run with speculation is the faster
+    first, second = _SCRIPT_RUNS.split("\n\n```bash\n")
+    swapped = first.replace("bench_offline.py", "bench_offline.py --with_speculation True") + "\n\n```bash\n"
+    swapped += second.replace("bench_offline.py --with_speculation True", "bench_offline.py")
+    assert not [f for f in _diagnose(swapped).findings if f.cause == "spec-net-loss"]
+
+
+def test_a_single_run_with_speculation_says_nothing_of_its_cost() -> None:
+    one = _SCRIPT_RUNS.split("\n\n```bash\n")[1]
+    assert not [f for f in _diagnose("```bash\n" + one).findings if f.cause == "spec-net-loss"]

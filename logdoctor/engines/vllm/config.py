@@ -292,6 +292,15 @@ GRAMMARS: list[Grammar] = [
                 exact=True,
             ),
             case(
+                "one-letter-option-with-its-value-joined",
+                "$ vllm serve meta-llama/Meta-Llama-3-8B -O3",
+                (
+                    "startup_config",
+                    {"config": {"model": "meta-llama/Meta-Llama-3-8B", "compilation_config": 3}},
+                ),
+                exact=True,
+            ),
+            case(
                 "benchmark-throughput-script",
                 "python benchmark_throughput.py --model facebook/opt-125m -tp 2",
                 ("startup_config", {"config": {"model": "facebook/opt-125m", "tensor_parallel_size": 2}}),

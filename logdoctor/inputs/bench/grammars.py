@@ -459,12 +459,13 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 
 # vLLM's `LLM.generate` draws a tqdm bar; since 0.5 its postfix carries the run's average speeds:
 #   Processed prompts: 100%|██████| 1000/1000 [00:30<00:00, 33.1it/s, est. speed input: 3391.03 toks/s, output: ...]
+# A terminal narrower than the bar cuts its postfix (`output: 305.54 toks/`): a speed followed by a space is whole.
 # The bar is redrawn (carriage returns, or one line per redraw in a file): the finished bar is the run's result,
 # reported once; a bar the source ends before finishing gives its last redraw (a running average, still a sample).
 _PROGRESS_RE = re.compile(
     r"Processed prompts:\s+(?P<pct>\d+)%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<elapsed>[\d:]+)<[^,\]]*"
     r"(?:,\s*(?P<rate>[\d.]+)(?P<unit>it/s|s/it))?"
-    r"(?:,\s*est\. speed input:\s*(?P<inp>[\d.]+) toks/s, output:\s*(?P<out>[\d.]+) toks/s)?"
+    r"(?:,\s*est\. speed input:\s*(?P<inp>[\d.]+) toks/s, output:\s*(?P<out>[\d.]+)(?: toks/s| t?o?k?s?/?\s*$))?"
 )
 _PROGRESS = "bench.progress"  # the last redraw of the bar being drawn: (line, match)
 _PROGRESS_DONE = "bench.progress_done"  # finished bars already reported: (total, output speed)
@@ -718,6 +719,12 @@ GRAMMARS: list[Grammar] = [
                 "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]\n"
                 "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]",
                 ("benchmark_result", {"output_throughput": 84.7, "completed": 8}),
+                exact=True,
+            ),
+            case(
+                "postfix-cut-by-the-terminal-after-a-whole-speed",
+                "Processed prompts: 100%|█| 10/10 [00:33<00:00,  3.35s/it, est. speed input: 40.85 toks/s, output: 305.54 toks/",
+                ("benchmark_result", {"output_throughput": 305.54, "completed": 10}),
                 exact=True,
             ),
             case(
