@@ -277,3 +277,33 @@ def test_bench_one_batch_warm_up_and_measured_pass_are_not_two_deployments() -> 
     assert [(f.cause, f.rule) for f in diagnosis.findings] == [("torch-compile-or-warmup", "bench-warmup-pass")]
     assert diagnosis.findings[0].score < 50
     assert not any("runs in this input" in w for w in diagnosis.warnings)
+
+
+_REALWORLD9 = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld9"
+
+
+def _diagnose_case(case: str):  # type: ignore[no-untyped-def]
+    return _diagnose((_REALWORLD9 / f"{case}.log").read_text())
+
+
+def test_runs_whose_commands_are_fenced_flag_lists_are_compared() -> None:
+    # sglang-c204: three runs, each a fenced list of flags and a result block in an admonition, at 512 in flight
+    diagnosis = _diagnose_case("sglang-c204")
+    assert diagnosis.findings[0].rule == "diff-lower-concurrency"
+    assert any("max_running_requests 256 -> 64" in w for w in diagnosis.warnings)
+
+
+def test_a_default_the_engine_computes_leaves_the_next_controlled_pair_to_explain() -> None:
+    # sglang-c203: `auto` (no --mem-fraction-static) against 0.85 is the widest gap, but the default's value is not
+    # known; 0.8 against 0.85 differs in as few settings and is explained
+    diagnosis = _diagnose_case("sglang-c203")
+    assert diagnosis.findings[0].rule == "diff-lower-memory-fraction"
+    assert diagnosis.findings[0].cause == "kv-cache-pressure"
+    assert any("mem_fraction_static 0.85 -> 0.8" in w for w in diagnosis.warnings)
+
+
+def test_speculation_slower_in_aggregate_on_the_same_benchmark_is_a_net_loss() -> None:
+    # sglang-c202: with EAGLE each request decodes faster (TPOT 42 against 306 ms) but the run is 3x slower overall
+    diagnosis = _diagnose_case("sglang-c202")
+    assert diagnosis.findings[0].rule == "diff-spec-changed"
+    assert diagnosis.findings[0].cause == "spec-net-loss"
