@@ -119,7 +119,8 @@ class FlagBlockReader:
         self.lines = []
 
     def offer(self, number: int, text: str) -> list[tuple[int, str]] | None:
-        """The block's flag lines, once its closing fence arrives (`number`: the line's, to see lines in between)."""
+        """The block's flag lines, once its closing fence arrives (`number`: the line's, to see lines in between).
+        Every fence, and every line no line type took while `after_fence`, is to be offered."""
         if number != self.last + 1:
             self.interrupt()
         self.last = number

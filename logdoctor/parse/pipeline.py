@@ -374,9 +374,11 @@ class EventStream:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
-                flags = self._flags.offer(number, text)
-                if flags is not None:
-                    yield from self._release(self._flag_block(flags))
+                # a fenced list of flags (no keyword on its lines): only a fence, or a line after one, is offered
+                if self._flags.after_fence or "```" in text or "~~~" in text:
+                    flags = self._flags.offer(number, text)
+                    if flags is not None:
+                        yield from self._release(self._flag_block(flags))
                 if text and len(text) <= _LABEL_MAX_CHARS and not text.isspace() and not text.startswith("```"):
                     self._prose = (number, text)
                     if _HEADING_RE.match(text):
