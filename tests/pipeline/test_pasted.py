@@ -307,3 +307,26 @@ def test_speculation_slower_in_aggregate_on_the_same_benchmark_is_a_net_loss() -
     diagnosis = _diagnose_case("sglang-c202")
     assert diagnosis.findings[0].rule == "diff-spec-changed"
     assert diagnosis.findings[0].cause == "spec-net-loss"
+
+
+def _flag_run(flags: str, output: float) -> str:
+    # constructed, in the layout of fixtures/logs/realworld9/vllm-c206.log (a fenced flag list, then the result block)
+    lines = "".join(f"  {flag}\n" for flag in flags.split())
+    return (
+        f"- Backend Parameters:\n  ```bash\n{lines}  ```\n\n"
+        "    ============ Serving Benchmark Result ============\n"
+        "    Successful requests:                     1000\n"
+        "    Maximum request concurrency:             512\n"
+        f"    Output token throughput (tok/s):         {output}\n"
+        "    ==================================================\n\n"
+    )
+
+
+def test_a_client_above_the_cap_binds_it_only_beyond_vllm_data_parallel_ranks() -> None:
+    one_rank = _flag_run("--max-num-seqs=512", 5312.0) + _flag_run("--max-num-seqs=256", 4974.0)
+    assert _diagnose(one_rank).findings[0].rule == "diff-lower-concurrency"
+    # two engines of 256 each run the client's 512 at once: nothing says requests waited
+    two_ranks = _flag_run("--data-parallel-size=2 --max-num-seqs=512", 5312.0) + _flag_run(
+        "--data-parallel-size=2 --max-num-seqs=256", 4974.0
+    )
+    assert all(f.rule != "diff-lower-concurrency" for f in _diagnose(two_ranks).findings)
