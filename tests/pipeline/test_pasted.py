@@ -289,7 +289,7 @@ def _diagnose_case(case: str):  # type: ignore[no-untyped-def]
 def test_runs_whose_commands_are_fenced_flag_lists_are_compared() -> None:
     # sglang-c204: three runs, each a fenced list of flags and a result block in an admonition, at 512 in flight
     diagnosis = _diagnose_case("sglang-c204")
-    assert diagnosis.findings[0].rule == "diff-lower-concurrency"
+    assert diagnosis.findings[0].rule == "diff-cap-below-client"
     assert any("max_running_requests 256 -> 64" in w for w in diagnosis.warnings)
 
 
@@ -324,9 +324,9 @@ def _flag_run(flags: str, output: float) -> str:
 
 def test_a_client_above_the_cap_binds_it_only_beyond_vllm_data_parallel_ranks() -> None:
     one_rank = _flag_run("--max-num-seqs=512", 5312.0) + _flag_run("--max-num-seqs=256", 4974.0)
-    assert _diagnose(one_rank).findings[0].rule == "diff-lower-concurrency"
+    assert _diagnose(one_rank).findings[0].rule == "diff-cap-below-client"
     # two engines of 256 each run the client's 512 at once: nothing says requests waited
     two_ranks = _flag_run("--data-parallel-size=2 --max-num-seqs=512", 5312.0) + _flag_run(
         "--data-parallel-size=2 --max-num-seqs=256", 4974.0
     )
-    assert all(f.rule != "diff-lower-concurrency" for f in _diagnose(two_ranks).findings)
+    assert all(f.rule != "diff-cap-below-client" for f in _diagnose(two_ranks).findings)
