@@ -324,6 +324,11 @@ FACTS: dict[str, FactSpec] = {
     "bench.per_request": FactSpec("series", "per-request decode tok/s from pasted benchmark results"),
     "bench.output_throughput": FactSpec("series", "aggregate output tok/s from pasted benchmark results"),
     "bench.concurrency": FactSpec("series", "concurrency of each pasted benchmark row"),
+    "bench.failed_share": FactSpec(
+        "number",
+        "the largest share of a pasted benchmark's requests that failed, where the client printed both its successful "
+        "and its failed requests (`vllm bench serve`'s `Failed requests:`, a table's Ok / Fail columns)",
+    ),
     "bench.warmup_slowdown": FactSpec(
         "number",
         "a benchmark's warm-up pass against its measured pass: the warm-up's first decode step over the measured "

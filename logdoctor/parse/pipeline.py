@@ -20,6 +20,7 @@ from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
 from logdoctor.parse.failures import FailureReader
+from logdoctor.parse.flagblock import FlagBlockReader, block_events
 from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.keywords import KEYWORD_HEAD, KeywordIndex, WholeMatch, registry_index
 from logdoctor.parse.warning_vocabulary import (
@@ -123,9 +124,8 @@ class EventStream:
         # it is then the label a user wrote above that run (`Without --enforce-eager:`; logdoctor.pipeline.pasted).
         self._prose: tuple[int, str] | None = None
         self._heading: tuple[int, str] | None = None  # the last heading-shaped prose line (_HEADING_RE)
-        self._command: tuple[int, str] | None = (
-            None  # the last shell command no line type read (blocks.SHELL_COMMAND_RE)
-        )
+        self._command: tuple[int, str] | None = None  # the last shell command no line type read (SHELL_COMMAND_RE)
+        self._flags = FlagBlockReader()  # a fenced list of engine flags (logdoctor/parse/flagblock.py)
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -184,6 +184,18 @@ class EventStream:
         for kept in (heading, command):
             if kept is not None and number - kept[0] <= _HEADING_GAP:
                 self.texts[kept[0]] = kept[1][:2000]
+
+    def _flag_block(self, lines: list[tuple[int, str]]) -> list[EventBase]:
+        """The configuration event of a fenced list of flags, with its lines (and the label above it) as evidence."""
+        events = block_events(self.source, lines, self.context.forced_engine)
+        if not events:
+            return events
+        self.stats.candidates += len(lines)
+        if self.texts is not None:
+            self._keep_label(lines[0][0], events)
+            for number, text in lines:
+                self.texts[number] = text[:2000]
+        return events
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
@@ -367,6 +379,11 @@ class EventStream:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
+                # a fenced list of flags (no keyword on its lines): only a fence, or a line after one, is offered
+                if self._flags.after_fence or "```" in text or "~~~" in text:
+                    flags = self._flags.offer(number, text)
+                    if flags is not None:
+                        yield from self._release(self._flag_block(flags))
                 if text and len(text) <= _LABEL_MAX_CHARS and not text.isspace() and not text.startswith("```"):
                     self._prose = (number, text)
                     if _HEADING_RE.match(text):

@@ -16,8 +16,9 @@ measurements are the benchmark results (`vllm bench`, SGLang's offline benchmark
 serving benchmark blocks) and the engine's periodic stats lines. Two runs are compared when they measured the same
 thing with the same tool, ran the same model and workload (the benchmark's own arguments: batch size, lengths,
 prompts, rate), and differ in at least one setting. Of the pairs, the one that differs in the fewest settings is
-the controlled comparison; its faster run is the baseline and its slower run the candidate, and the regression
-rules (`mode: diff`, docs/diff.md) run on them. A flag that one command gives and the other does not has the
+the controlled comparison (the widest gap first); its faster run is the baseline and its slower run the candidate,
+and the regression rules (`mode: diff`, docs/diff.md) run on them; where they explain none of its differences (a
+default the engine computes, whose value is not known), the next pair as controlled is tried. A flag that one command gives and the other does not has the
 engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
 checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
 Where no pair is compared, the heading of the slowest run that names a slow setting of the cause vocabulary
@@ -53,6 +54,9 @@ MAX_PASTED_EVENTS = 5000
 
 # The runs of one input compared pairwise, at most (a paste of a whole sweep is read up to here).
 MAX_RUNS = 32
+
+# The controlled pairs evaluated at most, widest gap first, until the regression rules explain one.
+MAX_PAIRS_TRIED = 8
 
 # A gap below this is run-to-run noise of a benchmark, not a setting's effect (the same 5% the diff table's
 # measurement rows treat as equal: vocabulary.py, `tolerance=0.05`).
@@ -475,7 +479,13 @@ def _show(value: Any) -> str:
 
 def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
     """The pair of comparable runs that differ in the fewest settings (then by the widest gap)."""
-    best: Comparison | None = None
+    pairs = controlled_pairs(runs)
+    return pairs[0] if pairs else None
+
+
+def controlled_pairs(runs: Sequence[PastedRun]) -> list[Comparison]:
+    """The pairs of comparable runs that differ in the fewest settings, the widest gap first."""
+    found: list[Comparison] = []
     runs = runs[:MAX_RUNS]
     keys = [(run.model(), run.workload()) for run in runs]
     speeds = [run.speeds() for run in runs]
@@ -495,10 +505,9 @@ def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
             fast, slow = (a, b) if sa[measure] >= sb[measure] else (b, a)
             fast_speed, slow_speed = max(sa[measure], sb[measure]), min(sa[measure], sb[measure])
             oriented = {k: (v[0], v[1]) if fast is a else (v[1], v[0]) for k, v in differs.items()}
-            pair = Comparison(fast, slow, measure, fast_speed, slow_speed, oriented)
-            if best is None or (len(pair.differs), -pair.ratio) < (len(best.differs), -best.ratio):
-                best = pair
-    return best
+            found.append(Comparison(fast, slow, measure, fast_speed, slow_speed, oriented))
+    found.sort(key=lambda pair: (len(pair.differs), -pair.ratio))
+    return [pair for pair in found if len(pair.differs) == len(found[0].differs)]
 
 
 def _serving_engine(engine: str, runs: Sequence[PastedRun]) -> str:
@@ -530,21 +539,28 @@ def compare_runs(
         if run.label is not None:
             run.label_config = label_settings(run.label, engine)
     runs = [run for run in every if run.speeds() and (run.configs() or run.label_config)]
-    pair = best_pair(runs) if len(runs) >= 2 else None
-    if pair is None or not math.isfinite(pair.ratio):
+    pairs = [pair for pair in controlled_pairs(runs) if math.isfinite(pair.ratio)] if len(runs) >= 2 else []
+    if not pairs:
         named = heading_findings(every, engine, rules, lookup, suppressions, today)
         return named, [] if named else _unexplained_gap(every)
-    note = pair.note(len(runs))
-    if pair.ratio < MIN_GAP:
+    if pairs[0].ratio < MIN_GAP:
+        note = pairs[0].note(len(runs))
         return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
-    base = build_profile(_with_defaults(pair.baseline, pair.candidate, engine), engine=engine, version=version)
-    cand = build_profile(_with_defaults(pair.candidate, pair.baseline, engine), engine=engine, version=version)
     diff_rules = [item for item in rules if item.is_diff]
-    findings, _, _ = evaluate(diff_rules, with_baseline(cand, base), lookup, suppressions, today, diff=True)
+    # The widest gap first; where no regression rule explains its difference (a setting left at a default the
+    # engine computes, so its value is not known), the next pair as controlled that does.
+    for pair in [p for p in pairs if p.ratio >= MIN_GAP][:MAX_PAIRS_TRIED]:
+        base = build_profile(_with_defaults(pair.baseline, pair.candidate, engine), engine=engine, version=version)
+        cand = build_profile(_with_defaults(pair.candidate, pair.baseline, engine), engine=engine, version=version)
+        findings, _, _ = evaluate(diff_rules, with_baseline(cand, base), lookup, suppressions, today, diff=True)
+        if findings:
+            break
+    else:
+        pair, findings = pairs[0], []
     measured = (
         f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
-    return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [note]
+    return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [pair.note(len(runs))]
 
 
 def _unexplained_gap(runs: Sequence[PastedRun]) -> list[str]:

@@ -1,6 +1,7 @@
 """Benchmark results pasted beside the log: per-request and aggregate decode speed, by concurrency.
 
 `vllm bench serve` block with `Mean TPOT (ms): 52.1`  -> bench.per_request = [19.2]
+`Successful requests: 514`, `Failed requests: 486`  -> bench.failed_share = 0.486
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ from logdoctor.facts.combiner import Combiner
 
 class Benchmarks(Combiner):
     reads = (BenchmarkResult,)
-    produces = ("bench.per_request", "bench.output_throughput", "bench.concurrency", "bench.warmup_slowdown")
+    produces = (
+        "bench.per_request",
+        "bench.output_throughput",
+        "bench.concurrency",
+        "bench.warmup_slowdown",
+        "bench.failed_share",
+    )
 
     def add(self, ev: EventBase) -> None:
         if not isinstance(ev, BenchmarkResult):
@@ -25,6 +32,12 @@ class Benchmarks(Combiner):
             b.append("bench.output_throughput", ev.output_throughput, ev, "pasted benchmark")
         if ev.concurrency is not None:
             b.append("bench.concurrency", ev.concurrency, ev, "pasted benchmark")
+        # Only where the client printed both counts: requests a run was meant to send are not what it printed.
+        if ev.failed is not None and ev.completed is not None and ev.failed + ev.completed > 0:
+            share = ev.failed / (ev.failed + ev.completed)
+            kept = b.value("bench.failed_share")
+            if kept is None or share > kept:
+                b.set("bench.failed_share", share, ev, "pasted benchmark: failed / (successful + failed) requests")
         warmup, step = ev.values.get("warmup_first_decode_latency_s"), ev.values.get("median_decode_latency_s")
         if isinstance(warmup, int | float) and isinstance(step, int | float) and step > 0:
             b.set("bench.warmup_slowdown", warmup / step, ev, "warm-up's first decode step / measured median step")
