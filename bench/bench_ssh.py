@@ -630,6 +630,20 @@ def as_host(value: Any, host: str) -> Any:
     return "HOST" if value == host else value
 
 
+def without_live_sizes(report: Any) -> Any:
+    """A report with the sizes of the sources read from `nvidia-smi` set aside: on a machine with a GPU, their text
+    (temperatures, power, clocks, utilisation) is read at each host's own moment, so its length varies by a few bytes
+    from run to run even when every host is the same machine."""
+    if not isinstance(report, dict):
+        return report
+    sources = []
+    for source in report.get("sources", []):
+        if isinstance(source, dict) and "nvidia-smi" in str(source.get("name", "")):
+            source = {k: v for k, v in source.items() if k not in ("bytes_read", "lines", "bytes_transferred")}
+        sources.append(source)
+    return {**report, "sources": sources}
+
+
 def first_difference(a: Any, b: Any, path: str = "") -> str | None:
     """The JSON path of the first place two reports differ, with both values (shortened); None when equal."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -693,7 +707,10 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
 
     same = all(table_row(r) == table_row(single) for r in reports)
     # Host by host, the whole report is the one-host run's, once the host's name is set aside.
-    identical = [as_host(r, f"h{i}") == as_host(single, "h1") for i, r in enumerate(reports, start=1)]
+    identical = [
+        as_host(without_live_sizes(r), f"h{i}") == as_host(without_live_sizes(single), "h1")
+        for i, r in enumerate(reports, start=1)
+    ]
     events = {(log_source(r, log) or {}).get("events") for r in reports}
     ok = ok and same and len(events) == 1 and all(identical)
     engine, cause, score, _ = table_row(single)
@@ -721,12 +738,13 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         f"{sum(1 for r in reports if r.get('errors'))} with errors; every host {engine} / top cause {cause} / score {score}, "
         f"as the one-host run; {'the same' if len(events) == 1 else 'DIFFERENT'} event count on every host "
         f"({', '.join(str(e) for e in sorted(events, key=str))}); "
-        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name aside)"
+        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name and the sizes "
+        "of the live nvidia-smi readings aside)"
         + (
             "."
             if all(identical)
             else f"; h{identical.index(False) + 1} differs first at "
-            f"{first_difference(as_host(reports[identical.index(False)], f'h{identical.index(False) + 1}'), as_host(single, 'h1'))}."
+            f"{first_difference(as_host(without_live_sizes(reports[identical.index(False)]), f'h{identical.index(False) + 1}'), as_host(without_live_sizes(single), 'h1'))}."
         ),
         f"- Check: every report has no errors, bytes_read {expected.size:,} = the file's size, "
         f"{expected.stats_lines:,} stats and {expected.spec_lines:,} spec-decode intervals = the `grep -c` counts: "
