@@ -287,6 +287,8 @@ class EventStream:
         except a line that was a candidate only for the warning words and is no warning (a traceback line, a
         prompt that says "slow"): it holds no keyword of a line type, as before the vocabulary read warnings."""
         events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
+        if events is None:
+            self._maybe_label(line)
         if events is None and self._read_warnings and self._index.search(line.text) is None:
             return []
         if events is None:
@@ -294,6 +296,17 @@ class EventStream:
         if events and self.texts is not None:
             self.texts[line.number] = line.text[:2000]
         return events or []
+
+    def _maybe_label(self, line: LogLine) -> None:
+        """A line of prose no line type read is a run's label as a line with no keyword is (`When using
+        FlashAttnBackend:` holds an attention line type's keyword and still only names the run below it)."""
+        text = line.text
+        if line.header is not None or line.process is not None or not 0 < len(text) <= _LABEL_MAX_CHARS:
+            return
+        if not text.isspace() and not text.lstrip().startswith("```"):
+            self._prose = (line.number, text)
+            if _HEADING_RE.match(text):
+                self._heading = (line.number, text)
 
     def _engine_of(self, line: LogLine) -> str:
         engine = self.detection.forced or line.engine_hint

@@ -128,6 +128,23 @@ _FORMAT_RE = re.compile(
     re.IGNORECASE,
 )
 _UNQUANTIZED = frozenset({"fp16", "bf16", "float16", "bfloat16", "fp32"})
+# An attention backend named by its registry name, its environment variable or its class (`VLLM_ATTENTION_BACKEND=
+# TRITON_ATTN_VLLM_V1`, `FLASHINFER`, `FlashAttnBackend`); vLLM drops the `_VLLM_V1` suffix itself.
+_BACKEND_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<name>flash_?attn|flash_?attention|flashinfer|triton_?attn|xformers|torch_?sdpa|"
+    r"flex_?attention|rocm_?attn)(?:_vllm_v1)?(?:_?backend)?(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_BACKEND_NAMES = {
+    "flashattn": "FLASH_ATTN",
+    "flashattention": "FLASH_ATTN",
+    "flashinfer": "FLASHINFER",
+    "tritonattn": "TRITON_ATTN",
+    "xformers": "XFORMERS",
+    "torchsdpa": "TORCH_SDPA",
+    "flexattention": "FLEX_ATTENTION",
+    "rocmattn": "ROCM_ATTN",
+}
 _EAGER_RE = re.compile(r"\beager\b", re.IGNORECASE)
 # Clauses of a label: `piecewise cuda graph is enabled but decode cuda graph is disabled` says two things.
 _CLAUSE_RE = re.compile(r"[,;]|\b(?:but|and|while|whereas|versus|vs)\b", re.IGNORECASE)
@@ -195,6 +212,9 @@ class PastedRun:
                     by_tool.setdefault(f"{event.tool} output tok/s{at}", []).append(event.output_throughput)
                 elif event.mean_e2e_ms:
                     by_tool.setdefault(f"{event.tool} 1/latency{at}", []).append(1000.0 / event.mean_e2e_ms)
+                requests = _request_rate(event)
+                if requests:  # after the token rates: a block cut after its duration still has this one
+                    by_tool.setdefault(f"{event.tool} req/s{at}", []).append(requests)
             elif isinstance(event, SchedulerStats) and event.generation_throughput:
                 stats.append(event.generation_throughput)
         # The best of a tool's results: a warm-up pass measures the same setting, only colder.
@@ -202,6 +222,15 @@ class PastedRun:
         if len(stats) >= 2:
             speeds["generation tok/s (stats lines)"] = statistics.median(stats)
         return speeds
+
+
+def _request_rate(event: BenchmarkResult) -> float | None:
+    """Completed requests a second, by the clients' definition (completed / the benchmark's duration, as vLLM's and
+    SGLang's serving benchmarks compute it), so a block cut before that row still has it; else the printed figure."""
+    duration = event.values.get("benchmark_duration_s")
+    if event.completed and isinstance(duration, int | float) and duration > 0:
+        return event.completed / float(duration)  # unrounded: the printed figure has two decimals
+    return event.request_throughput or None
 
 
 def _is_config(event: EventBase) -> bool:
@@ -347,7 +376,8 @@ def _command_labels(runs: Sequence[PastedRun], lookup: Lookup) -> None:
 def label_settings(label: str, engine: str) -> dict[str, Any]:
     """The settings a run's label names, keyed as the engine's configuration dump keys them: a flag of the engine's
     vocabulary (`--enforce-eager`, `--tensor-parallel-size 2`; off after `without` / `no`), a short parallelism
-    setting (`TP=2`), one weight format (`FP8`; `FP16` / `BF16` unquantized), eager mode or CUDA graphs."""
+    setting (`TP=2`), one weight format (`FP8`; `FP16` / `BF16` unquantized), one attention backend
+    (`VLLM_ATTENTION_BACKEND=TRITON_ATTN`, `FlashAttnBackend`), eager mode or CUDA graphs."""
     spec = REGISTRY.get(engine)
     if spec is None:
         return {}
@@ -383,6 +413,10 @@ def label_settings(label: str, engine: str) -> dict[str, Any]:
     if len(formats) == 1 and quant is not None and quant.config_keys:
         (fmt,) = formats
         out.setdefault(quant.config_keys[0], "none" if fmt in _UNQUANTIZED else fmt)
+    backends = {_BACKEND_NAMES[m.group("name").lower().replace("_", "")] for m in _BACKEND_RE.finditer(label)}
+    attention = spec.flags.get("attention_backend")
+    if len(backends) == 1 and attention is not None and not _NEGATION_RE.search(label):
+        out.setdefault(attention.config_keys[0] if attention.config_keys else "attention_backend", backends.pop())
     # eager mode and CUDA graphs: the engine's switch for them (vLLM --enforce-eager, SGLang --disable-cuda-graph)
     graphs = spec.flags.get("cuda_graphs")
     eager_keys = [switches[t] for t in ((graphs.flag or "") if graphs else "").split() if t in switches]

@@ -34,7 +34,7 @@ def test_each_command_and_its_result_is_a_run() -> None:
     runs = split_runs(parse_sources([_source(_RUN_A + _RUN_B_FP8)]).events)
     assert [(r.first, r.last) for r in runs] == [(1, 2), (3, 4)]
     assert runs[1].command()["quantization"] == "fp8"
-    assert runs[0].speeds() == {"vllm-bench-throughput output tok/s": 5023.01}
+    assert runs[0].speeds() == {"vllm-bench-throughput output tok/s": 5023.01, "vllm-bench-throughput req/s": 9.81}
 
 
 def test_the_slower_run_is_the_candidate_whatever_the_order() -> None:
@@ -201,6 +201,12 @@ def test_label_settings_read_flags_short_settings_formats_and_graphs() -> None:
     assert label_settings("eager mode", "vllm") == {"enforce_eager": True}
     assert label_settings("with speculative decoding", "vllm") == {}
     assert label_settings("baseline", "unknown-engine") == {}
+    assert label_settings('When "VLLM_ATTENTION_BACKEND=TRITON_ATTN_VLLM_V1" is set', "vllm") == {
+        "attention_backend": "TRITON_ATTN"
+    }
+    assert label_settings("When using FlashAttnBackend:", "vllm") == {"attention_backend": "FLASH_ATTN"}
+    assert label_settings("FLASHINFER vs FLASH_ATTN", "vllm") == {}  # two backends: which one ran is not said
+    assert label_settings("without FlashInfer", "vllm") == {}
 
 
 _REALWORLD8 = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld8"
@@ -365,3 +371,20 @@ def test_a_client_above_the_cap_binds_it_only_beyond_vllm_data_parallel_ranks() 
         "--data-parallel-size=2 --max-num-seqs=256", 4974.0
     )
     assert all(f.rule != "diff-cap-below-client" for f in _diagnose(two_ranks).findings)
+
+
+def test_prose_with_a_keyword_still_labels_the_run_below_it() -> None:
+    # a serving benchmark block per backend, the second cut after its duration (realworld9 vllm-c002, a thread's
+    # paste): the label above the second block holds an attention line type's keyword and names the run
+    path = _REALWORLD8.parent / "realworld9" / "vllm-c002.log"
+    text = path.read_text(encoding="utf-8")
+    runs = split_runs(parse_sources([_source(text)]).events, parse_sources([_source(text)]).lookup)
+    assert [run.label for run in runs] == [
+        'When "VLLM_ATTENTION_BACKEND=TRITON_ATTN_VLLM_V1" is set, vLLM runs very slowly',
+        "When using FlashAttnBackend",
+    ]
+    # the cut block's request rate by the client's definition, completed / duration
+    assert runs[1].speeds() == {"vllm-bench-serve req/s": 100 / 36.24}
+    top = _diagnose(text).findings[0]
+    assert (top.cause, top.rule) == ("attention-backend-fallback", "diff-slower-attention")
+    assert "14.06x slower" in top.explanation
