@@ -18,7 +18,7 @@ from logdoctor.eventlog import LineTexts
 from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, StartupConfig
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
-from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope
+from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope, strip_outer
 from logdoctor.parse.failures import FailureReader
 from logdoctor.parse.flagblock import FlagBlockReader, block_events
 from logdoctor.parse.grammar import Grammar, ParseContext
@@ -392,17 +392,20 @@ class EventStream:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
             if not self._is_candidate(text):
+                # a fenced list of flags and a run's label, read inside the paste's wrapper (a GitHub quote's `> `,
+                # docker's timestamps), as the line types read the lines around them
+                bare = strip_outer(text)
                 # a fenced list of flags (no keyword on its lines): only a fence, or a line after one, is offered
-                if self._flags.after_fence or "```" in text or "~~~" in text:
-                    flags = self._flags.offer(number, text)
+                if self._flags.after_fence or "```" in bare or "~~~" in bare:
+                    flags = self._flags.offer(number, bare)
                     if flags is not None:
                         yield from self._release(self._flag_block(flags))
-                if text and len(text) <= _LABEL_MAX_CHARS and not text.isspace() and not text.startswith("```"):
-                    self._prose = (number, text)
-                    if _HEADING_RE.match(text):
-                        self._heading = (number, text)
-                    elif SHELL_COMMAND_RE.match(text):
-                        self._command = (number, text)
+                if bare and len(bare) <= _LABEL_MAX_CHARS and not bare.isspace() and not bare.startswith("```"):
+                    self._prose = (number, bare)
+                    if _HEADING_RE.match(bare):
+                        self._heading = (number, bare)
+                    elif SHELL_COMMAND_RE.match(bare):
+                        self._command = (number, bare)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix

@@ -388,3 +388,18 @@ def test_prose_with_a_keyword_still_labels_the_run_below_it() -> None:
     top = _diagnose(text).findings[0]
     assert (top.cause, top.rule) == ("attention-backend-fallback", "diff-slower-attention")
     assert "14.06x slower" in top.explanation
+
+
+def test_labels_commands_and_flag_lists_are_read_inside_a_wrapper() -> None:
+    # the same pastes quoted in a GitHub reply (`> `) and under docker's timestamps: a wrapper changes nothing
+    realworld9 = _REALWORLD8.parent / "realworld9"
+    for name, cause in (
+        ("vllm-c001.log", "spec-net-loss"),
+        ("vllm-c002.log", "attention-backend-fallback"),
+        ("vllm-c206.log", "chunked-prefill-or-batching-config"),
+    ):
+        lines = (realworld9 / name).read_text(encoding="utf-8").splitlines()
+        for prefix in ("> ", "2025-09-22T10:00:00.123456789Z "):
+            wrapped = "\n".join(prefix + line for line in lines) + "\n"
+            top = _diagnose(wrapped).findings[0]
+            assert top.cause == cause, (name, prefix)
