@@ -169,8 +169,17 @@ def _check_size(text: str) -> None:
             raise ConditionError(f"more than {MAX_OPERATORS} operators", m.start() + 1)
 
 
+# The texts read in this process and their trees (trees are never changed once made, so rules share them): the
+# built-in rules write the same placeholder (`{spec.num_tokens}`, `{parallel.tp}`) in many templates, and a third
+# of the texts a cold start reads are such repeats. Bounded, for a long-running `watch` whose rules are edited.
+_READ: dict[tuple[str, str], Node] = {}
+_MAX_READ = 4096
+
+
 def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
-    _check_size(text)
+    read = _READ.get((kind, text))
+    if read is None:
+        _check_size(text)
     cache = parse_cache()
     key = f"{kind}\0{text}"
     node: Node | None = None
@@ -181,7 +190,9 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
         except (ValueError, RecursionError):
             cache.discard([key])
     if node is None:
-        node = _read(kind, text) or _pyparse(kind, text)
+        node = read if read is not None else (_read(kind, text) or _pyparse(kind, text))
+        if read is None and len(_READ) < _MAX_READ:
+            _READ[kind, text] = node
         if cache is not None:
             cache.put(key, encode(node))
     _check(node, known)
