@@ -340,6 +340,11 @@ class _Reader:
 
 def _read(kind: str, text: str) -> Node | None:
     """`text` read by the hand-written reader, or None where it leaves the text to pyparsing."""
+    if _FACT_RE.fullmatch(text) is not None:  # a fact alone, the most common placeholder: what `fact` reads
+        run = _WORD_RE.match(text).group(0)  # type: ignore[union-attr]  # matches the empty text too
+        if run.lower() not in _RESERVED and run not in ("true", "false"):
+            ref = FactRef(text, column=1)
+            return ref if kind != "condition" else Truth(ref)
     reader = _Reader(text)
     try:
         node = reader.condition() if kind == "condition" else reader.arith()
