@@ -232,7 +232,11 @@ class _Reader:
                         break
                     self.expect(",")
             return ListNode(items)
-        if self.keyword("share"):
+        start = self.at
+        at, run = self.word()  # the caseless keywords `share` and `exists`, an aggregation, or a fact
+        keyword = run.lower()
+        if keyword == "share":
+            self.at = at + len(run)
             self.expect("(")
             ref = self.fact()
             op = self.compare_op()
@@ -241,13 +245,12 @@ class _Reader:
             threshold = self.arith()
             self.expect(")")
             return Share(ref, op, threshold)
-        if self.keyword("exists"):
+        if keyword == "exists":
+            self.at = at + len(run)
             self.expect("(")
             ref = self.fact()
             self.expect(")")
             return Exists(ref)
-        start = self.at
-        at, run = self.word()
         if run in AGGREGATIONS:
             self.at = at + len(run)
             if self.char("("):
