@@ -147,28 +147,33 @@ def _construct(loader: Any, root: yaml.Node) -> Any:
     """`loader.construct_document(root)`, with the mappings, lists and strings a rule file is made of built
     directly: PyYAML's constructor builds each through generators and per-node bookkeeping, which cost as much as
     libyaml's parse (docs/benchmarks.md, *Start-up*). Any other scalar (a number, a boolean, a date) is made by
-    PyYAML's constructor itself; a node met twice (an alias, which PyYAML makes one shared object), a merge key or
-    a key that is not a scalar leaves the whole document to PyYAML, and whatever PyYAML raises is raised."""
+    PyYAML's constructor itself; a list or mapping met twice (an alias: PyYAML makes it one shared object), a
+    merge key or a key that is not a scalar leaves the whole document to PyYAML, and whatever PyYAML raises is
+    raised."""
     import yaml
 
-    seen: set[int] = set()
+    scalar = yaml.ScalarNode
+    seen: set[int] = set()  # the lists and mappings made (an alias of a scalar gives an equal, immutable value)
 
     def build(node: yaml.Node) -> Any:
+        tag = node.tag
+        if type(node) is scalar:
+            return node.value if tag == _STR_TAG else loader.construct_object(node)
         if id(node) in seen:
             raise _Unsure
         seen.add(id(node))
-        tag = node.tag
-        if isinstance(node, yaml.ScalarNode):
-            return node.value if tag == _STR_TAG else loader.construct_object(node)
         if tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
-            return [build(item) for item in node.value]
+            return [item.value if type(item) is scalar and item.tag == _STR_TAG else build(item) for item in node.value]
         if tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
             data: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag in (_MERGE_TAG, _VALUE_TAG):
+                if type(key_node) is not scalar or key_node.tag in (_MERGE_TAG, _VALUE_TAG):
                     raise _Unsure
-                key = build(key_node)
-                data[key] = build(value_node)
+                key = key_node.value if key_node.tag == _STR_TAG else loader.construct_object(key_node)
+                if type(value_node) is scalar and value_node.tag == _STR_TAG:
+                    data[key] = value_node.value
+                else:
+                    data[key] = build(value_node)
             return data
         raise _Unsure
 
