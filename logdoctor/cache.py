@@ -31,18 +31,30 @@ MAX_ENTRIES = 20_000  # entries kept on save: those used by this process first, 
 _MAGIC = "logdoctor-cache-1"
 
 
+_CACHE_DIR: list[tuple[tuple[str, str | None], Path | None]] = []  # (the variables, cache_dir's answer for them)
+
+
 def cache_dir() -> Path | None:
     """`$XDG_CACHE_HOME/logdoctor` (an absolute XDG_CACHE_HOME only, as the XDG spec says), else
     `~/.cache/logdoctor`; None when caching is off or there is no home directory."""
     if os.environ.get(ENV_DISABLE, "").strip() not in ("", "0"):
         return None
     base = os.environ.get("XDG_CACHE_HOME", "")
+    # asked for every condition and rule file loaded (about 550 times when the rules load from their files): the
+    # answer, two Paths made, is kept while the variables it comes from stay the same
+    known = (base, os.environ.get("HOME"))
+    if _CACHE_DIR and _CACHE_DIR[0][0] == known:
+        return _CACHE_DIR[0][1]
+    found: Path | None
     if base and os.path.isabs(base):
-        return Path(base) / "logdoctor"
-    try:
-        return Path.home() / ".cache" / "logdoctor"
-    except (RuntimeError, KeyError, OSError):
-        return None
+        found = Path(base) / "logdoctor"
+    else:
+        try:
+            found = Path.home() / ".cache" / "logdoctor"
+        except (RuntimeError, KeyError, OSError):
+            found = None
+    _CACHE_DIR[:] = [(known, found)]
+    return found
 
 
 def code_key(*parts: str | bytes) -> str:

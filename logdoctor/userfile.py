@@ -16,6 +16,8 @@ import hashlib
 import json
 import math
 import os
+import stat
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,16 +47,27 @@ def read_user_file(path: Path, *, directory: Path | None = None, max_bytes: int)
         real = path.resolve(strict=True)
     except (OSError, RuntimeError) as exc:  # missing, or a symlink loop
         raise UserFileError(f"cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
-    if real != root and root not in real.parents:
+    inside = str(root).rstrip(os.sep) + os.sep  # both resolved: `root` is one of `real`'s parents
+    if real != root and not str(real).startswith(inside):
         raise UserFileError(f"a symlink out of {root}: not read")
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         raise UserFileError(f"cannot read: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "rb") as fh:
-        if not _is_regular(fh.fileno()):
+    try:  # plain reads, without a buffered file object: the built-in sets are a hundred small files a start
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UserFileError("not a regular file: not read")
-        data = fh.read(max_bytes + 1)
+        parts: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0:
+            part = os.read(fd, left)
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+        data = b"".join(parts)
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise UserFileError(f"larger than {max_bytes // 1024} KiB: not read")
     try:
@@ -65,14 +78,20 @@ def read_user_file(path: Path, *, directory: Path | None = None, max_bytes: int)
         raise UserFileError(f"not UTF-8 (byte 0x{data[exc.start]:02x})", line, column) from None
 
 
-def _is_regular(fd: int) -> bool:
-    import stat
+def _import_yaml() -> None:
+    """Import PyYAML with its module-level regexes compiled on first use (logdoctor/regexes.py): libyaml parses the
+    rule files and uses a few of its resolver's; compiling the pure-Python reader's test of printable characters
+    alone was a third of importing PyYAML (docs/benchmarks.md, *Start-up*)."""
+    if "yaml" not in sys.modules:
+        from logdoctor.regexes import lazy_regexes
 
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+        with lazy_regexes(["yaml"]):
+            import yaml  # noqa: F401
 
 
 def load_yaml(text: str, *, compose: bool = False) -> tuple[Any, yaml.Node | None]:
     """`yaml.safe_load(text)` (and its node tree when `compose`), every failure a UserFileError."""
+    _import_yaml()
     import yaml
 
     _check_flow_depth(text)
@@ -109,12 +128,64 @@ def _load_with_libyaml(text: str, compose: bool) -> tuple[Any, yaml.Node | None]
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data = _construct(loader, node) if node is not None else None
     except Exception:  # every failure is reported by the pure-Python loader below
         return None
     finally:
         loader.dispose()
     return data, node if compose else None
+
+
+class _Unsure(Exception):
+    """`_construct` leaves the document to PyYAML's constructor."""
+
+
+_STR_TAG, _SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+def _construct(loader: Any, root: yaml.Node) -> Any:
+    """`loader.construct_document(root)`, with the mappings, lists and strings a rule file is made of built
+    directly: PyYAML's constructor builds each through generators and per-node bookkeeping, which cost as much as
+    libyaml's parse (docs/benchmarks.md, *Start-up*). Any other scalar (a number, a boolean, a date) is made by
+    PyYAML's constructor itself; a list or mapping met twice (an alias: PyYAML makes it one shared object), a
+    merge key or a key that is not a scalar leaves the whole document to PyYAML, and whatever PyYAML raises is
+    raised."""
+    import yaml
+
+    scalar = yaml.ScalarNode
+    seen: set[int] = set()  # the lists and mappings made (an alias of a scalar gives an equal, immutable value)
+
+    def build(node: yaml.Node) -> Any:
+        tag = node.tag
+        if type(node) is scalar:
+            return node.value if tag == _STR_TAG else loader.construct_object(node)
+        if id(node) in seen:
+            raise _Unsure
+        seen.add(id(node))
+        if tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
+            return [item.value if type(item) is scalar and item.tag == _STR_TAG else build(item) for item in node.value]
+        if tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
+            data: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not scalar or key_node.tag in (_MERGE_TAG, _VALUE_TAG):
+                    raise _Unsure
+                key = key_node.value if key_node.tag == _STR_TAG else loader.construct_object(key_node)
+                if type(value_node) is scalar and value_node.tag == _STR_TAG:
+                    data[key] = value_node.value
+                else:
+                    data[key] = build(value_node)
+            return data
+        raise _Unsure
+
+    try:
+        return build(root)
+    except _Unsure:
+        # as construct_document leaves the loader: nothing made yet
+        loader.constructed_objects, loader.recursive_objects, loader.state_generators = {}, {}, []
+        return loader.construct_document(root)
+
+
+_MERGE_TAG, _VALUE_TAG = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"
 
 
 def _check_flow_depth(text: str) -> None:

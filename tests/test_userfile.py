@@ -83,3 +83,42 @@ def test_a_warm_start_imports_no_yaml(tmp_path: Path) -> None:
     second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
     assert (first.returncode, second.returncode) == (0, 0), first.stderr + second.stderr
     assert (first.stdout.strip(), second.stdout.strip()) == ("True", "False")
+
+
+# constructed documents: what PyYAML makes of the shapes libyaml's nodes are built from directly, and of those left
+# to its constructor (an alias, a merge key, a key that is not a scalar, tags of other types)
+PARITY = [
+    GOOD,
+    "a: &x [1, 2]\nb: *x\n",
+    "base: &b {k: 1}\nd:\n  <<: *b\n  j: 2\n",
+    "a: &s text\nb: *s\n",
+    "d: 2027-02-03\nt: 2001-12-14t21:59:43.10-05:00\n",
+    "b: !!binary aGVsbG8=\n",
+    "s: !!set {a, b}\n",
+    "o: !!omap [a: 1, b: 2]\n",
+    "a: 1\na: 2\n",
+    "n: ~\ni: 0x1F\nj: 0o17\nk: 1_000\nf: .inf\ny: yes\nno: off\n1: one\n2.5: two\n",
+    "- !!str 1\n- !!int '7'\n- !!float 1\n- !!map {a: 1}\n- [x, {y: z}]\n",
+    "a: |\n  line\n  two\nb: >\n  folded\n  text\n",
+    "plain\n",
+]
+
+
+@pytest.mark.parametrize("text", PARITY)
+def test_a_document_loads_as_yaml_safe_load_loads_it(text: str) -> None:
+    import yaml
+
+    data, _ = load_yaml(text, compose=True)
+    assert repr(data) == repr(yaml.safe_load(text))
+
+
+def test_every_builtin_rule_and_advisory_loads_as_yaml_safe_load_loads_it() -> None:
+    import yaml
+
+    from logdoctor.engine.advisories import advisory_files, builtin_advisories_dir
+
+    files = rules.rule_files(rules.builtin_rules_dir()) + advisory_files(builtin_advisories_dir())
+    assert len(files) > 100
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert repr(load_yaml(text)[0]) == repr(yaml.safe_load(text)), path

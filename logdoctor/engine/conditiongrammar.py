@@ -130,7 +130,9 @@ class _Unsure(Exception):
 
 
 _WS = " \t\n\r"  # pyparsing's default whitespace
+_WS_RE = re.compile(r"[ \t\n\r]*")
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")  # its keyword chars
+_WORD_RE = re.compile(r"[A-Za-z0-9_$]*")  # a run of _IDENT_CHARS
 _NUMBER_RE = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _FACT_RE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*")
 _STRING_PLAIN_RE = re.compile(r"'([^'\\\n\r]*)'|\"([^\"\\\n\r]*)\"")
@@ -146,34 +148,31 @@ class _Reader:
     def skip(self) -> int:
         """Where the next token starts (the whitespace before it is consumed with the token)."""
         text, at = self.text, self.at
-        while at < len(text) and text[at] in _WS:
-            at += 1
+        if at < len(text) and text[at] in _WS:
+            at = _WS_RE.match(text, at).end()  # type: ignore[union-attr]  # matches the empty text too
         return at
 
     def column(self, loc: int) -> int:  # pyparsing's `col`
         s = self.text
         return 1 if 0 < loc < len(s) and s[loc - 1] == "\n" else loc - s.rfind("\n", 0, loc)
 
-    def keyword(self, word: str, *, caseless: bool = True) -> bool:
-        """Whether `word` stands at the next token as a keyword (not part of a longer name); consumed if so."""
+    def word(self) -> tuple[int, str]:
+        """Where the next token starts, and the run of keyword characters there: a keyword stands there when it is
+        the whole run (not part of a longer name). The run is empty where the token before runs on into it (`1and`),
+        as no keyword starts there. One regex a token, where trying each keyword in turn cost a regex each."""
         at = self.skip()
         text = self.text
-        part = text[at : at + len(word)]
-        if (part.lower() if caseless else part) != word:
-            return False
-        end = at + len(word)
-        if end < len(text) and text[end] in _IDENT_CHARS:
-            return False
         if at > 0 and text[at - 1] in _IDENT_CHARS:
-            return False
-        self.at = end
-        return True
+            return at, ""
+        return at, _WORD_RE.match(text, at).group(0)  # type: ignore[union-attr]  # matches the empty text too
 
-    def peek_keyword(self, word: str, *, caseless: bool = True) -> bool:
-        at = self.at
-        found = self.keyword(word, caseless=caseless)
-        self.at = at
-        return found
+    def keyword(self, word: str, *, caseless: bool = True) -> bool:
+        """Whether `word` stands at the next token as a keyword (not part of a longer name); consumed if so."""
+        at, run = self.word()
+        if (run.lower() if caseless else run) != word:
+            return False
+        self.at = at + len(word)
+        return True
 
     def char(self, char: str) -> bool:
         at = self.skip()
@@ -186,15 +185,10 @@ class _Reader:
         if not self.char(char):
             raise _Unsure
 
-    def reserved_here(self) -> bool:
-        return any(self.peek_keyword(w) for w in _RESERVED) or any(
-            self.peek_keyword(w, caseless=False) for w in ("true", "false")
-        )
-
     def fact(self) -> FactRef:
-        if self.reserved_here():
+        at, run = self.word()
+        if run.lower() in _RESERVED or run in ("true", "false"):
             raise _Unsure
-        at = self.skip()
         m = _FACT_RE.match(self.text, at)
         if m is None:
             raise _Unsure
@@ -216,9 +210,10 @@ class _Reader:
                 raise _Unsure  # an escape, a line end or no closing quote: pyparsing's rules
             self.at = s.end()
             return Literal(s.group(1) if s.group(1) is not None else s.group(2))
-        for word, value in (("true", True), ("false", False)):
-            if self.keyword(word, caseless=False):
-                return Literal(value)
+        at, run = self.word()
+        if run in ("true", "false"):
+            self.at = at + len(run)
+            return Literal(run == "true")
         return None
 
     def operand(self) -> Node:
@@ -237,7 +232,11 @@ class _Reader:
                         break
                     self.expect(",")
             return ListNode(items)
-        if self.keyword("share"):
+        start = self.at
+        at, run = self.word()  # the caseless keywords `share` and `exists`, an aggregation, or a fact
+        keyword = run.lower()
+        if keyword == "share":
+            self.at = at + len(run)
             self.expect("(")
             ref = self.fact()
             op = self.compare_op()
@@ -246,20 +245,19 @@ class _Reader:
             threshold = self.arith()
             self.expect(")")
             return Share(ref, op, threshold)
-        if self.keyword("exists"):
+        if keyword == "exists":
+            self.at = at + len(run)
             self.expect("(")
             ref = self.fact()
             self.expect(")")
             return Exists(ref)
-        start = self.at
-        for name in AGGREGATIONS:
-            if self.keyword(name, caseless=False):
-                if self.char("("):
-                    ref = self.fact()
-                    self.expect(")")
-                    return Aggregate(name, ref)
-                self.at = start  # a fact of that name (pyparsing's MatchFirst goes on to `fact`)
-                break
+        if run in AGGREGATIONS:
+            self.at = at + len(run)
+            if self.char("("):
+                ref = self.fact()
+                self.expect(")")
+                return Aggregate(run, ref)
+            self.at = start  # a fact of that name (pyparsing's MatchFirst goes on to `fact`)
         return self.fact()
 
     def compare_op(self) -> str | None:
@@ -345,6 +343,11 @@ class _Reader:
 
 def _read(kind: str, text: str) -> Node | None:
     """`text` read by the hand-written reader, or None where it leaves the text to pyparsing."""
+    if _FACT_RE.fullmatch(text) is not None:  # a fact alone, the most common placeholder: what `fact` reads
+        run = _WORD_RE.match(text).group(0)  # type: ignore[union-attr]  # matches the empty text too
+        if run.lower() not in _RESERVED and run not in ("true", "false"):
+            ref = FactRef(text, column=1)
+            return ref if kind != "condition" else Truth(ref)
     reader = _Reader(text)
     try:
         node = reader.condition() if kind == "condition" else reader.arith()

@@ -17,7 +17,7 @@ Logic is three-valued: a comparison that reads a missing fact is *unknown* (None
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from logdoctor.engine.aggregations import AGGREGATIONS
 from logdoctor.engine.conditioncache import decode, encode, parse_cache
@@ -62,7 +62,7 @@ def _check(node: Node, known: Sequence[str] | None = None) -> None:
     """Reject unknown facts and series used without an aggregation (and aggregations of non-series).
 
     `baseline.<fact>` is known whenever `<fact>` is."""
-    names = set(known) if known is not None else set(FACTS)
+    names: Collection[str] = set(known) if known is not None else FACTS  # not a copy of FACTS a call
 
     def unknown(name: str, column: int) -> ConditionError:
         bare = name.removeprefix(BASELINE_PREFIX)
@@ -136,7 +136,7 @@ def _parse_error(text: str, column: int, detail: str) -> ConditionError:
     return ConditionError(f"{what} ({detail})" if len(detail) <= 60 else what, column)
 
 
-def _suggest(name: str, names: set[str], prefix: str = "") -> str:
+def _suggest(name: str, names: Collection[str], prefix: str = "") -> str:
     import difflib
 
     close = difflib.get_close_matches(name, sorted(names), n=1)
@@ -155,6 +155,8 @@ def _check_size(text: str) -> None:
     stack): its length, its nesting depth and its number of operators, each an error at a column."""
     if len(text) > MAX_CONDITION_LENGTH:
         raise ConditionError(f"longer than {MAX_CONDITION_LENGTH} characters", MAX_CONDITION_LENGTH + 1)
+    if len(text) <= MAX_OPERATORS and text.count("(") + text.count("[") <= MAX_NESTING:
+        return  # neither limit can be reached: an operator takes at least one character (most texts a start reads)
     bare = _STRING_RE.sub(lambda m: "_" * len(m.group(0)), text)  # brackets and words inside strings don't count
     depth = 0
     for index, char in enumerate(bare):
@@ -169,8 +171,17 @@ def _check_size(text: str) -> None:
             raise ConditionError(f"more than {MAX_OPERATORS} operators", m.start() + 1)
 
 
+# The texts read in this process and their trees (trees are never changed once made, so rules share them): the
+# built-in rules write the same placeholder (`{spec.num_tokens}`, `{parallel.tp}`) in many templates, and a third
+# of the texts a cold start reads are such repeats. Bounded, for a long-running `watch` whose rules are edited.
+_READ: dict[tuple[str, str], Node] = {}
+_MAX_READ = 4096
+
+
 def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
-    _check_size(text)
+    read = _READ.get((kind, text))
+    if read is None:
+        _check_size(text)
     cache = parse_cache()
     key = f"{kind}\0{text}"
     node: Node | None = None
@@ -181,7 +192,9 @@ def _parse(kind: str, text: str, known: Sequence[str] | None) -> Node:
         except (ValueError, RecursionError):
             cache.discard([key])
     if node is None:
-        node = _read(kind, text) or _pyparse(kind, text)
+        node = read if read is not None else (_read(kind, text) or _pyparse(kind, text))
+        if read is None and len(_READ) < _MAX_READ:
+            _READ[kind, text] = node
         if cache is not None:
             cache.put(key, encode(node))
     _check(node, known)

@@ -60,6 +60,9 @@ class Node:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
+        if not kwargs and len(args) == len(fields):  # every field by position: nothing to check
+            self.__dict__.update(zip(fields, args, strict=True))
+            return
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__} takes {len(fields)} fields, {len(args)} given")
         values = dict(zip(fields, args, strict=False))

@@ -90,6 +90,17 @@ TRICKY = [
     "in > 1",
     "a in b in c",
     "\ta\r\n>\t1",
+    # one fact name alone (read without the reader), and names that begin with a keyword or an aggregation
+    "spec.num_tokens",
+    "mean",
+    "mean.x",
+    "and.x",
+    "notx",
+    "true.x",
+    "share",
+    "exists_x",
+    " a.b",
+    "a.b ",
 ]
 
 
