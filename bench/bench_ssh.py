@@ -630,10 +630,24 @@ def as_host(value: Any, host: str) -> Any:
     return "HOST" if value == host else value
 
 
+# The GPU facts that do not change while the machine runs; the others (temperature, power, clocks, utilisation, the
+# link's width now, the processes) are read live.
+_STATIC_GPU_FACTS = frozenset({"name", "count", "memory_gib", "pcie_generation", "pcie_width_max", "persistence_mode"})
+
+
+def _static_gpu(facts: Any) -> Any:
+    if not isinstance(facts, dict):
+        return facts
+    kept = {k: v for k, v in facts.items() if not (k.startswith("gpu.") and k[4:] not in _STATIC_GPU_FACTS)}
+    if isinstance(kept.get("gpu"), dict):
+        kept["gpu"] = {k: v for k, v in kept["gpu"].items() if k in _STATIC_GPU_FACTS}
+    return kept
+
+
 def without_live_sizes(report: Any) -> Any:
-    """A report with the sizes of the sources read from `nvidia-smi` set aside: on a machine with a GPU, their text
-    (temperatures, power, clocks, utilisation) is read at each host's own moment, so its length varies by a few bytes
-    from run to run even when every host is the same machine."""
+    """A report with what `nvidia-smi` reads live set aside: on a machine with a GPU, the GPU's state (temperature,
+    power, clocks, utilisation) is read at each host's own moment, so it and the length of its text differ from run
+    to run even when every host is the same machine. Everything read from the log is still compared."""
     if not isinstance(report, dict):
         return report
     sources = []
@@ -641,7 +655,7 @@ def without_live_sizes(report: Any) -> Any:
         if isinstance(source, dict) and "nvidia-smi" in str(source.get("name", "")):
             source = {k: v for k, v in source.items() if k not in ("bytes_read", "lines", "bytes_transferred")}
         sources.append(source)
-    return {**report, "sources": sources}
+    return {**report, "sources": sources, "facts": _static_gpu(report.get("facts"))}
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> str | None:
@@ -738,8 +752,8 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         f"{sum(1 for r in reports if r.get('errors'))} with errors; every host {engine} / top cause {cause} / score {score}, "
         f"as the one-host run; {'the same' if len(events) == 1 else 'DIFFERENT'} event count on every host "
         f"({', '.join(str(e) for e in sorted(events, key=str))}); "
-        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name and the sizes "
-        "of the live nvidia-smi readings aside)"
+        f"{sum(identical)} of {len(reports)} JSON reports identical to the one-host run's (host name and the live "
+        "nvidia-smi readings aside)"
         + (
             "."
             if all(identical)

@@ -229,7 +229,11 @@ def _request_rate(event: BenchmarkResult) -> float | None:
     SGLang's serving benchmarks compute it), so a block cut before that row still has it; else the printed figure."""
     duration = event.values.get("benchmark_duration_s")
     if event.completed and isinstance(duration, int | float) and duration > 0:
-        return event.completed / float(duration)  # unrounded: the printed figure has two decimals
+        try:
+            rate = event.completed / float(duration)  # unrounded: the printed figure has two decimals
+        except OverflowError:  # a count of hundreds of digits (a mangled paste) is no rate
+            return None
+        return rate if math.isfinite(rate) else None
     return event.request_throughput or None
 
 

@@ -403,3 +403,17 @@ def test_labels_commands_and_flag_lists_are_read_inside_a_wrapper() -> None:
             wrapped = "\n".join(prefix + line for line in lines) + "\n"
             top = _diagnose(wrapped).findings[0]
             assert top.cause == cause, (name, prefix)
+
+
+def test_a_count_too_large_for_a_float_gives_no_request_rate() -> None:
+    # constructed: a mangled paste whose successful count has 400 digits (a fuzz input): no rate, no exception
+    block = (
+        "============ Serving Benchmark Result ============\n"
+        f"Successful requests:                     {'9' * 400}\n"
+        "Benchmark duration (s):                  191.31\n"
+        "Output token throughput (tok/s):         1505.38\n"
+        "==================================================\n"
+    )
+    runs = split_runs(parse_sources([_source(block)]).events)
+    assert all("req/s" not in key for run in runs for key in run.speeds())
+    _diagnose(block + "\n" + block)
