@@ -123,6 +123,9 @@ _ANSWER_RE = re.compile(r'HTTP/\d(?:\.\d)?" (?P<status>\d{3})\b')
 _SERVING_MARKERS = ("Application startup complete", "Uvicorn running on", 'HTTP/1.1" ')
 # The processes that answer requests (vLLM's API server, SGLang's main process; an unprefixed line may be any).
 _FRONT_ROLES = frozenset({"APIServer", "Main"})
+# The API server's own modules (vLLM's entrypoints: `[serving_chat.py:203]`, `[api_server.py:...]`): a line logged from
+# one is the front's whatever prefix a wrapper put before it (a launcher that prefixes every line with a worker's name).
+_FRONT_FILE_RE = re.compile(r"^(?:serving_\w+|api_server)\.py$")
 _IGNORED = "Exception ignored in"
 # Python's threading module before a thread's uncaught exception: the thread died, the process may go on.
 _THREAD = "Exception in thread "
@@ -526,7 +529,7 @@ class FailureReader:
             kind != "shutdown"
             and phase == "serving"
             and exc_type is not None
-            and (proc is None or proc.role in _FRONT_ROLES)
+            and (proc is None or proc.role in _FRONT_ROLES or _FRONT_FILE_RE.match(line.file or "") is not None)
         ):
             # the API server's exception while it serves: a failed request, unless the server never answers again
             self._pending.append(failure)

@@ -533,3 +533,16 @@ def test_a_thread_that_died_while_the_engine_went_on_is_no_failure() -> None:
     assert_not_fires(diagnose_text(text), "engine-failure")
     # the thread's exception as the log's last words is a failure
     assert [f.exception for f in real(failures(THREAD_EXCEPTION))] == ["requests.exceptions.ConnectionError"]
+
+
+def test_the_api_servers_request_error_under_a_workers_prefix_is_still_a_request_error() -> None:
+    # realworld3 vllm-rh04 (a real log) with Ray's worker prefix put before every line, as a launcher that prefixes
+    # all output would: the rejection of an over-long request is logged from serving_chat.py, the API server's module
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld3" / "vllm-rh04.log"
+    text = "\n".join("(RayWorkerWrapper pid=123) " + line for line in log.read_text(encoding="utf-8").splitlines())
+    failures = [e for e in parse_text(text) if isinstance(e, EngineFailure)]
+    kinds = {e.kind for e in failures}
+    assert "request-error" in kinds and kinds <= {"request-error", "shutdown"}  # the log ends with the server stopped
+    assert_not_fires(diagnose_text(text), cause="engine-failure")
