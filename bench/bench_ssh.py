@@ -721,10 +721,10 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
 
     same = all(table_row(r) == table_row(single) for r in reports)
     # Host by host, the whole report is the one-host run's, once the host's name is set aside.
-    identical = [
-        as_host(without_live_sizes(r), f"h{i}") == as_host(without_live_sizes(single), "h1")
-        for i, r in enumerate(reports, start=1)
-    ]
+    reference = as_host(without_live_sizes(single), "h1")
+    hosts_reports = [as_host(without_live_sizes(r), f"h{i}") for i, r in enumerate(reports, start=1)]
+    identical = [r == reference for r in hosts_reports]
+    differs = next((i for i, same_as in enumerate(identical) if not same_as), None)
     events = {(log_source(r, log) or {}).get("events") for r in reports}
     ok = ok and same and len(events) == 1 and all(identical)
     engine, cause, score, _ = table_row(single)
@@ -756,9 +756,8 @@ def part_fleet(lab: Lab, args: argparse.Namespace, deadline: Deadline, nproc: in
         "nvidia-smi readings aside)"
         + (
             "."
-            if all(identical)
-            else f"; h{identical.index(False) + 1} differs first at "
-            f"{first_difference(as_host(without_live_sizes(reports[identical.index(False)]), f'h{identical.index(False) + 1}'), as_host(without_live_sizes(single), 'h1'))}."
+            if differs is None
+            else f"; h{differs + 1} differs first at {first_difference(hosts_reports[differs], reference)}."
         ),
         f"- Check: every report has no errors, bytes_read {expected.size:,} = the file's size, "
         f"{expected.stats_lines:,} stats and {expected.spec_lines:,} spec-decode intervals = the `grep -c` counts: "

@@ -300,13 +300,19 @@ class EventStream:
     def _maybe_label(self, line: LogLine) -> None:
         """A line of prose no line type read is a run's label as a line with no keyword is (`When using
         FlashAttnBackend:` holds an attention line type's keyword and still only names the run below it)."""
-        text = line.text
-        if line.header is not None or line.process is not None or not 0 < len(text) <= _LABEL_MAX_CHARS:
-            return
-        if not text.isspace() and not text.lstrip().startswith("```"):
-            self._prose = (line.number, text)
-            if _HEADING_RE.match(text):
-                self._heading = (line.number, text)
+        if line.header is None and line.process is None:
+            self._note_prose(line.number, line.text)
+
+    def _note_prose(self, number: int, text: str) -> bool:
+        """Keep a short line of prose as the label of a run that may follow it (a heading as its heading too);
+        whether it was kept as plain prose, not a heading."""
+        if not text or len(text) > _LABEL_MAX_CHARS or text.isspace() or text.startswith("```"):
+            return False
+        self._prose = (number, text)
+        if _HEADING_RE.match(text):
+            self._heading = (number, text)
+            return False
+        return True
 
     def _engine_of(self, line: LogLine) -> str:
         engine = self.detection.forced or line.engine_hint
@@ -400,12 +406,8 @@ class EventStream:
                     flags = self._flags.offer(number, bare)
                     if flags is not None:
                         yield from self._release(self._flag_block(flags))
-                if bare and len(bare) <= _LABEL_MAX_CHARS and not bare.isspace() and not bare.startswith("```"):
-                    self._prose = (number, bare)
-                    if _HEADING_RE.match(bare):
-                        self._heading = (number, bare)
-                    elif SHELL_COMMAND_RE.match(bare):
-                        self._command = (number, bare)
+                if self._note_prose(number, bare) and SHELL_COMMAND_RE.match(bare):
+                    self._command = (number, bare)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix

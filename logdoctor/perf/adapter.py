@@ -189,6 +189,9 @@ _MOE_ARCHITECTURE = re.compile(
 )
 
 
+_NAME_SEPARATORS = re.compile(r"[-_.\s]")  # `gpt-oss-120b` -> `gptoss120b`, as the architecture spells the family
+
+
 def moe_evidence(profile: FactSource) -> str | None:
     """What says the model is a MoE: its architecture, the engine's MoE kernel lines (`model.moe`), its
     config.json's routed experts, or a name of one of the MoE-only families (`openai/gpt-oss-120b`, where a pasted
@@ -205,9 +208,6 @@ def moe_evidence(profile: FactSource) -> str | None:
     if _MOE_ARCHITECTURE.search(_NAME_SEPARATORS.sub("", name)):
         return f"its name {name}"
     return None
-
-
-_NAME_SEPARATORS = re.compile(r"[-_.\s]")
 
 
 def _drafter_bytes(

@@ -110,9 +110,6 @@ _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp
 # A run's label (logdoctor.parse.pipeline keeps it as evidence): at most this many lines above the run's first line
 # (a heading may sit above the command that ran the run, and its fences).
 _LABEL_GAP = 8
-# A command pasted above the results (`python3 benchmark/gsm8k/bench_sglang.py`) that no line type read: not a label,
-# the heading above it is, unless another run's command of the same program tells the two apart (`_command_labels`).
-_SHELL_COMMAND_RE = SHELL_COMMAND_RE
 # Markdown around a label: `**With eager**`, `### TP=2`, `> baseline:`, `- run 2`, and its closing colon.
 _LABEL_MARKUP_RE = re.compile(r"^[\s>#*_`-]+|[\s*_`:]+$")
 _LETTER_RE = re.compile(r"[A-Za-z]")
@@ -265,7 +262,7 @@ def label_line(event: EventBase, lookup: Lookup, taken: set[int]) -> tuple[int, 
         line = parse_envelope(event.source, number, text)
         if line.header is not None or line.process is not None or line.skip:
             return None
-        if _SHELL_COMMAND_RE.match(line.message):
+        if SHELL_COMMAND_RE.match(line.message):  # not a label: the heading above it is (`_command_labels`)
             continue
         label = _LABEL_MARKUP_RE.sub("", line.message).strip()
         return (number, label) if _LETTER_RE.search(label) else None
@@ -295,13 +292,20 @@ def _commanded(ordered: Sequence[EventBase], lookup: Lookup | None) -> set[int]:
         return found
     before = 0
     for event in ordered:
-        for number in range(max(before + 1, event.line - _LABEL_GAP), event.line):
-            text = lookup(event.source, number)
-            if text is not None and _SHELL_COMMAND_RE.match(parse_envelope(event.source, number, text).message):
-                found.add(id(event))
-                break
+        lines = range(max(before + 1, event.line - _LABEL_GAP), event.line)
+        if any(_shell_command(lookup, event.source, number) is not None for number in lines):
+            found.add(id(event))
         before = max(before, event.end_line or event.line)
     return found
+
+
+def _shell_command(lookup: Lookup, source: str, number: int) -> str | None:
+    """The kept line `number` when it is a shell command no line type read, without its envelope."""
+    text = lookup(source, number)
+    if text is None:
+        return None
+    message = parse_envelope(source, number, text).message
+    return message if SHELL_COMMAND_RE.match(message) else None
 
 
 def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> list[PastedRun]:
@@ -345,11 +349,8 @@ def _command_above(run: PastedRun, lookup: Lookup) -> tuple[int, list[str]] | No
     """The shell command no line type read right above a run (within the heading's reach): its line and words."""
     source = run.events[0].source
     for number in range(run.first - 1, max(run.first - 1 - _LABEL_GAP, 0), -1):
-        text = lookup(source, number)
-        if text is None:
-            continue
-        message = parse_envelope(source, number, text).message
-        if _SHELL_COMMAND_RE.match(message):
+        message = _shell_command(lookup, source, number)
+        if message is not None:
             return number, message.replace("$", " ", 1).split() if message.lstrip().startswith("$") else message.split()
     return None
 
