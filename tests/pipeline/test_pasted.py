@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from logdoctor.engine.rules import load_rules
-from logdoctor.pipeline.pasted import best_pair, label_settings, split_runs
+from logdoctor.pipeline.pasted import best_pair, split_runs
+from logdoctor.pipeline.runlabels import label_settings
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
 
 _RUN_A = (
@@ -243,7 +244,7 @@ def test_the_spec_decode_example_output_is_read_as_acceptance() -> None:
 
 def test_a_heading_names_the_slow_path_clause_by_clause() -> None:
     # constructed headings
-    from logdoctor.pipeline.pasted import heading_cause
+    from logdoctor.pipeline.runlabels import heading_cause
 
     assert heading_cause("results of CPU + DISK offload, no optimization") == (
         "cpu-offload-or-swap",
