@@ -1,11 +1,11 @@
 """Benchmark results (`vllm bench serve`, `sglang.bench_serving`, tables, saved JSON): line types in grammars.py
-(printed results), jsondoc.py (`--save-result` JSON, `--output-file` JSON Lines, AIPerf's, GenAI-Perf's and
+(printed results), offline.py (offline runs), jsondoc.py (`--save-result` JSON, `--output-file` JSON Lines, AIPerf's, GenAI-Perf's and
 GuideLLM's JSON exports) and exports.py (GenAI-Perf's CSV, GuideLLM's YAML)."""
 
 from __future__ import annotations
 
 from logdoctor.events import EventBase
-from logdoctor.inputs.bench import exports, grammars, jsondoc
+from logdoctor.inputs.bench import exports, grammars, jsondoc, offline
 from logdoctor.parse.grammar import ParseContext
 from logdoctor.registry import EngineSpec
 
@@ -19,6 +19,6 @@ SPEC = EngineSpec(
     name="bench",
     label="benchmark results",
     kind="input",
-    grammars=(*grammars.GRAMMARS, *jsondoc.GRAMMARS, *exports.GRAMMARS),
+    grammars=(*grammars.GRAMMARS, *offline.GRAMMARS, *jsondoc.GRAMMARS, *exports.GRAMMARS),
     finish=finish,
 )
