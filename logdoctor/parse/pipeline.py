@@ -16,6 +16,7 @@ from typing import Any
 
 from logdoctor.eventlog import LineTexts
 from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, StartupConfig
+from logdoctor.parse import blocks
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope, strip_outer
@@ -510,6 +511,9 @@ class EventStream:
             except GRAMMAR_FAILURES:
                 finished = []
             yield from self._release(finished)
+        # Tables closed by a foreign line wait in the context's stash (parse.blocks) until the source ends; a package
+        # that drains them in its own finish may not be loaded at all.
+        yield from self._release(blocks.drain(context))
         yield from self._flush_held()
 
     def carried_state(self) -> str:
