@@ -161,21 +161,40 @@ def _grammar(kind: str) -> pp.ParserElement:
     return value if kind == "value" else kwargs
 
 
-# --- the plain reader: the pure literals of a dump, read as the grammar reads them ------------------------------
+# --- the plain reader: a dump read as the grammar reads it, without pyparsing ------------------------------------
 #
-# `non-default args: {'model': '/m', 'tensor_parallel_size': 2, ...}` holds only quoted strings without backslashes,
-# numbers, None/True/False, dicts, lists and tuples. For such a text (or one of them cut off) `_plain_value` gives
-# what the grammar gives, and it says when it cannot tell: anything else (a bare word, an enum repr, a set, an
-# escape, ...) is OUTSIDE, and the grammar reads the text. FAILED is said only where the grammar must fail too:
-# the text ends inside a container or a string, as a cut-off dump does. tests/parse/test_pyrepr.py checks the
-# three answers against the grammar's on generated dumps and every cut of them.
+# Most dumps hold only quoted strings without backslashes, numbers, the constants, dicts, lists and tuples, bare words
+# (`auto`, `torch.bfloat16`, `Qwen/Qwen3-8B`), calls (`SpeculativeConfig(method='dflash', ...)`), enum reprs
+# (`<CompilationMode.VLLM_COMPILE: 3>`), opaque reprs (`<function f at 0x7f>`) and `...` elisions; the engine-init
+# dump is `key=value, ...` of those. The reader below is the grammar's ordered choice written out (the same regexes,
+# tried in the same order, no backtracking into a choice once it matched), so for such a text (or one of them cut off)
+# it gives what the grammar gives, some hundred times faster; pyparsing is then never imported. It says when it cannot
+# tell: a set, an escape, a line break in a string, a dict key that is not a plain value, or anything it does not read
+# is OUTSIDE, and the grammar reads the text. FAILED is said only where the grammar must fail too: the text ends
+# inside a container or a string, as a cut-off dump does. tests/parse/test_pyrepr.py checks the answers against the
+# grammar's on generated dumps and every cut of them.
 
 OUTSIDE = object()  # not a text the plain reader reads: ask the grammar
 FAILED = object()  # the grammar fails on this text too
 _SPACE = " \t\n\r"  # pyparsing's default whitespace
 _NUMBER_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")  # the grammar's `number`
-_CONSTANT_RE = re.compile(r"(?:None|True|False)(?![\w.\-/])")
-_CONSTANTS: dict[str, Any] = {"None": None, "True": True, "False": False}
+_CONSTANT_RE = re.compile(r"(?:None|True|False|true|false|null|nan|inf|-inf)(?![\w.\-/])")  # its `constant`
+_CONSTANTS: dict[str, Any] = {
+    "None": None,
+    "null": None,
+    "True": True,
+    "true": True,
+    "False": False,
+    "false": False,
+    "nan": float("nan"),
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+}
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")  # its `identifier`
+_DOTTED_RE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")  # its `dotted`
+_BARE_RE = re.compile(r"[A-Za-z_/~][\w.\-/:+@~]*(?<![.:])")  # its `bare`
+_OPAQUE_RE = re.compile(r"<[^<>]*>")  # its `opaque`
+_ELLIPSIS_RE = re.compile(r"\.\.\.|…")  # its `ellipsis`
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -190,20 +209,28 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
+def _plain_string(text: str, at: int) -> tuple[str, int]:
+    char = text[at]
+    end = at + 1
+    while end < len(text) and text[end] != char:
+        if text[end] in "\\\n\r":
+            raise _Stop(OUTSIDE)
+        end += 1
+    if end >= len(text):
+        raise _Stop(FAILED)  # cut inside the string
+    return text[at + 1 : end], end + 1
+
+
 def _plain_item(text: str, at: int, depth: int) -> tuple[Any, int]:
+    """One `value` at `at` (after whitespace): the value (`_ELLIPSIS` for an elision) and where it ends."""
     at = _skip(text, at)
     if at >= len(text):
         raise _Stop(FAILED)
     char = text[at]
     if char in "'\"":
-        end = at + 1
-        while end < len(text) and text[end] != char:
-            if text[end] in "\\\n\r":
-                raise _Stop(OUTSIDE)
-            end += 1
-        if end >= len(text):
-            raise _Stop(FAILED)  # cut inside the string
-        return text[at + 1 : end], end + 1
+        return _plain_string(text, at)
+    if char == "<":
+        return _plain_angle(text, at, depth)
     if char in _CLOSERS:
         if depth >= MAX_DEPTH:
             raise _Stop(OUTSIDE)
@@ -215,7 +242,81 @@ def _plain_item(text: str, at: int, depth: int) -> tuple[Any, int]:
     constant = _CONSTANT_RE.match(text, at)
     if constant is not None:
         return _CONSTANTS[constant.group(0)], constant.end()
+    dotted = _DOTTED_RE.match(text, at)
+    if dotted is not None:
+        after = _skip(text, dotted.end())
+        if after < len(text) and text[after] == "(":
+            if depth >= MAX_DEPTH:
+                raise _Stop(OUTSIDE)
+            return _plain_call(text, dotted.group(0), after, depth + 1)
+    elision = _ELLIPSIS_RE.match(text, at)
+    if elision is not None:
+        return _ELLIPSIS, elision.end()
+    bare = _BARE_RE.match(text, at)
+    if bare is not None:
+        return bare.group(0), bare.end()
     raise _Stop(OUTSIDE)
+
+
+def _plain_angle(text: str, at: int, depth: int) -> tuple[Any, int]:
+    """`<Name.MEMBER: value>` (an enum repr), else `<...>` with no angle bracket inside (an opaque repr), as the grammar
+    tries them: the opaque repr only where the enum repr surely fails (its name, colon or closing `>` is missing, or
+    its value is cut off)."""
+    name = _DOTTED_RE.match(text, _skip(text, at + 1))
+    colon = _skip(text, name.end()) if name is not None else len(text)
+    if name is not None and colon < len(text) and text[colon] == ":":
+        if depth >= MAX_DEPTH:
+            raise _Stop(OUTSIDE)
+        try:
+            value, end = _plain_item(text, colon + 1, depth + 1)
+        except _Stop as stop:
+            if stop.answer is not FAILED:
+                raise
+        else:
+            if value is _ELLIPSIS:
+                raise _Stop(OUTSIDE)  # the grammar keeps the elision as the value
+            end = _skip(text, end)
+            if end < len(text) and text[end] == ">":
+                return {"__enum__": name.group(0), "value": value}, end + 1
+    opaque = _OPAQUE_RE.match(text, at)
+    if opaque is None:
+        raise _Stop(OUTSIDE)
+    return opaque.group(0), opaque.end()
+
+
+def _plain_call(text: str, callee: str, at: int, depth: int) -> tuple[dict[str, Any], int]:
+    """`Callee(key=value, value, ...)` from its `(` at `at`: positional values under `__args__`. Any trouble inside is
+    OUTSIDE: the grammar then reads the callee as a bare word and fails on the bracket, or reads what this does not."""
+    out: dict[str, Any] = {"__class__": callee}
+    positional: list[Any] = []
+    try:
+        at = _skip(text, at + 1)
+        while True:
+            if at >= len(text):
+                raise _Stop(OUTSIDE)
+            if text[at] == ")":
+                break
+            key = _IDENTIFIER_RE.match(text, at)
+            equals = _skip(text, key.end()) if key is not None else -1
+            if key is not None and equals < len(text) and text[equals] == "=":
+                value, at = _plain_item(text, equals + 1, depth)
+                if value is _ELLIPSIS:
+                    raise _Stop(OUTSIDE)
+                out[key.group(0)] = value
+            else:
+                value, at = _plain_item(text, at, depth)
+                if value is not _ELLIPSIS:
+                    positional.append(value)
+            at = _skip(text, at)
+            if at < len(text) and text[at] == ",":
+                at = _skip(text, at + 1)
+            elif at >= len(text) or text[at] != ")":
+                raise _Stop(OUTSIDE)
+    except _Stop:
+        raise _Stop(OUTSIDE) from None
+    if positional:
+        out["__args__"] = positional
+    return out, at + 1
 
 
 def _plain_container(text: str, at: int, depth: int) -> tuple[Any, int]:
@@ -230,7 +331,7 @@ def _plain_container(text: str, at: int, depth: int) -> tuple[Any, int]:
         if text[at] == closer:
             return (entries if opener == "{" else items), at + 1
         item, at = _plain_item(text, at, depth)
-        if opener == "{":
+        if opener == "{" and item is not _ELLIPSIS:
             if not isinstance(item, str | int | float | bool) and item is not None:
                 raise _Stop(OUTSIDE)  # the grammar turns such a key into its str(): not ours to guess
             at = _skip(text, at)
@@ -239,8 +340,10 @@ def _plain_container(text: str, at: int, depth: int) -> tuple[Any, int]:
             if text[at] != ":":
                 raise _Stop(OUTSIDE)  # a set, or not a dict at all
             value, at = _plain_item(text, at + 1, depth)
+            if value is _ELLIPSIS:
+                raise _Stop(OUTSIDE)
             entries[item] = value
-        else:
+        elif item is not _ELLIPSIS:
             items.append(item)
         at = _skip(text, at)
         if at >= len(text):
@@ -252,14 +355,48 @@ def _plain_container(text: str, at: int, depth: int) -> tuple[Any, int]:
 
 
 def _plain_value(text: str) -> object:
-    """The value the grammar reads from `text` when it is pure literals; else OUTSIDE, or FAILED (cut off)."""
+    """The value the grammar reads from `text`; else OUTSIDE, or FAILED (cut off)."""
     try:
         value, at = _plain_item(text, 0, 0)
     except _Stop as stop:
         return stop.answer
     except RecursionError:
         return OUTSIDE
+    if value is _ELLIPSIS:
+        return OUTSIDE
     return value if _skip(text, at) == len(text) else OUTSIDE
+
+
+def _plain_kwargs(text: str) -> object:
+    """The `key=value, ...` dict the grammar reads from `text` (elisions skipped); else OUTSIDE, or FAILED."""
+    out: dict[str, Any] = {}
+    try:
+        at = _skip(text, 0)
+        while at < len(text):
+            elision = _ELLIPSIS_RE.match(text, at)
+            if elision is not None:
+                at = elision.end()
+            else:
+                key = _IDENTIFIER_RE.match(text, at)
+                if key is None:
+                    return OUTSIDE
+                equals = _skip(text, key.end())
+                if equals >= len(text) or text[equals] != "=":
+                    return OUTSIDE
+                value, at = _plain_item(text, equals + 1, 0)
+                if value is _ELLIPSIS:
+                    return OUTSIDE
+                out[key.group(0)] = value
+            at = _skip(text, at)
+            if at < len(text):
+                if text[at] != ",":
+                    return OUTSIDE
+                at = _skip(text, at + 1)
+    except _Stop as stop:
+        return stop.answer
+    except RecursionError:
+        return OUTSIDE
+    return out
 
 
 @dataclass(frozen=True)
@@ -380,11 +517,10 @@ MAX_CHARS = 128 * 1024
 
 
 def _attempt(kind: str, text: str, convert: Any) -> object:
-    """The converted parse of `text`, or FAILED: the plain reader first (values only), then the grammar."""
-    if kind == "value":
-        plain = _plain_value(text)
-        if plain is not OUTSIDE:
-            return plain
+    """The converted parse of `text`, or FAILED: the plain reader first, then the grammar."""
+    plain = _plain_value(text) if kind == "value" else _plain_kwargs(text)
+    if plain is not OUTSIDE:
+        return plain
     import pyparsing as pp
 
     try:

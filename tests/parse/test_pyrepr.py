@@ -155,7 +155,8 @@ def test_plain_reader_reads_the_story_dump_without_pyparsing() -> None:
         "'enable_prefix_caching': True, 'speculative_config': {'method': 'dflash', 'num_sp..."
     )
     assert pyrepr._plain_value(line) is pyrepr.FAILED
-    assert pyrepr._plain_value("{'a': auto}") is pyrepr.OUTSIDE
+    assert pyrepr._plain_value("{'a': auto}") == {"a": "auto"}  # a bare word, as the grammar reads it
+    assert pyrepr._plain_value("{'a', 'b'}") is pyrepr.OUTSIDE  # a set: the grammar's to read
     parsed = parse_value(line)
     assert parsed.truncated and parsed.value["speculative_config"] == {"method": "dflash"}
 
@@ -171,3 +172,99 @@ def test_scan_top_level_skips_quoted_strings() -> None:
     assert scan_top_level("a=1), b=2").depth == -1
     assert scan_top_level("a=1), b=2").commas == []
     assert scan_top_level("a=1), b=2", clamp=True).commas == [4]
+
+
+# --- the plain reader on the rest of the dump syntax: bare words, calls, enum and opaque reprs, elisions, kwargs ----
+
+_WORDS = st.sampled_from(
+    ["auto", "torch.bfloat16", "Qwen/Qwen3-8B", "cuda:0", "a-b", "x.", "inf", "nan", "-inf", "null", "true", "None"]
+)
+_NAMES = st.sampled_from(["SpeculativeConfig", "CUDAGraphMode.FULL", "a", "x_1", "Mode.B"])
+_KEYS = st.sampled_from(["model", "num_spec_tokens", "x", "a_b", "mode"])
+_SPACES = st.sampled_from(["", " ", "  ", "\n "])
+
+
+def _join(items: list[str], spaces: str, trailing: bool) -> str:
+    return f"{spaces},{spaces}".join(items) + ("," if trailing and items else "")
+
+
+def _dump_text(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    items = st.lists(children, max_size=3)
+    kwarg = st.tuples(_KEYS, _SPACES, children).map(lambda t: f"{t[0]}{t[1]}={t[1]}{t[2]}")
+    return st.one_of(
+        st.tuples(items, _SPACES, st.booleans()).map(lambda t: "[" + _join(*t) + "]"),
+        st.tuples(items, _SPACES, st.booleans()).map(lambda t: "(" + _join(*t) + ")"),
+        st.tuples(st.lists(st.tuples(_literal_key, children), max_size=3), _SPACES).map(
+            lambda t: "{" + _join([f"{k}:{t[1]}{v}" for k, v in t[0]], t[1], False) + "}"
+        ),
+        st.tuples(items, _SPACES).map(lambda t: "{" + _join(t[0], t[1], False) + "}"),  # a set, or `{}`
+        st.tuples(_NAMES, _SPACES, st.lists(kwarg | children, max_size=3), st.booleans()).map(
+            lambda t: f"{t[0]}{t[1]}(" + _join(t[2], t[1], t[3]) + ")"
+        ),
+        st.tuples(_NAMES, _SPACES, children).map(lambda t: f"<{t[1]}{t[0]}{t[1]}:{t[1]}{t[2]}{t[1]}>"),
+    )
+
+
+_literal_key = st.one_of(st.integers(-5, 5).map(str), st.text(alphabet="ab :", max_size=3).map(repr), _WORDS)
+_leaf = st.one_of(
+    _literal_key,
+    _WORDS,
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["...", "…", "<function f at 0x7f>", "<class 'x'>", "'a\\'b'", "'x>'", "<a>b>", "=", "x y"]),
+)
+_dumps = st.recursive(_leaf, _dump_text, max_leaves=10)
+_kwarg_dumps = st.tuples(
+    st.lists(st.tuples(_KEYS, _dumps).map(lambda t: f"{t[0]}={t[1]}") | st.just("..."), max_size=4),
+    _SPACES,
+    st.booleans(),
+).map(lambda t: _join(*t))
+
+
+def _grammar_reads(kind: str, text: str) -> object:
+    import pyparsing as pp
+
+    try:
+        result = pyrepr._grammar(kind).parse_string(text, parse_all=True)
+    except (pp.ParseBaseException, RecursionError):
+        return pyrepr.FAILED
+    if kind == "kwargs":
+        return pyrepr._kwargs_to_dict(result)
+    return result[0] if len(result) else None
+
+
+@settings(max_examples=400)
+@given(text=_dumps, data=st.data())
+def test_plain_reader_agrees_with_the_grammar_on_the_whole_dump_syntax(text: str, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(0, len(text)))
+    for candidate in (text, text[:cut]):
+        plain = pyrepr._plain_value(candidate)
+        if plain is not pyrepr.OUTSIDE:
+            assert _same(plain, _grammar_reads("value", candidate)), candidate
+
+
+@settings(max_examples=400)
+@given(text=_kwarg_dumps, data=st.data())
+def test_plain_kwargs_reader_agrees_with_the_grammar(text: str, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(0, len(text)))
+    for candidate in (text, text[:cut]):
+        plain = pyrepr._plain_kwargs(candidate)
+        if plain is not pyrepr.OUTSIDE:
+            assert _same(plain, _grammar_reads("kwargs", candidate)), candidate
+
+
+def test_the_engine_init_dump_is_read_without_the_grammar() -> None:
+    # the bench log's V1 engine-init line (a real vLLM 0.20 dump's shape): calls, bare words, enums, nested dicts
+    dump = (
+        "model='Qwen/Qwen3-8B', speculative_config=SpeculativeConfig(method='dflash', model='z-lab/Qwen3-8B-DFlash-b16',"
+        " num_spec_tokens=15), tokenizer_mode=auto, dtype=torch.bfloat16, device_config=cuda, seed=0, "
+        "served_model_name=Qwen/Qwen3-8B, compilation_config={'mode': <CompilationMode.VLLM_COMPILE: 3>, "
+        "'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'custom_ops': ['none']}"
+    )
+    plain = pyrepr._plain_kwargs(dump)
+    assert plain is not pyrepr.OUTSIDE and plain is not pyrepr.FAILED
+    assert _same(plain, _grammar_reads("kwargs", dump))
+    assert plain["speculative_config"]["num_spec_tokens"] == 15  # type: ignore[index]
+    assert plain["compilation_config"]["cudagraph_mode"] == {  # type: ignore[index]
+        "__enum__": "CUDAGraphMode.FULL_AND_PIECEWISE",
+        "value": [2, 1],
+    }

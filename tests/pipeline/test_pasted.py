@@ -9,8 +9,8 @@ from pathlib import Path
 
 from logdoctor.engine.rules import load_rules
 from logdoctor.pipeline.pasted import best_pair, split_runs
-from logdoctor.pipeline.runlabels import label_settings
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
+from logdoctor.pipeline.runlabels import label_settings
 
 _RUN_A = (
     "vllm bench throughput --model Qwen/Qwen2.5-7B-Instruct --input-len 1024 --output-len 512 --num-prompts 500\n"
