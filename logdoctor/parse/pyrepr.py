@@ -45,40 +45,26 @@ def _build() -> tuple[pp.ParserElement, pp.ParserElement]:
     dq_string = pp.QuotedString('"', esc_char="\\", unquote_results=True)
     string = (sq_string | dq_string).set_name("string")
 
-    number = pp.Regex(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])").set_name("number")
+    number = pp.Regex(_NUMBER_RE.pattern).set_name("number")
     number.set_parse_action(lambda t: float(t[0]) if any(c in t[0] for c in ".eE") else int(t[0]))
 
-    constant = pp.Regex(r"(?:None|True|False|true|false|null|nan|inf|-inf)(?![\w.\-/])").set_name("constant")
+    constant = pp.Regex(_CONSTANT_RE.pattern).set_name("constant")
     # A parse action returning None keeps the tokens, so wrap the value in a list.
-    constant.set_parse_action(
-        lambda t: [
-            {
-                "None": None,
-                "null": None,
-                "True": True,
-                "true": True,
-                "False": False,
-                "false": False,
-                "nan": float("nan"),
-                "inf": float("inf"),
-                "-inf": float("-inf"),
-            }[t[0]]
-        ]
-    )
+    constant.set_parse_action(lambda t: [_CONSTANTS[t[0]]])
 
-    ellipsis = pp.Regex(r"\.\.\.|…").set_name("ellipsis")
+    ellipsis = pp.Regex(_ELLIPSIS_RE.pattern).set_name("ellipsis")
     ellipsis.set_parse_action(lambda: [_ELLIPSIS])
 
-    identifier = pp.Regex(r"[A-Za-z_]\w*")
-    dotted = pp.Regex(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+    identifier = pp.Regex(_IDENTIFIER_RE.pattern)
+    dotted = pp.Regex(_DOTTED_RE.pattern)
     # Bare words as str(VllmConfig) prints them: auto, cuda:0, compressed-tensors, torch.bfloat16, /path/x
-    bare = pp.Regex(r"[A-Za-z_/~][\w.\-/:+@~]*(?<![.:])").set_name("bare word")
+    bare = pp.Regex(_BARE_RE.pattern).set_name("bare word")
 
     # <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, <CompilationMode.VLLM_COMPILE: 3>
     enum_repr = pp.Suppress("<") + dotted("name") + COLON + value("value") + pp.Suppress(">")
     enum_repr.set_parse_action(lambda t: {"__enum__": t["name"], "value": t["value"]})
     # <function ServeSubcommand.cmd at 0x7dc10ca6fba0>, <class 'foo'>, anything else in angle brackets
-    opaque = pp.Regex(r"<[^<>]*>").set_name("opaque repr")
+    opaque = pp.Regex(_OPAQUE_RE.pattern).set_name("opaque repr")
     opaque.set_parse_action(lambda t: t[0])
 
     def _items(tokens: pp.ParseResults) -> list[Any]:
@@ -166,9 +152,9 @@ def _grammar(kind: str) -> pp.ParserElement:
 # Most dumps hold only quoted strings without backslashes, numbers, the constants, dicts, lists and tuples, bare words
 # (`auto`, `torch.bfloat16`, `Qwen/Qwen3-8B`), calls (`SpeculativeConfig(method='dflash', ...)`), enum reprs
 # (`<CompilationMode.VLLM_COMPILE: 3>`), opaque reprs (`<function f at 0x7f>`) and `...` elisions; the engine-init
-# dump is `key=value, ...` of those. The reader below is the grammar's ordered choice written out (the same regexes,
-# tried in the same order, no backtracking into a choice once it matched), so for such a text (or one of them cut off)
-# it gives what the grammar gives, some hundred times faster; pyparsing is then never imported. It says when it cannot
+# dump is `key=value, ...` of those. The reader below is the grammar's ordered choice written out (the grammar's own
+# regexes, tried in the same order, no backtracking into a choice once it matched), so for such a text (or one of them
+# cut off) it gives what the grammar gives, some forty times faster; pyparsing is then never imported. It says when it cannot
 # tell: a set, an escape, a line break in a string, a dict key that is not a plain value, or anything it does not read
 # is OUTSIDE, and the grammar reads the text. FAILED is said only where the grammar must fail too: the text ends
 # inside a container or a string, as a cut-off dump does. tests/parse/test_pyrepr.py checks the answers against the
@@ -177,8 +163,8 @@ def _grammar(kind: str) -> pp.ParserElement:
 OUTSIDE = object()  # not a text the plain reader reads: ask the grammar
 FAILED = object()  # the grammar fails on this text too
 _SPACE = " \t\n\r"  # pyparsing's default whitespace
-_NUMBER_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")  # the grammar's `number`
-_CONSTANT_RE = re.compile(r"(?:None|True|False|true|false|null|nan|inf|-inf)(?![\w.\-/])")  # its `constant`
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+_CONSTANT_RE = re.compile(r"(?:None|True|False|true|false|null|nan|inf|-inf)(?![\w.\-/])")
 _CONSTANTS: dict[str, Any] = {
     "None": None,
     "null": None,
@@ -190,11 +176,11 @@ _CONSTANTS: dict[str, Any] = {
     "inf": float("inf"),
     "-inf": float("-inf"),
 }
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")  # its `identifier`
-_DOTTED_RE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")  # its `dotted`
-_BARE_RE = re.compile(r"[A-Za-z_/~][\w.\-/:+@~]*(?<![.:])")  # its `bare`
-_OPAQUE_RE = re.compile(r"<[^<>]*>")  # its `opaque`
-_ELLIPSIS_RE = re.compile(r"\.\.\.|…")  # its `ellipsis`
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+_DOTTED_RE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_BARE_RE = re.compile(r"[A-Za-z_/~][\w.\-/:+@~]*(?<![.:])")
+_OPAQUE_RE = re.compile(r"<[^<>]*>")
+_ELLIPSIS_RE = re.compile(r"\.\.\.|…")
 _CLOSERS = {"{": "}", "[": "]", "(": ")"}
 
 

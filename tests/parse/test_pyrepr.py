@@ -233,23 +233,15 @@ def _grammar_reads(kind: str, text: str) -> object:
 
 
 @settings(max_examples=400)
-@given(text=_dumps, data=st.data())
-def test_plain_reader_agrees_with_the_grammar_on_the_whole_dump_syntax(text: str, data: st.DataObject) -> None:
+@given(kind=st.sampled_from(["value", "kwargs"]), data=st.data())
+def test_plain_reader_agrees_with_the_grammar_on_the_whole_dump_syntax(kind: str, data: st.DataObject) -> None:
+    text = data.draw(_dumps if kind == "value" else _kwarg_dumps)
+    read = pyrepr._plain_value if kind == "value" else pyrepr._plain_kwargs
     cut = data.draw(st.integers(0, len(text)))
     for candidate in (text, text[:cut]):
-        plain = pyrepr._plain_value(candidate)
+        plain = read(candidate)
         if plain is not pyrepr.OUTSIDE:
-            assert _same(plain, _grammar_reads("value", candidate)), candidate
-
-
-@settings(max_examples=400)
-@given(text=_kwarg_dumps, data=st.data())
-def test_plain_kwargs_reader_agrees_with_the_grammar(text: str, data: st.DataObject) -> None:
-    cut = data.draw(st.integers(0, len(text)))
-    for candidate in (text, text[:cut]):
-        plain = pyrepr._plain_kwargs(candidate)
-        if plain is not pyrepr.OUTSIDE:
-            assert _same(plain, _grammar_reads("kwargs", candidate)), candidate
+            assert _same(plain, _grammar_reads(kind, candidate)), candidate
 
 
 def test_the_engine_init_dump_is_read_without_the_grammar() -> None:
