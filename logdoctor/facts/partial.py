@@ -354,7 +354,9 @@ def supported(combiners: Sequence[Combining]) -> bool:
 # module learns it (tests/facts/test_partial.py fails until then).
 _KNOWN: dict[type[Any], frozenset[str]] = {
     Identity: frozenset({"b", "serving", "voters", "votes", "versions"}),
-    Speculation: frozenset({"b", "first", "interval", "k_from_rate", "cumulative", "position_sums", "position_counts"}),
+    Speculation: frozenset(
+        {"b", "first", "interval", "k_from_rate", "cumulative", "position_sums", "position_counts", "benchmarked"}
+    ),
     Stats: frozenset({"b", "processes", "spec_pids", "ratio"}),
     CudaGraphs: frozenset({"b", "decode_lines", "eager_decode_lines", "eager_examples"}),
     Failures: frozenset({"b", "failures", "warnings", "serving_sources", "starting_sources"}),

@@ -21,8 +21,10 @@ from logdoctor.parse.grammar import ParseContext
 _PENDING = "blocks.pending"
 # A shell command a user pasted above a run's output (`$ python3 bench.py --flag`, `VAR=1 torchrun ...`): kept with
 # the evidence when no line type read it, as what tells two runs of one script apart (logdoctor.pipeline.pasted).
+# Markdown's inline code may wrap it (`` `vllm serve M --enforce-eager` ``); forks of an engine keep its flags and
+# name their own program (Aphrodite is vLLM's).
 SHELL_COMMAND_RE = re.compile(
-    r"^\s*(?:\$\s*)?(?:\w+=\S*\s+)*(?:python\d?(?:\.\d+)?|torchrun|bash|sh|vllm|sglang|docker)\s+\S"
+    r"^\s*`?(?:\$\s*)?(?:\w+=\S*\s+)*(?:python\d?(?:\.\d+)?|torchrun|bash|sh|vllm|sglang|aphrodite|docker)\s+\S"
 )
 # a rule line of a result block: `=====`, `-----`, or a title between `=` runs (`==== Serving Benchmark Result ====`)
 RULE_RE = re.compile(r"^\s*(?P<c>[=-])(?P=c){4,}(?P<title>[^=-].*?)?(?P=c)*\s*$")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, StartupConfig
+from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, SchedulerStats, StartupConfig
 from logdoctor.parse import blocks
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
@@ -47,8 +47,16 @@ _LONG_NOTES = 3
 # A run's label: a short line of prose at most this many lines above its command or results (a blank line or a
 # Markdown fence between them), kept with the evidence (logdoctor.pipeline.pasted reads it).
 _LABEL_MAX_CHARS = 160
+_KEPT_CHARS = 2000  # a kept evidence text is cut here
 _LABEL_GAP = 3
 _RUN_EVENTS = frozenset({BenchmarkResult, StartupConfig})
+
+
+def _begins_run(event: EventBase) -> bool:
+    """A configuration, a benchmark's results, or a stats line that measured generation (a pasted run's number)."""
+    return type(event) in _RUN_EVENTS or (isinstance(event, SchedulerStats) and bool(event.generation_throughput))
+
+
 # A heading above a run (`### Without CUDA graphs`, `Result (without MoE config):`) may sit above the command that
 # ran it and its fences too: it is kept when the run begins within this many lines.
 _HEADING_GAP = 8
@@ -178,7 +186,7 @@ class EventStream:
         assert self.texts is not None
         prose, heading, command = self._prose, self._heading, self._command
         self._prose = self._heading = self._command = None
-        if self.context.block is None and not any(type(e) in _RUN_EVENTS for e in events or ()):
+        if self.context.block is None and not any(_begins_run(e) for e in events or ()):
             return
         if prose is not None and number - prose[0] <= _LABEL_GAP:
             self.texts[prose[0]] = prose[1][:2000]
@@ -407,7 +415,9 @@ class EventStream:
                     flags = self._flags.offer(number, bare)
                     if flags is not None:
                         yield from self._release(self._flag_block(flags))
-                if self._note_prose(number, bare) and SHELL_COMMAND_RE.match(bare):
+                prose = self._note_prose(number, bare)
+                # a command may be longer than a label (its flags), not than a kept text
+                if (prose or len(bare) <= _KEPT_CHARS) and SHELL_COMMAND_RE.match(bare):
                     self._command = (number, bare)
                 if self.failures.wants(text):
                     yield from self._read_failure(number, text)

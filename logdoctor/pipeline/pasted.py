@@ -182,7 +182,9 @@ class PastedRun:
                 stats.append(event.generation_throughput)
         # The best of a tool's results: a warm-up pass measures the same setting, only colder.
         speeds = {tool: max(values) for tool, values in by_tool.items()}
-        if len(stats) >= 2:
+        # One stats line is weak evidence of a server's speed, unless the run is named (a label, a command): the
+        # user pasted that line as the run's result.
+        if len(stats) >= 2 or (stats and self.label is not None):
             speeds["generation tok/s (stats lines)"] = statistics.median(stats)
         return speeds
 
@@ -292,7 +294,8 @@ def _command_above(run: PastedRun, lookup: Lookup) -> tuple[int, list[str]] | No
     for number in range(run.first - 1, max(run.first - 1 - LABEL_GAP, 0), -1):
         message = _shell_command(lookup, source, number)
         if message is not None:
-            return number, message.replace("$", " ", 1).split() if message.lstrip().startswith("$") else message.split()
+            message = message.strip().strip("`")  # Markdown's inline code around it
+            return number, message.replace("$", " ", 1).split() if message.startswith("$") else message.split()
     return None
 
 
@@ -460,6 +463,9 @@ def compare_runs(
     for run in every:
         if run.label is not None:
             run.label_config = label_settings(run.label, engine)
+            # words of its own that set nothing (a command the paste wrapped mid-word): the whole command's settings
+            if not run.label_config and (command := _command_above(run, lookup)) is not None:
+                run.label_config = label_settings(" ".join(command[1]), engine)
     runs = [run for run in every if run.speeds() and (run.configs() or run.label_config)]
     pairs = [pair for pair in controlled_pairs(runs) if math.isfinite(pair.ratio)] if len(runs) >= 2 else []
     if not pairs:

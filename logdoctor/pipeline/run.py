@@ -386,11 +386,13 @@ def diagnose_parsed(
     deadline.check("the expected-performance model")
     findings, performance = assess(findings, profile, rules, perf, engine=profile.engine)  # --gpu, effects
     deadline.check("comparing pasted runs")
-    # Several runs pasted into one input (two commands and their benchmark results): their controlled pair,
-    # compared. Only an input with benchmark results, and a short one: the events are decoded again to split them.
+    # Several runs pasted into one input (two commands and their benchmark results or stats lines): their controlled
+    # pair, compared. Only an input that measured something, and a short one: the events are decoded again to split
+    # them.
     pasted: list[Finding] = []
     pasted_notes: list[str] = []
-    if profile.has("bench.output_throughput") and len(parsed.events) <= MAX_PASTED_EVENTS:
+    measured = profile.has("bench.output_throughput") or profile.has("throughput.generation")
+    if measured and len(parsed.events) <= MAX_PASTED_EVENTS:
         pasted, pasted_notes = compare_runs(
             parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
         )

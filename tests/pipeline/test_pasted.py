@@ -418,3 +418,37 @@ def test_a_count_too_large_for_a_float_gives_no_request_rate() -> None:
     runs = split_runs(parse_sources([_source(block)]).events)
     assert all("req/s" not in key for run in runs for key in run.speeds())
     _diagnose(block + "\n" + block)
+
+
+# constructed, in the layout of a thread's paste of two runs of a vLLM fork: each command in Markdown's inline code
+# (longer than a label, the second wrapped mid-word by the paste) above the one stats line it produced
+_INLINE_RUNS = (
+    "with eager\n"
+    "`aphrodite run Qwen/Qwen2.5-7B-Instruct-AWQ --max-model-len 5000 --swap-space 0 --max-num-seqs 1 "
+    "--disable-log-requests --enforce-eager --served-model-name model -tp 2`\n"
+    "gives\n"
+    "`INFO:     Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 31.4 tokens/s, Running: 1 reqs, "
+    "Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.3%, CPU KV cache usage: 0.0%.`\n"
+    "\n"
+    "without eager\n"
+    "`aphrodite run Qwen/Qwen2.5-7B-Instruct-AWQ --max-model-len 5000 --swap-space 0 --max-num-seqs 1 "
+    "--disable-log-requests --served-model-name mo\n"
+    "del -tp 2`\n"
+    "gives\n"
+    "`INFO:     Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 57.8 tokens/s, Running: 1 reqs, "
+    "Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.2%, CPU KV cache usage: 0.0%.`\n"
+)
+
+
+def test_commands_in_inline_code_above_one_stats_line_each_are_compared() -> None:
+    # the run with --enforce-eager measured 1.84x slower; its wrapped twin's own words set nothing, so its whole
+    # command stands for it
+    diagnosis = _diagnose(_INLINE_RUNS)
+    assert diagnosis.findings[0].rule == "diff-eager-vs-graphs"
+    assert "1.84x slower" in diagnosis.findings[0].explanation
+
+
+def test_one_stats_line_of_an_unnamed_run_is_no_measurement() -> None:
+    # the same line with nothing that names the run: one stats line is weak evidence of a server's speed
+    runs = split_runs(parse_sources([_source(_INLINE_RUNS.splitlines()[3] + "\n")]).events)
+    assert [run.speeds() for run in runs] == [{}]

@@ -22,6 +22,11 @@ _STATS_PART_RE = re.compile(
     r"\b(?P<key>Deferred|Preemptions|Corrupted|(?P<dev>[A-Za-z]{1,24}(?: \+ host)?) KV cache usage|"
     r"External prefix cache hit rate|MM cache hit rate|Prefix cache hit rate): (?P<val>[\d.]+|nan)(?: reqs|%)?"
 )
+# Stats lines in a row with requests running and not a token processed, by process (absent at 0): at STALL_INTERVALS
+# (30 s at the default 10 s interval) the engine is stuck, not slow; one or two can be a single long step (a huge
+# prefill, a compile on first use).
+_IDLE = "vllm.idle_intervals"
+STALL_INTERVALS = 3
 _KV_DEVICE_SEEN = "vllm.kv_device_platform"  # a Platform event was given for the stats lines' KV device
 _KV_FETCH_RE = re.compile(
     r"KV fetch: (?P<waiting>\d+) waiting to start, (?P<running>\d+) in progress, (?P<done>\d+) completed waiting"
@@ -59,6 +64,21 @@ _STATS_TAIL_LABELS = frozenset(
     {"deferred", "preemptions", "corrupted", "prefix_cache_hit_rate", "external_prefix_cache_hit_rate"}
     | {"mm_cache_hit_rate", "kv_fetch"}
 )
+
+
+def _idle_streak(line: LogLine, ctx: ParseContext, idle: bool) -> int:
+    """The process's stats lines in a row, this one included, with requests running and no token processed."""
+    key = line.process.pid if line.process is not None else None
+    streaks: dict[int | None, int] = ctx.state.get(_IDLE) or {}
+    if not idle:
+        if key in streaks:
+            del streaks[key]
+            if not streaks:
+                ctx.state.pop(_IDLE, None)
+        return 0
+    streaks[key] = streaks.get(key, 0) + 1
+    ctx.state[_IDLE] = streaks
+    return streaks[key]
 
 
 def _stats_head_labelled(text: str) -> tuple[dict[str, str | None], dict[str, float | int | str]] | None:
@@ -138,10 +158,16 @@ def parse_stats(line: LogLine, ctx: ParseContext) -> Events | None:
         )
     running = int(head["run"] or 0)
     stalled: list[EventBase] = []
-    if extra.get("max_iteration_time") == 0 and running and not float(head["pp"] or 0) and not float(head["gen"] or 0):
+    idle = bool(running) and not float(head["pp"] or 0) and not float(head["gen"] or 0)
+    if idle and extra.get("max_iteration_time") == 0:
         # The stats lines that time the engine's iterations ("Max iteration time: 0.0 ms") say no step finished
         # in the whole interval while requests were running: the engine loop is stuck, not slow.
         stalled.append(EngineFailure(**_base(line, ctx), kind="stalled", phase="serving", message=_msg(line)))
+    elif _idle_streak(line, ctx, idle) == STALL_INTERVALS:
+        message = f"{STALL_INTERVALS} stats intervals in a row with requests running and no token processed: " + _msg(
+            line
+        )
+        stalled.append(EngineFailure(**_base(line, ctx), kind="stalled", phase="serving", message=message))
     return [
         *platform,
         *stalled,
@@ -248,6 +274,8 @@ def _whole_stats_line(
     if ctx.forced_engine not in (None, "vllm"):
         return None  # `_claims`: the general path leaves the line alone
     name, pid, stamp, file, engine, prompt, gen, running, waiting, usage, hit = m.groups()
+    if _IDLE in ctx.state or (running != "0" and not float(prompt) and not float(gen)):
+        return None  # an idle interval, or the one after it: the general path keeps the streak (`_idle_streak`)
     text = m.group(0)  # without the newlines the pattern looks past
     process = vllm_process(name, int(pid), None)  # what the envelope makes of the prefix
     message = text[m.start(5) - 7 :]  # from `Engine `
@@ -299,6 +327,14 @@ GRAMMARS: list[Grammar] = [
                     },
                 ),
                 exact=True,
+            ),
+            case(
+                "stall-three-idle-intervals",
+                # Constructed: the V1 stats line three times with a request running and no token processed.
+                "(APIServer pid=7) INFO 06-22 17:39:49 [loggers.py:273] Engine 000: Avg prompt throughput: 0.0 tokens/s, "
+                "Avg generation throughput: 0.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.1%, "
+                "Prefix cache hit rate: 0.0%\n" * 3,
+                ("engine_failure", {"kind": "stalled", "phase": "serving"}),
             ),
             case(
                 "v0-2024-iteration-timer-stalled",

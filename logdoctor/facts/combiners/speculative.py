@@ -1,6 +1,7 @@
 """Speculative decoding: whether it runs, the method and k, and acceptance per interval and per position.
 
 SpecDecodeStats(mean_acceptance_length=1.31, ...) x 40  -> spec.acceptance_length = [1.31, ...]
+BenchmarkResult(acceptance_length=1.04) and no spec-decode line  -> spec.acceptance_length = [1.04]
 vLLM V0 cumulative counters                             -> differenced into per-interval rates
 """
 
@@ -10,7 +11,7 @@ import math
 import re
 
 from logdoctor.eventlog import EventLog
-from logdoctor.events import CompileTime, EventBase, PerfWarning, SpecDecodeStats
+from logdoctor.events import BenchmarkResult, CompileTime, EventBase, PerfWarning, SpecDecodeStats
 from logdoctor.facts.combiner import Combiner
 from logdoctor.facts.profile import ProfileBuilder
 
@@ -36,7 +37,7 @@ def interval_reading(e: SpecDecodeStats) -> tuple[float | None, float | None, tu
 
 
 class Speculation(Combiner):
-    reads = (SpecDecodeStats, PerfWarning, CompileTime)
+    reads = (SpecDecodeStats, PerfWarning, CompileTime, BenchmarkResult)
     produces = (
         "spec.enabled",
         "spec.num_tokens",
@@ -60,9 +61,14 @@ class Speculation(Combiner):
         self.cumulative = EventLog()
         self.position_sums: list[float] = []
         self.position_counts: list[int] = []
+        self.benchmarked: list[BenchmarkResult] = []  # benchmark clients' acceptance lengths (SGLang's `Accept length`)
 
     def add(self, ev: EventBase) -> None:
         b = self.b
+        if isinstance(ev, BenchmarkResult):
+            if ev.acceptance_length:
+                self.benchmarked.append(ev)
+            return
         if isinstance(ev, SpecDecodeStats):
             self.first = self.first or ev
             if ev.interval:
@@ -110,6 +116,12 @@ class Speculation(Combiner):
     def finish(self) -> None:
         b, first = self.b, self.first
         if first is None:
+            # No spec-decode line of the server's: the acceptance the benchmark client measured (it counts the
+            # bonus token, as the server's mean acceptance length does) is the measurement.
+            for ev in self.benchmarked:
+                assert ev.acceptance_length is not None
+                b.append("spec.acceptance_length", ev.acceptance_length, ev, "the benchmark's acceptance length")
+                b.set("spec.enabled", True, ev, "the benchmark's acceptance length")
             return
         if self.k_from_rate is not None:
             b.set("spec.num_tokens", *self.k_from_rate, keep_first=True)

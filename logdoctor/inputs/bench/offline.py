@@ -228,6 +228,41 @@ def parse_vllm_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | No
     return None
 
 
+# --- speculative-decoding benchmark summaries: SGLang's EAGLE benchmark (benchmark/mtbench) and client scripts -----
+# `#questions: 80, Throughput: 276.30 token/s, Acceptance length: 5.36` (one line), and a client's summary lines
+# `Average Output throughput: 41.960 token/s` / `Average Accept length: 1.037` (the rate kept for the length below it).
+_QUESTIONS_RE = re.compile(
+    r"^\s*#questions: (?P<n>\d+), Throughput: (?P<tps>[\d.]+) token/s(?:, Accept(?:ance)? length: (?P<acc>[\d.]+))?"
+)
+_AVERAGE_RE = re.compile(r"^\s*Average (?P<what>Output throughput|Accept length): (?P<value>[\d.]+)(?: token/s)?\s*$")
+_AVERAGE_RATE = "bench.average_rate"  # (line number, tok/s) of the last `Average Output throughput` line
+_AVERAGE_REACH = 4  # lines from that rate to its acceptance length
+
+
+def parse_spec_summary(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    m = _QUESTIONS_RE.match(line.text)
+    if m:
+        result = Result(tool="sglang-spec-bench", first=line)
+        result.set("output_throughput", float(m.group("tps")))
+        if m.group("acc"):
+            result.set("acceptance_length", float(m.group("acc")))
+        result.values["questions"] = int(m.group("n"))
+        return emit(result, ctx)
+    m = _AVERAGE_RE.match(line.text)
+    if m is None:
+        return None
+    value = float(m.group("value"))
+    if m.group("what") == "Output throughput":
+        ctx.state[_AVERAGE_RATE] = (line.number, value)
+        return []
+    result = Result(tool="spec-bench-client", first=line)
+    result.set("acceptance_length", value)
+    rate = ctx.state.pop(_AVERAGE_RATE, None)
+    if rate is not None and 0 < line.number - rate[0] <= _AVERAGE_REACH:
+        result.set("output_throughput", rate[1])
+    return emit(result, ctx)
+
+
 def finish(context: ParseContext) -> list[EventBase]:
     """The event of a progress bar still being drawn when the source ends."""
     bar = context.state.pop(_PROGRESS, None)
@@ -366,6 +401,32 @@ GRAMMARS: list[Grammar] = [
                 "bench-latency",
                 "Avg latency: 1.2345 seconds",
                 ("benchmark_result", {"tool": "vllm-bench-latency", "mean_e2e_ms": 1234.5}),
+                exact=True,
+            ),
+        ),
+    ),
+    Grammar(
+        "bench.spec_summary",
+        "bench",
+        ("#questions: ", "Average Output throughput: ", "Average Accept length: "),
+        parse_spec_summary,
+        (
+            case(
+                "mtbench-eagle-line",
+                "#questions: 80, Throughput: 224.70 token/s, Acceptance length: 3.75",
+                (
+                    "benchmark_result",
+                    {"tool": "sglang-spec-bench", "output_throughput": 224.7, "acceptance_length": 3.75},
+                ),
+                exact=True,
+            ),
+            case(
+                "client-average-lines",
+                "Average Output throughput: 50.000 token/s\nAverage Accept length: 2.500",
+                (
+                    "benchmark_result",
+                    {"tool": "spec-bench-client", "output_throughput": 50.0, "acceptance_length": 2.5},
+                ),
                 exact=True,
             ),
         ),
