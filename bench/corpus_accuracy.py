@@ -47,6 +47,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld7",
     REPO / "fixtures" / "logs" / "realworld8",
     REPO / "fixtures" / "logs" / "realworld9",
+    REPO / "fixtures" / "logs" / "realworld10",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
