@@ -177,7 +177,7 @@ class EventStream:
         ) and self.texts is not None:
             self._keep_label(line.number, events)
         if events and self.texts is not None:
-            self.texts[line.number] = line.text[:2000]
+            self.texts[line.number] = line.text[:_KEPT_CHARS]
         return events
 
     def _keep_label(self, number: int, events: list[EventBase] | None) -> None:
@@ -189,10 +189,10 @@ class EventStream:
         if self.context.block is None and not any(_begins_run(e) for e in events or ()):
             return
         if prose is not None and number - prose[0] <= _LABEL_GAP:
-            self.texts[prose[0]] = prose[1][:2000]
+            self.texts[prose[0]] = prose[1][:_KEPT_CHARS]
         for kept in (heading, command):
             if kept is not None and number - kept[0] <= _HEADING_GAP:
-                self.texts[kept[0]] = kept[1][:2000]
+                self.texts[kept[0]] = kept[1][:_KEPT_CHARS]
 
     def _flag_block(self, lines: list[tuple[int, str]]) -> list[EventBase]:
         """The configuration event of a fenced list of flags, with its lines (and the label above it) as evidence."""
@@ -203,7 +203,7 @@ class EventStream:
         if self.texts is not None:
             self._keep_label(lines[0][0], events)
             for number, text in lines:
-                self.texts[number] = text[:2000]
+                self.texts[number] = text[:_KEPT_CHARS]
         return events
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
@@ -303,7 +303,7 @@ class EventStream:
         if events is None:
             self._unrecognised(line)
         if events and self.texts is not None:
-            self.texts[line.number] = line.text[:2000]
+            self.texts[line.number] = line.text[:_KEPT_CHARS]
         return events or []
 
     def _maybe_label(self, line: LogLine) -> None:
@@ -387,7 +387,7 @@ class EventStream:
                     block_events = None
                 if block_events is not None:
                     if self.texts is not None:
-                        self.texts[number] = line.text[:2000]
+                        self.texts[number] = line.text[:_KEPT_CHARS]
                     yield from self._release(block_events)
                     continue
                 context.block = None
@@ -476,7 +476,7 @@ class EventStream:
             if texts is not None:
                 if self._prose is not None or self._heading is not None:
                     self._keep_label(number, events)
-                texts[number] = line.text[:2000]
+                texts[number] = line.text[:_KEPT_CHARS]
             return events
         return None
 
@@ -638,7 +638,7 @@ class EventStream:
         except GRAMMAR_FAILURES:
             return events
         if read and self.texts is not None and not events:
-            self.texts[line.number] = line.text[:2000]
+            self.texts[line.number] = line.text[:_KEPT_CHARS]
         return read
 
     def _handle_candidate(self, line: LogLine) -> Iterator[EventBase]:
