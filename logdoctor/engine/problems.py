@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logdoctor.engine.result import Action, Finding, Problem
+from logdoctor.engine.result import Action, Finding, Problem, severity_for
 
 # Causes that share one mechanism (docs/causes.md ids): the problem's id and title.
 FAMILIES: dict[str, tuple[str, str]] = {
@@ -71,6 +71,37 @@ def _actions(members: Sequence[Finding]) -> list[Action]:
     return out
 
 
+# Causes of one problem where one is the other's root, by a fact the profile decides (facts/combiners/derived.py):
+# the fact -> (the root's cause when it is true, when it is false).
+ROOTS: dict[str, tuple[str, str]] = {
+    "spec.acceptance_is_root": ("spec-low-acceptance", "spec-net-loss"),
+}
+
+
+def root_first(findings: Sequence[Finding], roots: dict[str, tuple[bool, str]]) -> list[Finding]:
+    """The findings with each problem's root cause ahead of its consequence: `roots` maps a fact of ROOTS to (its
+    value, the reason in words). The root's best finding takes the consequence's score where that is higher (it is
+    the same loss, seen from its cause) and says so; every other finding stays as it was, in the same order."""
+    out = list(findings)
+    for fact, (is_root, why) in roots.items():
+        root, consequence = ROOTS[fact] if is_root else ROOTS[fact][::-1]
+        at = next((i for i, f in enumerate(out) if f.cause == root), None)
+        ahead = next((i for i, f in enumerate(out) if f.cause == consequence), None)
+        if at is None or ahead is None or at < ahead:
+            continue
+        lead = out[ahead]
+        raised = out[at].model_copy(
+            update={
+                "score": max(out[at].score, lead.score),
+                "severity": severity_for(max(out[at].score, lead.score)),
+                "explanation": f"{out[at].explanation}; the root of the {consequence} finding below it ({why})",
+            }
+        )
+        del out[at]
+        out.insert(ahead, raised)
+    return out
+
+
 def group(findings: Sequence[Finding]) -> tuple[list[Finding], list[Problem]]:
     """(the findings, each naming its problem; the problems best first). The findings' order is kept: a problem's
     score is its best finding's, its effect the one of its best finding with an effect."""
@@ -110,4 +141,4 @@ def group(findings: Sequence[Finding]) -> tuple[list[Finding], list[Problem]]:
     return tagged, problems
 
 
-__all__ = ["FAMILIES", "answered_by_model", "group", "problem_id", "sets_speculation"]
+__all__ = ["FAMILIES", "ROOTS", "answered_by_model", "group", "problem_id", "root_first", "sets_speculation"]

@@ -433,6 +433,13 @@ FACTS: dict[str, FactSpec] = {
     "spec.verify_cost": FactSpec(
         "number", "cost of verifying k+1 tokens a request over 1 at the median batch (1 below the ridge point)"
     ),
+    "spec.acceptance_is_root": FactSpec(
+        "bool",
+        "whether the low acceptance is what makes speculation lose: a drafter at the method's published acceptance "
+        "would break even at this k (spec.typical_acceptance >= spec.break_even), or, without a published figure, "
+        "almost no drafted token is accepted (under 15%); false where a working drafter would still lose here",
+        _SPEC_HINT,
+    ),
 }
 
 

@@ -371,6 +371,7 @@ def diagnose_parsed(
 ) -> tuple[Diagnosis, Profile]:
     """`advisories`: the known issues to match (None: the built-in set and `--advisories DIR`; docs/advisories.md).
     `max_seconds` (--max-seconds; 0: no limit): past it, the diagnosis stops with InputError (exit 2)."""
+    from logdoctor.engine.problems import ROOTS, root_first
     from logdoctor.engine.problems import group as group_problems
     from logdoctor.perf.gate import assess  # the model itself only when a GPU is known
 
@@ -397,6 +398,9 @@ def diagnose_parsed(
             parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
         )
         findings = merge_findings(findings, pasted) if pasted else findings
+    # a problem's root cause ahead of its consequence (low acceptance is why speculation loses, or the cost of k is)
+    roots = {fact: (bool(profile.value(fact)), profile.facts[fact].origin) for fact in ROOTS if profile.has(fact)}
+    findings = root_first(findings, roots)
     findings, problems = group_problems(findings)  # rule hits that share one mechanism are one problem
 
     def pick(kind: str) -> list[RuleOutcome]:

@@ -132,7 +132,7 @@ def test_diagnose_story_gives_the_cli_findings(tmp_path: Path) -> None:
     summary = texts(result)[0]
     # one entry a problem, as the terminal's boxes: its rules together, its effect, one first action
     assert summary.startswith("problems: ") and "1. speculation (score " in summary
-    assert "[rules below-break-even, " in summary and "low-acceptance" in summary
+    assert "[rules low-acceptance, " in summary and "below-break-even" in summary
     assert "effect: " in summary and "fix: " in summary and f"first {SLOW}:" in summary
     assert summary.count("spec-low-acceptance (score") == 0  # never a second entry for the same problem
     assert "sk-kpro5" not in json.dumps(result.model_dump())  # the story's own secret, masked by the CLI
@@ -264,7 +264,7 @@ def test_planted_secrets_come_back_masked() -> None:
         assert "sk-planted" not in everything and "hf_plantedTOKEN" not in everything
         assert "sk-kpro5" not in everything
         assert "\x1b" not in everything and "\x07" not in everything
-    assert payload(diagnosed)["report"]["findings"][0]["cause"] == "spec-net-loss"
+    assert payload(diagnosed)["report"]["findings"][0]["cause"] == "spec-low-acceptance"
 
 
 def test_parse_pages_through_events_of_one_type() -> None:
@@ -327,7 +327,7 @@ def test_diagnose_a_loopback_host(ssh_lab: SshLab) -> None:
     got = payload(result)
     assert got["exit_code"] == 1
     report = got["report"]
-    assert report["findings"][0]["cause"] == "spec-net-loss"
+    assert report["findings"][0]["cause"] == "spec-low-acceptance"
     assert {s["kind"] for s in report["sources"]} == {"ssh"} and report["sources"][0]["host"] == "kpro5"
     assert "sk-kpro5" not in json.dumps(result.model_dump())
 
@@ -348,7 +348,7 @@ def test_unknown_host_key_is_a_tool_error_unless_the_server_accepts_new(ssh_lab:
 
     accepted = call("diagnose", arguments, *server, "--accept-new")
 
-    assert payload(accepted)["report"]["findings"][0]["cause"] == "spec-net-loss"
+    assert payload(accepted)["report"]["findings"][0]["cause"] == "spec-low-acceptance"
     assert ssh_lab.servers["kpro5"].known_name in known.read_text()
 
 
@@ -372,4 +372,4 @@ def test_a_host_down_of_two_is_a_tool_error_carrying_what_was_collected(ssh_lab:
     assert "[kpro5] problems: " in summary and f"error: {down}: " in summary
     report = json.loads(report_text)
     assert [h["host"] for h in report["hosts"]] == ["kpro5", down]
-    assert report["hosts"][0]["findings"][0]["cause"] == "spec-net-loss"
+    assert report["hosts"][0]["findings"][0]["cause"] == "spec-low-acceptance"

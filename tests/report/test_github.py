@@ -57,7 +57,7 @@ def test_vllm_issue_body_structure() -> None:
     assert "Initializing a V1 LLM engine" not in launch.content  # no raw config dump as the launch
     opened = [t.content for t in toks if t.type == "html_block" and t.content.startswith("<details>")]
     assert len(opened) == len(evidence) == 7  # one folded block a finding, each with its fenced lines
-    assert opened[0].startswith("<details><summary>Evidence: spec-net-loss (4 lines)</summary>")
+    assert opened[0].startswith("<details><summary>Evidence: spec-low-acceptance (4 lines)</summary>")
     assert evidence[0].content.splitlines()[0].startswith("vllm-dflash-tp2-a6000.log:60: ")
     assert all(len(line) < 400 for f in evidence for line in f.content.splitlines())  # dumps are cut
     for t in toks:

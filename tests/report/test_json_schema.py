@@ -53,7 +53,7 @@ def test_fleet_json_is_one_object_with_the_hosts_inside() -> None:
         diagnoses.append(diagnose_parsed(parsed, rules)[0])
     data: dict[str, Any] = json.loads(render_json(fleet_report(["kpro5", "kpro6"], diagnoses)))
     assert data["report"] == "fleet" and [h["host"] for h in data["hosts"]] == ["kpro5", "kpro6"]
-    assert data["hosts"][0]["findings"][0]["cause"] == "spec-net-loss"
+    assert data["hosts"][0]["findings"][0]["cause"] == "spec-low-acceptance"
     _validator().validate(data)
 
 

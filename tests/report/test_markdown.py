@@ -44,7 +44,7 @@ def test_story_keeps_what_matters() -> None:
     assert "(rule `below-break-even`)" in text and "(rule `low-acceptance`)" in text
     # the minor problems on one line, counted as the terminal's "Also noted" counts them
     assert "Minor (3): `chunked-prefill-or-batching-config` 30 (rule `spec-token-budget`)" in text
-    assert 'num_speculative_tokens": 3}' in text  # the fix
+    assert "drop --speculative-config, or fewer speculative tokens" in text  # the fix, k left to the GPU's figures
     fences = [t.content for t in tokens if t.type == "fence"]
     quoted = [fence.split(":", 1)[0] for fence in fences]
     assert quoted == ["60", "20"]  # a line a problem, none twice

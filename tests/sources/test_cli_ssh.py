@@ -50,7 +50,7 @@ def test_diagnose_host_then_rerun_offline_from_save(ssh_lab: SshLab, tmp_path: P
 
     assert code == 1, err  # the story has high findings
     live = json.loads(out)
-    assert live["findings"][0]["cause"] == "spec-net-loss"
+    assert live["findings"][0]["cause"] == "spec-low-acceptance"
     (src,) = [s for s in live["sources"] if s["path"] == str(log)]
     assert {s["kind"] for s in live["sources"]} == {"ssh"}
     assert src["kind"] == "ssh" and src["host"] == "kpro5" and src["path"] == str(log)
@@ -114,7 +114,7 @@ def test_several_hosts_end_with_a_fleet_table(ssh_lab: SshLab) -> None:
     table = out[out.rindex("2 hosts") :]
     cells = [[c.strip() for c in line.strip("│┃ ").split("│")] for line in table.splitlines()]
     rows = {row[0]: " ".join(row) for row in cells if row and row[0] in ("kpro5", down)}
-    assert "spec-net-loss" in rows["kpro5"] and "vllm" in rows["kpro5"]
+    assert "spec-low-acceptance" in rows["kpro5"] and "vllm" in rows["kpro5"]
     assert "error:" in rows[down]
     code, out, _ = run(
         "diagnose", "kpro5", down, *ssh_args(ssh_lab), "--log", str(log), "--max-bytes", "1M", "--format", "markdown"
@@ -189,7 +189,7 @@ def test_a_diagnosis_that_breaks_fails_only_its_host(ssh_lab: SshLab, monkeypatc
 
     assert code == 3
     kpro5, node2 = json.loads(out)["hosts"]
-    assert kpro5["findings"][0]["cause"] == "spec-net-loss"
+    assert kpro5["findings"][0]["cause"] == "spec-low-acceptance"
     assert node2["errors"][0]["error"] == "node2: internal error while diagnosing: ValueError: a parser bug"
     assert "Traceback" not in err
 
@@ -210,7 +210,7 @@ def test_each_fleet_report_is_the_hosts_one_host_report(
         code, out, err = run("diagnose", host, *ssh_args(ssh_lab), "--log", str(log), "--format", "json")
         assert code == 1, err
         assert report == {**json.loads(out), "host": host}  # the fleet entry adds the target it came from
-        assert report["findings"] and report["findings"][0]["cause"] == "spec-net-loss"
+        assert report["findings"] and report["findings"][0]["cause"] == "spec-low-acceptance"
 
 
 def test_hosts_file(ssh_lab: SshLab, tmp_path: Path) -> None:
@@ -224,7 +224,7 @@ def test_hosts_file(ssh_lab: SshLab, tmp_path: Path) -> None:
     reports = json.loads(out)["hosts"]
     assert [r["sources"][0]["host"] for r in reports] == ["kpro5", "node2"]
     assert [r["host"] for r in reports] == ["kpro5", "node2"]  # each host once, in file order
-    assert all(r["findings"][0]["cause"] == "spec-net-loss" for r in reports)
+    assert all(r["findings"][0]["cause"] == "spec-low-acceptance" for r in reports)
     # positional hosts come first, then the file's
     code, out, _ = run(
         "diagnose", "node2", "--hosts", str(hosts), *ssh_args(ssh_lab), "--log", str(log), "--format", "json"

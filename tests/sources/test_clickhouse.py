@@ -146,7 +146,7 @@ def test_attributes_as_json_string_and_renamed_columns(lab: ClickHouseLab) -> No
     assert code == 1, err
     report = json.loads(out)
     assert report["sources"][0]["name"] == "app_logs[gpu-j,vllm]"
-    assert report["findings"][0]["cause"] == "spec-net-loss"
+    assert report["findings"][0]["cause"] == "spec-low-acceptance"
 
 
 def test_unreachable_server_is_one_line_exit_3() -> None:
@@ -247,7 +247,7 @@ def test_one_bad_table_keeps_the_other_tables_reports(lab: ClickHouseLab) -> Non
 def test_text_output_has_a_section_per_deployment_and_the_fleet_table(lab: ClickHouseLab) -> None:
     code, out, _ = run("diagnose", lab.url(TABLE), "--where", "ServiceName != 'gateway'")
     assert code == 1
-    assert out.count("spec-net-loss") >= 2 and "3 deployments" in out  # the fleet table of emit_many
+    assert out.count("spec-low-acceptance") >= 2 and "3 deployments" in out  # the fleet table of emit_many
     for planted in PLANTED:
         assert f"pod={planted.pod}" in out
 
@@ -444,7 +444,7 @@ def test_diagnose_clickhouse_is_the_one_url_handler(lab: ClickHouseLab) -> None:
     )
     assert [d.engine.name for d in found.diagnoses] == ["vllm", "vllm"] and not found.failed
     assert found.names[0] == "host=gpu-a pod=vllm-dflash-0 container=vllm service=vllm"
-    assert found.diagnoses[0].findings[0].cause == "spec-net-loss"
+    assert found.diagnoses[0].findings[0].cause == "spec-low-acceptance"
     assert "2 deployment(s)" in err.getvalue()
 
 

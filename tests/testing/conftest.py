@@ -22,12 +22,12 @@ source: copied from fixtures/logs/story (constructed from the vLLM 0.20 formats)
 constructed: true
 engine: vllm
 fires:
-  - cause: spec-net-loss
+  - cause: spec-low-acceptance
     rank: 1
     min_score: 75
   - cause: custom-allreduce-disabled
     min_score: 50
-  - cause: spec-low-acceptance
+  - cause: spec-net-loss
 must_not_fire:
   - cause: cuda-graphs-disabled
   - cause: no-gpu-backend

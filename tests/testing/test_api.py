@@ -20,9 +20,9 @@ def story_text() -> str:
 
 def test_assert_fires_returns_the_best_finding(story_text: str) -> None:
     diagnosis = diagnose_text(story_text, rules=RULES)
-    finding = assert_fires(diagnosis, cause="spec-net-loss", rank=1, min_score=75)
-    assert finding.rule == "below-break-even"
-    assert assert_fires(diagnosis, rule="below-break-even", rank=1).score == finding.score
+    finding = assert_fires(diagnosis, cause="spec-low-acceptance", rank=1, min_score=75)
+    assert finding.rule == "low-acceptance"
+    assert assert_fires(diagnosis, rule="low-acceptance", rank=1).score == finding.score
     assert_not_fires(diagnosis, cause="cuda-graphs-disabled")
 
 
@@ -32,8 +32,8 @@ def test_assert_fires_says_what_happened_instead(story_text: str) -> None:
         assert_fires(diagnosis, cause="cuda-graphs-disabled")
     with pytest.raises(AssertionError, match="rule no-such-rule was not evaluated"):
         assert_fires(diagnosis, rule="no-such-rule")
-    with pytest.raises(AssertionError, match=r"rank mismatch: cause spec-net-loss expected at rank 2, found at rank 1"):
-        assert_fires(diagnosis, cause="spec-net-loss", rank=2)
+    with pytest.raises(AssertionError, match=r"rank mismatch: cause spec-net-loss expected at rank 1, found at rank 2"):
+        assert_fires(diagnosis, cause="spec-net-loss", rank=1)
     with pytest.raises(AssertionError, match=r"fired with a lower score than expected: below-break-even scored \d+"):
         assert_fires(diagnosis, cause="spec-net-loss", min_score=100)
     with pytest.raises(AssertionError, match="unexpected: cause spec-net-loss fired: below-break-even scored"):

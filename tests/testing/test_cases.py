@@ -147,15 +147,15 @@ def test_rank_mismatch_shows_the_ranking(cases: Path) -> None:
     expect = write_expect(
         cases,
         DFLASH,
-        DFLASH_EXPECT.replace("  - cause: spec-low-acceptance\n", "  - cause: spec-low-acceptance\n    rank: 1\n"),
+        DFLASH_EXPECT.replace("  - cause: spec-net-loss\n", "  - cause: spec-net-loss\n    rank: 1\n"),
     )
     result = invoke("--no-samples", expect)
     assert result.exit_code == 1, result.output
-    line = expect_line(expect, "cause: spec-low-acceptance")
-    assert f"{expect}:{line}:5: rank mismatch: cause spec-low-acceptance expected at rank 1, found at rank " in (
+    line = expect_line(expect, "cause: spec-net-loss")
+    assert f"{expect}:{line}:5: rank mismatch: cause spec-net-loss expected at rank 1, found at rank " in (
         result.output
     )
-    assert "1. spec-net-loss (" in result.output
+    assert "1. spec-low-acceptance (" in result.output
 
 
 def test_todo_is_reported_and_never_fails(cases: Path) -> None:

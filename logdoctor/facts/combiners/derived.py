@@ -95,6 +95,7 @@ class Derived(Combiner):
         "spec.step_cost",
         "spec.verify_cost",
         "spec.break_even",
+        "spec.acceptance_is_root",
         "startup.incomplete",
         "nccl.test_unfinished",
     )
@@ -471,6 +472,43 @@ def step_cost(k: int, batch: float, method: str = "unknown") -> float:
     return speculation.hardware_free_cost(kind, speculation.default_draft_cost(method), batch)(k)
 
 
+# Without a published acceptance for the method: a draft acceptance rate under this says almost no drafted token is
+# accepted, so the drafter, not the choice of k, is what loses (the low-acceptance rule's own threshold).
+_NOTHING_ACCEPTED_RATE = 0.15
+
+
+def _acceptance_is_root(b: ProfileBuilder) -> None:
+    """spec.acceptance_is_root: which side of the break-even a speculation that loses is on. Almost no drafted token
+    accepted, or a drafter at the method's published acceptance would break even at this k: the low acceptance is
+    the root and the net loss its consequence. Else the cost of k (or of the method on this deployment) is."""
+    even = b.value("spec.break_even")
+    if not isinstance(even, float):
+        return
+    rate = _mean_acceptance_rate(b)
+    if rate is not None and rate < _NOTHING_ACCEPTED_RATE:
+        b.set("spec.acceptance_is_root", True, None, f"draft acceptance {rate:.0%}: almost nothing accepted")
+        return
+    typical = b.value("spec.typical_acceptance")
+    if isinstance(typical, float):
+        b.set(
+            "spec.acceptance_is_root",
+            typical >= even,
+            None,
+            f"published acceptance {typical:.2f}, break-even {even:.2f}",
+        )
+
+
+def _mean_acceptance_rate(b: ProfileBuilder) -> float | None:
+    """The mean share of drafted tokens accepted: the engine's rate where it prints one, else (L - 1) / k."""
+    rates = b.value("spec.acceptance_rate")
+    if isinstance(rates, Series) and rates.seen:
+        return rates.total / rates.seen
+    lengths, k = b.value("spec.acceptance_length"), b.value("spec.num_tokens")
+    if isinstance(lengths, Series) and lengths.seen and isinstance(k, float) and k >= 1:
+        return max(0.0, lengths.total / lengths.seen - 1) / k
+    return None
+
+
 def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
     """spec.verify_cost and spec.step_cost at the configured k and the median running batch of the stats lines (1
     when none), and spec.best_k: from per-position acceptance p_i (the share of steps whose draft i was accepted),
@@ -512,6 +550,7 @@ def _spec_best_k(b: ProfileBuilder, served: Served) -> None:
         )
         if typical is not None:
             b.set("spec.typical_acceptance", typical[0], None, typical[1])
+        _acceptance_is_root(b)
     positions = b.value("spec.position_acceptance")
     if not isinstance(positions, list) or not positions:
         return
