@@ -398,10 +398,8 @@ def published_acceptance(method: str | None, architecture: str = "") -> TypicalA
 
 # Where the log names no method: the acceptance per drafted token of a working drafter on chat, α ≈ 0.7 (the EAGLE
 # paper's ~0.65 acceptance rate, https://github.com/SafeAILab/EAGLE/issues/169; the i.i.d. table of
-# ../shared/research-users-tools-roofline.md §3.1: τ = 2.19 at k=2, 2.53 at k=3), and the k a deployment without a
-# known k most often runs (3).
+# ../shared/research-users-tools-roofline.md §3.1: τ = 1.7 at k=1, 2.19 at k=2, 2.53 at k=3).
 GENERIC_ALPHA = 0.7
-GENERIC_K = 3
 GENERIC_SOURCE = (
     "the log names no method: a working drafter accepts about 0.7 of each drafted token (EAGLE paper, "
     "SafeAILab/EAGLE#169); τ(k) = 1 + Σ 0.7^(i+1)"
@@ -414,7 +412,9 @@ def typical_acceptance(method: str | None, k: int | None, architecture: str = ""
     per-token rate it implies (a drafter's acceptance falls with depth, so this is an estimate); the generic rate
     where the log names no method; None where the method has no published figure."""
     if not method:
-        at = GENERIC_K if k is None or k < 1 else k
+        # neither method nor k known: the acceptance length a working drafter reaches at the smallest k, the only
+        # figure a run at any k would reach (a measured length of 1.9 is 90% acceptance at k=1)
+        at = 1 if k is None or k < 1 else k
         return round(1.0 + sum(GENERIC_ALPHA ** (i + 1) for i in range(at)), 3), f"{GENERIC_SOURCE}, k={at}"
     known = published_acceptance(method, architecture)
     if known is None:

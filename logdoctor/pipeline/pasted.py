@@ -43,6 +43,7 @@ from logdoctor.events import BenchmarkResult, EngineWarning, EventBase, Schedule
 from logdoctor.facts import build_profile, with_baseline
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.warning_vocabulary import subsystem_named
 from logdoctor.pipeline.runlabels import (
     HEADING_STRENGTH,
     LABEL_GAP,
@@ -125,6 +126,8 @@ class PastedRun:
     label: str | None = None  # the prose line above the run
     label_line: int | None = None  # its line
     label_config: dict[str, Any] = field(default_factory=dict)  # the settings its label names
+    # the label right above its results where its own label is above its command (`Result (without MoE config):`)
+    results_label: tuple[int, str] | None = None
 
     def configs(self) -> list[StartupConfig]:
         return [e for e in self.events if isinstance(e, StartupConfig) and e.origin != "env"]
@@ -274,6 +277,8 @@ def split_runs(events: Iterable[EventBase], lookup: Lookup | None = None) -> lis
             measured = False
         if label is not None and current.label is None and not measured:
             current.label_line, current.label = label
+        elif label is not None and not measured and _is_measurement(event) and current.results_label is None:
+            current.results_label = label
         if not current.events:
             current.first = event.line
         current.events.append(event)
@@ -484,7 +489,11 @@ def compare_runs(
         if findings:
             break
     else:
-        pair, findings = pairs[0], []
+        pair = pairs[0]
+        judge = _Judge(engine, rules, lookup, suppressions, today)
+        findings = _setting_findings(pair, judge) if pair.ratio >= MIN_GAP else []
+        if findings:
+            return findings, [pair.note(len(runs))]
     measured = (
         f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
@@ -521,6 +530,69 @@ def merge_findings(findings: Sequence[Finding], extra: Sequence[Finding]) -> lis
     return sorted(by_rule.values(), key=lambda f: (-f.score, -SEVERITY_ORDER[f.severity], f.cause, f.rule))
 
 
+# How strongly a controlled pair's one differing setting says it: a measurement, not words, but by the user's own
+# benchmark, which no regression rule explains (the warned rules' score, docs/warnings.md).
+MEASURED_PAIR_STRENGTH = 1.0
+
+
+def _setting_cause(pair: Comparison) -> str | None:
+    """The controlled pair no regression rule explains: where every setting the two runs differ in names one cause
+    of the vocabulary (`--enable-prefix-caching`, `--max-num-seqs`: the warning vocabulary's subsystem words) and
+    the slower run has it, the measured gap is that cause's finding, as the engine's own warning in those words
+    would be, not a verdict."""
+    if any(candidate is None or candidate is False for _, candidate in pair.differs.values()):
+        return None  # the slower run lacks the setting (a faster quantized run): its cost is not what was measured
+    causes = {
+        found[0] if (found := subsystem_named(key.replace("_", " "))) is not None else None for key in pair.differs
+    }
+    return causes.pop() if len(causes) == 1 else None
+
+
+def _setting_findings(pair: Comparison, judge: _Judge) -> list[Finding]:
+    cause = _setting_cause(pair)
+    if cause is None:
+        return []
+    changed = ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in pair.differs.items())
+    explanation = (
+        f"{pair.candidate.name()} ran {pair.ratio:.2f}x slower than {pair.baseline.name()} ({pair.measure}: "
+        f"{pair.candidate_speed:.4g} vs {pair.baseline_speed:.4g}), and the two runs differ only in {changed}; "
+        "no regression rule explains that setting's cost, so the measurement is the evidence"
+    )
+    title = f"Two pasted runs differ in one setting, and the slower one has it: {changed}"
+    line = pair.candidate.label_line or pair.candidate.events[0].line
+    return judge.warned(cause, changed, line, explanation, title, MEASURED_PAIR_STRENGTH, pair.candidate.events[0])
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """What evaluates the `warned` rules on words a paste gives (a heading, a measured pair's setting)."""
+
+    engine: str
+    rules: Sequence[LoadedRule]
+    lookup: Lookup
+    suppressions: Suppressions | None
+    today: date | None
+
+    def warned(
+        self, cause: str, words: str, line: int, explanation: str, title: str, strength: float, anchor: EventBase
+    ) -> list[Finding]:
+        """`cause`'s `warned` rule on `words` at `line`, as a finding with `explanation` and `title`."""
+        said = EngineWarning(
+            source=anchor.source,
+            line=line,
+            engine=self.engine,
+            cause=cause,
+            subsystem=words,
+            subsystem_from="message",
+            strength=strength,
+            message=words,
+        )
+        warned = [item for item in self.rules if item.rule.mode == "warned" and item.rule.cause == cause]
+        profile = build_profile([said], engine=self.engine)
+        findings, _, _ = evaluate(warned, profile, self.lookup, self.suppressions, self.today)
+        return [f.model_copy(update={"explanation": explanation, "title": title}) for f in findings]
+
+
 def heading_findings(
     runs: Sequence[PastedRun],
     engine: str,
@@ -542,24 +614,19 @@ def heading_findings(
         slowest = min(measured, key=lambda run: run.speeds()[common[0]])
     assert slowest.label is not None and slowest.label_line is not None
     faster = [run.label for run in measured if run is not slowest and run.label is not None]
-    named = heading_cause(slowest.label, faster)
-    if named is None:
-        return []
-    cause, words = named
-    anchor = slowest.events[0]
-    heading = EngineWarning(
-        source=anchor.source,
-        line=slowest.label_line,
-        engine=engine,
-        cause=cause,
-        subsystem=words,
-        subsystem_from="message",
-        strength=HEADING_STRENGTH,
-        message=slowest.label,
+    # the heading of its results first: it says how the measured run ran where the command's says what was deployed
+    headings = [slowest.results_label] if slowest.results_label is not None else []
+    chosen = next(
+        (
+            (line, text, named)
+            for line, text in [*headings, (slowest.label_line, slowest.label)]
+            if (named := heading_cause(text, faster)) is not None
+        ),
+        None,
     )
-    warned = [item for item in rules if item.rule.mode == "warned" and item.rule.cause == cause]
-    profile = build_profile([heading], engine=engine)
-    findings, _, _ = evaluate(warned, profile, lookup, suppressions, today)
+    if chosen is None:
+        return []
+    heading_line, _, (cause, words) = chosen
     explanation = (
         f'the heading above {slowest.name()} names "{words}" ({cause}): the run was measured that way; no run '
         "without it is in the input to measure the cost"
@@ -582,4 +649,5 @@ def heading_findings(
             "of each)"
         )
     title = f"The run's heading names a slow setting: {words}"
-    return [f.model_copy(update={"explanation": explanation, "title": title}) for f in findings]
+    judge = _Judge(engine, rules, lookup, suppressions, today)
+    return judge.warned(cause, words, heading_line, explanation, title, HEADING_STRENGTH, slowest.events[0])

@@ -452,3 +452,54 @@ def test_one_stats_line_of_an_unnamed_run_is_no_measurement() -> None:
     # the same line with nothing that names the run: one stats line is weak evidence of a server's speed
     runs = split_runs(parse_sources([_source(_INLINE_RUNS.splitlines()[3] + "\n")]).events)
     assert [run.speeds() for run in runs] == [{}]
+
+
+# Constructed from `vllm bench throughput`'s output format; the two commands differ in one flag that no regression
+# rule reads as slow, and the run with it is 1.37x slower.
+_WITH_CHUNKED = (
+    "vllm bench throughput --model m --input-len 1024 --output-len 50 --num-prompts 500 --max-num-seqs 8\n"
+    "Throughput: 29.77 requests/s, 31975.46 total tokens/s, 1488.62 output tokens/s\n"
+)
+_WITHOUT = (
+    "vllm bench throughput --model m --input-len 1024 --output-len 50 --num-prompts 500\n"
+    "Throughput: 40.88 requests/s, 43903.77 total tokens/s, 2043.94 output tokens/s\n"
+)
+
+
+def test_a_measured_pair_no_rule_explains_is_the_settings_cause() -> None:
+    """The user's controlled pair measured the one setting's cost: a modest finding of the cause its words name."""
+    diagnosis = _diagnose(_WITHOUT + _WITH_CHUNKED)
+    top = diagnosis.findings[0]
+    assert top.cause == "chunked-prefill-or-batching-config" and top.score < 50
+    assert "1.37x slower" in top.explanation and "max_num_seqs (default) -> 8" in top.explanation
+
+
+def test_a_pair_whose_slower_run_lacks_the_setting_blames_nothing() -> None:
+    faster = _WITH_CHUNKED.replace("29.77 requests/s, 31975.46 total tokens/s, 1488.62", "50.1 requests/s, 5e4 t, 2600")
+    assert not _diagnose(_WITHOUT + faster).findings
+
+
+# Constructed from `sglang.bench_serving`'s output format: the heading above the result (not above the launch
+# command) says how the run ran, and the block is cut after its duration, as a paste's length limit cuts it.
+_HEADED_RESULT = (
+    "Deploy:\n"
+    "```bash\n"
+    "python3 -m sglang.launch_server --model-path /m --tp 8\n"
+    "```\n"
+    "Result (without MoE config):\n"
+    "```\n"
+    "============ Serving Benchmark Result ============\n"
+    "Backend:                                 sglang\n"
+    "Max request concurrency:                 8\n"
+    "Successful requests:                     200\n"
+    "Benchmark duration (s):                  200.99\n"
+    "Total input tokens:                      103005\n"
+    "Total generated tokens:                  53590\n"
+)
+
+
+def test_the_heading_above_a_cut_result_names_its_setting() -> None:
+    result = next(e for e in parse_sources([_source(_HEADED_RESULT)]).events if e.type == "benchmark_result")
+    assert result.output_throughput == round(53590 / 200.99, 4)  # generated tokens over the duration
+    top = _diagnose(_HEADED_RESULT).findings[0]
+    assert top.cause == "quantization-kernel-fallback" and "without MoE config" in top.explanation

@@ -61,6 +61,40 @@ def parse_error(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     return [EngineFailure(**ctx.base(line, _engine(line)), kind=kind, message=line.message.strip())]
 
 
+# NCCLCHECK's back trace (src/include/checks.h): a call that returns an error (not ncclSuccess, not ncclInProgress)
+# logs `<file>:<line> -> <ncclResult_t>` at INFO, once a frame, as the error climbs to the API call the application
+# made, unless the failure was expected (ncclDebugNoWarn, while NCCL probes). The chain is the failure, whatever
+# the WARN above it says in words.
+_TRACE_RE = re.compile(
+    r"NCCL INFO (?P<file>[\w./-]+\.(?:cc|cu|cpp|c|h)):(?P<line>\d+) -> (?P<code>[1-9]\d*)(?: \[(?P<thread>[^\]]*)\])?\s*$"
+)
+_RESULTS = {
+    "1": "ncclUnhandledCudaError",
+    "2": "ncclSystemError",
+    "3": "ncclInternalError",
+    "4": "ncclInvalidArgument",
+    "5": "ncclInvalidUsage",
+    "6": "ncclRemoteError",
+}
+_TRACE_KEY = "nccl.trace_line"  # the last back-trace line's number: the frames after the first are one failure
+_TRACE_FRAMES_APART = 3  # blank lines or a WARN's continuation may sit between two frames of one chain
+
+
+def parse_trace(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
+    """The first frame of an NCCL back trace is a failed NCCL call; the frames after it are the same failure."""
+    m = _TRACE_RE.search(line.text)
+    if m is None:
+        return None
+    last = ctx.state.get(_TRACE_KEY)
+    ctx.state[_TRACE_KEY] = line.number
+    if isinstance(last, int) and 0 < line.number - last <= _TRACE_FRAMES_APART:
+        return []
+    code = m.group("code")
+    result = _RESULTS.get(code, f"ncclResult {code}")
+    message = f"an NCCL call failed: {m.group('file')}:{m.group('line')} returned {code} ({result})"
+    return [EngineFailure(**ctx.base(line, _engine(line)), kind="nccl-error", exception=result, message=message)]
+
+
 GRAMMARS: list[Grammar] = [
     _grammar(
         "warn",
@@ -200,6 +234,38 @@ GRAMMARS: list[Grammar] = [
                 ("engine_failure", {"kind": "nccl-error"}),
                 exact=True,
             ),
+        ),
+    ),
+    _grammar(
+        "trace",
+        (".cc:", ".cu:", ".h:"),  # NCCL's sources: a frame names its file, which a ring line (`5 -> 6 -> 7`) does not
+        parse_trace,
+        (
+            case(
+                "sample-1",
+                "[Node-A]:[PID]:[Thread] [0] NCCL INFO transport/net.cc:1302 -> 6",
+                ("engine_failure", {"kind": "nccl-error", "exception": "ncclRemoteError"}),
+            ),
+            case(
+                "row-1",
+                "node1:2471:2601 [3] NCCL INFO group.cc:64 -> 2 [Async thread]",
+                ("engine_failure", {"kind": "nccl-error", "exception": "ncclSystemError"}),
+                exact=True,
+            ),
+            case("success-is-no-failure", "node1:2471:2601 [3] NCCL INFO init.cc:100 -> 0", exact=True),
+            case(
+                "header-file",
+                "node1:2471:2601 [3] NCCL INFO include/alloc.h:105 -> 1",
+                ("engine_failure", {"kind": "nccl-error", "exception": "ncclUnhandledCudaError"}),
+                exact=True,
+            ),
+            case(
+                "cuda-file",
+                "node1:2471:2601 [3] NCCL INFO collectives/device/common.cu:40 -> 3",
+                ("engine_failure", {"kind": "nccl-error", "exception": "ncclInternalError"}),
+                exact=True,
+            ),
+            case("ring-line", "node1:36519:36519 [6] NCCL INFO Ring 01 : 5 -> 6 -> 7"),
         ),
     ),
 ]

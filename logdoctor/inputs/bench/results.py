@@ -55,6 +55,18 @@ class Result:
     def event(self, ctx: ParseContext) -> BenchmarkResult | None:
         if not self.fields and not self.values:
             return None
+        # a block cut after its first rows (a paste's limit) still says what it generated and in how long: the
+        # output rate is that quotient by definition
+        tokens, seconds = self.values.get("total_generated_tokens"), self.values.get("benchmark_duration_s")
+        if (
+            "output_throughput" not in self.fields
+            and isinstance(tokens, int | float)
+            and isinstance(seconds, int | float)
+            and tokens > 0
+            and seconds > 0
+        ):
+            self.fields["output_throughput"] = round(tokens / seconds, 4)
+            self.values["output_throughput_from"] = "total generated tokens / benchmark duration"
         tpot = self.fields.get("mean_tpot_ms")
         if "per_request_throughput" not in self.fields and isinstance(tpot, int | float) and tpot > 0:
             self.fields["per_request_throughput"] = round(1000.0 / tpot, 4)
