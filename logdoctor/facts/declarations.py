@@ -329,6 +329,14 @@ FACTS: dict[str, FactSpec] = {
         "the largest share of a pasted benchmark's requests that failed, where the client printed both its successful "
         "and its failed requests (`vllm bench serve`'s `Failed requests:`, a table's Ok / Fail columns)",
     ),
+    "bench.ttft_tail": FactSpec(
+        "number", "a pasted serving benchmark's P99 time to first token over its median (the longest such tail)"
+    ),
+    "bench.ttft_tail_share": FactSpec(
+        "number",
+        "the share of that benchmark's requests its TTFT tail holds, (mean - median) / (P99 - median), over the share "
+        "one wave of its concurrency is (concurrency / requests): at most about 1 when only the first wave was slow",
+    ),
     "bench.warmup_slowdown": FactSpec(
         "number",
         "a benchmark's warm-up pass against its measured pass: the warm-up's first decode step over the measured "
@@ -436,8 +444,9 @@ FACTS: dict[str, FactSpec] = {
     "spec.acceptance_is_root": FactSpec(
         "bool",
         "whether the low acceptance is what makes speculation lose: a drafter at the method's published acceptance "
-        "would break even at this k (spec.typical_acceptance >= spec.break_even), or, without a published figure, "
-        "almost no drafted token is accepted (under 15%); false where a working drafter would still lose here",
+        "would break even at this k (spec.typical_acceptance >= spec.break_even), or almost no drafted token is "
+        "accepted (under 15% of the first drafted token where per-position acceptance is known, else of all); false "
+        "where a working drafter would still lose here",
         _SPEC_HINT,
     ),
 }

@@ -105,6 +105,53 @@ def block_events(source: str, lines: list[tuple[int, str]], forced: str | None =
     ]
 
 
+# Markdown inline code in a line of prose: `--quantization fp8 --enforce-eager`.
+_INLINE_CODE_RE = re.compile(r"`([^`]+)`")
+# Words before a span that say the flags were not what ran: `without --enforce-eager`, `instead of`, `try`.
+_NOT_RUN_RE = re.compile(
+    r"\b(?:without|w/o|no|not|never|remov\w*|drop\w*|instead|try|trying|could|should|would|if|unless|avoid\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def inline_flag_words(text: str) -> list[str] | None:
+    """The engine flags a line of prose gives in inline code spans made of flags only (`--tp 2 --enforce-eager`,
+    not `vllm serve ...`, which a shell command's reader takes), as arguments; None where a span has a word that
+    is no flag or flag value, or the words before it say the flags were not what ran."""
+    words: list[str] = []
+    start = 0
+    for m in _INLINE_CODE_RE.finditer(text):
+        tokens = m.group(1).split()
+        if not tokens or not tokens[0].startswith("--"):
+            continue
+        if _NOT_RUN_RE.search(text[start : m.start()]):
+            return None
+        start = m.end()
+        for index, token in enumerate(tokens):
+            if token.startswith("--"):
+                words.append(token)
+            elif index > 0 and tokens[index - 1].startswith("--") and "=" not in tokens[index - 1]:
+                words[-1] = f"{words[-1]}={token}"
+            else:
+                return None
+    return words or None
+
+
+def inline_events(source: str, number: int, text: str, forced: str | None = None) -> list[EventBase]:
+    """The configuration event of the flags a line of prose gives in inline code (`inline_flag_words`), where one
+    engine's vocabulary alone claims them."""
+    words = inline_flag_words(text)
+    if words is None:
+        return []
+    engine = engine_of(words, forced)
+    if engine is None:
+        return []
+    options: dict[str, Any] = cmdline.options(words, {})
+    if not options:
+        return []
+    return [StartupConfig(source=source, line=number, engine=engine, origin="command line", config=options)]
+
+
 class FlagBlockReader:
     """Watches the lines no line type took: a fence, then only flag lines, then a fence, all on consecutive lines, is
     a flag block."""

@@ -21,7 +21,7 @@ from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
 from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_cleaned, parse_envelope, strip_outer
 from logdoctor.parse.failures import FailureReader
-from logdoctor.parse.flagblock import FlagBlockReader, block_events
+from logdoctor.parse.flagblock import FlagBlockReader, block_events, inline_events
 from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.keywords import KEYWORD_HEAD, KeywordIndex, WholeMatch, registry_index
 from logdoctor.parse.warning_vocabulary import (
@@ -194,9 +194,13 @@ class EventStream:
             if kept is not None and number - kept[0] <= _HEADING_GAP:
                 self.texts[kept[0]] = kept[1][:_KEPT_CHARS]
 
-    def _flag_block(self, lines: list[tuple[int, str]]) -> list[EventBase]:
-        """The configuration event of a fenced list of flags, with its lines (and the label above it) as evidence."""
-        events = block_events(self.source, lines, self.context.forced_engine)
+    def _flag_block(self, lines: list[tuple[int, str]], *, inline: bool = False) -> list[EventBase]:
+        """The configuration event of a fenced list of flags (`inline`: of a sentence's inline code), with its lines
+        (and the label above it) as evidence."""
+        if inline:
+            events = inline_events(self.source, lines[0][0], lines[0][1], self.context.forced_engine)
+        else:
+            events = block_events(self.source, lines, self.context.forced_engine)
         if not events:
             return events
         self.stats.candidates += len(lines)
@@ -296,6 +300,10 @@ class EventStream:
         except a line that was a candidate only for the warning words and is no warning (a traceback line, a
         prompt that says "slow"): it holds no keyword of a line type, as before the vocabulary read warnings."""
         events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
+        if events is None and line.header is None and "`--" in line.text and len(line.text) <= _KEPT_CHARS:
+            inline = self._flag_block([(line.number, line.text)], inline=True)  # flags in a sentence's inline code
+            if inline:
+                return inline
         if events is None:
             self._maybe_label(line)
         if events is None and self._read_warnings and self._index.search(line.text) is None:
@@ -415,6 +423,8 @@ class EventStream:
                     flags = self._flags.offer(number, bare)
                     if flags is not None:
                         yield from self._release(self._flag_block(flags))
+                if "`--" in bare and len(bare) <= _KEPT_CHARS:  # flags in a sentence's inline code
+                    yield from self._release(self._flag_block([(number, bare)], inline=True))
                 prose = self._note_prose(number, bare)
                 # a command may be longer than a label (its flags), not than a kept text
                 if (prose or len(bare) <= _KEPT_CHARS) and SHELL_COMMAND_RE.match(bare):

@@ -73,3 +73,20 @@ def test_flag_words_take_each_line_as_one_argument() -> None:
         "--served-model-name=my model",
     ]
     assert flag_words(["--tp-size=8", "python -m x"]) is None
+
+
+def test_flags_in_a_sentences_inline_code_are_its_settings() -> None:
+    # realworld11 vllm-c451.log line 5: a setup note's bullet, the flags in inline code
+    (config,) = _configs("- `--quantization quark --dtype bfloat16 --enforce-eager --max-model-len 2048`,\n")
+    assert config.engine == "vllm" and config.origin == "command line"
+    assert config.config["enforce_eager"] is True and config.config["max_model_len"] == 2048
+
+
+def test_inline_flags_the_sentence_says_did_not_run_are_not_read() -> None:
+    # constructed: the same flag, said as what was not run, suggested, or wrapped in a command line
+    for text in (
+        "We ran without `--enforce-eager` this time.",
+        "You could try `--enforce-eager` to save memory.",
+        "The flag `--enforce-eager makes decode slow` here.",  # a span that is no flag list: nothing is read
+    ):
+        assert not _configs(text + "\n"), text

@@ -18,6 +18,8 @@ class Benchmarks(Combiner):
         "bench.concurrency",
         "bench.warmup_slowdown",
         "bench.failed_share",
+        "bench.ttft_tail",
+        "bench.ttft_tail_share",
     )
 
     def add(self, ev: EventBase) -> None:
@@ -38,6 +40,31 @@ class Benchmarks(Combiner):
             kept = b.value("bench.failed_share")
             if kept is None or share > kept:
                 b.set("bench.failed_share", share, ev, "pasted benchmark: failed / (successful + failed) requests")
+        self._ttft_tail(ev)
         warmup, step = ev.values.get("warmup_first_decode_latency_s"), ev.values.get("median_decode_latency_s")
         if isinstance(warmup, int | float) and isinstance(step, int | float) and step > 0:
             b.set("bench.warmup_slowdown", warmup / step, ev, "warm-up's first decode step / measured median step")
+
+    def _ttft_tail(self, ev: BenchmarkResult) -> None:
+        """bench.ttft_tail, P99 TTFT over the median, and bench.ttft_tail_share: the share of the requests the tail
+        holds ((mean - median) / (P99 - median), the mean's excess over the median as a share of the tail's), over
+        the share one wave of concurrency is (concurrency / requests). Of the benchmark whose tail is the longest."""
+        p99, median, mean = ev.values.get("p99_ttft_ms"), ev.median_ttft_ms, ev.mean_ttft_ms
+        if not (isinstance(p99, int | float) and median and mean and ev.concurrency and ev.completed):
+            return
+        if p99 <= median or median <= 0:
+            return
+        tail = p99 / median
+        kept = self.b.value("bench.ttft_tail")
+        if isinstance(kept, float) and kept >= tail:
+            return
+        share = max(0.0, mean - median) / (p99 - median)
+        wave = min(1.0, ev.concurrency / ev.completed)
+        self.b.set("bench.ttft_tail", round(tail, 2), ev, "pasted benchmark: P99 TTFT / median TTFT")
+        self.b.set(
+            "bench.ttft_tail_share",
+            round(share / wave, 3),
+            ev,
+            f"pasted benchmark: (mean - median) / (P99 - median) TTFT = {share:.3f}, over concurrency / requests "
+            f"= {wave:.3f}",
+        )

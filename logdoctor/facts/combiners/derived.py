@@ -484,7 +484,7 @@ def _acceptance_is_root(b: ProfileBuilder) -> None:
     even = b.value("spec.break_even")
     if not isinstance(even, float):
         return
-    rate = _mean_acceptance_rate(b)
+    rate = _acceptance_rate(b)
     if rate is not None and rate < _NOTHING_ACCEPTED_RATE:
         b.set("spec.acceptance_is_root", True, None, f"draft acceptance {rate:.0%}: almost nothing accepted")
         return
@@ -498,8 +498,13 @@ def _acceptance_is_root(b: ProfileBuilder) -> None:
         )
 
 
-def _mean_acceptance_rate(b: ProfileBuilder) -> float | None:
-    """The mean share of drafted tokens accepted: the engine's rate where it prints one, else (L - 1) / k."""
+def _acceptance_rate(b: ProfileBuilder) -> float | None:
+    """How often the drafter's first token is accepted where per-position acceptance is known (a mean over k
+    positions falls with k whatever the drafter); else the mean share of drafted tokens accepted: the engine's rate
+    where it prints one, else (L - 1) / k."""
+    positions = b.value("spec.position_acceptance")
+    if isinstance(positions, list) and positions and isinstance(positions[0], int | float):
+        return float(positions[0])
     rates = b.value("spec.acceptance_rate")
     if isinstance(rates, Series) and rates.seen:
         return rates.total / rates.seen

@@ -122,6 +122,7 @@ class Speculation(Combiner):
                 assert ev.acceptance_length is not None
                 b.append("spec.acceptance_length", ev.acceptance_length, ev, "the benchmark's acceptance length")
                 b.set("spec.enabled", True, ev, "the benchmark's acceptance length")
+                _benchmarked_positions(b, ev)
             return
         if self.k_from_rate is not None:
             b.set("spec.num_tokens", *self.k_from_rate, keep_first=True)
@@ -161,3 +162,17 @@ class Speculation(Combiner):
                 first,
                 "per-position acceptance",
             )
+
+
+def _benchmarked_positions(b: ProfileBuilder, ev: BenchmarkResult) -> None:
+    """A benchmark client's `Per-position acceptance (%)` rows (`vllm bench serve`: one `Position i:` row a drafted
+    token) and its `Acceptance rate (%)`: the per-position acceptance, k (a row a speculative token) and the rate."""
+    positions: list[float] = []
+    while isinstance(value := ev.values.get(f"acceptance_position_{len(positions)}"), int | float):
+        positions.append(float(value))
+    if positions:
+        b.set("spec.position_acceptance", positions, ev, "the benchmark's per-position acceptance")
+        b.set("spec.num_tokens", float(len(positions)), ev, "the benchmark's per-position rows", keep_first=True)
+    rate = ev.values.get("acceptance_rate")
+    if isinstance(rate, int | float) and 0 <= rate <= 1:
+        b.append("spec.acceptance_rate", float(rate), ev, "the benchmark's acceptance rate")
