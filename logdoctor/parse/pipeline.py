@@ -24,6 +24,7 @@ from logdoctor.parse.failures import FailureReader
 from logdoctor.parse.flagblock import FlagBlockReader, block_events, inline_events
 from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.keywords import KEYWORD_HEAD, KeywordIndex, WholeMatch, registry_index
+from logdoctor.parse.summary import SummaryReader
 from logdoctor.parse.warning_vocabulary import (
     may_be_warning,
     read_warning,
@@ -134,7 +135,8 @@ class EventStream:
         self._prose: tuple[int, str] | None = None
         self._heading: tuple[int, str] | None = None  # the last heading-shaped prose line (_HEADING_RE)
         self._command: tuple[int, str] | None = None  # the last shell command no line type read (SHELL_COMMAND_RE)
-        self._flags = FlagBlockReader()  # a fenced list of engine flags (logdoctor/parse/flagblock.py)
+        self._flags = FlagBlockReader()
+        self._summary = SummaryReader(source)  # a fenced list of engine flags (logdoctor/parse/flagblock.py)
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -209,6 +211,14 @@ class EventStream:
             for number, text in lines:
                 self.texts[number] = text[:_KEPT_CHARS]
         return events
+
+    def _summary_lines(self, number: int, text: str) -> list[EventBase]:
+        """The events of a summary's labelled measurements, their lines kept as evidence (and as their runs' names)."""
+        read = self._summary.offer(number, text)
+        if self.texts is not None:
+            for event, line_text in read:
+                self.texts[event.line] = line_text[:_KEPT_CHARS]
+        return [event for event, _ in read]
 
     def _dispatch_grammars(self, line: LogLine) -> list[EventBase] | None:
         # Serving logs repeat a few line shapes (stats, SpecDecoding) thousands of times: try the
@@ -304,6 +314,10 @@ class EventStream:
             inline = self._flag_block([(line.number, line.text)], inline=True)  # flags in a sentence's inline code
             if inline:
                 return inline
+        if events is None and line.header is None and len(line.text) <= _LABEL_MAX_CHARS:
+            summary = self._summary_lines(line.number, line.text)  # a labelled measurement of a summary
+            if summary:
+                return summary
         if events is None:
             self._maybe_label(line)
         if events is None and self._read_warnings and self._index.search(line.text) is None:
@@ -425,6 +439,8 @@ class EventStream:
                         yield from self._release(self._flag_block(flags))
                 if "`--" in bare and len(bare) <= _KEPT_CHARS:  # flags in a sentence's inline code
                     yield from self._release(self._flag_block([(number, bare)], inline=True))
+                if ":" in bare and len(bare) <= _LABEL_MAX_CHARS:  # a labelled measurement of a summary
+                    yield from self._release(self._summary_lines(number, bare))
                 prose = self._note_prose(number, bare)
                 # a command may be longer than a label (its flags), not than a kept text
                 if (prose or len(bare) <= _KEPT_CHARS) and SHELL_COMMAND_RE.match(bare):

@@ -631,6 +631,15 @@ def heading_findings(
         f'the heading above {slowest.name()} names "{words}" ({cause}): the run was measured that way; no run '
         "without it is in the input to measure the cost"
     )
+    others = [run for run in measured if run is not slowest]
+    if others:  # the runs beside it: what it measured against them, though no setting of theirs is known
+        measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))
+        fastest = max(others, key=lambda run: run.speeds()[measure])
+        ratio = fastest.speeds()[measure] / slowest.speeds()[measure]
+        explanation = (
+            f'the heading of {slowest.name()} names "{words}" ({cause}), and it ran {ratio:.2f}x slower than '
+            f"{fastest.name()} ({measure}: {slowest.speeds()[measure]:.4g} vs {fastest.speeds()[measure]:.4g})"
+        )
     if cause in PRESENT_IS_SLOW_AGAINST_ANOTHER:
         # measured: the best run without the setting against the best run with it, beyond benchmark noise
         measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))

@@ -30,6 +30,7 @@ from logdoctor.engine.rules import LoadedRule
 from logdoctor.engine.suppress import Suppressions
 from logdoctor.engine.verdict import decide
 from logdoctor.eventlog import EventLog, LineTexts
+from logdoctor.events import BenchmarkResult
 from logdoctor.facts import Profile, ProfileStream, build_profile
 from logdoctor.facts.series import Series
 from logdoctor.parse.detect import Detection
@@ -393,7 +394,9 @@ def diagnose_parsed(
     pasted: list[Finding] = []
     pasted_notes: list[str] = []
     measured = profile.has("bench.output_throughput") or profile.has("throughput.generation")
-    if measured and len(parsed.events) <= MAX_PASTED_EVENTS:
+    if len(parsed.events) <= MAX_PASTED_EVENTS and (
+        measured or any(isinstance(e, BenchmarkResult) for e in parsed.events)  # a latency alone measures too
+    ):
         pasted, pasted_notes = compare_runs(
             parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
         )

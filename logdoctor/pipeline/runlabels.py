@@ -12,6 +12,7 @@ from logdoctor.events import EventBase
 from logdoctor.parse import cmdline
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.envelope import parse_envelope
+from logdoctor.parse.summary import own_label
 from logdoctor.parse.warning_vocabulary import subsystem_named
 from logdoctor.registry import REGISTRY
 
@@ -66,7 +67,10 @@ def run_label(event: EventBase, lookup: Lookup, taken: set[int]) -> str | None:
 
 
 def label_line(event: EventBase, lookup: Lookup, taken: set[int]) -> tuple[int, str] | None:
-    """`run_label`'s line: its number and its text without markup."""
+    """`run_label`'s line: its number and its text without markup; a summary line's own label (`Eager mode: 199 ms`)."""
+    own = own_label(event)
+    if own is not None:
+        return event.line, own
     for number in range(event.line - 1, max(event.line - 1 - LABEL_GAP, 0), -1):
         if number in taken:
             return None
@@ -189,6 +193,8 @@ def heading_cause(label: str, measured_against: Sequence[str] = ()) -> tuple[str
         if cause is None:
             continue
         absent = _HEADING_ABSENT_RE.search(clause) is not None
+        if cause == "cuda-graphs-disabled" and not absent and _EAGER_RE.search(clause):
+            return cause, clause.strip()  # eager mode named: the graphs' absence said the other way round
         if (cause in _PRESENT_IS_SLOW and not absent) or (cause in _ABSENT_IS_SLOW and absent):
             return cause, clause.strip()
         if (
