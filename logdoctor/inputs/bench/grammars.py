@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from logdoctor.events import EventBase
-from logdoctor.inputs.bench import offline, specexample
+from logdoctor.inputs.bench import metricstable, offline, specexample
 from logdoctor.inputs.bench.results import OPEN, SPACES_RE, Result, as_number, emit, field_key
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
@@ -300,6 +300,7 @@ GRAMMARS: list[Grammar] = [
         ),
     ),
     specexample.GRAMMAR,
+    metricstable.GRAMMAR,
     Grammar(
         "bench.serving_result",
         "bench",
