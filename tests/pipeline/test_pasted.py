@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from logdoctor.engine.rules import load_rules
+from logdoctor.events import BenchmarkResult
 from logdoctor.pipeline.pasted import best_pair, split_runs
 from logdoctor.pipeline.run import LineSource, diagnose_sources, parse_sources
 from logdoctor.pipeline.runlabels import label_settings
@@ -499,7 +500,7 @@ _HEADED_RESULT = (
 
 
 def test_the_heading_above_a_cut_result_names_its_setting() -> None:
-    result = next(e for e in parse_sources([_source(_HEADED_RESULT)]).events if e.type == "benchmark_result")
+    result = next(e for e in parse_sources([_source(_HEADED_RESULT)]).events if isinstance(e, BenchmarkResult))
     assert result.output_throughput == round(53590 / 200.99, 4)  # generated tokens over the duration
     top = _diagnose(_HEADED_RESULT).findings[0]
     assert top.cause == "quantization-kernel-fallback" and "without MoE config" in top.explanation
