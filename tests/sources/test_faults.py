@@ -91,9 +91,15 @@ def cut_connections(server: SshServer) -> int:
     return killed
 
 
+# The grep that reads the log (logdoctor/sources/hostscripts.py: `capped_grep`, and the stream readers' grep), not
+# the host-fact script's own greps (the process search, `grep '^PPid:'`): a cut while one of those runs comes before
+# any log line, so it would test another fault than the one meant.
+_LOG_GREP = ("grep -a -n -E ", "grep -a -E -e ")
+
+
 def signal_user_grep(uid: int, sig: signal.Signals) -> bool:
-    for pid, comm, _ in processes_of(uid):
-        if comm == "grep":
+    for pid, comm, cmdline in processes_of(uid):
+        if comm == "grep" and cmdline.startswith(_LOG_GREP):
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:  # it finished between the listing and the signal: look again
