@@ -84,6 +84,11 @@ def block_events(source: str, lines: list[tuple[int, str]], forced: str | None =
     if not lines or len(lines) > MAX_FLAG_LINES:
         return []
     words = flag_words([text for _, text in lines])
+    return _config_events(source, lines[0][0], lines[-1][0], words, forced)
+
+
+def _config_events(source: str, first: int, last: int, words: list[str] | None, forced: str | None) -> list[EventBase]:
+    """The configuration event of `words` on lines `first`-`last`, where one engine's vocabulary claims them."""
     if words is None:
         return []
     engine = engine_of(words, forced)
@@ -92,7 +97,6 @@ def block_events(source: str, lines: list[tuple[int, str]], forced: str | None =
     options: dict[str, Any] = cmdline.options(words, {})
     if not options:
         return []
-    first, last = lines[0][0], lines[-1][0]
     return [
         StartupConfig(
             source=source,
@@ -140,16 +144,7 @@ def inline_flag_words(text: str) -> list[str] | None:
 def inline_events(source: str, number: int, text: str, forced: str | None = None) -> list[EventBase]:
     """The configuration event of the flags a line of prose gives in inline code (`inline_flag_words`), where one
     engine's vocabulary alone claims them."""
-    words = inline_flag_words(text)
-    if words is None:
-        return []
-    engine = engine_of(words, forced)
-    if engine is None:
-        return []
-    options: dict[str, Any] = cmdline.options(words, {})
-    if not options:
-        return []
-    return [StartupConfig(source=source, line=number, engine=engine, origin="command line", config=options)]
+    return _config_events(source, number, number, inline_flag_words(text), forced)
 
 
 class FlagBlockReader:

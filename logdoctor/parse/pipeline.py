@@ -212,6 +212,16 @@ class EventStream:
                 self.texts[number] = text[:_KEPT_CHARS]
         return events
 
+    def _prose_events(self, number: int, text: str) -> list[EventBase]:
+        """What a line of prose no line type read gives: flags in its inline code, or a summary's labelled
+        measurement."""
+        events: list[EventBase] = []
+        if "`--" in text and len(text) <= _KEPT_CHARS:
+            events = self._flag_block([(number, text)], inline=True)
+        if ":" in text and len(text) <= _LABEL_MAX_CHARS:
+            events.extend(self._summary_lines(number, text))
+        return events
+
     def _summary_lines(self, number: int, text: str) -> list[EventBase]:
         """The events of a summary's labelled measurements, their lines kept as evidence (and as their runs' names)."""
         read = self._summary.offer(number, text)
@@ -310,14 +320,10 @@ class EventStream:
         except a line that was a candidate only for the warning words and is no warning (a traceback line, a
         prompt that says "slow"): it holds no keyword of a line type, as before the vocabulary read warnings."""
         events = read_warning(line, self._engine_of(line)) if self._read_warnings else None
-        if events is None and line.header is None and "`--" in line.text and len(line.text) <= _KEPT_CHARS:
-            inline = self._flag_block([(line.number, line.text)], inline=True)  # flags in a sentence's inline code
-            if inline:
-                return inline
-        if events is None and line.header is None and len(line.text) <= _LABEL_MAX_CHARS:
-            summary = self._summary_lines(line.number, line.text)  # a labelled measurement of a summary
-            if summary:
-                return summary
+        if events is None and line.header is None:
+            prose = self._prose_events(line.number, line.text)
+            if prose:
+                return prose
         if events is None:
             self._maybe_label(line)
         if events is None and self._read_warnings and self._index.search(line.text) is None:
@@ -437,10 +443,7 @@ class EventStream:
                     flags = self._flags.offer(number, bare)
                     if flags is not None:
                         yield from self._release(self._flag_block(flags))
-                if "`--" in bare and len(bare) <= _KEPT_CHARS:  # flags in a sentence's inline code
-                    yield from self._release(self._flag_block([(number, bare)], inline=True))
-                if ":" in bare and len(bare) <= _LABEL_MAX_CHARS:  # a labelled measurement of a summary
-                    yield from self._release(self._summary_lines(number, bare))
+                yield from self._release(self._prose_events(number, bare))
                 prose = self._note_prose(number, bare)
                 # a command may be longer than a label (its flags), not than a kept text
                 if (prose or len(bare) <= _KEPT_CHARS) and SHELL_COMMAND_RE.match(bare):

@@ -64,7 +64,8 @@ def parse_header(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
     # a header: short column names, a KV-cache column and two more readings (a sentence naming "KV%" is none)
     if "kv" not in readings.values() or len(readings) < 3 or len(names) > 40 or max(map(len, names)) > 24:
         return None
-    ctx.block = _read_rows(len(names), readings, percent="%" in "".join(n for n in names if _COLUMNS.get(n) == "kv"))
+    percent = any(names[i].endswith("%") for i, reading in readings.items() if reading == "kv")
+    ctx.block = _read_rows(len(names), readings, percent=percent)
     return []
 
 
