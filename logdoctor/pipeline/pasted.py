@@ -392,8 +392,12 @@ class Comparison:
     def ratio(self) -> float:
         return self.baseline_speed / self.candidate_speed
 
+    def changed(self) -> str:
+        """The settings they differ in, as `key baseline -> candidate`."""
+        return ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in self.differs.items())
+
     def note(self, runs: int) -> str:
-        changed = ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in self.differs.items())
+        changed = self.changed()
         base, cand = self.baseline, self.candidate
         return (
             f"{runs} runs in this input; {cand.name()} run {self.ratio:.2f}x slower than {base.name()} "
@@ -552,7 +556,7 @@ def _setting_findings(pair: Comparison, judge: _Judge) -> list[Finding]:
     cause = _setting_cause(pair)
     if cause is None:
         return []
-    changed = ", ".join(f"{k} {_show(b)} -> {_show(c)}" for k, (b, c) in pair.differs.items())
+    changed = pair.changed()
     explanation = (
         f"{pair.candidate.name()} ran {pair.ratio:.2f}x slower than {pair.baseline.name()} ({pair.measure}: "
         f"{pair.candidate_speed:.4g} vs {pair.baseline_speed:.4g}), and the two runs differ only in {changed}; "
