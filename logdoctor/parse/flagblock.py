@@ -111,9 +111,11 @@ def _config_events(source: str, first: int, last: int, words: list[str] | None, 
 
 # Markdown inline code in a line of prose: `--quantization fp8 --enforce-eager`.
 _INLINE_CODE_RE = re.compile(r"`([^`]+)`")
-# Words before a span that say the flags were not what ran: `without --enforce-eager`, `instead of`, `try`.
+# Words before a span that say the flags were not what ran: `without --enforce-eager`, `instead of`, `try`, and
+# advice, an engine's own included (SGLang: "Please set proper `--max-total-tokens` to avoid ...").
 _NOT_RUN_RE = re.compile(
-    r"\b(?:without|w/o|no|not|never|remov\w*|drop\w*|instead|try|trying|could|should|would|if|unless|avoid\w*)\b",
+    r"\b(?:without|w/o|no|not|never|remov\w*|drop\w*|instead|try|trying|could|should|would|if|unless|avoid\w*|"
+    r"please|consider\w*|recommend\w*|suggest\w*|can|may|might)\b",
     re.IGNORECASE,
 )
 

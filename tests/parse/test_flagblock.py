@@ -87,6 +87,9 @@ def test_inline_flags_the_sentence_says_did_not_run_are_not_read() -> None:
     for text in (
         "We ran without `--enforce-eager` this time.",
         "You could try `--enforce-eager` to save memory.",
+        # an engine's advice in a warning pasted without its header (SGLang 0.5.23, srt/utils/numa_utils.py)
+        "in this case the available memory amount of each rank cannot be determined in prior. Please set proper "
+        "`--max-total-tokens` to avoid the out-of-memory error.",
         "The flag `--enforce-eager makes decode slow` here.",  # a span that is no flag list: nothing is read
     ):
         assert not _configs(text + "\n"), text
