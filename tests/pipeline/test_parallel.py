@@ -6,6 +6,7 @@ files in one process are lowered for the test) and the story fixture appended to
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,12 +103,31 @@ def test_a_restart_mid_file_fails_a_check_and_is_parsed_in_one_process(
     from the file's head is wrong there, and the whole file is parsed in one process, as if never split."""
     from logdoctor.pipeline import parallel
 
+    def fresh() -> EventStream:
+        return EventStream(path.name, iter(()), keep_text=True)
+
     data = served.read_bytes()
     path = tmp_path / "restarted.log"
     path.write_bytes(data[: len(data) // 3] + STORY.read_bytes() + data[len(data) // 3 :])
     monkeypatch.setenv("LOGDOCTOR_PREFILTER_PARTS", "4")
     source = open_local(str(path))
-    assert parallel.parse_in_ranges(source, candidate_keywords(), None, SourceStats(name=source.name)) is None
+    ranges = source.parallel_ranges()
+    assert ranges is not None and len(ranges) == 4
+    # Each range parsed by a worker's fresh stream, warmed up on the file's head, as a worker's first range is:
+    # which worker takes which range depends on timing (a worker that goes on to the next range carries the true
+    # state), so the ranges are parsed here one by one to check the cut deterministically.
+    shared = parallel._Shared(multiprocessing.get_context("fork"), len(ranges))
+    for index, (start, end) in enumerate(ranges):
+        shared.counts[index] = source.count_range_lines(start, end)
+        shared.ready[index].set()
+    keywords = candidate_keywords()
+    merged = parallel._Merged(source, SourceStats(name=source.name))
+    joined = [
+        merged.add(parallel._parse_range(fresh(), source, keywords, ranges, index, shared, True))
+        for index in range(len(ranges))
+    ]
+    assert joined[:2] == [True, True]  # the story starts inside the second range: its head state is the file's
+    assert joined[2] is False  # the third starts after the restart: the head's state is the wrong guess there
     apart = _parsed(path)
     monkeypatch.setenv("LOGDOCTOR_PARSE_WORKERS", "0")
     whole = _parsed(path)
