@@ -49,6 +49,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld9",
     REPO / "fixtures" / "logs" / "realworld10",
     REPO / "fixtures" / "logs" / "realworld11",
+    REPO / "fixtures" / "logs" / "realworld12",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90
