@@ -310,8 +310,8 @@ TABLE: dict[str, dict[str, Any]] = {
         'keywords': [
             '(UUID: GPU-', ': Fail ', 'CPU Affinity', 'Driver Version:', 'GPU0\t', 'GPU0 ', 'Hypervisor vendor:',
             'MiB |', 'NVRM: Xid', 'clocks.', 'cpu governor: ', 'cpu placement: ', 'driver_version', 'ecc.errors.',
-            'fallen off the bus', 'memory.total', 'pci.bus_id', 'pcie.link.', 'power.', 'process_name',
-            'remapped_rows.', 'topo -p2p ', 'used_gpu_memory', 'utilization.gpu', '| Fail',
+            'fallen off the bus', 'memory.total', 'pci.bus_id', 'pcie.link.', 'persistence_mode', 'power.',
+            'process_name', 'remapped_rows.', 'topo -p2p ', 'used_gpu_memory', 'utilization.gpu', '| Fail',
         ],
         'config_facts': [],
     },

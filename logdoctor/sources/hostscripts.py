@@ -406,13 +406,13 @@ exit 0
 # its maximum, memory health. Drivers before 535 know `clocks_throttle_reasons.active` and may lack remapped_rows:
 # one unknown field fails the whole query, so the script falls back to the older names, then to a shorter list.
 GPU_STATE_FIELDS = (
-    "index,name,pci.bus_id,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
+    "index,name,pci.bus_id,persistence_mode,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
     "clocks_event_reasons.active,power.draw,power.limit,power.default_limit,power.max_limit,temperature.gpu,"
     "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
     "ecc.errors.uncorrected.volatile.total,remapped_rows.pending,remapped_rows.failure"
 )
 GPU_STATE_FIELDS_OLD = (
-    "index,name,pci.bus_id,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
+    "index,name,pci.bus_id,persistence_mode,pstate,utilization.gpu,memory.used,memory.total,clocks.sm,clocks.max.sm,"
     "clocks_throttle_reasons.active,power.draw,power.limit,power.default_limit,power.max_limit,temperature.gpu,"
     "pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
 )
@@ -471,7 +471,10 @@ FACTS = (
         "nvidia-smi-compute-apps",
         ("nvidia-smi", "--query-compute-apps=pid,process_name,gpu_bus_id,used_gpu_memory", "--format=csv"),
     ),
-    Fact("nvidia-smi-q", ("nvidia-smi", "-q")),
+    # Only the PERFORMANCE display: its clock event reason counters are in no --query-gpu field, and the whole
+    # `-q` costs the driver about four times as long (0.11 s against 0.03 s on an H200, 1.2 s against 0.24 s for
+    # twenty at once); everything else it prints comes from the queries above.
+    Fact("nvidia-smi-q", ("nvidia-smi", "-q", "-d", "PERFORMANCE")),
 )
 # needs no nvidia-smi: run on every host
 KERNEL_FACT = Fact("kernel-xid", (), KERNEL_XID_SCRIPT, "kernel log NVRM lines (journalctl -k / dmesg)")

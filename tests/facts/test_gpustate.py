@@ -60,7 +60,6 @@ def test_thermal_slowdown_under_load_is_throttling_whatever_the_limit() -> None:
 
 def test_an_idle_gpu_is_not_read_for_clocks_and_its_downtrained_link_is_a_note() -> None:
     p = _profile(CSV + "0, NVIDIA H200, 0 %, 345 MHz, 1980 MHz, 0x1, 80.52 W, 700.00 W, 700.00 W, 1, 5, 16, 16")
-    assert p.value("gpu.busy") is False and not p.has("gpu.sm_clock_ratio")
     assert _outcome("clocks-held-back", p) == "ruled_out"
     # gen1 at idle is power saving: counted at its maximum, not fired, not called fine either
     assert p.value("gpu.pcie_link_degraded") is False and p.value("gpu.pcie_idle_downtrained") is True
@@ -107,3 +106,16 @@ def test_without_a_utilisation_reading_a_draw_at_the_limit_is_busy() -> None:
     assert _outcome("clocks-held-back", busy) == "fired"  # at a limit 71% of the default
     idle = _profile(rig.format(draw="24.67"))
     assert not idle.has("gpu.busy")
+
+
+def test_persistence_mode_from_the_query_and_counters_from_the_performance_display() -> None:
+    """The host facts ask `--query-gpu` for persistence mode and `-q -d PERFORMANCE` for the clock event counters
+    (real captures of an idle H200): together they give what the whole `-q` gave those facts."""
+    p = _profile(
+        (ENV / "query-gpu-persistence-h200-captured.csv").read_text(encoding="utf-8"),
+        (ENV / "nvidia-smi-q-d-performance-h200-idle-captured.txt").read_text(encoding="utf-8"),
+    )
+    assert p.value("gpu.persistence_mode") is True
+    assert p.value("gpu.slowdown_s") == 0.0
+    off = _profile("index, persistence_mode, name\n0, Disabled, NVIDIA H200\n1, Enabled, NVIDIA H200\n")
+    assert off.value("gpu.persistence_mode") is False  # one GPU without it is enough

@@ -223,14 +223,14 @@ def start_sshd(lab_root: Path, name: str, address: str, authorized: Path, extra:
 
 FAKE_NVIDIA_SMI = """#!/bin/sh
 # fake nvidia-smi: prints captured output of a 2xH200 host (topology, GPU list) and, for the GPU state, the
-# compute processes and -q, the real captures of an H200 under load in fixtures/inputs/env
+# compute processes and -q -d PERFORMANCE, the real captures of an H200 under load in fixtures/inputs/env
 case "$*" in
   "topo -m") cat {corpus}/nvidia-smi-topo-m.txt ;;
   "topo -p2p r") cat {corpus}/nvidia-smi-topo-p2p.txt ;;
   "--query-gpu=index,name,pci.bus_id,memory.total,driver_version --format=csv") cat {corpus}/nvidia-smi-query.csv ;;
   --query-gpu=*) cat {env}/query-gpu-h200-load-captured.csv ;;
   --query-compute-apps=*) cat {env}/compute-apps-h200-load-captured.csv ;;
-  "-q") cat {env}/nvidia-smi-q-h200-load-captured.txt ;;
+  "-q -d PERFORMANCE") cat {env}/nvidia-smi-q-d-performance-h200-load-excerpt.txt ;;
   *) echo "fake nvidia-smi: unsupported $*" >&2; exit 2 ;;
 esac
 """

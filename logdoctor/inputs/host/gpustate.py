@@ -176,7 +176,9 @@ def from_csv_row(row: dict[str, str | None]) -> dict[str, Any]:
     header; N/A cells are None). The header prints canonical names (`clocks.current.sm` for `clocks.sm`)."""
     remap = _yes(row.get("remapped_rows.pending"))
     pages = _yes(row.get("retired_pages.pending"))
+    persistence = (row.get("persistence_mode") or "").strip()
     return {
+        "persistence_mode": None if persistence not in ("Enabled", "Disabled") else persistence == "Enabled",
         "pstate": row.get("pstate"),
         "utilization_pct": _int(row.get("utilization.gpu")),
         "memory_used_mib": _int(row.get("memory.used")),

@@ -397,6 +397,7 @@ GRAMMARS: list[Grammar] = [
             "pcie.link.",
             "ecc.errors.",
             "remapped_rows.",
+            "persistence_mode",
             "process_name",
             "used_gpu_memory",
         ),
@@ -423,6 +424,12 @@ GRAMMARS: list[Grammar] = [
                         "pcie_width_max": 16,
                     },
                 ),
+                exact=True,
+            ),
+            case(
+                "persistence",
+                "index, persistence_mode, name\n0, Enabled, NVIDIA H200",
+                ("gpu_info", {"persistence_mode": True}),
                 exact=True,
             ),
             case(
