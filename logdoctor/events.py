@@ -115,6 +115,7 @@ FailureKind = Literal[
     "memory-leak",
     "kv-transfer",
     "wrong-results",  # a collective test's check found values out of bounds (nccl-tests' `#wrong`)
+    "reported-hang",  # the paste's prose says the run hangs (logdoctor/parse/symptoms.py): the reporter's words
     "request-error",  # an exception the serving API server answered as one request's error and served on
     "shutdown",  # a stop began (SIGTERM, `Shutting down`, `shutdown triggered`): not a failure, the marker after
     # which failure lines are teardown (facts: failure.shutdown_only)

@@ -273,8 +273,8 @@ TABLE: dict[str, dict[str, Any]] = {
         },
         'keywords': [
             ' Pid ', ' bfloat16 ', ' coll channels, ', ' double ', ' float ', ' half ', ' int32 ', ' int8 ', ' nNodes ',
-            ' uint8 ', '- Init COMPLETE', '- Init START', '--env NCCL_', '--env=NCCL_', '-e NCCL_', '.cc:', '.cu:',
-            '.h:', 'Avg bus bandwidth', 'Call to bind failed', 'Call to connect', 'Check P2P Type',
+            ' uint8 ', ' uses device ', '- Init COMPLETE', '- Init START', '--env NCCL_', '--env=NCCL_', '-e NCCL_',
+            '.cc:', '.cu:', '.h:', 'Avg bus bandwidth', 'Call to bind failed', 'Call to connect', 'Check P2P Type',
             'Collective test concluded', 'Connected NVLS', 'Connected all ', 'Could not enable P2P between',
             'Cuda failure', 'Init COMPLETE', 'Init START', 'NCCL WARN', 'NCCL communicator was aborted', 'NCCL error',
             'NCCL error: ', 'NCCL version', 'NCCL_P2P_DISABLE=', 'NCCL_P2P_LEVEL=', 'NVLS multicast support is',

@@ -391,6 +391,7 @@ FACTS: dict[str, FactSpec] = {
     # failures and warnings
     "failure.kinds": FactSpec("list", "engine failures seen: engine-dead, cuda-oom, nccl-timeout, ..."),
     "failure.count": FactSpec("number", "engine failure events"),
+    "failure.reported_hang": FactSpec("bool", "the paste's prose says the run hangs (no failure line shows it)"),
     "warnings.topics": FactSpec("list", "performance warnings the engine printed, by topic"),
     "async_scheduling.enabled": FactSpec("bool", "vLLM async scheduling on"),
     # --- derived facts (logdoctor/facts/combiners/derived.py) ---

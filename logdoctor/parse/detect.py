@@ -81,9 +81,14 @@ class Detection:
         when it carries the engine's own record header. Only the headers no other program prints count: vLLM's
         `LEVEL MM-DD HH:MM:SS [file.py:N]` and SGLang's `[YYYY-MM-DD HH:MM:SS TP0]` with its ranks; or vLLM's own
         process prefix (`(EngineCore_DP0 pid=7)`, `(Worker_TP1 pid=9)`) before a line of another format, which names
-        the engine without a header shape to date it."""
+        the engine without a header shape to date it. NCCL's `host:pid:tid [dev] NCCL INFO` is its own too (a trace
+        that stops in its set-up holds no line a line type reads)."""
         header, process = line.header, line.process
-        if header in ("vllm", "vllm-old") or (header == "sglang" and process is not None and process.role != "Main"):
+        if (
+            header in ("vllm", "vllm-old")
+            or (header == "sglang" and process is not None and process.role != "Main")
+            or REGISTRY.kind(REGISTRY.header_engine(header) or "") == "collective"
+        ):
             self.observe_line(line)
         elif (
             header is None

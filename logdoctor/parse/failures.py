@@ -90,6 +90,10 @@ FAILURE_KEYWORDS = (
     "exited on signal",
     "Test CUDA failure",
     "Test NCCL failure",
+    "Failed: Cuda error",
+    "Failed: CUDA error",
+    "Failed, NCCL error",
+    "Failed: NCCL error",
     "No module named",
     "can't open file",
     "Error response",
@@ -215,6 +219,14 @@ _FATAL_RES: tuple[tuple[re.Pattern[str], FailureKind, bool], ...] = (
     ),
 )
 
+# The same check macros in the engines' CUDA sources and in NCCL's examples and first tests print this and exit the
+# process, whatever a line type also reads in the line (vLLM's custom all-reduce:
+# `Failed: Cuda error /.../csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'`
+# is a P2P check's answer too); `Failed, NCCL error all_reduce_test.cu:85 'unhandled cuda error'`.
+_EXIT_MACRO_RES: tuple[tuple[re.Pattern[str], FailureKind], ...] = (
+    (re.compile(r"\bFailed[:,] (?:Cuda|CUDA) error \S+:\d+ '"), "cuda-error"),
+    (re.compile(r"\bFailed[:,] NCCL error \S+:\d+ '"), "nccl-error"),
+)
 
 # A stop asked from outside: SIGTERM, SIGINT, SIGHUP, SIGQUIT; Slurm's CANCELLED (scancel, the time limit).
 _STOP_SIGNAL_RE = re.compile(r"\bSIG(?:TERM|INT|HUP|QUIT)\b|\bsignal[: ]+(?:1|2|3|15)\b|\bCANCELLED AT\b")
@@ -294,7 +306,11 @@ class FailureReader:
         elif isinstance(event, EngineFailure):
             if event.kind == "shutdown":
                 self._stopping = True
-            if self._pending and self._outcome is None and event.kind not in ("request-error", "shm-broadcast-wait"):
+            if (
+                self._pending
+                and self._outcome is None
+                and event.kind not in ("request-error", "shm-broadcast-wait", "reported-hang")
+            ):
                 self._outcome = "failed"  # the server's exception came with its failure, or its stop
         elif isinstance(event, CompileTime):
             if event.kind == "server_ready":
@@ -475,6 +491,11 @@ class FailureReader:
     ) -> list[EventBase] | None:
         if line.level in _NOT_FAILED_LEVELS:
             return None
+        for pattern, kind in _EXIT_MACRO_RES:
+            if pattern.search(stripped):
+                known = [e for e in events or () if isinstance(e, EngineFailure)]
+                added = [] if known else self._add(line, kind, None, stripped, None, rank)
+                return [*(events or ()), *added]
         for pattern, kind, bare_only in _FATAL_RES:
             if not pattern.search(stripped) or (bare_only and line.header is not None):
                 continue

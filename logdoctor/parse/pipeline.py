@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from logdoctor.eventlog import LineTexts
-from logdoctor.events import BenchmarkResult, EngineFailure, EventBase, ProcessInfo, SchedulerStats, StartupConfig
+from logdoctor.events import (
+    BenchmarkResult,
+    EngineFailure,
+    EventBase,
+    ProcessInfo,
+    SchedulerStats,
+    SpecDecodeStats,
+    StartupConfig,
+)
 from logdoctor.parse import blocks
 from logdoctor.parse.blocks import SHELL_COMMAND_RE
 from logdoctor.parse.detect import Detection
@@ -25,6 +33,7 @@ from logdoctor.parse.flagblock import FlagBlockReader, block_events, inline_even
 from logdoctor.parse.grammar import Grammar, ParseContext
 from logdoctor.parse.keywords import KEYWORD_HEAD, KeywordIndex, WholeMatch, registry_index
 from logdoctor.parse.summary import SummaryReader
+from logdoctor.parse.symptoms import reported_hang
 from logdoctor.parse.warning_vocabulary import (
     may_be_warning,
     read_warning,
@@ -220,6 +229,11 @@ class EventStream:
             events = self._flag_block([(number, text)], inline=True)
         if ":" in text and len(text) <= _LABEL_MAX_CHARS:
             events.extend(self._summary_lines(number, text))
+        hang = reported_hang(text)
+        if hang is not None:
+            events.append(EngineFailure(source=self.source, line=number, kind="reported-hang", message=hang))
+            if self.texts is not None:
+                self.texts[number] = text[:_KEPT_CHARS]
         return events
 
     def _summary_lines(self, number: int, text: str) -> list[EventBase]:
@@ -295,7 +309,9 @@ class EventStream:
         for event in events:
             self.detection.observe_event(event)
             self.failures.observe(event)
-            self.stats.events += 1
+            # the reporter's words are no line of a log: prose alone stays "not a log"
+            if type(event) is not EngineFailure or event.kind != "reported-hang":
+                self.stats.events += 1
             if self._held or self._needs_rank(event):
                 self._held.append(event)
             else:
@@ -654,11 +670,13 @@ class EventStream:
         yield from self._release(events)
 
     def _reader_may_add(self, events: list[EventBase] | None) -> bool:
-        """Whether the failure reader may change what a line type gave: nothing read, a failure to annotate, or a
-        traceback open. A stats line, the bulk of a serving log's candidates, skips its keyword tests."""
+        """Whether the failure reader may change what a line type gave: anything but a stats line (the bulk of a
+        serving log's candidates, which skips its keyword tests), or any line while a traceback is open. A line a
+        line type read as a setting or a check may still be a fatal error's (`Failed: Cuda error ...:307 'peer
+        access is not supported ...'` is both a P2P check and the process's end)."""
         if events is None or self.failures.open:
             return True
-        return any(type(e) is EngineFailure for e in events)
+        return not any(type(e) is SchedulerStats or type(e) is SpecDecodeStats for e in events)
 
     def _structure(self, line: LogLine, events: list[EventBase] | None) -> list[EventBase] | None:
         """The line types' events of a line, with what the failure reader reads in it by structure."""

@@ -46,6 +46,7 @@ def _ended_run(event: EventBase) -> bool:
         "shutdown-requested",
         "shm-broadcast-wait",
         "request-error",
+        "reported-hang",  # the reporter's words, wherever the prose stands: no line of a run's end
     )
 
 

@@ -230,6 +230,24 @@ def test_fatal_signals_and_kills() -> None:
     assert [f.kind for f in failures(cxx)] == ["nccl-error"]
 
 
+def test_check_macros_that_exit() -> None:
+    """The CUDA and NCCL check macros of vLLM's CUDA sources and of NCCL's examples print one line and exit: a failure
+    whatever else a line type reads in the line (vLLM's custom all-reduce's line is also a P2P check's answer)."""
+    # real: fixtures/logs/realworld12/sglang-c501.log line 8 (an SGLang start with vLLM's custom all-reduce)
+    peer = (
+        "Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported "
+        "between these two devices'"
+    )
+    events = parse_text(peer)
+    assert [e.type for e in events] == ["p2p_check", "engine_failure"]
+    assert [f.kind for f in failures(peer)] == ["cuda-error"]
+    # constructed: NCCLCHECK of NCCL's first tests
+    assert [f.kind for f in failures("Failed, NCCL error all_reduce_test.cu:85 'unhandled cuda error'")] == [
+        "nccl-error"
+    ]
+    assert failures("Failed: 3 of 100 requests") == []  # no file:line and quoted message: no check macro
+
+
 def test_sigterm_is_no_crash() -> None:
     # real: fixtures/logs/realworld2/vllm-r001.log line 19 (a start given up on while it waited for GPUs)
     assert failures("*** SIGTERM received at time=1748300290 on cpu 8 ***") == []
@@ -287,6 +305,18 @@ def test_short_paste_of_unknown_vllm_lines_is_a_log() -> None:
 """
     _, stream = stream_of(text)
     assert stream.detection.engine == "vllm"
+    assert diagnose_text(text).verdict.kind != "not-a-log"
+
+
+def test_short_paste_of_nccl_lines_no_line_type_reads_is_a_log() -> None:
+    # real: fixtures/logs/realworld12/nccl-c505.log lines 10-12, a trace that stops in NCCL's set-up
+    text = """\
+worker2-us-opwest-1:182125:182125 [0] NCCL INFO Bootstrap : Using eno2:10.1.10.95<0>
+worker2-us-opwest-1:182125:182125 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+worker2-us-opwest-1:182125:182125 NCCL CALL ncclGetUniqueId(0x6394b9eeaad4d0af)
+"""
+    _, stream = stream_of(text)
+    assert stream.detection.engine == "nccl"
     assert diagnose_text(text).verdict.kind != "not-a-log"
 
 

@@ -57,6 +57,27 @@ def test_an_old_header_with_a_root_and_no_redop() -> None:
     ]
 
 
+def test_nccl_1_tests_name_the_columns_their_own_way() -> None:
+    # real: fixtures/logs/realworld12/nccl-c504.log (NCCL 1.x's test/single/all_reduce_test), its rank and header lines
+    rank = "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB"
+    header = (
+        "#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res"
+    )
+    assert results.header_columns(header) == results.header_columns(
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error"
+    )
+    events = parse_text(f"{rank}\n{header}")
+    assert [(e.kind, e.values.get("gpu")) for e in events if isinstance(e, NcclInfo)] == [
+        ("test-rank", "Tesla P100-PCIE-16GB"),
+        ("test-start", None),
+    ]
+    # constructed: a row of its layout
+    row = "     1000000    250000   float    sum    0.123   8.13  12.19  0e+00    0.121   8.26  12.39  0e+00"
+    assert rows(parse_text(f"{header}\n{row}")) == [
+        {"size": 1000000, "time_us": 0.123, "busbw": 12.19, "ip_busbw": 12.39}
+    ]
+
+
 # constructed in the layout of 2.19.2's per-iteration timing (src/util.cu writeResultHeader, writePerIterReport)
 PER_ITERATION_HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99"
@@ -129,8 +150,9 @@ def test_header_columns() -> None:
     old = results.header_columns(OLD_ALL_GATHER_HEADER)
     assert old is not None
     assert (old.preamble, old.checked) == (("size", "count", "type"), False)
-    # the 2017 header named its columns otherwise; a units line is no header
-    assert results.header_columns("#      bytes             N    type      op     time  algbw  busbw      res") is None
+    # the 2017 header names its columns otherwise and is read as the same columns; a units line is no header
+    first = results.header_columns("#      bytes             N    type      op     time  algbw  busbw      res")
+    assert first is not None and first.preamble == ("size", "count", "type", "redop")
     assert results.header_columns(UNITS) is None
 
 

@@ -178,9 +178,10 @@ _UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3}
 # printed after the parameters when the GPUs' memory cannot hold the largest size (common.cu)
 _TEST_REDUCED_RE = re.compile(r"^#\s*Reducing maxBytes to (?P<max_bytes>\d+) due to memory limitation")
 # `#  Rank  0 Group  0 Pid  31706 on autodl-container-xxxxx device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti`
+# NCCL 1.x's tests: `#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB` (one process, no host)
 _TEST_RANK_RE = re.compile(
-    r"^#?\s*Rank\s+(?P<rank>\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<device>\d+)\s+"
-    r"\[[^\]]*\]\s+(?P<gpu>\S.*?)\s*$"
+    r"^#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device|uses device)\s+"
+    r"(?P<device>\d+)\s+\[[^\]]*\]\s+(?P<gpu>\S.*?)\s*$"
 )
 _TEST_DONE_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(?P<busbw>[\d.]+)")
 # printed after the last size's row, just before the average: the run went through every size. The count is
@@ -240,8 +241,9 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         return [NcclInfo(**base, kind="test-done", message=text, values={})]
     m = _TEST_RANK_RE.match(text)
     if m is not None:
-        values = {"rank": int(m.group("rank")), "host": m.group("host"), "device": int(m.group("device"))}
-        values["gpu"] = m.group("gpu")
+        values = {"rank": int(m.group("rank")), "device": int(m.group("device")), "gpu": m.group("gpu")}
+        if m.group("host") is not None:
+            values["host"] = m.group("host")
         return [NcclInfo(**base, kind="test-rank", message=text, values=values)]
     m = _TEST_REDUCED_RE.match(text)
     if m is not None:
@@ -263,6 +265,7 @@ GRAMMARS: list[Grammar] = [
             "Collective test concluded",
             "Reducing maxBytes",
             " Pid ",
+            " uses device ",
             "_perf",
             " float ",
             " half ",
@@ -386,6 +389,15 @@ GRAMMARS: list[Grammar] = [
                             "gpu": "NVIDIA GeForce RTX 2080 Ti",
                         },
                     },
+                ),
+                exact=True,
+            ),
+            case(
+                "rank-nccl1",
+                "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB",
+                (
+                    "nccl_info",
+                    {"kind": "test-rank", "values": {"rank": 0, "device": 0, "gpu": "Tesla P100-PCIE-16GB"}},
                 ),
                 exact=True,
             ),

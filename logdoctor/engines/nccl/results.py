@@ -60,10 +60,17 @@ def cells(text: str) -> list[str]:
     return [cell for cell in _CELL_SPLIT_RE.split(text.strip().lstrip("#|")) if cell]
 
 
+# NCCL 1.x's tests (test/single/all_reduce_test.cu) name the same columns `bytes N type op ... res` (`res` the
+# largest deviation, as nccl-tests' `error` before 2.13)
+_OLD_NAMES = {"bytes": "size", "N": "count", "op": "redop", "res": "error"}
+
+
 def header_columns(text: str) -> Columns | None:
     """The columns a results table's header names (`#  size  count  type  redop  root  time  algbw  busbw #wrong ...`);
     None for any other line."""
     names = cells(text)
+    if names[:1] == ["bytes"]:
+        names = [_OLD_NAMES.get(name, name) for name in names]
     if names[:3] != ["size", "count", "type"] or "algbw" not in names or "busbw" not in names:
         return None
     starts = [i for i, name in enumerate(names) if name in _TIME_COLUMNS]

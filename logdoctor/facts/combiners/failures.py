@@ -6,6 +6,7 @@ EngineFailure(kind="cuda-oom") x 2            -> failure.kinds = [cuda-oom], fai
     `... found in 60 seconds` during a start     -> compile.startup_wait_seconds += 60 (workers still compiling)
 EngineFailure(kind="shutdown")                -> nothing here: a stop is not a failure (derived.py reads it)
 EngineFailure(kind="request-error")           -> nothing here: one request's error, the server served on
+EngineFailure(kind="reported-hang")           -> failure.reported_hang = True (the reporter's words, no failure line)
 a log with no failure line                    -> failure.count = 0 (the absence of a failure line is evidence)
 """
 
@@ -31,6 +32,7 @@ _SHM_WAIT: FailureKind = "shm-broadcast-wait"
 _WAIT_SECONDS_RE = re.compile(r"broadcast block found in (\d+(?:\.\d+)?) seconds")
 _SHUTDOWN: FailureKind = "shutdown"
 _REQUEST_ERROR: FailureKind = "request-error"
+_REPORTED_HANG: FailureKind = "reported-hang"
 
 
 class Failures(Combiner):
@@ -38,6 +40,7 @@ class Failures(Combiner):
     produces = (
         "failure.kinds",
         "failure.count",
+        "failure.reported_hang",
         "compile.shm_waits",
         "compile.startup_wait_seconds",
         "stall.serving_waits",
@@ -64,6 +67,9 @@ class Failures(Combiner):
                 b.set("stall.serving_waits", 0.0, None, "no waits after serving started", keep_first=True)
         elif isinstance(ev, EngineFailure):
             if ev.kind in (_SHUTDOWN, _REQUEST_ERROR):
+                return
+            if ev.kind == _REPORTED_HANG:
+                b.set("failure.reported_hang", True, ev, ev.message, keep_first=True)
                 return
             self.failures.append(ev.kind)
             if ev.kind == _SHM_WAIT:

@@ -1,0 +1,64 @@
+"""What the person who pasted a log says happened, where the log cannot show it: a run that hangs.
+
+    It works with NCCL_P2P_DISABLE=1 ... it hangs/freezes right after initialization.
+        -> EngineFailure(kind="reported-hang", message=<the sentence>)
+    I run "./build/test/single/all_reduce_test 10000000" ... However, it stalled after outputs the following text.
+        -> EngineFailure(kind="reported-hang", ...)
+
+A hang prints nothing: the log of a run that stopped making progress ends like a log that was cut, and only the
+reporter's words say which it was. A line of prose (no log header) whose sentence says the run hangs, is stuck,
+freezes, stalls or deadlocks counts; one whose words just before say it does not (`no longer hangs`, `without
+hanging`), that it might (`if it hangs`, `to avoid a hang`) or that a change fixes one (a pull request's `fixes a hang
+in ...`) does not, and neither does a question.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The words, in the forms a report uses (`hangs`, `hung`, `is stuck`, `froze`, `freezes`, `stalled`, `deadlocks`); not
+# the nouns `deadlock` (`such a thing as deadlock`), `frozen` or `freezing` (`<frozen importlib._bootstrap>`, SGLang's `Freezing GC`), nor a compound (`deadlock-safe`).
+_HANG_RE = re.compile(
+    r"(?<![\w.-])(?:hang(?:s|ing)?|hung|stuck|freezes|froze|stall(?:s|ed|ing)?|deadlock(?:s|ed)|"
+    r"(?:becomes|became|is|was|goes|went) unresponsive)(?![\w-]|\.\w)",
+    re.IGNORECASE,
+)
+# Words just before the hang word (within _WINDOW_WORDS) that make it no report of one: a negation, a condition or
+# a possibility, a fix (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`, `to avoid a hang`).
+_NOT_REPORTED_RE = re.compile(
+    r"\b(?:not|no|never|without|if|whether|might|may|can|avoid\w*|prevent\w*|fix\w*|resolv\w*|solv\w*|"
+    r"address\w*|unless|until|longer)\b|n't\b",
+    re.IGNORECASE,
+)
+_WINDOW_WORDS = 4
+# The reporter, not the run, is stuck: `I am stuck on how to ...`, `we're stuck with`
+_PERSON_RE = re.compile(r"^(?:i|i'm|im|we|we're|i've|we've)$", re.IGNORECASE)
+_BEING = frozenset({"am", "are", "was", "were", "got", "get", "feel", "felt", "been", "'m"})
+_SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)")
+_WORD_MAX_CHARS = 2000  # a longer line is no sentence of a report (a prompt, a dump)
+
+
+def reported_hang(text: str) -> str | None:
+    """The sentence of a prose line that reports a hang, or None. A line that starts as a program's does (a process
+    prefix `(EngineCore pid=7)`, a timestamp `[2026-08-27 03:52:38]`, `<frozen ...>`) is no prose."""
+    if len(text) > _WORD_MAX_CHARS or text.lstrip()[:1] in ("(", "[", "<"):
+        return None
+    for m in _HANG_RE.finditer(text):
+        starts = [end.end() for end in _SENTENCE_END_RE.finditer(text, 0, m.start())]
+        start = starts[-1] if starts else 0
+        end_match = _SENTENCE_END_RE.search(text, m.end())
+        end = end_match.start() + 1 if end_match is not None else len(text)
+        sentence = text[start:end].strip()
+        if sentence.endswith("?"):  # a question: `does it hang for you?`
+            continue
+        before = text[start : m.start()].split()[-_WINDOW_WORDS:]
+        if _NOT_REPORTED_RE.search(" ".join(before)) is not None:
+            continue
+        last = before[-1:]
+        if last and (
+            _PERSON_RE.match(last[0])
+            or (len(before) > 1 and _PERSON_RE.match(before[-2]) and last[0].lower() in _BEING)
+        ):
+            continue
+        return sentence
+    return None

@@ -1,0 +1,67 @@
+"""What the reporter says happened (logdoctor/parse/symptoms.py): a hang in the prose pasted with a log, and the
+sentences that name one without reporting it. Sentences marked "real" are lines of fixture logs (the file is named);
+the others are constructed."""
+
+from __future__ import annotations
+
+import pytest
+
+from logdoctor.parse.symptoms import reported_hang
+from logdoctor.testing import assert_fires, assert_not_fires, diagnose_text
+
+NCCL_LINE = "worker2:182125:182125 [0] NCCL INFO Bootstrap : Using eno2:10.1.10.95<0>\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # real: fixtures/logs/realworld12/nccl-c505.log line 5 (part) and nccl-c504.log line 3
+        "From what I could tell, it looks like the initialization is successful, but it hangs/freezes right after "
+        "initialization. This happens both in pytorch and using the all_reduce_perf.",
+        "However, it stalled after outputs the following text.",
+        "The server got stuck at Capturing CUDA graphs and never came up",
+        "I think it hangs in the first all-reduce",
+        "After 20 minutes the engine became unresponsive.",
+    ],
+)
+def test_a_reported_hang(text: str) -> None:
+    assert reported_hang(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This PR fixes a hang in the scheduler.",
+        "It no longer hangs with the patch.",
+        "The server doesn't hang anymore.",
+        "Does it hang for you?",
+        "If it hangs, restart it with NCCL_DEBUG=INFO.",
+        "To avoid a hang, set NCCL_P2P_DISABLE=1.",
+        "I am stuck on how to configure the router.",
+        "I'm surprised that there can be such a thing as deadlock.",
+        "the deadlock-safe fallback",
+        "stall.serving_waits",
+        # real: lines of fixtures/logs/realworld2/vllm-rh02.log and realworld8/sglang-b204.log
+        "(EngineCore_DP0 pid=964370) <frozen importlib._bootstrap_external>:1241: FutureWarning: The cuda.cudart "
+        "module is deprecated",
+        "[2026-08-27 03:52:38] Freezing GC in Scheduler process.",
+    ],
+)
+def test_no_reported_hang(text: str) -> None:
+    assert reported_hang(text) is None
+
+
+def test_the_reporter_s_hang_is_a_finding_of_a_log_only_when_no_failure_line_explains_it() -> None:
+    said = "It hangs right after initialization.\n"
+    assert_fires(diagnose_text(said + NCCL_LINE), rule="reported-hang", rank=1)
+    # constructed: the same paste with NCCL's own error: the failure line is the finding
+    failed = diagnose_text(
+        said
+        + NCCL_LINE
+        + "worker2:182125:182125 [0] NCCL WARN Net : Connect to 10.1.10.96<43215> failed\n"
+        + "Failed, NCCL error all_reduce_perf.cu:85 'unhandled system error'\n"
+    )
+    assert_not_fires(failed, rule="reported-hang")
+    assert_fires(failed, rule="engine-failed", rank=1)
+    # prose alone is no log
+    assert diagnose_text(said).verdict.kind == "not-a-log"
