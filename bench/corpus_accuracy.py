@@ -15,9 +15,8 @@ healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log wi
 50 or more; the exit status is 0 when all corpora together meet them.
 
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
-(real logs collected afterwards; some rules were changed after them), fixtures/logs/realworld2 and
-fixtures/logs/realworld3 (held out: labelled and committed before logdoctor was run on them), and
-fixtures/logs/realworld4, fixtures/logs/realworld5, fixtures/logs/realworld6 and fixtures/logs/realworld7.
+(real logs collected afterwards; some rules were changed after them), and the held-out sets
+fixtures/logs/realworld2 ... realworld12 (each labelled and committed before logdoctor was run on it).
 """
 
 from __future__ import annotations
