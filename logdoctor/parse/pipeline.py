@@ -230,11 +230,20 @@ class EventStream:
         if ":" in text and len(text) <= _LABEL_MAX_CHARS:
             events.extend(self._summary_lines(number, text))
         hang = reported_hang(text)
-        if hang is not None:
+        if hang is not None and self._prose_line(number, text):
             events.append(EngineFailure(source=self.source, line=number, kind="reported-hang", message=hang))
             if self.texts is not None:
                 self.texts[number] = text[:_KEPT_CHARS]
         return events
+
+    def _prose_line(self, number: int, text: str) -> bool:
+        """Whether a line is a person's, not a program's: no log header, no process prefix (an engine's own line
+        that no line type read may say its workers are hanging)."""
+        try:
+            line = parse_cleaned(self.source, number, text)
+        except GRAMMAR_FAILURES:
+            return False
+        return line.header is None and line.process is None
 
     def _summary_lines(self, number: int, text: str) -> list[EventBase]:
         """The events of a summary's labelled measurements, their lines kept as evidence (and as their runs' names)."""

@@ -15,27 +15,38 @@ in ...`) does not, and neither does a question.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # The words, in the forms a report uses (`hangs`, `hung`, `is stuck`, `froze`, `freezes`, `stalled`, `deadlocks`); not
 # the nouns `deadlock` (`such a thing as deadlock`), `frozen` or `freezing` (`<frozen importlib._bootstrap>`, SGLang's `Freezing GC`), nor a compound (`deadlock-safe`).
-_HANG_RE = re.compile(
+_HANG = (
     r"(?<![\w.-])(?:hang(?:s|ing)?|hung|stuck|freezes|froze|stall(?:s|ed|ing)?|deadlock(?:s|ed)|"
-    r"(?:becomes|became|is|was|goes|went) unresponsive)(?![\w-]|\.\w)",
-    re.IGNORECASE,
+    r"(?:becomes|became|is|was|goes|went) unresponsive)(?![\w-]|\.\w)"
 )
 # Words just before the hang word (within _WINDOW_WORDS) that make it no report of one: a negation, a condition or
 # a possibility, a fix (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`, `to avoid a hang`).
-_NOT_REPORTED_RE = re.compile(
+_NOT_REPORTED = (
     r"\b(?:not|no|never|without|if|whether|might|may|can|avoid\w*|prevent\w*|fix\w*|resolv\w*|solv\w*|"
-    r"address\w*|unless|until|longer)\b|n't\b",
-    re.IGNORECASE,
+    r"address\w*|unless|until|longer)\b|n't\b"
 )
 _WINDOW_WORDS = 4
 # The reporter, not the run, is stuck: `I am stuck on how to ...`, `we're stuck with`
-_PERSON_RE = re.compile(r"^(?:i|i'm|im|we|we're|i've|we've)$", re.IGNORECASE)
+_PERSON = r"^(?:i|i'm|im|we|we're|i've|we've)$"
 _BEING = frozenset({"am", "are", "was", "were", "got", "get", "feel", "felt", "been", "'m"})
-_SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)")
-_WORD_MAX_CHARS = 2000  # a longer line is no sentence of a report (a prompt, a dump)
+_SENTENCE_END = r"[.!?;](?:\s|$)"
+_WORD_MAX_CHARS = 2000
+_STEMS = ("hang", "hung", "stuck", "froze", "freezes", "stall", "deadlock", "unresponsive")  # a cheap test first  # a longer line is no sentence of a report (a prompt, a dump)
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Compiled on first use: a log without prose never pays for them (docs/benchmarks.md, *Start-up*)."""
+    return (
+        re.compile(_HANG, re.IGNORECASE),
+        re.compile(_NOT_REPORTED, re.IGNORECASE),
+        re.compile(_SENTENCE_END),
+        re.compile(_PERSON, re.IGNORECASE),
+    )
 
 
 def reported_hang(text: str) -> str | None:
@@ -43,21 +54,25 @@ def reported_hang(text: str) -> str | None:
     prefix `(EngineCore pid=7)`, a timestamp `[2026-08-27 03:52:38]`, `<frozen ...>`) is no prose."""
     if len(text) > _WORD_MAX_CHARS or text.lstrip()[:1] in ("(", "[", "<"):
         return None
-    for m in _HANG_RE.finditer(text):
-        starts = [end.end() for end in _SENTENCE_END_RE.finditer(text, 0, m.start())]
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _STEMS):
+        return None
+    hang_re, not_reported_re, sentence_end_re, person_re = _patterns()
+    for m in hang_re.finditer(text):
+        starts = [end.end() for end in sentence_end_re.finditer(text, 0, m.start())]
         start = starts[-1] if starts else 0
-        end_match = _SENTENCE_END_RE.search(text, m.end())
+        end_match = sentence_end_re.search(text, m.end())
         end = end_match.start() + 1 if end_match is not None else len(text)
         sentence = text[start:end].strip()
         if sentence.endswith("?"):  # a question: `does it hang for you?`
             continue
         before = text[start : m.start()].split()[-_WINDOW_WORDS:]
-        if _NOT_REPORTED_RE.search(" ".join(before)) is not None:
+        if not_reported_re.search(" ".join(before)) is not None:
             continue
         last = before[-1:]
         if last and (
-            _PERSON_RE.match(last[0])
-            or (len(before) > 1 and _PERSON_RE.match(before[-2]) and last[0].lower() in _BEING)
+            person_re.match(last[0])
+            or (len(before) > 1 and person_re.match(before[-2]) and last[0].lower() in _BEING)
         ):
             continue
         return sentence

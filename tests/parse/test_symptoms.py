@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from logdoctor.events import EngineFailure
+from logdoctor.parse.pipeline import parse_text
 from logdoctor.parse.symptoms import reported_hang
 from logdoctor.testing import assert_fires, assert_not_fires, diagnose_text
 
@@ -65,3 +67,12 @@ def test_the_reporter_s_hang_is_a_finding_of_a_log_only_when_no_failure_line_exp
     assert_fires(failed, rule="engine-failed", rank=1)
     # prose alone is no log
     assert diagnose_text(said).verdict.kind == "not-a-log"
+
+
+def test_a_program_s_own_line_is_no_report() -> None:
+    # constructed: an engine's line no line type reads, in vLLM's header, that says its workers hang
+    engine_line = "INFO 11-02 09:10:00 [foo_connector.py:12] the transfer worker seems hung, retrying"
+    assert not [e for e in parse_text(engine_line) if isinstance(e, EngineFailure)]
+    assert [
+        e.kind for e in parse_text("the server seems hung after the first request") if isinstance(e, EngineFailure)
+    ] == ["reported-hang"]
