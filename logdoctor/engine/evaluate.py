@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from logdoctor.engine.conditions import MISSING, Node
+from logdoctor.engine.conditiontree import FactRef
 from logdoctor.engine.deadline import Deadline
 from logdoctor.engine.problems import FAMILIES, problem_id
 from logdoctor.engine.result import (
@@ -70,14 +71,21 @@ _UNIT_RE = re.compile(r"^ ?(?:s|ms|%|x|GiB|GB|MiB|MB|tok/s|tokens/s|tokens)(?![\
 def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Profile) -> str:
     out: list[str] = []
     unknown_before = False
-    for text, node, spec in parts:
+    for index, (text, node, spec) in enumerate(parts):
         out.append(_UNIT_RE.sub("", text, count=1) if unknown_before else text)
         unknown_before = False
         if node is None:
             continue
         value = node.eval(profile)
-        out.append(_format(value, spec))
+        shown = _format(value, spec)
         unknown_before = value is MISSING or value is None
+        following = parts[index + 1][0] if index + 1 < len(parts) else ""
+        before = next((o for o in reversed(out) if o), "")
+        if unknown_before and before.endswith("(") and following.startswith(")"):
+            # a placeholder alone in parentheses: `(method unknown)`, not `(unknown (not in the log))`
+            named = node.name.rsplit(".", 1)[-1].replace("_", " ") + " " if isinstance(node, FactRef) else ""
+            shown = f"{named}unknown"
+        out.append(shown)
     return "".join(out)
 
 

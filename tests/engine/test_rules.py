@@ -7,9 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from logdoctor.engine.evaluate import strength
-from logdoctor.engine.rules import CAUSES, Fix, ScoreCurve, builtin_rules_dir, load_rules, rule_engines
+from logdoctor.engine.evaluate import UNKNOWN, render_template, strength
+from logdoctor.engine.rules import (
+    CAUSES,
+    Fix,
+    ScoreCurve,
+    _compile_template,
+    builtin_rules_dir,
+    load_rules,
+    rule_engines,
+)
 from logdoctor.errors import RuleError
+from logdoctor.facts import ProfileBuilder
 
 CAUSES_MD = Path(__file__).resolve().parents[2] / "docs" / "causes.md"
 
@@ -227,3 +236,11 @@ def test_no_fix_text_prints_a_placeholder_literally() -> None:
                     ):
                         literal.append(f"{path.name}: {m.group(0)}")
     assert literal == []
+
+
+def test_an_unknown_placeholder_reads_as_unknown_and_alone_in_parentheses_names_itself() -> None:
+    profile = ProfileBuilder().profile()
+    text = "with {spec.num_tokens} speculative tokens ({spec.method}) at a batch of {median(sched.running)}"
+    assert render_template(_compile_template(text), profile) == (
+        f"with {UNKNOWN} speculative tokens (method unknown) at a batch of {UNKNOWN}"
+    )
