@@ -35,7 +35,16 @@ _PERSON = r"^(?:i|i'm|im|we|we're|i've|we've)$"
 _BEING = frozenset({"am", "are", "was", "were", "got", "get", "feel", "felt", "been", "'m"})
 _SENTENCE_END = r"[.!?;](?:\s|$)"
 _WORD_MAX_CHARS = 2000
-_STEMS = ("hang", "hung", "stuck", "froze", "freezes", "stall", "deadlock", "unresponsive")  # a cheap test first  # a longer line is no sentence of a report (a prompt, a dump)
+_STEMS = (
+    "hang",
+    "hung",
+    "stuck",
+    "froze",
+    "freezes",
+    "stall",
+    "deadlock",
+    "unresponsive",
+)  # a cheap test first  # a longer line is no sentence of a report (a prompt, a dump)
 
 
 @cache
@@ -71,8 +80,7 @@ def reported_hang(text: str) -> str | None:
             continue
         last = before[-1:]
         if last and (
-            person_re.match(last[0])
-            or (len(before) > 1 and person_re.match(before[-2]) and last[0].lower() in _BEING)
+            person_re.match(last[0]) or (len(before) > 1 and person_re.match(before[-2]) and last[0].lower() in _BEING)
         ):
             continue
         return sentence
