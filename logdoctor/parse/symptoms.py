@@ -17,44 +17,38 @@ from __future__ import annotations
 import re
 from functools import cache
 
-# The words, in the forms a report uses (`hangs`, `hung`, `is stuck`, `froze`, `freezes`, `stalled`, `deadlocks`); not
-# the nouns `deadlock` (`such a thing as deadlock`), `frozen` or `freezing` (`<frozen importlib._bootstrap>`, SGLang's `Freezing GC`), nor a compound (`deadlock-safe`).
+# The words, in the forms a report uses (`hangs`, `hung`, `is stuck`, `froze`, `freezes`, `stalled`, `deadlocks`);
+# not the nouns `deadlock` (`such a thing as deadlock`), `frozen` or `freezing` (`<frozen importlib._bootstrap>`,
+# SGLang's `Freezing GC`), nor a compound (`deadlock-safe`).
 _HANG = (
     r"(?<![\w.-])(?:hang(?:s|ing)?|hung|stuck|freezes|froze|stall(?:s|ed|ing)?|deadlock(?:s|ed)|"
     r"(?:becomes|became|is|was|goes|went) unresponsive)(?![\w-]|\.\w)"
 )
 # Words just before the hang word (within _WINDOW_WORDS) that make it no report of one: a negation, a condition or
-# a possibility, a fix (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`, `to avoid a hang`).
-_NOT_REPORTED = (
-    r"\b(?:not|no|never|without|if|whether|might|may|can|avoid\w*|prevent\w*|fix\w*|resolv\w*|solv\w*|"
-    r"address\w*|unless|until|longer)\b|n't\b"
-)
+# a possibility (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`).
+_NOT_REPORTED = r"\b(?:not|no|never|without|if|whether|might|may|can|unless|until|longer)\b|n't\b"
 _WINDOW_WORDS = 4
+# A fix anywhere before it in the sentence: a change's description, not a report (`This PR resolves an issue where
+# the engine hangs`, `to avoid a hang`, `a workaround for the stall`).
+_FIXING = r"\b(?:fix\w*|resolv\w*|solv\w*|address\w*|prevent\w*|avoid\w*|workaround)\b"
 # The reporter, not the run, is stuck: `I am stuck on how to ...`, `we're stuck with`
 _PERSON = r"^(?:i|i'm|im|we|we're|i've|we've)$"
 _BEING = frozenset({"am", "are", "was", "were", "got", "get", "feel", "felt", "been", "'m"})
 _SENTENCE_END = r"[.!?;](?:\s|$)"
-_WORD_MAX_CHARS = 2000
-_STEMS = (
-    "hang",
-    "hung",
-    "stuck",
-    "froze",
-    "freezes",
-    "stall",
-    "deadlock",
-    "unresponsive",
-)  # a cheap test first  # a longer line is no sentence of a report (a prompt, a dump)
+_WORD_MAX_CHARS = 2000  # a longer line is no sentence of a report (a prompt, a dump)
+# a cheap test before any pattern
+_STEMS = ("hang", "hung", "stuck", "froze", "freezes", "stall", "deadlock", "unresponsive")
 
 
 @cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _patterns() -> tuple[re.Pattern[str], ...]:
     """Compiled on first use: a log without prose never pays for them (docs/benchmarks.md, *Start-up*)."""
     return (
         re.compile(_HANG, re.IGNORECASE),
         re.compile(_NOT_REPORTED, re.IGNORECASE),
         re.compile(_SENTENCE_END),
         re.compile(_PERSON, re.IGNORECASE),
+        re.compile(_FIXING, re.IGNORECASE),
     )
 
 
@@ -66,7 +60,7 @@ def reported_hang(text: str) -> str | None:
     lowered = text.lower()
     if not any(stem in lowered for stem in _STEMS):
         return None
-    hang_re, not_reported_re, sentence_end_re, person_re = _patterns()
+    hang_re, not_reported_re, sentence_end_re, person_re, fixing_re = _patterns()
     for m in hang_re.finditer(text):
         starts = [end.end() for end in sentence_end_re.finditer(text, 0, m.start())]
         start = starts[-1] if starts else 0
@@ -74,6 +68,8 @@ def reported_hang(text: str) -> str | None:
         end = end_match.start() + 1 if end_match is not None else len(text)
         sentence = text[start:end].strip()
         if sentence.endswith("?"):  # a question: `does it hang for you?`
+            continue
+        if fixing_re.search(text, start, m.start()) is not None:
             continue
         before = text[start : m.start()].split()[-_WINDOW_WORDS:]
         if not_reported_re.search(" ".join(before)) is not None:

@@ -34,6 +34,7 @@ def test_a_reported_hang(text: str) -> None:
     "text",
     [
         "This PR fixes a hang in the scheduler.",
+        "This PR resolves an issue where the engine hangs after a preemption.",
         "It no longer hangs with the patch.",
         "The server doesn't hang anymore.",
         "Does it hang for you?",
