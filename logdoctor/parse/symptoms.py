@@ -36,6 +36,8 @@ _PERSON = r"^(?:i|i'm|im|we|we're|i've|we've)$"
 _BEING = frozenset({"am", "are", "was", "were", "got", "get", "feel", "felt", "been", "'m"})
 _SENTENCE_END = r"[.!?;](?:\s|$)"
 _WORD_MAX_CHARS = 2000  # a longer line is no sentence of a report (a prompt, a dump)
+# what a model wrote, as an offline run prints it (`Prompt: '...', Generated text: '...'`): no report
+_MODEL_TEXT = ("Prompt:", "Generated text:")
 # a cheap test before any pattern
 _STEMS = ("hang", "hung", "stuck", "froze", "freezes", "stall", "deadlock", "unresponsive")
 
@@ -54,8 +56,10 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 
 def reported_hang(text: str) -> str | None:
     """The sentence of a prose line that reports a hang, or None. A line that starts as a program's does (a process
-    prefix `(EngineCore pid=7)`, a timestamp `[2026-08-27 03:52:38]`, `<frozen ...>`) is no prose."""
-    if len(text) > _WORD_MAX_CHARS or text.lstrip()[:1] in ("(", "[", "<"):
+    prefix `(EngineCore pid=7)`, a timestamp `[2026-08-27 03:52:38]`, `<frozen ...>`, an offline run's `Prompt:`)
+    is no prose."""
+    stripped = text.lstrip()
+    if len(text) > _WORD_MAX_CHARS or stripped[:1] in ("(", "[", "<") or stripped.startswith(_MODEL_TEXT):
         return None
     lowered = text.lower()
     if not any(stem in lowered for stem in _STEMS):

@@ -48,6 +48,8 @@ def test_a_reported_hang(text: str) -> None:
         "(EngineCore_DP0 pid=964370) <frozen importlib._bootstrap_external>:1241: FutureWarning: The cuda.cudart "
         "module is deprecated",
         "[2026-08-27 03:52:38] Freezing GC in Scheduler process.",
+        # constructed in an offline run's format: the model's words, not the reporter's
+        "Prompt: 'Tell me about GPUs.', Generated text: ' When the server hangs, check the driver.'",
     ],
 )
 def test_no_reported_hang(text: str) -> None:
