@@ -80,8 +80,7 @@ def render_template(parts: Sequence[tuple[str, Node | None, str]], profile: Prof
         shown = _format(value, spec)
         unknown_before = value is MISSING or value is None
         following = parts[index + 1][0] if index + 1 < len(parts) else ""
-        before = next((o for o in reversed(out) if o), "")
-        if unknown_before and before.endswith("(") and following.startswith(")"):
+        if unknown_before and following.startswith(")") and next((o for o in reversed(out) if o), "").endswith("("):
             # a placeholder alone in parentheses: `(method unknown)`, not `(unknown (not in the log))`
             named = node.name.rsplit(".", 1)[-1].replace("_", " ") + " " if isinstance(node, FactRef) else ""
             shown = f"{named}unknown"

@@ -144,8 +144,8 @@ class EventStream:
         self._prose: tuple[int, str] | None = None
         self._heading: tuple[int, str] | None = None  # the last heading-shaped prose line (_HEADING_RE)
         self._command: tuple[int, str] | None = None  # the last shell command no line type read (SHELL_COMMAND_RE)
-        self._flags = FlagBlockReader()
-        self._summary = SummaryReader(source)  # a fenced list of engine flags (logdoctor/parse/flagblock.py)
+        self._flags = FlagBlockReader()  # a fenced list of engine flags (logdoctor/parse/flagblock.py)
+        self._summary = SummaryReader(source)  # labelled measurements, one a line (logdoctor/parse/summary.py)
         self._redact = Redactor()
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
@@ -240,10 +240,9 @@ class EventStream:
         """Whether a line is a person's, not a program's: no log header, no process prefix (an engine's own line
         that no line type read may say its workers are hanging)."""
         try:
-            line = parse_cleaned(self.source, number, text)
+            return not has_header(parse_cleaned(self.source, number, text))
         except GRAMMAR_FAILURES:
             return False
-        return line.header is None and line.process is None
 
     def _summary_lines(self, number: int, text: str) -> list[EventBase]:
         """The events of a summary's labelled measurements, their lines kept as evidence (and as their runs' names)."""

@@ -622,7 +622,7 @@ def heading_findings(
     headings = [slowest.results_label] if slowest.results_label is not None else []
     chosen = next(
         (
-            (line, text, named)
+            (line, named)
             for line, text in [*headings, (slowest.label_line, slowest.label)]
             if (named := heading_cause(text, faster)) is not None
         ),
@@ -630,14 +630,15 @@ def heading_findings(
     )
     if chosen is None:
         return []
-    heading_line, _, (cause, words) = chosen
+    heading_line, (cause, words) = chosen
+    # the measure every measured run has, in the slowest run's order
+    measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))
     explanation = (
         f'the heading above {slowest.name()} names "{words}" ({cause}): the run was measured that way; no run '
         "without it is in the input to measure the cost"
     )
     others = [run for run in measured if run is not slowest]
     if others:  # the runs beside it: what it measured against them, though no setting of theirs is known
-        measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))
         fastest = max(others, key=lambda run: run.speeds()[measure])
         ratio = fastest.speeds()[measure] / slowest.speeds()[measure]
         explanation = (
@@ -646,7 +647,6 @@ def heading_findings(
         )
     if cause in PRESENT_IS_SLOW_AGAINST_ANOTHER:
         # measured: the best run without the setting against the best run with it, beyond benchmark noise
-        measure = next(m for m in slowest.speeds() if all(m in run.speeds() for run in measured))
         with_it = max(
             (run for run in measured if names_cause(run.label or "", cause)), key=lambda r: r.speeds()[measure]
         )

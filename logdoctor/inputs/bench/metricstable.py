@@ -48,10 +48,10 @@ _COLUMNS: dict[str, str] = {
 }
 _KV_KEYWORDS = ("kv%", "KV%", "kv_usage", "kv_cache_usage")
 _CELL_SPLIT_RE = re.compile(r"[\s|]+")
+# a harness's mark on a row (`10:01:30*`: inside the scored window)
 _MARKER_RE = re.compile(r"(?<=\d)[*+!]+(?=\s|$)")
-_SEPARATOR_RE = re.compile(
-    r"^\s*\|?[\s|:-]*-{3,}[\s|:-]*$"
-)  # Markdown's `|---|---|` under the header  # a harness's mark on a row (`10:01:30*`: inside the scored window)
+# Markdown's `|---|---|` under the header
+_SEPARATOR_RE = re.compile(r"^\s*\|?[\s|:-]*-{3,}[\s|:-]*$")
 
 
 def _cells(text: str) -> list[str]:
