@@ -68,13 +68,14 @@ PREFILTER_PART_BYTES = 16 * 1024 * 1024  # the prefilter is split over the CPUs 
 # Four greps already outrun the parser behind them (docs/benchmarks.md, *Parallel prefilter*), and each range
 # adds a grep (8 MiB for the keyword DFA), two `head` and a `wc`: more would only add memory.
 PREFILTER_MAX_PARTS = 4
-# A file parsed in worker processes (logdoctor.pipeline.parallel) is cut in ranges, a few a CPU (their events are
-# not spread evenly: a worker that finishes early takes the next), at most PARSE_MAX_PARTS.
-PARSE_RANGES_PER_CPU = 4
+# A file parsed in worker processes (logdoctor.pipeline.parallel) is cut in ranges of at most PARSE_RANGE_BYTES, at
+# most PARSE_MAX_PARTS of them (a worker that finishes early takes the next). Small ranges matter for an event-dense
+# file (every line a stats line): a range's periodic series are summed up in its worker only while each stays under
+# the series cap (65,536 values; 2 MiB is at most ~16,000 lines of 128 bytes), else the parent decodes every event
+# itself, and the parent merges the ranges that are in while the workers parse the rest (docs/benchmarks.md, *Parse
+# ranges*).
 PARSE_MAX_PARTS = 64
-# An event-dense file (every line a stats line) costs its parse, not its grep: one range a CPU at least, each of at
-# least this many bytes, so that a 100 MB one keeps every CPU parsing rather than six (100 MB in 16 MiB ranges).
-PARSE_RANGE_MIN_BYTES = 4 * 1024 * 1024
+PARSE_RANGE_BYTES = 2 * 1024 * 1024
 PARTS_VARIABLE = "LOGDOCTOR_PREFILTER_PARTS"  # a number of ranges in place of the CPU count (1: one grep)
 _ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -626,12 +627,9 @@ def prefilter_parts(size: int, most: int = PREFILTER_MAX_PARTS) -> int:
 
 
 def parse_parts(size: int) -> int:
-    """How many byte ranges a file parsed in worker processes is cut into: a few a CPU, each at least
-    PREFILTER_PART_BYTES, but one a CPU where the ranges still hold PARSE_RANGE_MIN_BYTES each."""
-    cpus = usable_cpus()
-    by_grep = size // PREFILTER_PART_BYTES
-    by_cpu = min(cpus, size // PARSE_RANGE_MIN_BYTES)
-    return min(PARSE_RANGES_PER_CPU * cpus, PARSE_MAX_PARTS, max(by_grep, by_cpu))
+    """How many byte ranges a file parsed in worker processes is cut into: ranges of PARSE_RANGE_BYTES, at most
+    PARSE_MAX_PARTS (a bigger file has bigger ranges)."""
+    return max(1, min(PARSE_MAX_PARTS, -(-size // PARSE_RANGE_BYTES)))
 
 
 def split_at_lines(path: str, size: int, parts: int) -> list[tuple[int, int]]:

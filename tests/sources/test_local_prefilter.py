@@ -172,14 +172,13 @@ def test_the_number_of_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
     assert prefilter_parts(1 << 30) == 3 and prefilter_parts(2 * PREFILTER_PART_BYTES) == 2
 
 
-def test_the_number_of_parse_ranges_keeps_every_cpu_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parse_ranges_are_small_enough_for_a_dense_file_and_at_most_sixty_four(monkeypatch: pytest.MonkeyPatch) -> None:
     import logdoctor.sources.local as local
 
-    monkeypatch.setattr(local, "usable_cpus", lambda: 16)
     mib = 1024 * 1024
-    # An event-dense 100 MB file: one range a CPU, not the six that 16 MiB ranges give.
-    assert local.parse_parts(100 * mib) == 16
-    assert local.parse_parts(32 * mib) == 8  # one a CPU only while each range holds 4 MiB
-    assert local.parse_parts(1 << 30) == 64  # a big file: 4 a CPU, at most PARSE_MAX_PARTS
-    monkeypatch.setattr(local, "usable_cpus", lambda: 2)
-    assert local.parse_parts(100 * mib) == 6  # few CPUs: ranges of 16 MiB, as the grep wants
+    for cpus in (2, 16):  # the same cut on any machine: a range's series stay under their cap in its worker
+        monkeypatch.setattr(local, "usable_cpus", lambda cpus=cpus: cpus)
+        assert local.parse_parts(100 * mib) == 50
+        assert local.parse_parts(32 * mib) == 16
+        assert local.parse_parts(1 << 30) == 64  # a big file: bigger ranges, at most PARSE_MAX_PARTS
+        assert local.parse_parts(1) == 1
