@@ -378,3 +378,15 @@ def test_test_output_shows_escapes_from_case_names_and_failures(tmp_path: Path) 
         assert result.returncode == 1, result.stderr
         assert "\x1b" not in result.stdout and "\x07" not in result.stdout
         assert "\\x1b]0;pwned\\x07" in result.stdout
+
+
+# --- (g) the repository's own fixtures ------------------------------------------------------------
+
+
+def test_every_fixture_of_the_repository_passes_its_expectations_and_golden_files() -> None:
+    """`logdoctor test fixtures/logs`, as docs/accuracy.md says it holds: a parser change that moves a golden event
+    (a value's key order included, which the JSONL output shows) fails here, not only in a later `make golden`."""
+    logs = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+    result = invoke("--no-samples", logs)
+    assert result.exit_code == 0, result.output
+    assert " 0 failed" in result.output, result.output

@@ -241,9 +241,11 @@ def parse_test(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
         return [NcclInfo(**base, kind="test-done", message=text, values={})]
     m = _TEST_RANK_RE.match(text)
     if m is not None:
-        values = {"rank": int(m.group("rank")), "device": int(m.group("device")), "gpu": m.group("gpu")}
+        # in the line's order, as the reports print them (NCCL 1.x's rank line names no host)
+        values = {"rank": int(m.group("rank"))}
         if m.group("host") is not None:
             values["host"] = m.group("host")
+        values.update(device=int(m.group("device")), gpu=m.group("gpu"))
         return [NcclInfo(**base, kind="test-rank", message=text, values=values)]
     m = _TEST_REDUCED_RE.match(text)
     if m is not None:
