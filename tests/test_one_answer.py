@@ -25,7 +25,16 @@ from logdoctor.report.terminal import render_terminal
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 # the held-out sets are measured, never tested against
-HELD_OUT = ("realworld6", "realworld7", "realworld8", "realworld9", "realworld10", "realworld11", "realworld12", "realworld13")
+HELD_OUT = (
+    "realworld6",
+    "realworld7",
+    "realworld8",
+    "realworld9",
+    "realworld10",
+    "realworld11",
+    "realworld12",
+    "realworld13",
+)
 LOGS = sorted(p for p in ROOT.rglob("*.log") if not set(HELD_OUT) & set(p.parts))
 STORY_GPU = "RTX A6000"  # the story's two RTX A6000 (fixtures/logs/story/*.expect.yaml)
 
