@@ -23,6 +23,9 @@ BANNER_CONFIGS = frozenset({"non-default args", "namespace", "server_args", "eng
 # SGLang's attention-backend notice) belong to the start that follows them, not to the traffic before.
 _SERVED = frozenset({"scheduler_stats", "spec_decode_stats"})
 _RUNTIME = _SERVED | {"preemption", "engine_failure"}
+# Lines a start prints after its banner, on its way to serving (weights loaded, the KV cache sized, CUDA graphs
+# captured) or once it has measured (an offline run's result): never the configuration of a start to come.
+_PROGRESS = frozenset({"compile_time", "kv_cache", "cuda_graph", "benchmark_result"})
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,9 @@ class RunStarts:
     A start-up line begins a new run when the run so far served traffic (a stats line) or died (a failure line),
     already printed that same start-up line (a restart that never served), or printed another version or another
     engine's start-up lines. The
-    configuration lines printed between the last traffic and the new banner go with the new run; lines before the
-    first banner stay with the first run."""
+    configuration lines printed between the last traffic (or the last line of a start's own progress: weights
+    loaded, the KV cache sized, graphs captured, an offline run's result) and the new banner go with the new run;
+    lines before the first banner stay with the first run."""
 
     def __init__(self) -> None:
         self._serving = frozenset(REGISTRY.names("serving"))
@@ -112,6 +116,8 @@ class RunStarts:
             # a new start, also when the log begins after the dead run's own banner (a restart loop's tail)
             self._served = self._served or event.type in _SERVED or _ended_run(event)
             self._preamble = None
+        elif event.type in _PROGRESS:
+            self._preamble = None  # this start's own progress: the next start's configuration comes after it
         elif self._preamble is None:
             self._preamble = event.line
         self._seen_any = True

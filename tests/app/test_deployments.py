@@ -170,6 +170,32 @@ def test_the_platform_line_before_a_new_banner_goes_with_the_new_start() -> None
     assert _starts(text) == [(1, 1), (4, 5)]
 
 
+# real: fixtures/logs/realworld13/vllm-c951.log lines 4-14 and 18-19 (cut), three offline `benchmark_throughput.py`
+# runs of vLLM 0.5.4 pasted one after another, the second with its quantization warning above its banner
+OFFLINE_RUN = [
+    "INFO 08-09 13:55:56 llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: "
+    "model='meta-llama/Meta-Llama-3.1-8B-Instruct', speculative_config=None, tokenizer='meta-llama/Meta-Llama-3.1-8B-Instruct'",
+    "INFO 08-09 13:56:03 model_runner.py:732] Loading model weights took 14.9888 GB",
+    "INFO 08-09 13:56:04 gpu_executor.py:102] # GPU blocks: 9930, # CPU blocks: 2048",
+    "INFO 08-09 13:56:20 model_runner.py:1225] Graph capturing finished in 14 secs.",
+    "Processed prompts: 100% 1000/1000 [01:14<00:00, 13.42it/s, est. speed input: 1341.95 toks/s, output: 3354.88 toks/s]",
+    "Throughput: 13.38 requests/s, 4681.85 tokens/s",
+]
+NEXT_OFFLINE_START = [
+    "WARNING 08-09 13:57:44 config.py:254] gptq quantization is not fully optimized yet. The speed can be slower "
+    "than non-quantized models.",
+    "INFO 08-09 13:57:44 llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: "
+    "model='kaitchup/Meta-Llama-3.1-8B-Instruct-autoround-gptq-4bit-asym', speculative_config=None",
+]
+
+
+def test_a_start_s_own_progress_stays_with_it_and_the_next_start_begins_at_its_configuration() -> None:
+    # Loading, the KV cache, graph capture and the run's result come after this start's banner: the next start
+    # begins at the warning printed above its own banner, not at the first start's weight loading.
+    text = "\n".join([*OFFLINE_RUN, *NEXT_OFFLINE_START])
+    assert _starts(text) == [(1, 1), (7, 8)]
+
+
 def test_traffic_before_the_first_banner_is_the_end_of_an_earlier_start() -> None:
     text = "\n".join([STATS, *_vllm_start("0.10.1.1", "'model': 'm'"), STATS])
     assert _starts(text) == [(1, None), (2, 2)]

@@ -63,6 +63,20 @@ def test_a_start_that_never_completes() -> None:
     assert helpers.profile(COMPILE).value("startup.incomplete") is None
 
 
+def test_an_offline_run_that_captured_its_graphs_and_measured_has_completed_its_start() -> None:
+    # real: fixtures/logs/realworld13/vllm-c951.log lines 4, 8-14 (vLLM 0.5.4: no init-engine line, no stats lines)
+    banner = (
+        "INFO 08-09 13:55:56 llm_engine.py:174] Initializing an LLM engine (v0.5.4) with config: "
+        "model='meta-llama/Meta-Llama-3.1-8B-Instruct', speculative_config=None"
+    )
+    loaded = "INFO 08-09 13:56:03 model_runner.py:732] Loading model weights took 14.9888 GB"
+    captured = "INFO 08-09 13:56:20 model_runner.py:1225] Graph capturing finished in 14 secs."
+    result = "Throughput: 13.38 requests/s, 4681.85 tokens/s"
+    assert helpers.profile(banner + "\n" + loaded).value("startup.incomplete") is True
+    assert helpers.profile(banner + "\n" + loaded + "\n" + captured).value("startup.incomplete") is False
+    assert helpers.profile(banner + "\n" + loaded + "\n" + result).value("startup.incomplete") is False
+
+
 # real: fixtures/logs/realworld6/nccl-r004.log (the parameter line) and realworld6/nccl-rh01.log (the summary)
 NCCL_TEST_START = (
     "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 from logdoctor.eventlog import EventLog
 from logdoctor.events import (
     AttentionBackend,
+    BenchmarkResult,
     CompileTime,
+    CudaGraph,
     EngineFailure,
     EngineVersion,
     EventBase,
@@ -125,7 +127,9 @@ class Derived(Combiner):
 # The event types the derivations below read, besides the periodic stats and spec-decode lines.
 _KEPT = (
     AttentionBackend,
+    BenchmarkResult,
     CompileTime,
+    CudaGraph,
     EngineFailure,
     EngineVersion,
     GpuInfo,
@@ -397,6 +401,8 @@ def _startup_incomplete(b: ProfileBuilder, evs: Sequence[EventBase], served: Ser
         (isinstance(e, EngineFailure) and e.kind not in _NOT_FAILURES)  # a wait is the start still running
         or (isinstance(e, CompileTime) and e.kind in _READY_KINDS)
         or (isinstance(e, KVCache) and e.max_concurrency is not None)
+        or (isinstance(e, CudaGraph) and e.kind == "capture_finished")  # the last step before serving
+        or isinstance(e, BenchmarkResult)  # an offline run's result: it ran (no serving line to print)
         for e in evs
     )
     b.set("startup.incomplete", not ready, started, "the last startup line" if not ready else "ready lines")

@@ -152,8 +152,10 @@ def parse_offline(line: LogLine, ctx: ParseContext) -> list[EventBase] | None:
 # A terminal narrower than the bar cuts its postfix (`output: 305.54 toks/`): a speed followed by a space is whole.
 # The bar is redrawn (carriage returns, or one line per redraw in a file): the finished bar is the run's result,
 # reported once; a bar the source ends before finishing gives its last redraw (a running average, still a sample).
+# Output captured as text from a notebook or a web page loses the bar's block characters and its `|` frame:
+#   Processed prompts: 100% 1000/1000 [01:14<00:00, 13.42it/s, est. speed input: 1341.95 toks/s, output: 3354.88 toks/s]
 _PROGRESS_RE = re.compile(
-    r"Processed prompts:\s+(?P<pct>\d+)%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<elapsed>[\d:]+)<[^,\]]*"
+    r"Processed prompts:\s+(?P<pct>\d+)%(?:\|[^|]*\|)?\s*(?P<n>\d+)/(?P<total>\d+)\s*\[(?P<elapsed>[\d:]+)<[^,\]]*"
     r"(?:,\s*(?P<rate>[\d.]+)(?P<unit>it/s|s/it))?"
     r"(?:,\s*est\. speed input:\s*(?P<inp>[\d.]+) toks/s, output:\s*(?P<out>[\d.]+)(?: toks/s| t?o?k?s?/?\s*$))?"
 )
@@ -359,6 +361,14 @@ GRAMMARS: list[Grammar] = [
                 "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]\n"
                 "Processed prompts: 100%|██████████| 8/8 [00:02<00:00,  3.20it/s, est. speed input: 34.4 toks/s, output: 84.7 toks/s]",
                 ("benchmark_result", {"output_throughput": 84.7, "completed": 8}),
+                exact=True,
+            ),
+            case(
+                # real: fixtures/logs/realworld13/vllm-c951.log line 13 (a notebook's output, the bar's frame gone)
+                "bar-without-its-frame",
+                "Processed prompts: 100% 1000/1000 [01:14<00:00, 13.42it/s, est. speed input: 1341.95 toks/s, output: "
+                "3354.88 toks/s]",
+                ("benchmark_result", {"output_throughput": 3354.88, "completed": 1000}),
                 exact=True,
             ),
             case(
