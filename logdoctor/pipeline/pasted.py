@@ -18,7 +18,8 @@ thing with the same tool, ran the same model and workload (the benchmark's own a
 prompts, rate), and differ in at least one setting. Of the pairs, the one that differs in the fewest settings is
 the controlled comparison (the widest gap first); its faster run is the baseline and its slower run the candidate,
 and the regression rules (`mode: diff`, docs/diff.md) run on them; where they explain none of its differences (a
-default the engine computes, whose value is not known), the next pair as controlled is tried. A flag that one command gives and the other does not has the
+default the engine computes, whose value is not known), the next pair as controlled is tried, then the pairs that
+differ in more settings (the note names every difference). A flag that one command gives and the other does not has the
 engine's default on the other (argparse's: a bare flag is off unless given; no `--quantization` runs the
 checkpoint's own format, unquantized unless its name says otherwise; no speculative configuration, none).
 Where no pair is compared, the heading of the slowest run that names a slow setting of the cause vocabulary
@@ -110,7 +111,7 @@ _WORKLOAD_KEYS = frozenset(
 )
 _MODEL_KEYS = ("model", "model_path")
 _QUANT_KEYS = ("quantization",)
-_SPEC_KEYS = ("speculative_config", "speculative_algorithm")
+_SPEC_KEYS = ("speculative_config", "speculative_algorithm", "speculative_model")  # the last: vLLM before 0.7
 # A checkpoint whose name says it is quantized runs quantized without `--quantization`.
 _QUANTIZED_NAME_RE = re.compile(r"awq|gptq|fp8|int4|int8|w4a16|w8a8|bnb|nf4|nvfp4|mxfp4|gguf|exl2", re.IGNORECASE)
 
@@ -419,6 +420,12 @@ def best_pair(runs: Sequence[PastedRun]) -> Comparison | None:
 
 def controlled_pairs(runs: Sequence[PastedRun]) -> list[Comparison]:
     """The pairs of comparable runs that differ in the fewest settings, the widest gap first."""
+    pairs = comparable_pairs(runs)
+    return [pair for pair in pairs if len(pair.differs) == len(pairs[0].differs)]
+
+
+def comparable_pairs(runs: Sequence[PastedRun]) -> list[Comparison]:
+    """Every pair of comparable runs, those that differ in fewer settings first, then the widest gap."""
     found: list[Comparison] = []
     runs = runs[:MAX_RUNS]
     keys = [(run.model(), run.workload()) for run in runs]
@@ -441,7 +448,7 @@ def controlled_pairs(runs: Sequence[PastedRun]) -> list[Comparison]:
             oriented = {k: (v[0], v[1]) if fast is a else (v[1], v[0]) for k, v in differs.items()}
             found.append(Comparison(fast, slow, measure, fast_speed, slow_speed, oriented))
     found.sort(key=lambda pair: (len(pair.differs), -pair.ratio))
-    return [pair for pair in found if len(pair.differs) == len(found[0].differs)]
+    return found
 
 
 def _serving_engine(engine: str, runs: Sequence[PastedRun]) -> str:
@@ -485,8 +492,10 @@ def compare_runs(
         return [], [note + f"; a gap under {MIN_GAP - 1:.0%} is benchmark noise, so no setting is blamed"]
     diff_rules = [item for item in rules if item.is_diff]
     # The widest gap first; where no regression rule explains its difference (a setting left at a default the
-    # engine computes, so its value is not known), the next pair as controlled that does.
-    for pair in [p for p in pairs if p.ratio >= MIN_GAP][:MAX_PAIRS_TRIED]:
+    # engine computes, so its value is not known, or one no rule reads: another parallel layout), the next pair as
+    # controlled that does, then the pairs that differ in more settings (the note names every difference).
+    wider = [p for p in comparable_pairs(runs) if math.isfinite(p.ratio) and len(p.differs) > len(pairs[0].differs)]
+    for pair in [p for p in [*pairs, *wider] if p.ratio >= MIN_GAP][:MAX_PAIRS_TRIED]:
         base = build_profile(_with_defaults(pair.baseline, pair.candidate, engine), engine=engine, version=version)
         cand = build_profile(_with_defaults(pair.candidate, pair.baseline, engine), engine=engine, version=version)
         findings, _, _ = evaluate(diff_rules, with_baseline(cand, base), lookup, suppressions, today, diff=True)

@@ -504,3 +504,50 @@ def test_the_heading_above_a_cut_result_names_its_setting() -> None:
     assert result.output_throughput == round(53590 / 200.99, 4)  # generated tokens over the duration
     top = _diagnose(_HEADED_RESULT).findings[0]
     assert top.cause == "quantization-kernel-fallback" and "without MoE config" in top.explanation
+
+
+# real: fixtures/logs/realworld13/vllm-c950.log lines 4-13, 58-71 and 94-104 (cut: the latency rows left out), vLLM
+# 0.6 on eight MI300X: the plain run, two TP=2 replicas and a speculative run with vLLM's old `--speculative_model`
+_TP8 = """# tp8
+VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 8 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12 --gpu_memory_utilization=0.96 --max-num-seqs 2048
+
+============ Serving Benchmark Result ============
+Successful requests:                     1024
+Benchmark duration (s):                  63.81
+Request throughput (req/s):              16.05
+Output token throughput (tok/s):         2993.85
+Total Token throughput (tok/s):          6455.63
+==================================================
+"""
+_TP2 = """VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 2 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12 --gpu_memory_utilization=0.96 --max-num-seqs 2048
+
+============ Serving Benchmark Result ============
+Successful requests:                     1024
+Benchmark duration (s):                  286.06
+Request throughput (req/s):              3.58
+Output token throughput (tok/s):         671.54
+Total Token throughput (tok/s):          1443.76
+==================================================
+"""
+_SD = """# sd 1B
+VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 8 meta-llama/Llama-3.1-70B-Instruct --gpu_memory_utilization=0.96 --max-num-seqs 2048 --speculative_model meta-llama/Llama-3.2-1B-Instruct --num_speculative_tokens 5
+
+============ Serving Benchmark Result ============
+Successful requests:                     1024
+Benchmark duration (s):                  116.32
+Request throughput (req/s):              8.80
+Output token throughput (tok/s):         1651.57
+Total Token throughput (tok/s):          3550.73
+==================================================
+"""
+
+
+def test_where_the_most_controlled_pair_has_no_rule_a_pair_differing_in_more_settings_is_tried() -> None:
+    # tp8 against tp2 differs in one setting no regression rule reads (another parallel layout); tp8 against the
+    # speculative run differs in three, and speculation added where the run is slower is the net loss
+    diagnosis = _diagnose(_TP8 + _TP2 + _SD)
+    assert diagnosis.findings[0].rule == "diff-spec-changed"
+    assert diagnosis.findings[0].cause == "spec-net-loss"
+    assert any("num_scheduler_steps 12 -> (default)" in w for w in diagnosis.warnings)  # the confounder is named
+    # alone, the two runs without speculation blame nothing
+    assert not _diagnose(_TP8 + _TP2).findings

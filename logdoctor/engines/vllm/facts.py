@@ -117,7 +117,10 @@ def apply_config(b: ProfileBuilder, cfg: dict[str, Any], event: StartupConfig) -
         k = cfg.get("num_speculative_tokens")
         if isinstance(k, int):
             b.set("spec.num_tokens", float(k), event, origin)
-    elif spec is None and "speculative_config" in cfg and origin in ("engine init", "command line"):
+    elif origin in ("engine init", "command line") and (
+        (spec is None and "speculative_config" in cfg)
+        or ("speculative_model" in cfg and is_none_like(cfg.get("speculative_model")))  # vLLM before 0.7
+    ):
         b.set("spec.enabled", False, event, origin, keep_first=True)
     if as_bool(cfg.get("disable_custom_all_reduce")) is True:
         b.set("allreduce.custom", False, event, origin)
