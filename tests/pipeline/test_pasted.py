@@ -506,40 +506,46 @@ def test_the_heading_above_a_cut_result_names_its_setting() -> None:
     assert top.cause == "quantization-kernel-fallback" and "without MoE config" in top.explanation
 
 
-# real: fixtures/logs/realworld13/vllm-c950.log lines 4-13, 58-71 and 94-104 (cut: the latency rows left out), vLLM
-# 0.6 on eight MI300X: the plain run, two TP=2 replicas and a speculative run with vLLM's old `--speculative_model`
-_TP8 = """# tp8
-VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 8 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12 --gpu_memory_utilization=0.96 --max-num-seqs 2048
+# real: fixtures/logs/realworld13/vllm-c950.log lines 4-13, 58-71 and 94-104 (cut: the token counts, the latency
+# rows, a comment line and trailing spaces left out), vLLM 0.6 on eight MI300X: the plain run, two TP=2 replicas and a speculative run with vLLM's old
+# `--speculative_model`
+_SERVE = "VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve {} --gpu_memory_utilization=0.96 --max-num-seqs 2048{}\n"
 
-============ Serving Benchmark Result ============
-Successful requests:                     1024
-Benchmark duration (s):                  63.81
-Request throughput (req/s):              16.05
-Output token throughput (tok/s):         2993.85
-Total Token throughput (tok/s):          6455.63
-==================================================
-"""
-_TP2 = """VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 2 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12 --gpu_memory_utilization=0.96 --max-num-seqs 2048
 
-============ Serving Benchmark Result ============
-Successful requests:                     1024
-Benchmark duration (s):                  286.06
-Request throughput (req/s):              3.58
-Output token throughput (tok/s):         671.54
-Total Token throughput (tok/s):          1443.76
-==================================================
-"""
-_SD = """# sd 1B
-VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve -tp 8 meta-llama/Llama-3.1-70B-Instruct --gpu_memory_utilization=0.96 --max-num-seqs 2048 --speculative_model meta-llama/Llama-3.2-1B-Instruct --num_speculative_tokens 5
+def _served(heading: str, args: str, duration: str, rate: str, output: str, total: str, then: str = "") -> str:
+    return (
+        heading
+        + _SERVE.format(args, then)
+        + "\n============ Serving Benchmark Result ============\n"
+        + "Successful requests:                     1024\n"
+        + f"Benchmark duration (s):                  {duration}\n"
+        + f"Request throughput (req/s):              {rate}\n"
+        + f"Output token throughput (tok/s):         {output}\n"
+        + f"Total Token throughput (tok/s):          {total}\n"
+        + "==================================================\n"
+    )
 
-============ Serving Benchmark Result ============
-Successful requests:                     1024
-Benchmark duration (s):                  116.32
-Request throughput (req/s):              8.80
-Output token throughput (tok/s):         1651.57
-Total Token throughput (tok/s):          3550.73
-==================================================
-"""
+
+_TP8 = _served(
+    "# tp8\n",
+    "-tp 8 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12",
+    "63.81",
+    "16.05",
+    "2993.85",
+    "6455.63",
+)
+_TP2 = _served(
+    "", "-tp 2 meta-llama/Llama-3.1-70B-Instruct --num-scheduler-steps 12", "286.06", "3.58", "671.54", "1443.76"
+)
+_SD = _served(
+    "# sd 1B\n",
+    "-tp 8 meta-llama/Llama-3.1-70B-Instruct",
+    "116.32",
+    "8.80",
+    "1651.57",
+    "3550.73",
+    then=" --speculative_model meta-llama/Llama-3.2-1B-Instruct --num_speculative_tokens 5",
+)
 
 
 def test_where_the_most_controlled_pair_has_no_rule_a_pair_differing_in_more_settings_is_tried() -> None:
