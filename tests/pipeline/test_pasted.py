@@ -507,8 +507,8 @@ def test_the_heading_above_a_cut_result_names_its_setting() -> None:
 
 
 # real: fixtures/logs/realworld13/vllm-c950.log lines 4-13, 58-71 and 94-104 (cut: the token counts, the latency
-# rows, a comment line and trailing spaces left out), vLLM 0.6 on eight MI300X: the plain run, two TP=2 replicas and a speculative run with vLLM's old
-# `--speculative_model`
+# rows, a comment line and trailing spaces left out), vLLM 0.6 on eight MI300X: the plain run, two TP=2 replicas
+# and a speculative run with vLLM's old `--speculative_model`
 _SERVE = "VLLM_USE_TRITON_FLASH_ATTN=0 vllm serve {} --gpu_memory_utilization=0.96 --max-num-seqs 2048{}\n"
 
 
