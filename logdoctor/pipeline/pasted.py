@@ -470,9 +470,12 @@ def compare_runs(
     lookup: Callable[[str, int], str | None],
     suppressions: Suppressions | None = None,
     today: date | None = None,
+    focus: tuple[int, int] | None = None,
 ) -> tuple[list[Finding], list[str]]:
     """The regression findings of the input's controlled pair of runs, and a note that says which runs were
-    compared; nothing where the input holds one run or no comparable pair."""
+    compared; nothing where the input holds one run or no comparable pair. `focus`: the lines of the server start
+    being diagnosed, where the runs span several starts; a pair whose slower run is another start gives its note
+    and no finding (a restart that went from the slow setting to the fast one has nothing left to fix)."""
     every = split_runs(events, lookup)
     _command_labels(every, lookup)
     engine = _serving_engine(engine, every)
@@ -505,12 +508,24 @@ def compare_runs(
         pair = pairs[0]
         judge = _Judge(engine, rules, lookup, suppressions, today)
         findings = _setting_findings(pair, judge) if pair.ratio >= MIN_GAP else []
+        if findings and _elsewhere(pair, focus):
+            return [], [pair.note(len(runs)) + _ELSEWHERE]
         if findings:
             return findings, [pair.note(len(runs))]
+    if findings and _elsewhere(pair, focus):
+        return [], [pair.note(len(runs)) + _ELSEWHERE]
     measured = (
         f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
     return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [pair.note(len(runs))]
+
+
+_ELSEWHERE = "; the slower run is not the server start diagnosed here"
+
+
+def _elsewhere(pair: Comparison, focus: tuple[int, int] | None) -> bool:
+    """Whether the pair's slower run begins outside the server start being diagnosed (`focus`, its lines)."""
+    return focus is not None and not focus[0] <= pair.candidate.first <= focus[1]
 
 
 def _unexplained_gap(runs: Sequence[PastedRun]) -> list[str]:

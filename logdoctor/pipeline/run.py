@@ -146,6 +146,9 @@ class Parsed:
     # Its profile, combined as its events were parsed (one source, one server start): `profile_of` finishes it once
     # instead of decoding every event again. None where the events were split or merged, or once used.
     profiling: ProfileStream | None = None
+    # The whole source's events, where this is one server start of a short input that holds several (benchmark runs
+    # pasted one after another, each an offline `LLM()` start): its pasted runs are compared across the starts.
+    pasted_events: EventLog | None = None
 
     def lookup(self, source: str, line: int) -> str | None:
         texts = self.texts.get(source)
@@ -238,10 +241,12 @@ def split_runs(
             bucket[0].append(event)
             bucket[1].add(event)
     out = []
+    whole = part.events if not all_runs and len(part.events) <= MAX_PASTED_EVENTS else None
     for run in wanted:
         events, clues = buckets.pop(run.index)
         parsed = _run_parsed(part, events, run)
         parsed.clues = clues
+        parsed.pasted_events = whole
         parsed.notes.append(run_note(stat.name, run, all_runs=all_runs, skipped=skipped))
         out.append(parsed)
     return out
@@ -394,11 +399,13 @@ def diagnose_parsed(
     pasted: list[Finding] = []
     pasted_notes: list[str] = []
     measured = profile.has("bench.output_throughput") or profile.has("throughput.generation")
-    if len(parsed.events) <= MAX_PASTED_EVENTS and (
-        measured or any(isinstance(e, BenchmarkResult) for e in parsed.events)  # a latency alone measures too
+    paste = parsed.pasted_events if parsed.pasted_events is not None else parsed.events
+    if len(paste) <= MAX_PASTED_EVENTS and (
+        measured or any(isinstance(e, BenchmarkResult) for e in paste)  # a latency alone measures too
     ):
+        focus = (parsed.run.first, parsed.run.last) if parsed.pasted_events is not None and parsed.run else None
         pasted, pasted_notes = compare_runs(
-            parsed.events, profile.engine, profile.version, rules, parsed.lookup, suppressions, today
+            paste, profile.engine, profile.version, rules, parsed.lookup, suppressions, today, focus
         )
         findings = merge_findings(findings, pasted) if pasted else findings
     # a problem's root cause ahead of its consequence (low acceptance is why speculation loses, or the cost of k is)

@@ -557,3 +557,34 @@ def test_where_the_most_controlled_pair_has_no_rule_a_pair_differing_in_more_set
     assert any("num_scheduler_steps 12 -> (default)" in w for w in diagnosis.warnings)  # the confounder is named
     # alone, the two runs without speculation blame nothing
     assert not _diagnose(_TP8 + _TP2).findings
+
+
+# Constructed from fixtures/logs/realworld13/vllm-c951.log lines 4-14 (vLLM 0.5.4, an offline `benchmark_throughput.py`
+# run that starts its own engine): the same run again with `enforce_eager=True` in the engine's config, its graph
+# capture lines left out and its speeds lowered. Each run is a server start of its own.
+_C951 = (Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "realworld13" / "vllm-c951.log").read_text()
+_GRAPHS = "\n".join(_C951.splitlines()[3:14]) + "\n"
+_EAGER = (
+    "\n".join(
+        line.replace("enforce_eager=False", "enforce_eager=True").replace("13:5", "14:1")
+        for line in _GRAPHS.splitlines()
+        if "CUDA graph" not in line and "Graph capturing" not in line and "Capturing the model" not in line
+    )
+    .replace("output: 3354.88 toks/s", "output: 2101.40 toks/s")
+    .replace("13.38 requests/s, 4681.85 tokens/s", "8.38 requests/s, 2932.60 tokens/s")
+    + "\n"
+)
+
+
+def test_runs_pasted_as_server_starts_of_their_own_are_compared_across_the_starts() -> None:
+    diagnosis = _diagnose(_GRAPHS + _EAGER)  # the eager run last: the start diagnosed is the slower one
+    assert diagnosis.findings[0].rule == "diff-eager-vs-graphs"
+    assert "1.60x slower" in diagnosis.findings[0].explanation
+    assert any("2 server starts" in w for w in diagnosis.warnings)
+
+
+def test_a_slower_earlier_start_is_noted_not_blamed_on_the_start_diagnosed() -> None:
+    # eager first, then the graphs: the last start, the one diagnosed, has nothing left to fix
+    diagnosis = _diagnose(_EAGER + _GRAPHS)
+    assert not [f for f in diagnosis.findings if f.rule == "diff-eager-vs-graphs"]
+    assert any("the slower run is not the server start diagnosed here" in w for w in diagnosis.warnings)
