@@ -249,8 +249,26 @@ def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int 
     return [StartupConfig(**base, origin="command line", config=options)]
 
 
+# The attention backend set for the command alone (`VLLM_ATTENTION_BACKEND=FLASHMLA python3 benchmark_throughput.py
+# ...`): the setting `--attention-backend` gives on releases that have the flag, keyed as the flag's dest.
+_ENV_BACKEND_RE = re.compile(r"(?:^|\s)VLLM_ATTENTION_BACKEND=(?P<backend>[A-Za-z0-9_]+)(?=\s)")
+
+
 def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
-    return cmdline.read_launch(line, ctx, _COMMAND_RE, _command_event)
+    m = _COMMAND_RE.search(line.message)
+    env = _ENV_BACKEND_RE.search(line.message[: m.start()]) if m is not None else None
+    if env is None:
+        return cmdline.read_launch(line, ctx, _COMMAND_RE, _command_event)
+    backend = env.group("backend")
+
+    def with_backend(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> Events:
+        events = _command_event(line, ctx, parts, end)
+        for event in events:
+            if isinstance(event, StartupConfig):
+                event.config.setdefault("attention_backend", backend)
+        return events
+
+    return cmdline.read_launch(line, ctx, _COMMAND_RE, with_backend)
 
 
 GRAMMARS: list[Grammar] = [
@@ -304,6 +322,17 @@ GRAMMARS: list[Grammar] = [
                 "benchmark-throughput-script",
                 "python benchmark_throughput.py --model facebook/opt-125m -tp 2",
                 ("startup_config", {"config": {"model": "facebook/opt-125m", "tensor_parallel_size": 2}}),
+                exact=True,
+            ),
+            case(
+                # real: fixtures/logs/realworld13/vllm-c990.log line 4 (cut after --num-prompts)
+                "attention-backend-set-for-the-command",
+                "VLLM_ATTENTION_BACKEND=TRITON_MLA python3 benchmarks/benchmark_throughput.py --tensor-parallel-size 8 "
+                "--num-prompts 100",
+                (
+                    "startup_config",
+                    {"config": {"tensor_parallel_size": 8, "num_prompts": 100, "attention_backend": "TRITON_MLA"}},
+                ),
                 exact=True,
             ),
             case(
