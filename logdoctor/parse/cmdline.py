@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from logdoctor.events import EventBase, NcclEnv
+from logdoctor.events import EventBase, NcclEnv, StartupConfig
 from logdoctor.parse import blocks
 from logdoctor.parse.envelope import LogLine
 from logdoctor.parse.grammar import ParseContext
@@ -66,16 +66,33 @@ def read_command(line: LogLine, ctx: ParseContext, first: str, events_of: Events
 
 
 def read_launch(
-    line: LogLine, ctx: ParseContext, command_re: re.Pattern[str], events_of: EventsOf
+    line: LogLine,
+    ctx: ParseContext,
+    command_re: re.Pattern[str],
+    events_of: EventsOf,
+    env_settings: Callable[[str], dict[str, Any]] | None = None,
 ) -> list[EventBase] | None:
     """A serving engine's launch command (`command_re` finds its program name and the options after it in `args`):
     the NCCL settings written before the program (`docker run -e NCCL_P2P_DISABLE=1 ...`, `NCCL_P2P_LEVEL=LOC vllm
-    serve`), then the events of its options, once the continuation lines are read; None where it is no launch."""
+    serve`), then the events of its options, once the continuation lines are read; None where it is no launch.
+    `env_settings`: the engine's own settings among the variables written before the program (`VLLM_ATTENTION_BACKEND=
+    FLASHMLA vllm serve ...`), keyed as its options are; an option the command gives wins."""
     m = command_re.search(line.message)
     if not m:
         return None
-    env = nccl_env_events(line, ctx, line.message[: m.start()])
-    return env + read_command(line, ctx, m.group("args").rstrip(), events_of)
+    prefix = line.message[: m.start()]
+    env = nccl_env_events(line, ctx, prefix)
+    settings = env_settings(prefix) if env_settings is not None else {}
+
+    def with_env(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> list[EventBase]:
+        events = events_of(line, ctx, parts, end)
+        for event in events:
+            if isinstance(event, StartupConfig):
+                for key, value in settings.items():
+                    event.config.setdefault(key, value)
+        return events
+
+    return env + read_command(line, ctx, m.group("args").rstrip(), with_env if settings else events_of)
 
 
 def joined_options(parts: list[str], aliases: Mapping[str, str], positional: str | None = None) -> dict[str, Any]:

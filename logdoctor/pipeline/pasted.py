@@ -498,6 +498,7 @@ def compare_runs(
     # engine computes, so its value is not known, or one no rule reads: another parallel layout), the next pair as
     # controlled that does, then the pairs that differ in more settings (the note names every difference).
     wider = [p for p in comparable_pairs(runs) if math.isfinite(p.ratio) and len(p.differs) > len(pairs[0].differs)]
+    by_rule = True  # a regression rule's findings, which say what was measured; else the setting's own finding
     for pair in [p for p in [*pairs, *wider] if p.ratio >= MIN_GAP][:MAX_PAIRS_TRIED]:
         base = build_profile(_with_defaults(pair.baseline, pair.candidate, engine), engine=engine, version=version)
         cand = build_profile(_with_defaults(pair.candidate, pair.baseline, engine), engine=engine, version=version)
@@ -505,19 +506,18 @@ def compare_runs(
         if findings:
             break
     else:
-        pair = pairs[0]
+        pair, by_rule = pairs[0], False
         judge = _Judge(engine, rules, lookup, suppressions, today)
         findings = _setting_findings(pair, judge) if pair.ratio >= MIN_GAP else []
-        if findings and _elsewhere(pair, focus):
-            return [], [pair.note(len(runs)) + _ELSEWHERE]
-        if findings:
-            return findings, [pair.note(len(runs))]
+    note = pair.note(len(runs))
     if findings and _elsewhere(pair, focus):
-        return [], [pair.note(len(runs)) + _ELSEWHERE]
+        return [], [note + _ELSEWHERE]
+    if not by_rule:
+        return findings, [note]
     measured = (
         f" (measured: {pair.candidate.name()} {pair.ratio:.2f}x slower than {pair.baseline.name()}, {pair.measure})"
     )
-    return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [pair.note(len(runs))]
+    return [f.model_copy(update={"explanation": f.explanation + measured}) for f in findings], [note]
 
 
 _ELSEWHERE = "; the slower run is not the server start diagnosed here"

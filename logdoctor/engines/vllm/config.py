@@ -254,21 +254,13 @@ def _command_event(line: LogLine, ctx: ParseContext, parts: list[str], end: int 
 _ENV_BACKEND_RE = re.compile(r"(?:^|\s)VLLM_ATTENTION_BACKEND=(?P<backend>[A-Za-z0-9_]+)(?=\s)")
 
 
+def _env_settings(prefix: str) -> dict[str, Any]:
+    m = _ENV_BACKEND_RE.search(prefix)
+    return {"attention_backend": m.group("backend")} if m is not None else {}
+
+
 def parse_command(line: LogLine, ctx: ParseContext) -> Events | None:
-    m = _COMMAND_RE.search(line.message)
-    env = _ENV_BACKEND_RE.search(line.message[: m.start()]) if m is not None else None
-    if env is None:
-        return cmdline.read_launch(line, ctx, _COMMAND_RE, _command_event)
-    backend = env.group("backend")
-
-    def with_backend(line: LogLine, ctx: ParseContext, parts: list[str], end: int | None) -> Events:
-        events = _command_event(line, ctx, parts, end)
-        for event in events:
-            if isinstance(event, StartupConfig):
-                event.config.setdefault("attention_backend", backend)
-        return events
-
-    return cmdline.read_launch(line, ctx, _COMMAND_RE, with_backend)
+    return cmdline.read_launch(line, ctx, _COMMAND_RE, _command_event, _env_settings)
 
 
 GRAMMARS: list[Grammar] = [
