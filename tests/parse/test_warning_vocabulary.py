@@ -171,3 +171,25 @@ def test_a_subsystem_with_no_cause_named_first_gives_none(message: str, subsyste
     got = classify(message)
     assert (got.cause, got.subsystem) == (None, subsystem)
     assert got.performance is not None
+
+
+def test_a_known_performance_warning_no_rule_reads_speaks_for_its_cause() -> None:
+    from logdoctor.facts import build_profile
+
+    # Constructed from vLLM's utils/jit_monitor.py message: a line type knows it (perf_warning), no rule of its own
+    # reads the topic, so it is the compile cause's warning instead of a silent event.
+    jit = (
+        "(Worker_TP0 pid=9) WARNING 11-30 10:00:00 [jit_monitor.py:141] Triton kernel JIT compilation during "
+        "inference: _fwd_kernel. This causes a latency spike; consider extending warmup to cover this shape/config."
+    )
+    profile = build_profile(parse_text(jit))
+    assert str(profile.value("warned.compile")).startswith('vLLM warned: "Triton kernel JIT compilation')
+    assert profile.value("warned.compile.strength") == 0.75
+    # A topic that names no cause stays out of the warned facts.
+    stats_off = (
+        "(APIServer pid=1) WARNING 11-30 10:00:00 [async_llm.py:1] "
+        "AsyncLLM created with api_server_count more than 1; disabling stats logging"
+    )
+    events = parse_text(stats_off)
+    assert [e.type for e in events] == ["perf_warning"]
+    assert not any(name.startswith("warned.") for name in build_profile(events).facts)
