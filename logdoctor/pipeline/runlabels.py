@@ -30,9 +30,12 @@ _LABEL_PUNCTUATION = ":,;.()[]*`'\""
 # The short names of the parallelism settings (`TP=2`, `tp 4`, `-tp 2`), as vLLM's and SGLang's short flags.
 _SHORT_SETTING_RE = re.compile(r"(?<![A-Za-z])(?P<name>tp|pp|dp)\s*[=:]?\s*(?P<value>\d+)\b", re.IGNORECASE)
 _SHORT_SETTINGS = {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size"}
-# A weight format named alone (`For FP8:`): a quantization method, or the unquantized 16/32-bit formats.
+# A weight format named alone (`For FP8:`): a quantization method, or the unquantized 16/32-bit formats. The
+# kernel-specific methods of `--quantization` (`AWQ_MARLIN`, `gptq_marlin`) are methods of their own: a pair of runs
+# headed `AWQ` and `AWQ_MARLIN` differs in its kernel.
 _FORMAT_RE = re.compile(
-    r"(?<![\w-])(fp8|awq|gptq|int8|int4|w4a16|w8a8|w4a8|nvfp4|mxfp4|bnb|gguf|fp16|bf16|float16|bfloat16|fp32)(?![\w-])",
+    r"(?<![\w-])((?:awq|gptq|fp8)_marlin|gptq_marlin_24|awq_triton|marlin|machete|fp8|awq|gptq|int8|int4|w4a16|w8a8|w4a8|"
+    r"nvfp4|mxfp4|bnb|gguf|fp16|bf16|float16|bfloat16|fp32)(?![\w-])",
     re.IGNORECASE,
 )
 _UNQUANTIZED = frozenset({"fp16", "bf16", "float16", "bfloat16", "fp32"})

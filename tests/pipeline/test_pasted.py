@@ -200,6 +200,8 @@ def test_label_settings_read_flags_short_settings_formats_and_graphs() -> None:
     assert label_settings("For FP8:", "vllm") == {"quantization": "fp8"}
     assert label_settings("For FP16:", "vllm") == {"quantization": "none"}
     assert label_settings("FP8 vs BF16", "vllm") == {}  # two formats: which one ran is not said
+    assert label_settings("AWQ_MARLIN", "vllm") == {"quantization": "awq_marlin"}  # the kernel is the method
+    assert label_settings("AWQ", "vllm") == {"quantization": "awq"}
     assert label_settings("eager mode", "vllm") == {"enforce_eager": True}
     assert label_settings("with speculative decoding", "vllm") == {}
     assert label_settings("baseline", "unknown-engine") == {}
