@@ -21,6 +21,8 @@ evidence, so its figures are a floor to watch, not a target.
 from __future__ import annotations
 
 import argparse
+import html
+import json
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -85,6 +87,21 @@ def _ray(line: str) -> str:
     return f"(RayWorkerWrapper pid=123) {line}"
 
 
+def _docker_json(i: int, line: str) -> str:
+    # Docker's json-file log driver (/var/lib/docker/containers/<id>/<id>-json.log): one JSON object a line
+    s = i % 60
+    m = (i // 60) % 60
+    return json.dumps({"log": line + "\n", "stream": "stderr", "time": f"2026-05-12T08:{m:02d}:{s:02d}.{i:09d}Z"})
+
+
+def _hard_wrap(lines: Lines, width: int = 120) -> Lines:
+    # a terminal or an editor that breaks long lines at a fixed width: the rest of a line on lines of its own
+    out: Lines = []
+    for line in lines:
+        out.extend([line[at : at + width] for at in range(0, len(line), width)] or [""])
+    return out
+
+
 def _middle(lines: Lines, width: int = 300) -> Lines:
     if len(lines) <= width:
         return lines
@@ -102,6 +119,9 @@ VARIANTS: dict[str, tuple[str, Callable[[Lines], Lines]]] = {
     "gh-quote": ("wrapper", lambda ls: [f"> {x}" if x else ">" for x in ls]),
     "gutter": ("wrapper", _numbered(lambda i, x: f"{i + 1:>6}\t{x}")),
     "ray-prefix": ("wrapper", lambda ls: [_ray(x) for x in ls]),
+    "docker-json": ("wrapper", _numbered(_docker_json)),
+    "html-escaped": ("wrapper", lambda ls: [html.escape(x) for x in ls]),
+    "hard-wrap-120": ("wrapper", _hard_wrap),
     "head-200": ("cut", lambda ls: ls[:200]),
     "tail-200": ("cut", lambda ls: ls[-200:]),
     "middle-300": ("cut", _middle),

@@ -1,6 +1,7 @@
 """Envelope stripping: turn one physical line of any wrapper into a `LogLine` with a bare message.
 
-Handles, in this order: tqdm carriage returns and CRLF, ANSI colour codes (also with the ESC byte lost
+Handles, in this order: a JSON log record's line (Docker's json-file driver, `journalctl -o json`), HTML entities (a
+log copied from a page's source), tqdm carriage returns and CRLF, ANSI colour codes (also with the ESC byte lost
 in a copy: ` [36m`), outer wrappers (docker `--timestamps`, compose `svc-1  | `, journald, kubectl
 `[pod/...]`, mpirun `[1,0]<stdout>:`), then the engine header:
 
@@ -16,6 +17,8 @@ Pasted-text artefacts (Markdown fences, shell prompts, `...` elisions) are marke
 from __future__ import annotations
 
 import functools
+import html
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -152,8 +155,38 @@ class LogLine:
         return REGISTRY.header_engine(self.header)
 
 
+# The field that holds the line in a JSON log record: Docker's json-file driver and Fluentd (`log`), `journalctl -o
+# json` (`MESSAGE`), structured loggers and exports of Loki or CloudWatch (`message`, `msg`), Google Cloud Logging
+# (`textPayload`). The first one present wins.
+_JSON_LINE_KEYS = ("log", "MESSAGE", "message", "msg", "textPayload")
+_JSON_RECORD_MAX_CHARS = 65_536  # a longer line is a document (a benchmark's JSON report), not one log line
+# The entities an HTML page's source escapes a log's text with; a log's own text rarely holds one.
+_HTML_ENTITY_RE = re.compile(r"&(?:quot|#x27|#39|#34|lt|gt|amp|nbsp);")
+
+
+def _json_record(raw: str) -> str | None:
+    """The line a JSON log record holds (`{"log":"INFO 05-08 ...\\n","stream":"stderr","time":"..."}`), or None."""
+    try:
+        record = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    for key in _JSON_LINE_KEYS:
+        value = record.get(key)
+        if isinstance(value, str):
+            return value.rstrip("\n").replace("\n", " ")
+    return None
+
+
 def clean_physical(raw: str) -> str:
-    """Resolve carriage returns (keep the last non-empty segment: tqdm redraws, CRLF) and strip ANSI codes."""
+    """Unwrap a JSON log record, decode HTML entities, resolve carriage returns (keep the last non-empty segment: tqdm redraws, CRLF) and
+    strip ANSI codes."""
+    if raw.startswith('{"') and raw.rstrip().endswith("}") and len(raw) <= _JSON_RECORD_MAX_CHARS:
+        record = _json_record(raw)
+        raw = raw if record is None else record
+    if "&" in raw and _HTML_ENTITY_RE.search(raw):  # a log copied from a page's HTML source: `&#x27;model&#x27;`
+        raw = html.unescape(raw)
     if "\r" in raw:
         segments = [s for s in raw.split("\r") if s.strip()]
         raw = segments[-1] if segments else ""

@@ -46,6 +46,7 @@ _SHAPE_PREFIX = 24  # characters of the message that identify a line shape for t
 _SHAPE_CACHE_SIZE = 4096
 _HOLD_LIMIT = 10_000  # events held back waiting for a worker's rank before they are released as they are
 _WRAP_MIN_LENGTH = 60  # a line shorter than this was not broken by a terminal
+_WRAP_MAX_PIECES = 8  # the physical lines one broken line is rejoined from, at most
 # A line longer than this is parsed for its head only (docs/security.md, *Bounded*): every field a grammar reads sits
 # near a line's start, and a line's cost must not grow with whatever a prompt or a paste appended. The redactor sees
 # a little more than the head, so a secret that straddles the cut is masked whole before the cut is made. A line that
@@ -150,6 +151,11 @@ class EventStream:
         self.failures = FailureReader()  # tracebacks, exception lines, signals: read by their structure
         self._long_lines = 0  # lines over MAX_PARSED_CHARS, for their notes
         self._pending: tuple[LogLine | None, list[EventBase] | None] = (None, None)
+        self._wrap_width = 0  # the length of the pending line's first physical line: a terminal's width
+        # the last physical line when it was long and no candidate: a terminal may have broken it before its keyword
+        self._plain_prev: tuple[int, str] | None = None
+        self._plain_end = 0  # the last physical line of a line so rejoined
+        self._long_header_line = 0  # the last physical line of the last long candidate line with a header
         # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
         self.final = True
@@ -230,7 +236,10 @@ class EventStream:
         if ":" in text and len(text) <= _LABEL_MAX_CHARS:
             events.extend(self._summary_lines(number, text))
         hang = reported_hang(text)
-        if hang is not None and self._prose_line(number, text):
+        # the rest of an engine's long line a terminal broke (`60 seconds. This typically happens when some processes
+        # are hanging ...`) begins mid-sentence; a person's sentence begins with a capital
+        broken = 0 < self._long_header_line == number - 1 and not text[:1].isupper()
+        if hang is not None and not broken and self._prose_line(number, text):
             events.append(EngineFailure(source=self.source, line=number, kind="reported-hang", message=hang))
             if self.texts is not None:
                 self.texts[number] = text[:_KEPT_CHARS]
@@ -448,17 +457,32 @@ class EventStream:
                 continue
             text = clean_physical(raw)
             if pending is not None:
-                joined_events = self._try_join(pending, number, raw)
+                joined_events, longer = self._try_join(pending, number, raw)
                 if joined_events is not None:
                     pending, pending_events = None, None
                     yield from self._release(joined_events)
+                    continue
+                if longer is not None:  # a middle piece of a line broken more than once: hold the joined text
+                    pending = longer
                     continue
                 if pending_events is None:
                     yield from self._release(self._not_understood(pending))
                 else:
                     yield from self._release(pending_events)
                 pending, pending_events = None, None
-            if not self._is_candidate(text):
+            width = len(text)
+            plain, self._plain_prev = self._plain_prev, None
+            candidate = self._is_candidate(text)
+            if (
+                not candidate
+                and plain is not None
+                and plain[0] == number - 1
+                and self._continues(plain[1], number, text)
+            ):
+                # a line a terminal broke inside its keyword: the piece with the header, then this one
+                width, number, text = len(plain[1]), plain[0], plain[1] + text
+                self._plain_end, candidate = number + 1, True
+            if not candidate:
                 # a fenced list of flags and a run's label, read inside the paste's wrapper (a GitHub quote's `> `,
                 # docker's timestamps), as the line types read the lines around them
                 bare = strip_outer(text)
@@ -476,12 +500,18 @@ class EventStream:
                     yield from self._read_failure(number, text)
                 elif not self._header_seen and ("]" in text or "pid=" in text):  # a header, a prefix
                     self._observe_envelope(number, text)
+                if len(text) >= _WRAP_MIN_LENGTH:
+                    self._plain_prev = (number, text)
                 continue
             warning_only = self._warning_only
             try:
                 line = parse_cleaned(self.source, number, text)
             except GRAMMAR_FAILURES:  # an envelope with a 5,000-digit pid: not understood
                 line = LogLine(self.source, number, text, text)
+            if self._plain_end:
+                line.end, self._plain_end = self._plain_end, 0
+            if len(text) >= _WRAP_MIN_LENGTH and line.header is not None:
+                self._long_header_line = line.end or line.number
             if line.skip:
                 continue
             self._observe(line)
@@ -499,6 +529,7 @@ class EventStream:
                 # cut before the keyword of its line type; a line chosen only for a word of its text, a prompt that
                 # says "slow", is not worth holding.)
                 pending, pending_events = line, events
+                self._wrap_width = width
                 continue
             if events is None:
                 yield from self._release(self._not_understood(line))
@@ -550,7 +581,13 @@ class EventStream:
         pending, pending_events = self._pending
         context = self.context
         if not self.final:  # a range's end, not the source's: whatever is open would continue in the next range
-            self.cut_clean = pending is None and context.block is None and not self._held and not self.failures.open
+            self.cut_clean = (
+                pending is None
+                and context.block is None
+                and not self._held
+                and not self.failures.open
+                and self._plain_prev is None
+            )
             return
         self._pending = (None, None)
         if pending is not None:
@@ -612,22 +649,42 @@ class EventStream:
         self.context.block = None
         self.cut_clean = True
 
-    def _try_join(self, pending: LogLine, number: int, raw: str) -> list[EventBase] | None:
+    def _continues(self, before: str, number: int, text: str) -> bool:
+        """Whether `text` continues the long line `before` that a terminal broke: `text` has no header of its own
+        and is not indented, `before` has one, and only the two together hold a keyword."""
+        if not text or text[:2].isspace() or text[:1] == "\t" or not self._is_candidate(before + text):
+            return False
+        try:
+            return has_header(parse_cleaned(self.source, number - 1, before)) and not has_header(
+                parse_cleaned(self.source, number, text)
+            )
+        except GRAMMAR_FAILURES:
+            return False
+
+    def _try_join(self, pending: LogLine, number: int, raw: str) -> tuple[list[EventBase] | None, LogLine | None]:
         """Rejoin a line a terminal broke at its width: the next *physical* line has no header of its own
-        and is not indented, and the joined text parses (better than the first part alone)."""
+        and is not indented, and the joined text parses (better than the first part alone): its events. Where
+        it does not parse yet and the next line is as long as the first (a middle piece: a terminal breaks every
+        piece but the last at the same width), the joined line, to be held for the piece after it."""
         if number != (pending.end or pending.number) + 1:
-            return None
+            return None, None
         nxt = _envelope(self.source, number, raw)
-        if not nxt.text or nxt.skip or has_header(nxt) or nxt.text[0].isspace():
-            return None
+        # An indented line is a block's (a traceback's frames); one space is where a terminal broke between words.
+        if not nxt.text or nxt.skip or has_header(nxt) or nxt.text[:2].isspace() or nxt.text[:1] == "\t":
+            return None, None
         joined = _envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
         joined.end = number
         self._resolve_process(joined)
         events = self._dispatch(joined)
         if events is None:
-            return None
+            if number - pending.number + 1 < _WRAP_MAX_PIECES and len(clean_physical(raw)) == self._wrap_width:
+                # held with the space a terminal may have broken at, for the piece after it
+                held = _envelope(self.source, pending.number, pending.text + nxt.text)
+                held.end = number
+                return None, held
+            return None, None
         self.stats.candidates += 1
-        return events
+        return events, None
 
     def _is_candidate(self, text: str) -> bool:
         # The keyword regex tries dozens of branches at every character (~5 us a line); a serving log's candidates
