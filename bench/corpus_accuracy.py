@@ -16,7 +16,7 @@ healthy log. The accuracy targets: top-1 >= 90%, top-3 >= 97%, no healthy log wi
 
 Default corpora: ../shared/corpus (the logs the rules were written from), fixtures/logs/realworld
 (real logs collected afterwards; some rules were changed after them), and the held-out sets
-fixtures/logs/realworld2 ... realworld13 (each labelled and committed before logdoctor was run on it).
+fixtures/logs/realworld2 ... realworld14 (each labelled and committed before logdoctor was run on it).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ DEFAULT_CORPORA = [
     REPO / "fixtures" / "logs" / "realworld11",
     REPO / "fixtures" / "logs" / "realworld12",
     REPO / "fixtures" / "logs" / "realworld13",
+    REPO / "fixtures" / "logs" / "realworld14",
 ]
 HEALTHY_LIMIT = 50
 TOP1_TARGET = 0.90

@@ -34,6 +34,7 @@ HELD_OUT = (
     "realworld11",
     "realworld12",
     "realworld13",
+    "realworld14",
 )
 LOGS = sorted(p for p in ROOT.rglob("*.log") if not set(HELD_OUT) & set(p.parts))
 STORY_GPU = "RTX A6000"  # the story's two RTX A6000 (fixtures/logs/story/*.expect.yaml)
