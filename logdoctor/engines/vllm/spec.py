@@ -96,6 +96,15 @@ def _undoubled(label: str) -> str:
     return "_".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1])
 
 
+def _count(text: str) -> int:
+    """A token count as printed (`2642`), or as the labelled reader gave a count with a sentence's full stop after it
+    (`2642.` -> `2642.0`); a count with a fraction is no count (ValueError: the line is not understood)."""
+    value = float(text)
+    if not value.is_integer():
+        raise ValueError(f"not a count: {text}")
+    return int(value)
+
+
 def _spec_labelled(body: str, labels: dict[str, str], keys: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the fields by regex-group name, the unknown labels) of a metrics line's text after its prefix."""
     g: dict[str, Any] = dict.fromkeys(keys)
@@ -130,7 +139,7 @@ def parse_spec_decode_v1(line: LogLine, ctx: ParseContext) -> Events | None:
         if g["acc"] is None or g["dr"] is None:
             return None
     positions = [float(p) for p in g["pos"].split(",") if p.strip() not in ("", "nan")] if g["pos"] else None
-    accepted, drafted = int(g["acc"]), int(g["dr"])
+    accepted, drafted = _count(g["acc"]), _count(g["dr"])
     k = len(positions) if positions else ctx.state.get(_NUM_SPEC_TOKENS)
     num_drafts = round(drafted / k) if k and drafted else None
     mal = _f(g["mal"])
@@ -180,7 +189,7 @@ def parse_spec_decode_v0(line: LogLine, ctx: ParseContext) -> Events | None:
         g, extra = _spec_labelled(body, _SPEC_V0_LABELS, ("rate", "eff", "k", "acc", "dr", "em"))
         if any(g[key] is None for key in ("k", "acc", "dr", "em")):
             return None
-    k, accepted, drafted, emitted = (int(g[key]) for key in ("k", "acc", "dr", "em"))
+    k, accepted, drafted, emitted = (_count(g[key]) for key in ("k", "acc", "dr", "em"))
     ctx.state[_NUM_SPEC_TOKENS] = k
     # Cumulative since start. V0 counts accepted draft tokens per position (not only the accepted prefix);
     # the tokens a verification step really produced are `emitted` (accepted prefix + the bonus/recovered
@@ -515,6 +524,15 @@ GRAMMARS: list[Grammar] = [
                     },
                 ),
                 exact=True,
+            ),
+            case(
+                "constructed-count-before-a-full-stop",
+                # A line its exact pattern refuses (two spaces where a terminal broke it), read label by label: the
+                # last count is followed by the sentence's full stop.
+                "INFO 07-24 04:00:31 metrics.py:316] Speculative metrics: Draft acceptance rate: 0.000, System "
+                "efficiency: 0.059, Number of speculative tokens: 16, Number of accepted tokens: 0, Number of draft "
+                "tokens  tokens: 42272, Number of emitted tokens tokens: 2642.",
+                ("spec_decode_stats", {"format": "vllm-v0", "drafted_tokens": 42272, "emitted_tokens": 2642}),
             ),
             case(
                 "constructed-missing-field",
