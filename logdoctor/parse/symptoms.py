@@ -42,6 +42,36 @@ _MODEL_TEXT = ("Prompt:", "Generated text:")
 _STEMS = ("hang", "hung", "stuck", "froze", "freezes", "stall", "deadlock", "unresponsive")
 
 
+# The same report in Chinese, Japanese and Korean pastes, which have no spaces between words: `卡住`, `卡死` (stuck,
+# frozen), `无响应`/`没有响应`/`没反应` (no response), `死锁` (deadlock), `假死` (hung), `ハング`, `フリーズ`, `固まっ`
+# (hung, frozen), `멈췄`/`멈춤`/`멈춰` (stopped). Not the bare `卡` (a GPU card: `显卡`, `多卡`).
+_CJK_HANG = r"卡住|卡死|卡主|无响应|没有响应|没反应|死锁|假死|ハング|フリーズ|固まっ|멈췄|멈춤|멈춰"
+# Just before it, a negation, a condition or a fix (`不会卡住`, `如果卡死`, `避免死锁`, `修复`): no report.
+_CJK_NOT_REPORTED = r"(?:不|没|未|别|如果|若|假如|避免|防止|修复|解决|しない|しなく|않)\S{0,3}$"
+_CJK_SENTENCE_END = r"[。！？；!?;]"
+_CJK_QUESTION = ("？", "?", "吗", "か")
+
+
+@cache
+def _cjk_patterns() -> tuple[re.Pattern[str], ...]:
+    return re.compile(_CJK_HANG), re.compile(_CJK_NOT_REPORTED), re.compile(_CJK_SENTENCE_END)
+
+
+def _cjk_reported_hang(text: str) -> str | None:
+    """`reported_hang` for a sentence in Chinese, Japanese or Korean."""
+    hang_re, not_reported_re, end_re = _cjk_patterns()
+    for m in hang_re.finditer(text):
+        starts = [end.end() for end in end_re.finditer(text, 0, m.start())]
+        start = starts[-1] if starts else 0
+        end_match = end_re.search(text, m.end())
+        end = end_match.end() if end_match is not None else len(text)
+        sentence = text[start:end].strip()
+        if sentence.rstrip("。！；!;").endswith(_CJK_QUESTION) or not_reported_re.search(text[start : m.start()]):
+            continue
+        return sentence
+    return None
+
+
 @cache
 def _patterns() -> tuple[re.Pattern[str], ...]:
     """Compiled on first use: a log without prose never pays for them (docs/benchmarks.md, *Start-up*)."""
@@ -61,6 +91,10 @@ def reported_hang(text: str) -> str | None:
     stripped = text.lstrip()
     if len(text) > _WORD_MAX_CHARS or stripped[:1] in ("(", "[", "<") or stripped.startswith(_MODEL_TEXT):
         return None
+    if not text.isascii():
+        found = _cjk_reported_hang(text)
+        if found is not None:
+            return found
     lowered = text.lower()
     if not any(stem in lowered for stem in _STEMS):
         return None

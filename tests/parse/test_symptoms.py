@@ -24,6 +24,11 @@ NCCL_LINE = "worker2:182125:182125 [0] NCCL INFO Bootstrap : Using eno2:10.1.10.
         "The server got stuck at Capturing CUDA graphs and never came up",
         "I think it hangs in the first all-reduce",
         "After 20 minutes the engine became unresponsive.",
+        # real: fixtures/logs/realworld14/vllm-c1200.log line 3 (part); constructed in Japanese and Korean
+        "VLLM就直接卡住了，NPU罢工利用率0%、VLLM显示Running: 56 reqs",
+        "推理时服务器无响应",
+        "vLLMがハングします",
+        "서버가 멈췄습니다",
     ],
 )
 def test_a_reported_hang(text: str) -> None:
@@ -50,6 +55,11 @@ def test_a_reported_hang(text: str) -> None:
         "[2026-08-27 03:52:38] Freezing GC in Scheduler process.",
         # constructed in an offline run's format: the model's words, not the reporter's
         "Prompt: 'Tell me about GPUs.', Generated text: ' When the server hangs, check the driver.'",
+        # constructed: a GPU card (`显卡`) is no hang; a negation, a condition and a question are no report
+        "两张显卡在同一台机器上",
+        "升级以后不会卡住了",
+        "如果卡死怎么办",
+        "服务卡死了吗？",
     ],
 )
 def test_no_reported_hang(text: str) -> None:
