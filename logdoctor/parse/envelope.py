@@ -180,8 +180,8 @@ def _json_record(raw: str) -> str | None:
 
 
 def clean_physical(raw: str) -> str:
-    """Unwrap a JSON log record, decode HTML entities, resolve carriage returns (keep the last non-empty segment: tqdm redraws, CRLF) and
-    strip ANSI codes."""
+    """Unwrap a JSON log record, decode HTML entities, resolve carriage returns (keep the last non-empty segment:
+    tqdm redraws, CRLF) and strip ANSI codes."""
     if raw.startswith('{"') and raw.rstrip().endswith("}") and len(raw) <= _JSON_RECORD_MAX_CHARS:
         record = _json_record(raw)
         raw = raw if record is None else record

@@ -12,7 +12,6 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from logdoctor.eventlog import LineTexts
 from logdoctor.events import (
@@ -31,6 +30,7 @@ from logdoctor.parse.envelope import LogLine, clean_physical, has_header, parse_
 from logdoctor.parse.failures import FailureReader
 from logdoctor.parse.flagblock import FlagBlockReader, block_events, inline_events
 from logdoctor.parse.grammar import Grammar, ParseContext
+from logdoctor.parse.hugenumbers import HUGE_NUMBER, HUGE_NUMBER_DIGITS, too_big
 from logdoctor.parse.keywords import KEYWORD_HEAD, KeywordIndex, WholeMatch, registry_index
 from logdoctor.parse.summary import SummaryReader
 from logdoctor.parse.symptoms import reported_hang
@@ -77,8 +77,6 @@ _RECENT_KEYWORDS = 2  # keywords of the last candidate lines, tested as plain su
 # What a grammar raises on a line it cannot cope with (a 5,000-digit pid, `took . s`, a nesting bomb): the line is
 # "not understood" and counted, the run goes on.
 GRAMMAR_FAILURES = (ValueError, ArithmeticError, RecursionError)
-_HUGE_NUMBER_DIGITS = 309  # an integer of this many digits or more does not fit a float (facts compute in floats)
-_HUGE_NUMBER = re.compile(rf"(?:\d[,_]?){{{_HUGE_NUMBER_DIGITS}}}")
 
 
 @dataclass
@@ -155,7 +153,6 @@ class EventStream:
         # the last physical line when it was long and no candidate: a terminal may have broken it before its keyword
         self._plain_prev: tuple[int, str] | None = None
         self._plain_end = 0  # the last physical line of a line so rejoined
-        self._long_header_line = 0  # the last physical line of the last long candidate line with a header
         # A byte range of a file parsed apart (logdoctor.pipeline.parallel): `final` False stops at the range's end
         # without closing what the source's end closes, and `cut_clean` then says whether nothing was left open.
         self.final = True
@@ -187,7 +184,7 @@ class EventStream:
             events = self._dispatch_grammars(line)
         except GRAMMAR_FAILURES:
             return None
-        if events and len(line.text) >= _HUGE_NUMBER_DIGITS and _HUGE_NUMBER.search(line.text) and _too_big(events):
+        if events and len(line.text) >= HUGE_NUMBER_DIGITS and HUGE_NUMBER.search(line.text) and too_big(events):
             return None
         if (
             self._prose is not None or self._heading is not None or self._command is not None
@@ -236,10 +233,7 @@ class EventStream:
         if ":" in text and len(text) <= _LABEL_MAX_CHARS:
             events.extend(self._summary_lines(number, text))
         hang = reported_hang(text)
-        # the rest of an engine's long line a terminal broke (`60 seconds. This typically happens when some processes
-        # are hanging ...`) begins mid-sentence; a person's sentence begins with a capital
-        broken = 0 < self._long_header_line == number - 1 and not text[:1].isupper()
-        if hang is not None and not broken and self._prose_line(number, text):
+        if hang is not None and self._prose_line(number, text):
             events.append(EngineFailure(source=self.source, line=number, kind="reported-hang", message=hang))
             if self.texts is not None:
                 self.texts[number] = text[:_KEPT_CHARS]
@@ -510,8 +504,6 @@ class EventStream:
                 line = LogLine(self.source, number, text, text)
             if self._plain_end:
                 line.end, self._plain_end = self._plain_end, 0
-            if len(text) >= _WRAP_MIN_LENGTH and line.header is not None:
-                self._long_header_line = line.end or line.number
             if line.skip:
                 continue
             self._observe(line)
@@ -772,23 +764,6 @@ def _envelope(source: str, number: int, raw: str) -> LogLine:
     except GRAMMAR_FAILURES:
         text = clean_physical(raw)
         return LogLine(source, number, text, text)
-
-
-def _too_big(events: list[EventBase]) -> bool:
-    """Whether an event carries an integer no float can hold (a 310-digit `max_num_batched_tokens`)."""
-
-    def huge(value: Any) -> bool:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value.bit_length() > 1023
-        if isinstance(value, dict):
-            return any(huge(v) for v in value.values())
-        if isinstance(value, list | tuple):
-            return any(huge(v) for v in value)
-        if isinstance(value, EventBase):
-            return any(huge(getattr(value, name)) for name in type(value).model_fields)
-        return False
-
-    return any(huge(event) for event in events)
 
 
 def _maybe_cut(events: list[EventBase]) -> bool:

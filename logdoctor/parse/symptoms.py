@@ -25,8 +25,9 @@ _HANG = (
     r"(?:becomes|became|is|was|goes|went) unresponsive)(?![\w-]|\.\w)"
 )
 # Words just before the hang word (within _WINDOW_WORDS) that make it no report of one: a negation, a condition or
-# a possibility (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`).
-_NOT_REPORTED = r"\b(?:not|no|never|without|if|whether|might|may|can|unless|until|longer)\b|n't\b"
+# a possibility (`doesn't hang`, `no longer hangs`, `if it hangs`, `might stall`, vLLM's own `This typically happens
+# when some processes are hanging`, which a terminal may have broken onto a line of its own).
+_NOT_REPORTED = r"\b(?:not|no|never|without|if|when|whenever|whether|might|may|can|unless|until|longer)\b|n't\b"
 _WINDOW_WORDS = 4
 # A fix anywhere before it in the sentence: a change's description, not a report (`This PR resolves an issue where
 # the engine hangs`, `to avoid a hang`, `a workaround for the stall`).

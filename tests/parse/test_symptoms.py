@@ -45,6 +45,8 @@ def test_a_reported_hang(text: str) -> None:
         "Does it hang for you?",
         "If it hangs, restart it with NCCL_DEBUG=INFO.",
         "To avoid a hang, set NCCL_P2P_DISABLE=1.",
+        # real: the rest of vLLM's shared-memory broadcast line, where a terminal broke it (realworld5 vllm-rh07)
+        "60 seconds. This typically happens when some processes are hanging or doing some time-consuming work",
         "I am stuck on how to configure the router.",
         "I'm surprised that there can be such a thing as deadlock.",
         "the deadlock-safe fallback",

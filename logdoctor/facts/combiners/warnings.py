@@ -5,7 +5,7 @@
 `EngineWarning(cause=None, message="Served model name differs ...")`
     -> warnings.not_understood += ['line 12: vLLM WARNING: Served model name differs ...']
 `PerfWarning(topic="jit-during-inference", message="Triton kernel JIT compilation during inference: ...")`
-    -> warned.compile = 'vLLM warned: "Triton kernel JIT compilation during inference: ..."', strength 1.0
+    -> warned.compile = 'vLLM warned: "Triton kernel JIT compilation during inference: ..."', strength 0.75
 """
 
 from __future__ import annotations
