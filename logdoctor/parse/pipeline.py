@@ -644,7 +644,7 @@ class EventStream:
     def _continues(self, before: str, number: int, text: str) -> bool:
         """Whether `text` continues the long line `before` that a terminal broke: `text` has no header of its own
         and is not indented, `before` has one, and only the two together hold a keyword."""
-        if not text or text[:2].isspace() or text[:1] == "\t" or not self._is_candidate(before + text):
+        if not text or _indented(text) or not self._is_candidate(before + text):
             return False
         try:
             return has_header(parse_cleaned(self.source, number - 1, before)) and not has_header(
@@ -661,8 +661,7 @@ class EventStream:
         if number != (pending.end or pending.number) + 1:
             return None, None
         nxt = _envelope(self.source, number, raw)
-        # An indented line is a block's (a traceback's frames); one space is where a terminal broke between words.
-        if not nxt.text or nxt.skip or has_header(nxt) or nxt.text[:2].isspace() or nxt.text[:1] == "\t":
+        if not nxt.text or nxt.skip or has_header(nxt) or _indented(nxt.text):
             return None, None
         joined = _envelope(self.source, pending.number, pending.text + nxt.text.rstrip())
         joined.end = number
@@ -764,6 +763,12 @@ def _envelope(source: str, number: int, raw: str) -> LogLine:
     except GRAMMAR_FAILURES:
         text = clean_physical(raw)
         return LogLine(source, number, text, text)
+
+
+def _indented(text: str) -> bool:
+    """An indented line is a block's (a traceback's frames), not the rest of a broken line: one space is where a
+    terminal broke between words."""
+    return text[:2].isspace() or text[:1] == "\t"
 
 
 def _maybe_cut(events: list[EventBase]) -> bool:
